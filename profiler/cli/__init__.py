@@ -1,0 +1,47 @@
+"""The `gemmprof` command line: one thin module per command, registered here.
+
+Commands parse options, call the library, write files. Mistakes the user can fix surface as one
+line (`GemmprofError`), never a traceback.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+import typer
+
+from ..errors import GemmprofError
+
+app = typer.Typer(
+    name="gemmprof",
+    help=(
+        "Why is my SGEMM slower than cuBLAS? Build and verify a ladder of CUDA SGEMM kernels, "
+        "time them against cuBLAS, profile them under Nsight Compute and read the counters back."
+    ),
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_show_locals=False,
+)
+
+# Each module defines a function of the same name as its command (with '-' as '_').
+COMMANDS = ["env", "build", "bench", "analyze"]
+
+for _name in COMMANDS:
+    _module = importlib.import_module(f"{__name__}.{_name.replace('-', '_')}")
+    app.command(_name)(getattr(_module, _name.replace("-", "_")))
+
+
+def main() -> None:
+    try:
+        app()
+    except GemmprofError as exc:
+        typer.secho(f"gemmprof: error: {exc}", fg=typer.colors.RED, err=True)
+        sys.exit(2)
+    except KeyboardInterrupt:
+        typer.secho("gemmprof: interrupted", err=True)
+        sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,182 @@
+"""The one list of kernels: `kernels/ladder.toml`, loaded into `KernelSpec`s.
+
+Bench loops, profile targets, chart labels and README tables all come from here; nothing else
+enumerates kernels. Launch geometry and shared memory are small expressions over M, N, K, so the
+manifest says how each kernel is launched without Python code per kernel.
+"""
+
+from __future__ import annotations
+
+import ast
+import operator
+import tomllib
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+
+from .errors import GemmprofError
+
+KERNELS_DIR = Path(__file__).resolve().parent.parent / "kernels"
+MANIFEST_PATH = KERNELS_DIR / "ladder.toml"
+
+# Names the manifest's expressions may use besides M, N and K.
+_FUNCTIONS = {"cdiv": lambda a, b: -(-a // b), "min": min, "max": max}
+_BINARY_OPS = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.FloorDiv: operator.floordiv,
+    ast.Mod: operator.mod,
+}
+
+Expr = int | str
+
+
+def evaluate(expr: Expr, M: int, N: int, K: int) -> int:
+    """Evaluate an integer expression over M, N, K (arithmetic, cdiv, min, max only)."""
+    if isinstance(expr, int):
+        return expr
+    names = {"M": M, "N": N, "K": K}
+
+    def walk(node: ast.AST) -> int:
+        if isinstance(node, ast.Expression):
+            return walk(node.body)
+        if isinstance(node, ast.Constant) and isinstance(node.value, int):
+            return node.value
+        if isinstance(node, ast.Name) and node.id in names:
+            return names[node.id]
+        if isinstance(node, ast.BinOp) and type(node.op) in _BINARY_OPS:
+            return _BINARY_OPS[type(node.op)](walk(node.left), walk(node.right))
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id in _FUNCTIONS
+            and not node.keywords
+        ):
+            return _FUNCTIONS[node.func.id](*(walk(a) for a in node.args))
+        raise ValueError(f"unsupported expression {ast.unparse(node)!r}")
+
+    return int(walk(ast.parse(expr, mode="eval")))
+
+
+@dataclass(frozen=True)
+class Launch:
+    grid: tuple[int, int, int]
+    block: tuple[int, int, int]
+    smem_bytes: int
+
+
+@dataclass(frozen=True)
+class KernelSpec:
+    """One rung of the ladder, as the manifest describes it."""
+
+    name: str
+    file: str
+    entry: str
+    tier: str  # "fp32" (float in, float out) or "fp16" (half in, float accumulate and out)
+    idea: str
+    grid: tuple[Expr, ...]
+    block: tuple[Expr, ...]
+    smem_bytes: Expr = 0
+    predecessor: str | None = None
+    # Divisibility the kernel needs, e.g. {"M": 128, "N": 128, "K": 8}; absent = any size.
+    contract: dict[str, int] = field(default_factory=dict)
+    spill_free: bool = True
+    arch: str | None = None  # e.g. "sm_90a" for wgmma; None = the device's own
+    min_cc: int = 0  # lowest compute capability (e.g. 80 for cp.async) the kernel runs on
+    nvcc_flags: tuple[str, ...] = ()
+    index: int = 0  # position in the ladder, 1-based
+
+    @property
+    def source(self) -> Path:
+        return KERNELS_DIR / self.file
+
+    def unsupported_reason(self, M: int, N: int, K: int) -> str | None:
+        """Why this kernel cannot run shape (M, N, K), or None when it can."""
+        if min(M, N, K) < 1:
+            return f"M, N, K must be positive, got {M}x{N}x{K}"
+        wrong = [
+            f"{dim}={value} is not a multiple of {self.contract[dim]}"
+            for dim, value in (("M", M), ("N", N), ("K", K))
+            if dim in self.contract and value % self.contract[dim]
+        ]
+        return f"{self.name} needs " + ", ".join(wrong) if wrong else None
+
+    def launch(self, M: int, N: int, K: int) -> Launch:
+        def dims(exprs: tuple[Expr, ...]) -> tuple[int, int, int]:
+            values = [evaluate(e, M, N, K) for e in exprs] + [1] * (3 - len(exprs))
+            return (values[0], values[1], values[2])
+
+        return Launch(dims(self.grid), dims(self.block), evaluate(self.smem_bytes, M, N, K))
+
+    def flop(self, M: int, N: int, K: int) -> int:
+        return 2 * M * N * K
+
+
+_REQUIRED = ("name", "file", "entry", "tier", "idea", "grid", "block")
+_ALLOWED = set(KernelSpec.__dataclass_fields__) - {"index"}
+TIERS = ("fp32", "fp16")
+
+
+def parse_manifest(text: str, where: str = "ladder.toml") -> tuple[KernelSpec, ...]:
+    """Parse and validate manifest text; every problem names the kernel and the key."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise GemmprofError(f"{where} is not valid TOML: {exc}") from None
+    specs: list[KernelSpec] = []
+    for i, entry in enumerate(data.get("kernel", []), start=1):
+        label = entry.get("name", f"kernel #{i}")
+        missing = [k for k in _REQUIRED if k not in entry]
+        unknown = sorted(set(entry) - _ALLOWED)
+        if missing or unknown:
+            raise GemmprofError(
+                f"{where}: {label}: missing {missing}" if missing else f"{where}: {label}: unknown keys {unknown}"
+            )
+        if entry["tier"] not in TIERS:
+            raise GemmprofError(f"{where}: {label}: tier must be one of {TIERS}")
+        spec = KernelSpec(
+            **{
+                **entry,
+                "grid": tuple(entry["grid"]),
+                "block": tuple(entry["block"]),
+                "nvcc_flags": tuple(entry.get("nvcc_flags", ())),
+                "index": i,
+            }
+        )
+        try:  # every expression must evaluate on a plain shape
+            spec.launch(1024, 1024, 1024)
+        except (ValueError, TypeError, ZeroDivisionError) as exc:
+            raise GemmprofError(f"{where}: {label}: bad launch expression: {exc}") from None
+        specs.append(spec)
+    names = [s.name for s in specs]
+    dupes = sorted({n for n in names if names.count(n) > 1})
+    if dupes:
+        raise GemmprofError(f"{where}: duplicate kernel names {dupes}")
+    for spec in specs:
+        if spec.predecessor and spec.predecessor not in names:
+            raise GemmprofError(f"{where}: {spec.name}: predecessor {spec.predecessor!r} is not a kernel")
+    return tuple(specs)
+
+
+@cache
+def load_manifest(path: Path = MANIFEST_PATH) -> tuple[KernelSpec, ...]:
+    if not path.is_file():
+        raise GemmprofError(f"kernel manifest not found at {path}", "run gemmprof from a checkout of the project")
+    return parse_manifest(path.read_text(), where=str(path.name))
+
+
+def select_kernels(names: list[str] | None, tier: str | None = None) -> list[KernelSpec]:
+    """Kernels by name ('all' or None for the whole ladder), in ladder order."""
+    specs = [s for s in load_manifest() if tier is None or s.tier == tier]
+    if not names or names == ["all"]:
+        return specs
+    by_name = {s.name: s for s in load_manifest()}
+    unknown = [n for n in names if n not in by_name]
+    if unknown:
+        raise GemmprofError(
+            f"unknown kernel {', '.join(map(repr, unknown))}",
+            f"choose from: {', '.join(by_name)} (or 'all')",
+        )
+    return [by_name[n] for n in names]
+
