@@ -1,0 +1,42 @@
+"""Option parsing shared by commands: shapes and kernel lists, with one-line errors."""
+
+from __future__ import annotations
+
+import re
+
+from ..errors import GemmprofError
+
+MAX_DIM = 65536
+
+
+def parse_sizes(text: str) -> list[tuple[int, int, int]]:
+    """'256,512,1000' -> square shapes. Also accepts 'MxNxK' items for rectangles."""
+    shapes = []
+    for item in filter(None, (t.strip() for t in text.split(","))):
+        if re.fullmatch(r"\d+", item):
+            n = int(item)
+            shapes.append((n, n, n))
+        elif re.fullmatch(r"\d+x\d+x\d+", item):
+            m, n, k = (int(v) for v in item.split("x"))
+            shapes.append((m, n, k))
+        else:
+            raise GemmprofError(f"bad size {item!r} in --sizes {text!r}", "give comma-separated integers, e.g. --sizes 1024,2048,4096, or MxNxK items")
+    if not shapes:
+        raise GemmprofError(f"--sizes {text!r} names no size", "e.g. --sizes 1024,2048,4096")
+    for shape in shapes:
+        check_shape(shape)
+    return shapes
+
+
+def check_shape(shape: tuple[int, int, int]) -> tuple[int, int, int]:
+    if any(d < 1 or d > MAX_DIM for d in shape):
+        raise GemmprofError(f"shape {'x'.join(map(str, shape))} is out of range", f"each of M, N, K must be between 1 and {MAX_DIM}")
+    return shape
+
+
+def gather_shapes(sizes: str | None, mnk: tuple[int, int, int] | None, default: str) -> list[tuple[int, int, int]]:
+    shapes = parse_sizes(sizes) if sizes else []
+    if mnk:
+        shapes.append(check_shape(tuple(mnk)))
+    shapes = shapes or parse_sizes(default)
+    return list(dict.fromkeys(shapes))  # keep order, drop repeats

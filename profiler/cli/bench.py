@@ -1,0 +1,97 @@
+"""`gemmprof bench`: verify every kernel against cuBLAS, then time it against cuBLAS."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+DEFAULT_SIZES = "1024,2048,4096"
+
+
+def bench(
+    kernel: Annotated[list[str] | None, typer.Option("--kernel", "-k", help="Kernel name (repeatable) or 'all' (default).")] = None,
+    sizes: Annotated[str | None, typer.Option(help=f"Comma-separated square sizes and/or MxNxK items. Default {DEFAULT_SIZES}.")] = None,
+    mnk: Annotated[tuple[int, int, int] | None, typer.Option("--mnk", help="A rectangular shape: --mnk M N K (more via --sizes MxNxK).")] = None,
+    out: Annotated[Path, typer.Option(help="Directory under which the run directory is written.")] = Path("reports"),
+    run_id: Annotated[str | None, typer.Option(help="Name of the run directory (default: date-time-gpu).")] = None,
+    max_seconds: Annotated[float, typer.Option(help="Time budget per kernel and shape for the timed launches.")] = 3.0,
+    min_reps: Annotated[int, typer.Option(help="Fewest timed launches per kernel and shape.")] = 10,
+    target_cv: Annotated[float, typer.Option(help="Stop repeating once the coefficient of variation is below this.")] = 0.01,
+    cublas: Annotated[bool, typer.Option(help="Also time cuBLAS on its own row (it is always the reference).")] = True,
+) -> None:
+    """Verify each kernel against cuBLAS on fresh random inputs, then time the ones that pass.
+
+    Timing: CUDA events around each launch, L2 flushed before each launch, warm-up until the SM
+    clock is stable, alternating with cuBLAS; median, p10/p90 and CV reported, with the GPU's
+    clocks and throttle reasons from NVML. A kernel that fails is shown as FAIL, never timed.
+    cuBLAS runs strict FP32 (CUBLAS_DEFAULT_MATH: no TF32).
+    """
+    import pandas as pd
+
+    from ..errors import GemmprofError
+    from ..manifest import select_kernels
+    from ..measure.bench import bench as run_bench
+    from ..measure.build import build_all
+    from ..measure.device import collect_environment, git_commit
+    from ..measure.timing import TimingPolicy
+    from ..render.console import bench_table
+    from ..rundir import REPO_ROOT, RunDir, command_line, new_run_id
+    from ._options import gather_shapes
+
+    specs = select_kernels(kernel)
+    shapes = gather_shapes(sizes, mnk, DEFAULT_SIZES)
+    if max_seconds <= 0 or min_reps < 1:
+        raise GemmprofError("--max-seconds must be positive and --min-reps at least 1")
+    console = Console()
+    env = collect_environment(need_gpu=True)
+    with console.status("compiling kernels with nvcc"):
+        built = build_all(specs, env["arch"])
+    cubins = {b.spec.name: str(b.cubin) for b in built}
+
+    commit, dirty = git_commit(REPO_ROOT)
+    run = RunDir.create(out / (run_id or new_run_id(env["gpu_slug"])), {
+        "kind": "bench", "command": command_line(), "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "git_commit": commit, "git_dirty": dirty, "environment": env, "complete": False,
+        "shapes": [list(s) for s in shapes], "kernels": [s.name for s in specs],
+        "policy": {"max_seconds": max_seconds, "min_reps": min_reps, "target_cv": target_cv},
+        "cublas_math_mode": "CUBLAS_DEFAULT_MATH (strict FP32, no TF32)",
+        "resources": {b.spec.name: b.resources.__dict__ for b in built},
+    })
+    console.print(f"[bold]{env['gpu_name']}[/] ({env['arch']}, {env['sm_count']} SMs, driver {env['driver']}, "
+                  f"cuBLAS {env['cublas_version']}); cuBLAS in strict FP32 (no TF32). Run: {run.path}")
+
+    records: list[dict] = []
+    names = (["cublas"] if cublas else []) + [s.name for s in specs]
+    policy = TimingPolicy(min_reps=min_reps, max_seconds=max_seconds, target_cv=target_cv)
+    progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console)
+    task = progress.add_task("bench", total=len(names) * len(shapes))
+
+    def on_record(rec: dict) -> None:
+        records.append(rec)
+        with open(run.path / "bench.jsonl", "a") as f:  # survives an interruption line by line
+            f.write(json.dumps(rec) + "\n")
+        progress.advance(task)
+        progress.update(task, description=f"{rec['kernel']} {rec['M']}x{rec['N']}x{rec['K']} {rec['status']}")
+
+    complete = False
+    try:
+        with progress:
+            run_bench(specs, cubins, shapes, policy, on_record, include_cublas=cublas)
+        complete = True
+    finally:
+        if records:
+            df = pd.DataFrame(records)
+            run.write_table("bench", df)
+            run.update_meta(complete=complete)
+            console.print(bench_table(df, title=f"{env['gpu_name']}: SGEMM ladder vs cuBLAS"))
+            n_bad = int(df["status"].isin(["FAIL", "ERROR"]).sum())
+            console.print(f"{len(df)} results, {n_bad} FAIL/ERROR; tables in {run.path}/bench.csv and bench.parquet"
+                          + ("" if complete else " [yellow](interrupted: partial run)[/]"))
+            if complete and n_bad:
+                raise typer.Exit(1)

@@ -1,0 +1,53 @@
+"""`gemmprof build`: compile the ladder to cubins and show what ptxas says about each kernel."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from ..errors import GemmprofError
+
+
+def build(
+    kernel: Annotated[list[str] | None, typer.Option("--kernel", "-k", help="Kernel name (repeatable); default all.")] = None,
+    arch: Annotated[str, typer.Option(help="Target, e.g. sm_90 (default: the GPU's own, else sm_90).")] = "",
+    force: Annotated[bool, typer.Option(help="Recompile even when a cached cubin matches.")] = False,
+    write_resources: Annotated[bool, typer.Option(help="Rewrite kernels/resources.csv (the committed ptxas table).")] = False,
+) -> None:
+    """Compile kernels with nvcc -O3 -lineinfo into cached cubins; fail if a spill-free kernel spills."""
+    from ..manifest import select_kernels
+    from ..measure.build import build_all, write_resources_table
+
+    specs = select_kernels(kernel)
+    arch = arch or detect_arch()
+    built = build_all(specs, arch, force=force)
+    table = Table(title=f"ptxas resources ({arch})", title_justify="left")
+    for col in ("kernel", "registers", "smem bytes", "stack", "spill st/ld", "cubin"):
+        table.add_column(col)
+    bad = []
+    for b in built:
+        r = b.resources
+        spill = f"{r.spill_store_bytes}/{r.spill_load_bytes}"
+        if b.spec.spill_free and (r.spills or r.stack_bytes):
+            bad.append(b.spec.name)
+            spill = f"[red]{spill}[/]"
+        table.add_row(b.spec.name, str(r.registers), str(r.shared_bytes), str(r.stack_bytes), spill,
+                      ("cached " if b.cached else "") + str(b.cubin))
+    Console().print(table)
+    if write_resources:
+        write_resources_table(built)
+    if bad:
+        raise GemmprofError(f"kernels marked spill_free use local memory: {', '.join(bad)}", "reduce register pressure or unmark spill_free")
+
+
+def detect_arch() -> str:
+    """The GPU's own architecture when a GPU is here; sm_90 (the project's target) otherwise."""
+    try:
+        from ..measure.device import gpu_info
+
+        return gpu_info().arch
+    except GemmprofError:
+        return "sm_90"

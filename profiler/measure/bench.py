@@ -1,0 +1,95 @@
+"""Bench orchestration: one child process per kernel (see `worker`), results streamed back.
+
+The parent never touches the GPU, so a kernel that faults costs only its own child: the parent
+records the error and starts a fresh child for the shapes that are left.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable
+from dataclasses import asdict
+from pathlib import Path
+
+from ..manifest import KernelSpec
+from .timing import TimingPolicy
+
+CUBLAS = "cublas"
+Shape = tuple[int, int, int]
+
+
+def _worker_env() -> dict[str, str]:
+    root = str(Path(__file__).resolve().parents[2])
+    env = dict(os.environ)
+    env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    return env
+
+
+def run_worker(job: dict, on_record: Callable[[dict], None], timeout_s: float | None = None) -> tuple[int, str]:
+    """Run one worker child on `job`; call `on_record` per result line. Returns (exit code,
+    last lines of its stderr)."""
+    with tempfile.TemporaryFile("w+") as err:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "profiler.measure.worker"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err, text=True, env=_worker_env(),
+        )
+        try:
+            proc.stdin.write(json.dumps(job))
+            proc.stdin.close()
+            for line in proc.stdout:
+                if line.strip():
+                    on_record(json.loads(line))
+            code = proc.wait(timeout=timeout_s)
+        except BaseException:
+            proc.kill()
+            proc.wait()
+            raise
+        err.seek(0)
+        tail = "\n".join(err.read().strip().splitlines()[-6:])
+    return code, tail
+
+
+def bench_kernel(name: str, tier: str, cubin: str | None, shapes: list[Shape], policy: TimingPolicy,
+                 on_record: Callable[[dict], None], seed: int = 0, device: int = 0, spec: KernelSpec | None = None) -> None:
+    """Verify and time one kernel on every shape, surviving faults: after a child dies, a fresh
+    child picks up the shapes that have no result yet."""
+    remaining = list(shapes)
+    while remaining:
+        done: list[Shape] = []
+
+        def record(rec: dict) -> None:
+            done.append((rec["M"], rec["N"], rec["K"]))
+            on_record(rec)
+
+        job = {"kernel": name, "tier": tier, "cubin": cubin, "shapes": remaining, "policy": asdict(policy),
+               "seed": seed, "device": device, "spec": asdict(spec) if spec else None}
+        code, tail = run_worker(job, record)
+        remaining = [s for s in remaining if s not in done]
+        if code == 3 or not remaining:  # 3: the child reported the shape that faulted
+            continue
+        if code == 0:  # should not happen: the child finished without reporting some shapes
+            for M, N, K in remaining:
+                on_record({"kernel": name, "tier": tier, "M": M, "N": N, "K": K, "status": "ERROR",
+                           "reason": "worker finished without a result for this shape"})
+            return
+        # The child died without a word about the shape it was on: blame that shape.
+        M, N, K = remaining.pop(0)
+        last = tail.splitlines()[-1] if tail else f"exit code {code}"
+        on_record({"kernel": name, "tier": tier, "M": M, "N": N, "K": K, "status": "ERROR",
+                   "reason": f"worker died: {last}"[:300]})
+
+
+def bench(specs: list[KernelSpec], cubins: dict[str, str], shapes: list[Shape], policy: TimingPolicy,
+          on_record: Callable[[dict], None], include_cublas: bool = True, device: int = 0) -> None:
+    """cuBLAS first (the reference every row is compared with), then the ladder in order."""
+    tiers = sorted({s.tier for s in specs}) or ["fp32"]
+    if include_cublas:
+        for tier in tiers:
+            bench_kernel(CUBLAS if tier == "fp32" else f"{CUBLAS}-{tier}", tier, None, shapes, policy, on_record, device=device)
+    for spec in specs:
+        bench_kernel(spec.name, spec.tier, cubins[spec.name], shapes, policy, on_record, seed=spec.index * 1000,
+                     device=device, spec=spec)

@@ -1,0 +1,100 @@
+"""Child process that verifies and times one kernel over a list of shapes.
+
+Why a child: a kernel that faults (illegal address) poisons the CUDA context of its process. Run
+in a child, it takes down only itself; the parent records the error and goes on with the next
+kernel. Protocol: one JSON job on stdin, one JSON line per shape on stdout.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import traceback
+from dataclasses import asdict
+
+import numpy as np
+
+from ..manifest import KernelSpec
+from ..specs import peak_fp32_flops
+from .device import StateSampler, import_cupy
+from .launch import CUBLAS_MATH_MODE, CublasRunner, Gemm, KernelRunner
+from .timing import L2Flusher, Stats, TimingPolicy, time_alternating, warm_up
+from .verify import check
+
+CUBLAS = "cublas"
+
+
+def _emit(record: dict) -> None:
+    sys.stdout.write(json.dumps(record) + "\n")
+    sys.stdout.flush()
+
+
+def measure_shape(cp, runners: dict, name: str, M: int, N: int, K: int, tier: str, policy: TimingPolicy, flush, props, seed: int) -> dict:
+    """Verify `name` at (M, N, K), then time it alternating with cuBLAS. One flat record."""
+    rec: dict = {"kernel": name, "tier": tier, "M": M, "N": N, "K": K}
+    c = check(cp, runners[name], runners[CUBLAS], M, N, K, tier=tier, seed=seed)
+    rec.update(status="PASS" if c.passed else "FAIL", reason=c.reason, error=c.error, tolerance=c.tolerance,
+               worst_bound_ratio=c.worst_bound_ratio, error_fp64=c.error_fp64)
+    if not c.passed:
+        return rec  # a wrong kernel never gets a time
+    g = Gemm.random(cp, M, N, K, dtype=np.float16 if tier == "fp16" else np.float32, seed=seed + 1)
+    launches = {n: (lambda r=runners[n]: r(g, 1.0, 0.5)) for n in dict.fromkeys((name, CUBLAS))}
+    for launch in launches.values():
+        rec.update(warm_up(cp, launch, policy))
+    with StateSampler() as sampler:
+        samples = time_alternating(cp, launches, flush, policy)
+    state = sampler.summary()
+    flop = 2 * M * N * K
+    for n, s in samples.items():
+        st = Stats.of(s)
+        # cuBLAS's own row fills both its columns and the cuBLAS reference columns.
+        for prefix in ([""] if n == name else []) + (["cublas_"] if n == CUBLAS else []):
+            rec.update({f"{prefix}{k}": v for k, v in asdict(st).items()})
+            rec[f"{prefix}gflops"] = flop / (st.median_ms * 1e-3) / 1e9
+    rec["pct_of_cublas"] = 100.0 * rec["cublas_median_ms"] / rec["median_ms"]
+    clock_hz = (state.sm_clock_mhz_mean or props["sm_clock_max_mhz"]) * 1e6
+    rec["peak_fp32_gflops"] = peak_fp32_flops(props["cc"], props["sm_count"], clock_hz) / 1e9
+    rec["pct_of_fp32_peak"] = 100.0 * rec["gflops"] / rec["peak_fp32_gflops"]
+    rec.update(state.as_columns())
+    return rec
+
+
+def main() -> int:
+    job = json.loads(sys.stdin.read())
+    name, tier = job["kernel"], job.get("tier", "fp32")
+    policy = TimingPolicy(**job.get("policy", {}))
+    cp = import_cupy()
+    dev = cp.cuda.Device(job.get("device", 0))
+    dev.use()
+    runners = {CUBLAS: CublasRunner(cp, tier)}
+    spec = None
+    if name.startswith(CUBLAS):  # "cublas" (FP32) or "cublas-fp16": the baseline itself
+        runners[name] = runners[CUBLAS]
+    else:  # the job carries the spec, so kernels outside the manifest (tests) run too
+        spec = KernelSpec(**{**job["spec"], **{k: tuple(job["spec"][k]) for k in ("grid", "block", "nvcc_flags")}})
+        runners[name] = KernelRunner(cp, spec, job["cubin"])
+    from .device import gpu_info
+
+    info = gpu_info(job.get("device", 0))
+    props = {"cc": info.compute_capability, "sm_count": info.sm_count, "sm_clock_max_mhz": info.sm_clock_max_mhz or 0}
+    flush = L2Flusher(cp, info.l2_bytes)
+    for i, (M, N, K) in enumerate(job["shapes"]):
+        reason = spec.unsupported_reason(M, N, K) if spec else None
+        if reason:
+            _emit({"kernel": name, "tier": tier, "M": M, "N": N, "K": K, "status": "SKIP", "reason": reason})
+            continue
+        try:
+            rec = measure_shape(cp, runners, name, M, N, K, tier, policy, flush, props, seed=job.get("seed", 0) + i)
+        except Exception as exc:  # a CUDA fault: report it; the context may be unusable now
+            _emit({"kernel": name, "tier": tier, "M": M, "N": N, "K": K, "status": "ERROR",
+                   "reason": f"{type(exc).__name__}: {exc}".strip().splitlines()[0][:300]})
+            traceback.print_exc(file=sys.stderr)
+            return 3
+        rec["cublas_math_mode"] = CUBLAS_MATH_MODE
+        _emit(rec)
+        cp.get_default_memory_pool().free_all_blocks()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

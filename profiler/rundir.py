@@ -1,0 +1,97 @@
+"""Run directories: how commands talk to each other.
+
+`bench` and `profile` write a run directory (tables, ncu reports, `run.json`); `analyze`,
+`report`, `roofline` and `compare` read it back, so every step can be rerun on recorded data.
+`run.json` carries a schema version that readers check.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+
+from . import __version__
+from .errors import GemmprofError
+
+SCHEMA_VERSION = 1
+RUN_JSON = "run.json"
+REPO_ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_REPORTS_DIR = REPO_ROOT / "reports"
+
+
+def new_run_id(gpu_slug: str) -> str:
+    return f"{time.strftime('%Y%m%d-%H%M%S')}-{gpu_slug}"
+
+
+def write_atomic(path: Path, data: bytes | str) -> None:
+    """Write to a temporary name, then rename: an interrupted write never leaves half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_bytes(data.encode() if isinstance(data, str) else data)
+    tmp.replace(path)
+
+
+class RunDir:
+    """A directory holding one run: run.json plus tables (CSV and parquet) and ncu reports."""
+
+    def __init__(self, path: Path):
+        self.path = Path(path)
+
+    @classmethod
+    def create(cls, path: Path, meta: dict) -> RunDir:
+        run = cls(path)
+        run.path.mkdir(parents=True, exist_ok=True)
+        existing = run.meta() if (run.path / RUN_JSON).is_file() else {}
+        run.write_meta({**existing, **meta})
+        return run
+
+    def meta(self) -> dict:
+        f = self.path / RUN_JSON
+        if not f.is_file():
+            raise GemmprofError(f"{self.path} is not a gemmprof run (no {RUN_JSON})", "pass a directory written by gemmprof bench or profile")
+        try:
+            meta = json.loads(f.read_text())
+        except json.JSONDecodeError as exc:
+            raise GemmprofError(f"{f} is not valid JSON: {exc}") from None
+        if meta.get("schema_version") != SCHEMA_VERSION:
+            raise GemmprofError(f"{f} has schema version {meta.get('schema_version')!r}; this gemmprof reads {SCHEMA_VERSION}")
+        return meta
+
+    def write_meta(self, meta: dict) -> None:
+        meta = {"schema_version": SCHEMA_VERSION, "gemmprof_version": __version__, **meta}
+        write_atomic(self.path / RUN_JSON, json.dumps(meta, indent=2, default=str) + "\n")
+
+    def update_meta(self, **fields) -> None:
+        self.write_meta({**self.meta(), **fields})
+
+    def write_table(self, name: str, df: pd.DataFrame) -> None:
+        """`name`.csv for people and diff tools, `name`.parquet for exact types."""
+        write_atomic(self.path / f"{name}.csv", df.to_csv(index=False))
+        tmp = self.path / f".{name}.parquet.tmp"
+        df.to_parquet(tmp, index=False)
+        tmp.replace(self.path / f"{name}.parquet")
+
+    def read_table(self, name: str) -> pd.DataFrame:
+        pq, csv = self.path / f"{name}.parquet", self.path / f"{name}.csv"
+        if pq.is_file():
+            return pd.read_parquet(pq)
+        if csv.is_file():
+            return pd.read_csv(csv)
+        raise GemmprofError(f"run {self.path} has no {name} table", f"run the step that writes {name}.csv first")
+
+    def has_table(self, name: str) -> bool:
+        return (self.path / f"{name}.parquet").is_file() or (self.path / f"{name}.csv").is_file()
+
+
+def command_line() -> str:
+    return " ".join(["gemmprof", *sys.argv[1:]])
+
+
+def slugify(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", text).strip("-")

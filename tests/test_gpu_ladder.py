@@ -1,0 +1,60 @@
+"""On the GPU: every ladder kernel passes on odd and rectangular shapes, and wrong or faulting
+kernels are reported as FAIL / ERROR without taking the run down. Runs on the device machine
+(make gpu-check); skipped elsewhere."""
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from profiler.manifest import KernelSpec, load_manifest
+from profiler.measure.bench import bench_kernel
+from profiler.measure.build import build_kernel
+from profiler.measure.timing import TimingPolicy
+
+pytestmark = pytest.mark.gpu
+
+QUICK = TimingPolicy(min_reps=3, max_reps=5, max_seconds=0.2, warmup_seconds=0.01, warmup_max_seconds=0.2)
+# Odd sizes, non-multiples of every tile, rectangles; each kernel runs those in its contract.
+SHAPES = [(128, 128, 128), (257, 129, 67), (777, 1000, 1023), (1536, 512, 2048), (96, 64, 4)]
+FAULTY = Path(__file__).parent / "kernels" / "faulty.cu"
+
+
+def run(spec: KernelSpec, shapes, arch="sm_90"):
+    built = build_kernel(spec, arch)
+    records = []
+    bench_kernel(spec.name, spec.tier, str(built.cubin), shapes, QUICK, records.append, spec=spec)
+    return records
+
+
+@pytest.mark.parametrize("spec", [s for s in load_manifest() if s.tier == "fp32"], ids=lambda s: s.name)
+def test_kernel_passes_every_shape_in_its_contract(spec):
+    records = run(spec, SHAPES)
+    assert [(r["M"], r["N"], r["K"]) for r in records] == SHAPES
+    for r in records:
+        if spec.unsupported_reason(r["M"], r["N"], r["K"]):
+            assert r["status"] == "SKIP"
+        else:
+            assert r["status"] == "PASS", r
+            assert r["error"] <= r["tolerance"] and r["median_ms"] > 0 and r["gflops"] > 0
+
+
+def faulty(entry: str) -> KernelSpec:
+    return KernelSpec(name=entry.removeprefix("sgemm_"), file=str(FAULTY), entry=entry, tier="fp32", idea="broken on purpose",
+                      grid=("cdiv(N, 32)", "cdiv(M, 32)"), block=(1024,))
+
+
+@pytest.mark.parametrize("entry,why", [("sgemm_skips_last_column", "not finite"), ("sgemm_ignores_beta", "relative error")])
+def test_wrong_kernel_fails_and_gets_no_time(entry, why):
+    (r,) = run(faulty(entry), [(256, 256, 256)])
+    assert r["status"] == "FAIL" and why in r["reason"]
+    assert "median_ms" not in r and "gflops" not in r
+
+
+def test_faulting_kernel_is_an_error_and_the_run_goes_on():
+    records = run(faulty("sgemm_faults"), [(64, 64, 64), (128, 128, 128)])
+    assert [r["status"] for r in records] == ["ERROR", "ERROR"]
+    assert "illegal" in records[0]["reason"].lower() or "error" in records[0]["reason"].lower()
+    # the next kernel in the same process tree still runs fine
+    naive = next(s for s in load_manifest() if s.name == "naive")
+    assert run(naive, [(64, 64, 64)])[0]["status"] == "PASS"
