@@ -1,0 +1,132 @@
+"""`gemmprof profile`: each kernel (and cuBLAS) under Nsight Compute, one report per kernel and
+shape, then the reports read back into tables."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+CUBLAS = "cublas"
+
+
+def report_stem(kernel: str, M: int, N: int, K: int) -> str:
+    return f"{kernel}_{M}x{N}x{K}"
+
+
+def profile(
+    kernel: Annotated[list[str] | None, typer.Option("--kernel", "-k", help="Kernel name (repeatable), 'cublas', or 'all' (default: all, cuBLAS included).")] = None,
+    size: Annotated[int | None, typer.Option(help="Square size M=N=K (default 2048).")] = None,
+    mnk: Annotated[tuple[int, int, int] | None, typer.Option("--mnk", help="A rectangular shape: --mnk M N K.")] = None,
+    section_set: Annotated[str, typer.Option("--set", help="ncu section set (full, detailed, basic, ...).")] = "full",
+    clock_control: Annotated[str, typer.Option(help="Passed to ncu: 'none' measures the clocks the card runs (default; required on shared machines); 'base' locks them.")] = "none",
+    ncu: Annotated[str | None, typer.Option(help="Path to ncu (default: $GEMMPROF_NCU, then PATH).")] = None,
+    out: Annotated[Path, typer.Option(help="Directory under which the run directory is written.")] = Path("reports"),
+    run_id: Annotated[str | None, typer.Option(help="Run directory name; an existing run is extended (default: new date-time-gpu).")] = None,
+    force: Annotated[bool, typer.Option(help="Profile again even where a report already exists.")] = False,
+    compress: Annotated[bool, typer.Option("--xz", help="Store reports xz-compressed (.ncu-rep.xz, ~10x smaller; gemmprof reads both).")] = False,
+    timing_only: Annotated[bool, typer.Option(help="No counters (e.g. ERR_NVGPUCTRPERM): bench the same kernels and shape instead.")] = False,
+) -> None:
+    """Profile kernels under `ncu --set full --import-source yes` (plus the exact FLOP and DRAM
+    counters the analysis needs), capturing only the measured launch (NVTX range 'gp'), never the
+    warm-up or the verification. Reports are written atomically; an interrupted run keeps every
+    finished report, and a rerun skips them unless --force.
+    """
+    from ..errors import GemmprofError
+    from ..extract import metrics as metric_table
+    from ..manifest import select_kernels
+    from ..measure.build import build_all
+    from ..measure.device import collect_environment, git_commit
+    from ..measure.ncu import CLOCK_CONTROLS, NcuOptions, failure, ncu_command, resolve_ncu, run_ncu, target_argv
+    from ..rundir import REPO_ROOT, RunDir, command_line, new_run_id
+    from ._options import check_shape
+
+    if clock_control not in CLOCK_CONTROLS:
+        raise GemmprofError(f"--clock-control must be one of {', '.join(CLOCK_CONTROLS)}")
+    names = kernel or ["all"]
+    with_cublas = "all" in names or CUBLAS in names
+    ladder_names = [n for n in names if n != CUBLAS]
+    specs = select_kernels(ladder_names) if ladder_names else []
+    shape = check_shape(tuple(mnk)) if mnk else check_shape((size or 2048,) * 3)
+    if timing_only:
+        from .bench import bench
+
+        return bench(kernel=[s.name for s in specs] or None, sizes="{}x{}x{}".format(*shape), out=out, run_id=run_id, cublas=with_cublas)
+
+    exe = resolve_ncu(ncu)
+    console = Console()
+    env = collect_environment(ncu=str(exe), need_gpu=True)
+    built = build_all(specs, env["arch"]) if specs else []
+    opts = NcuOptions(ncu=exe, section_set=section_set, clock_control=clock_control, extra_metrics=metric_table.ncu_extra_metrics())
+    commit, dirty = git_commit(REPO_ROOT)
+    run = RunDir.create(out / (run_id or new_run_id(env["gpu_slug"])), {
+        "kind": "profile", "command": command_line(), "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "git_commit": commit, "git_dirty": dirty, "environment": env,
+    })
+    ncu_dir = run.path / "ncu"
+    ncu_dir.mkdir(exist_ok=True)
+    M, N, K = shape
+    jobs = ([(CUBLAS, "fp32", None, None)] if with_cublas else []) + [(b.spec.name, b.spec.tier, b.spec, str(b.cubin)) for b in built]
+    console.print(f"[bold]{env['gpu_name']}[/]: ncu {env['ncu_version']} --set {section_set} --clock-control {clock_control}; "
+                  f"{len(jobs)} kernels at {M}x{N}x{K} -> {ncu_dir}")
+    env_vars = dict(os.environ, PYTHONPATH=str(REPO_ROOT) + (os.pathsep + os.environ["PYTHONPATH"] if os.environ.get("PYTHONPATH") else ""))
+    log = run.path / "profile.jsonl"
+    progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console)
+    task = progress.add_task("profile", total=len(jobs))
+    with progress:
+        for i, (name, tier, spec, cubin) in enumerate(jobs, start=1):
+            stem = report_stem(name, M, N, K)
+            final = ncu_dir / (stem + (".ncu-rep.xz" if compress else ".ncu-rep"))
+            if not force and any((ncu_dir / (stem + ext)).is_file() for ext in (".ncu-rep", ".ncu-rep.xz")):
+                progress.console.print(f"  {stem}: report exists, skipped (--force to redo)")
+                progress.advance(task)
+                continue
+            progress.update(task, description=f"[{i}/{len(jobs)}] {name} under ncu")
+            tmp_base = ncu_dir / f".{stem}.partial"
+            job = json.dumps({"kernel": name, "tier": tier, "M": M, "N": N, "K": K, "cubin": cubin,
+                              "spec": spec.__dict__ if spec else None, "seed": 7})
+            t0 = time.perf_counter()
+            result = run_ncu(ncu_command(opts, tmp_base, target_argv(job)), env_vars,
+                             on_kernel=lambda k, p: progress.update(task, description=f"[{i}/{len(jobs)}] {name}: {k[:40]} {p} passes"))
+            wall = time.perf_counter() - t0
+            error = failure(result, f"{name} {M}x{N}x{K}")
+            partial = tmp_base.with_name(tmp_base.name + ".ncu-rep")
+            if error:
+                partial.unlink(missing_ok=True)
+                raise error
+            finish_report(partial, final, compress)
+            record = {"kernel": name, "M": M, "N": N, "K": K, "report": str(final.relative_to(run.path)), "ncu_wall_s": wall,
+                      "replay_passes": sum(p for _, p in result.kernels), "launches": len(result.kernels),
+                      **{k: v for k, v in (result.target or {}).items() if k in ("status", "reason", "error")}}
+            with open(log, "a") as f:
+                f.write(json.dumps(record) + "\n")
+            status = record.get("status", "?")
+            progress.console.print(f"  {stem}: {len(result.kernels)} launch(es), {record['replay_passes']} passes, {wall:.1f} s, "
+                                   f"verification {status}" + (f" ({record['reason']})" if status == "FAIL" else ""))
+            progress.advance(task)
+    from ..extract.run import extract_run
+
+    tables = extract_run(run)
+    console.print(f"extracted {len(tables['kernels'])} launches into {run.path}/kernels.csv (rules, source, metrics beside it); "
+                  f"see them with: gemmprof analyze {run.path}")
+
+
+def finish_report(partial: Path, final: Path, compress: bool) -> None:
+    """Move the finished report into place atomically (compressing on the way if asked)."""
+    if compress:
+        import lzma
+
+        tmp = final.with_name(f".{final.name}.tmp")
+        with open(partial, "rb") as src, lzma.open(tmp, "wb", preset=6) as dst:
+            while chunk := src.read(1 << 20):
+                dst.write(chunk)
+        tmp.replace(final)
+        partial.unlink()
+    else:
+        partial.replace(final)
