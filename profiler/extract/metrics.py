@@ -1,0 +1,492 @@
+"""THE table of Nsight Compute metrics gemmprof reads, and the columns derived from them.
+
+Every ncu metric name in gemmprof is spelled here and nowhere else: the `--metrics` argument that
+`gemmprof profile` adds to `--set full` (`ncu_extra_metrics()`), the column renames the reader
+applies, the units and the one-line meanings that reports and chart labels show. Each entry says
+which column it becomes and in which unit we report it; the reader converts ncu's unit to ours.
+
+Three tables:
+- `LAUNCH_FIELDS`: columns the reader takes from the report itself, not from a metric
+  (launch index, kernel name, NVTX range, the report's path).
+- `METRICS`: ncu metric -> our column. `level="launch"` gives one value per profiled launch (the
+  `kernels` table); `level="instruction"` gives one value per SASS instruction (the source page:
+  the `sass` and `source` tables).
+- `DERIVED`: columns computed from the launch columns (FLOPs, peaks at the clock the report saw,
+  the occupancy limiter, the top stall). Each is a pure function of a frame of launch columns.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+LAUNCH = "launch"
+INSTRUCTION = "instruction"
+
+# Units we report in. Tests check every entry uses one of these.
+UNITS = {
+    "text": "a name or label",
+    "index": "a position, counted from 0",
+    "count": "a plain count",
+    "ns": "nanoseconds",
+    "Hz": "cycles per second",
+    "byte": "bytes",
+    "byte/s": "bytes per second",
+    "byte/block": "bytes per thread block",
+    "byte/cycle": "bytes per clock cycle of the unit",
+    "FLOP": "floating-point operations (an FMA counts 2)",
+    "FLOP/s": "floating-point operations per second",
+    "FLOP/cycle": "floating-point operations per SM clock cycle, whole GPU",
+    "inst": "warp-level instructions",
+    "inst/cycle": "thread-level instructions per clock cycle",
+    "cycle": "clock cycles",
+    "cycle/inst": "cycles per issued warp instruction",
+    "%": "percent",
+    "block": "thread blocks",
+    "thread": "threads",
+    "register/thread": "registers per thread",
+    "wavefront": "shared-memory wavefronts (one pass through the 32 banks)",
+    "wavefront/cycle": "shared-memory wavefronts per L1 clock cycle, whole GPU",
+    "sector": "32-byte memory sectors",
+    "sample": "warp program-counter samples",
+    "SM": "streaming multiprocessors",
+}
+
+
+@dataclass(frozen=True)
+class Field:
+    """A column the reader takes from the report's structure rather than from a metric."""
+
+    column: str
+    unit: str
+    meaning: str
+    dtype: str = "float64"
+
+
+@dataclass(frozen=True)
+class Metric:
+    """One ncu metric and the column it becomes."""
+
+    column: str
+    ncu: str
+    unit: str
+    meaning: str
+    level: str = LAUNCH
+    # False when `--set full` lacks it, so `gemmprof profile` must ask for it with --metrics.
+    in_full_set: bool = True
+    dtype: str = "float64"  # "Int64" for integral launch settings, "str" for names
+
+
+@dataclass(frozen=True)
+class Derived:
+    """A launch column computed from other launch columns (pure, vectorised over launches)."""
+
+    column: str
+    unit: str
+    meaning: str
+    compute: Callable[[Any], Any]
+
+
+LAUNCH_FIELDS: tuple[Field, ...] = (
+    Field("launch", "index", "Position of the launch in the report, as ncu's raw export numbers it (ID).", "Int64"),
+    Field("kernel", "text", "Demangled kernel name, the launch's function signature as ncu shows it.", "str"),
+    Field("function", "text", "Kernel function name without parameters (ncu's 'Kernel Name' column).", "str"),
+    Field("nvtx", "text", "The NVTX push/pop ranges open at launch, outermost first, joined with '/'.", "str"),
+    Field("kernel_key", "text", "gemmprof's kernel name from the NVTX range 'gp/<key> <M>x<N>x<K>'.", "str"),
+    Field("M", "count", "Rows of A and C, from the NVTX range.", "Int64"),
+    Field("N", "count", "Columns of B and C, from the NVTX range.", "Int64"),
+    Field("K", "count", "Columns of A and rows of B, from the NVTX range.", "Int64"),
+    Field("report", "text", "Path of the .ncu-rep file the launch came from.", "str"),
+)
+
+# Per-instruction fields of the `sass` table that are not metrics.
+SASS_FIELDS: tuple[Field, ...] = (
+    Field("launch", "index", "Position of the launch in the report.", "Int64"),
+    Field("kernel", "text", "Demangled kernel name.", "str"),
+    Field("pc", "index", "Address of the instruction.", "Int64"),
+    Field("offset", "byte", "Address relative to the kernel's first executed instruction.", "Int64"),
+    Field("sass", "text", "The SASS instruction.", "str"),
+    Field("file", "text", "Source file the instruction came from (needs nvcc -lineinfo).", "str"),
+    Field("line", "index", "Line in that file (1-based).", "Int64"),
+)
+
+# Warp stall reasons of the WarpStateStats section, as ncu spells them in
+# smsp__average_warps_issue_stalled_<reason>_per_issue_active.ratio.
+STALL_REASONS = (
+    "barrier",
+    "branch_resolving",
+    "dispatch_stall",
+    "drain",
+    "gmma",
+    "imc_miss",
+    "lg_throttle",
+    "long_scoreboard",
+    "math_pipe_throttle",
+    "membar",
+    "mio_throttle",
+    "misc",
+    "no_instruction",
+    "not_selected",
+    "selected",
+    "short_scoreboard",
+    "sleeping",
+    "tex_throttle",
+    "wait",
+)
+# "selected" is the cycle the warp issues: not a stall, never the top stall.
+NOT_A_STALL = ("selected",)
+
+# Stall reasons of PC sampling (the source page): ncu name -> our reason key.
+SAMPLED_STALL_REASONS = {
+    "barrier": "barrier",
+    "branch_resolving": "branch_resolving",
+    "dispatch_stall": "dispatch_stall",
+    "drain": "drain",
+    "imc_miss": "imc_miss",
+    "lg_throttle": "lg_throttle",
+    "long_scoreboard": "long_scoreboard",
+    "math_pipe_throttle": "math_pipe_throttle",
+    "membar": "membar",
+    "mio_throttle": "mio_throttle",
+    "misc": "misc",
+    "no_instructions": "no_instruction",
+    "not_selected": "not_selected",
+    "selected": "selected",
+    "short_scoreboard": "short_scoreboard",
+    "sleeping": "sleeping",
+    "tex_throttle": "tex_throttle",
+    "wait": "wait",
+    "warpgroup_arrive": "warpgroup_arrive",
+}
+
+# Bytes one shared-memory wavefront moves at most: 32 banks x 4 bytes.
+SHARED_BYTES_PER_WAVEFRONT = 128
+# An L2 sector is 32 bytes.
+L2_SECTOR_BYTES = 32
+
+
+def _launch_metrics() -> tuple[Metric, ...]:
+    m = Metric
+    table = [
+        # Launch configuration
+        m("grid_x", "launch__grid_dim_x", "block", "Thread blocks in the grid along x.", dtype="Int64"),
+        m("grid_y", "launch__grid_dim_y", "block", "Thread blocks in the grid along y.", dtype="Int64"),
+        m("grid_z", "launch__grid_dim_z", "block", "Thread blocks in the grid along z.", dtype="Int64"),
+        m("block_x", "launch__block_dim_x", "thread", "Threads in a block along x.", dtype="Int64"),
+        m("block_y", "launch__block_dim_y", "thread", "Threads in a block along y.", dtype="Int64"),
+        m("block_z", "launch__block_dim_z", "thread", "Threads in a block along z.", dtype="Int64"),
+        m("registers_per_thread", "launch__registers_per_thread", "register/thread",
+          "Registers each thread holds; with the block size they bound how many blocks fit on an SM.", dtype="Int64"),
+        m("shared_mem_static_per_block", "launch__shared_mem_per_block_static", "byte/block",
+          "Shared memory declared statically in the kernel.", dtype="Int64"),
+        m("shared_mem_dynamic_per_block", "launch__shared_mem_per_block_dynamic", "byte/block",
+          "Shared memory requested at launch.", dtype="Int64"),
+        m("sm_count", "launch__sm_count", "SM", "SMs on the GPU.", dtype="Int64"),
+        m("waves_per_sm", "launch__waves_per_multiprocessor", "count",
+          "Grid size over the blocks the GPU holds at once: below 1 leaves SMs idle."),
+        # Device
+        m("gpu", "device__attribute_display_name", "text", "GPU name.", dtype="str"),
+        m("cc_major", "device__attribute_compute_capability_major", "count", "Compute capability, major.", dtype="Int64"),
+        m("cc_minor", "device__attribute_compute_capability_minor", "count", "Compute capability, minor.", dtype="Int64"),
+        # Time and clocks
+        m("duration_ns", "gpu__time_duration.sum", "ns", "GPU time of the launch."),
+        m("sm_clock_hz", "sm__cycles_elapsed.avg.per_second", "Hz",
+          "SM clock during the launch (ncu locks it at base unless --clock-control none)."),
+        m("smsp_cycles", "smsp__cycles_elapsed.avg", "cycle", "Cycles elapsed per SM sub-partition."),
+        m("dram_clock_hz", "dram__cycles_elapsed.avg.per_second", "Hz", "DRAM clock during the launch."),
+        m("l2_clock_hz", "lts__cycles_elapsed.avg.per_second", "Hz", "L2 slice clock during the launch."),
+        m("l1_clock_hz", "l1tex__cycles_elapsed.avg.per_second", "Hz", "L1/TEX clock during the launch."),
+        # Memory traffic
+        m("dram_read_bytes", "dram__bytes_read.sum", "byte", "Bytes read from device memory."),
+        m("dram_write_bytes", "dram__bytes_write.sum", "byte", "Bytes written to device memory."),
+        m("l2_bytes_measured", "lts__t_bytes.sum", "byte",
+          "Bytes requested at the L2 tag stage, reads and writes from all clients.", in_full_set=False),
+        m("l2_sectors", "lts__t_sectors.sum", "sector", "32-byte sectors requested at the L2 tag stage."),
+        m("l1_bytes", "l1tex__t_bytes.sum", "byte",
+          "Bytes requested at the L1/TEX tag stage (global and local memory).", in_full_set=False),
+        m("shared_load_wavefronts", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", "wavefront",
+          "Wavefronts of shared-memory loads; each extra wavefront of one request is a replay."),
+        m("shared_store_wavefronts", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum", "wavefront",
+          "Wavefronts of shared-memory stores."),
+        m("shared_load_bank_conflicts", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", "wavefront",
+          "Extra wavefronts of shared loads caused by bank conflicts."),
+        m("shared_store_bank_conflicts", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", "wavefront",
+          "Extra wavefronts of shared stores caused by bank conflicts."),
+        m("shared_ldgsts_wavefronts", "smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum",
+          "wavefront", "Shared-memory wavefronts of cp.async (LDGSTS) copies."),
+        m("shared_ldgsts_bank_conflicts", "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ldgsts.sum",
+          "wavefront", "Extra wavefronts of cp.async (LDGSTS) copies caused by bank conflicts."),
+        # Peaks per cycle, to turn into peaks per second at the clock the report saw
+        m("dram_bytes_per_cycle_peak", "dram__bytes.sum.peak_sustained", "byte/cycle",
+          "Device-memory bytes the GPU can move per DRAM cycle.", in_full_set=False),
+        m("l2_bytes_per_cycle_peak", "lts__t_bytes.sum.peak_sustained", "byte/cycle",
+          "L2 bytes the GPU can serve per L2 cycle.", in_full_set=False),
+        m("l2_sectors_per_cycle_peak_per_slice", "lts__t_sectors.avg.peak_sustained", "sector",
+          "L2 sectors one L2 slice can serve per cycle."),
+        m("l2_slices", "device__attribute_l2s_count", "count", "L2 slices on the GPU.", dtype="Int64"),
+        m("l1_bytes_per_cycle_peak", "l1tex__t_bytes.sum.peak_sustained", "byte/cycle",
+          "L1/TEX bytes all SMs can serve per L1 cycle.", in_full_set=False),
+        m("shared_wavefronts_per_cycle_peak", "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum.peak_sustained",
+          "wavefront/cycle", "Shared-memory wavefronts all SMs can serve per L1 cycle.", in_full_set=False),
+        m("ffma_per_cycle_peak", "sm__sass_thread_inst_executed_op_ffma_pred_on.sum.peak_sustained", "inst/cycle",
+          "FFMA thread instructions all SMs can issue per SM cycle."),
+        m("tensor_fp16_per_cycle_peak", "sm__ops_path_tensor_op_hgmma_src_fp16_sparsity_off.sum.peak_sustained",
+          "FLOP/cycle", "Dense FP16 warpgroup-MMA (Hopper) FLOPs the GPU can do per SM cycle."),
+        m("tensor_fp16_mma_per_cycle_peak",
+          "sm__ops_path_tensor_op_hmma_src_fp16_dst_fp32_sparsity_off.sum.peak_sustained",
+          "FLOP/cycle", "Dense FP16 mma.sync FLOPs (FP32 accumulate) the GPU can do per SM cycle."),
+        # Occupancy
+        m("achieved_occupancy_pct", "sm__warps_active.avg.pct_of_peak_sustained_active", "%",
+          "Warps resident on an SM while it is active, over the most it can hold."),
+        m("theoretical_occupancy_pct", "sm__maximum_warps_per_active_cycle_pct", "%",
+          "Most warps the launch configuration lets an SM hold, over the hardware limit."),
+        m("occupancy_limit_registers", "launch__occupancy_limit_registers", "block",
+          "Blocks per SM that the register file allows."),
+        m("occupancy_limit_shared_mem", "launch__occupancy_limit_shared_mem", "block",
+          "Blocks per SM that shared memory allows."),
+        m("occupancy_limit_warps", "launch__occupancy_limit_warps", "block", "Blocks per SM that the warp slots allow."),
+        m("occupancy_limit_blocks", "launch__occupancy_limit_blocks", "block", "Blocks per SM that the block slots allow."),
+        m("occupancy_limit_barriers", "launch__occupancy_limit_barriers", "block",
+          "Blocks per SM that the named barriers allow."),
+        # Arithmetic
+        m("ffma_thread_inst", "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum", "inst",
+          "Predicated-on FFMA thread instructions (2 FLOP each).", in_full_set=False),
+        m("fadd_thread_inst", "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum", "inst",
+          "Predicated-on FADD thread instructions.", in_full_set=False),
+        m("fmul_thread_inst", "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum", "inst",
+          "Predicated-on FMUL thread instructions.", in_full_set=False),
+        m("ffma_thread_inst_per_cycle", "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum.per_cycle_elapsed",
+          "inst/cycle", "FFMA thread instructions per SMSP cycle; times smsp_cycles gives the count."),
+        m("fadd_thread_inst_per_cycle", "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum.per_cycle_elapsed",
+          "inst/cycle", "FADD thread instructions per SMSP cycle."),
+        m("fmul_thread_inst_per_cycle", "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum.per_cycle_elapsed",
+          "inst/cycle", "FMUL thread instructions per SMSP cycle."),
+        m("tensor_fp16_flop", "sm__ops_path_tensor_src_fp16.sum", "FLOP", "Tensor-core FLOPs with FP16 inputs."),
+        m("tensor_bf16_flop", "sm__ops_path_tensor_src_bf16_dst_fp32.sum", "FLOP", "Tensor-core FLOPs with BF16 inputs."),
+        m("tensor_tf32_flop", "sm__ops_path_tensor_src_tf32_dst_fp32.sum", "FLOP", "Tensor-core FLOPs with TF32 inputs."),
+        m("tensor_fp8_flop", "sm__ops_path_tensor_src_fp8_sparsity_off.sum", "FLOP",
+          "Dense tensor-core FLOPs with FP8 inputs."),
+        m("tensor_fp64_flop", "sm__ops_path_tensor_src_fp64.sum", "FLOP", "Tensor-core FP64 FLOPs."),
+        m("inst_executed", "smsp__inst_executed.sum", "inst", "Warp instructions executed."),
+        # Throughput, as the Speed Of Light section shows it
+        m("sm_throughput_pct", "sm__throughput.avg.pct_of_peak_sustained_elapsed", "%",
+          "Busiest SM pipeline or unit, in percent of its peak (Speed Of Light: Compute)."),
+        m("memory_throughput_pct", "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed", "%",
+          "Busiest memory unit (L1, L2, DRAM), in percent of its peak (Speed Of Light: Memory)."),
+        m("dram_throughput_pct", "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed", "%",
+          "Device-memory throughput in percent of its peak."),
+    ]
+    for reason in STALL_REASONS:
+        table.append(
+            m(
+                f"stall_{reason}",
+                f"smsp__average_warps_issue_stalled_{reason}_per_issue_active.ratio",
+                "cycle/inst",
+                f"Cycles a warp spends stalled on {reason.replace('_', ' ')} per issued instruction.",
+            )
+        )
+    return tuple(table)
+
+
+def _instruction_metrics() -> tuple[Metric, ...]:
+    m = Metric
+    table = [
+        m("inst_executed", "inst_executed", "inst", "Times a warp executed this instruction.", INSTRUCTION),
+        m("thread_inst_executed", "thread_inst_executed_true", "inst",
+          "Times a thread executed this instruction with its predicate on.", INSTRUCTION),
+        m("samples", "smsp__pcsamp_sample_count", "sample", "Warp PC samples at this instruction.", INSTRUCTION),
+        m("shared_wavefronts", "memory_l1_wavefronts_shared", "wavefront",
+          "Shared-memory wavefronts this instruction caused.", INSTRUCTION),
+        m("shared_wavefronts_ideal", "memory_l1_wavefronts_shared_ideal", "wavefront",
+          "Shared-memory wavefronts it would cause without bank conflicts.", INSTRUCTION),
+        m("shared_excess_wavefronts", "derived__memory_l1_wavefronts_shared_excessive", "wavefront",
+          "Shared-memory wavefronts beyond the ideal: the cost of bank conflicts here.", INSTRUCTION),
+        m("l2_global_sectors", "memory_l2_theoretical_sectors_global", "sector",
+          "L2 sectors this global access requests.", INSTRUCTION),
+        m("l2_global_sectors_ideal", "memory_l2_theoretical_sectors_global_ideal", "sector",
+          "L2 sectors a fully coalesced access would request.", INSTRUCTION),
+        m("l2_global_excess_sectors", "derived__memory_l2_theoretical_sectors_global_excessive", "sector",
+          "L2 sectors beyond the ideal: the cost of uncoalesced global access here.", INSTRUCTION),
+    ]
+    for ncu_reason, reason in SAMPLED_STALL_REASONS.items():
+        table.append(
+            m(
+                f"samples_{reason}",
+                f"smsp__pcsamp_warps_issue_stalled_{ncu_reason}",
+                "sample",
+                f"PC samples of warps stalled on {reason.replace('_', ' ')} at this instruction.",
+                INSTRUCTION,
+            )
+        )
+    return tuple(table)
+
+
+METRICS: tuple[Metric, ...] = _launch_metrics() + _instruction_metrics()
+
+
+def metrics_at(level: str) -> tuple[Metric, ...]:
+    return tuple(m for m in METRICS if m.level == level)
+
+
+def ncu_extra_metrics() -> list[str]:
+    """Metrics `gemmprof profile` passes to ncu with --metrics, on top of `--set full`."""
+    return [m.ncu for m in METRICS if not m.in_full_set]
+
+
+def metrics_argument() -> str:
+    """The value of ncu's --metrics option: `ncu_extra_metrics()` joined by commas."""
+    return ",".join(ncu_extra_metrics())
+
+
+# ---------------------------------------------------------------------------------------------
+# Derived columns. Each takes a frame (or dict) of launch columns and returns one column.
+
+
+def _first(*columns: np.ndarray) -> np.ndarray:
+    """The first non-missing value of several columns, launch by launch."""
+    result = np.array(columns[0], dtype="float64")
+    for column in columns[1:]:
+        result = np.where(np.isnan(result), column, result)
+    return result
+
+
+def _f(frame: Any, column: str) -> np.ndarray:
+    """A column as float64 with NaN for missing (pandas nullable columns included)."""
+    values = frame[column]
+    if hasattr(values, "to_numpy"):
+        return values.to_numpy(dtype="float64", na_value=np.nan)
+    return np.array([np.nan if v is None else v for v in values], dtype="float64")
+
+
+def _dims(frame: Any, prefix: str) -> list[str | None]:
+    x, y, z = (_f(frame, f"{prefix}_{axis}") for axis in "xyz")
+    return [
+        None if np.isnan(dims).any() else f"({int(dims[0])}, {int(dims[1])}, {int(dims[2])})"
+        for dims in zip(x, y, z)
+    ]
+
+
+def fp32_flop(frame: Any) -> np.ndarray:
+    """FADD + FMUL + 2 x FFMA. The plain `.sum` counts are exact; `--set full` alone has only
+    their per-cycle rates, which times the SMSP cycles give back the count (rounded)."""
+    cycles = _f(frame, "smsp_cycles")
+    total = np.zeros(len(cycles))
+    for op, weight in (("fadd", 1), ("fmul", 1), ("ffma", 2)):
+        rate_based = np.round(_f(frame, f"{op}_thread_inst_per_cycle") * cycles)
+        total = total + weight * _first(_f(frame, f"{op}_thread_inst"), rate_based)
+    return total
+
+
+def tensor_flop(frame: Any) -> np.ndarray:
+    """All tensor-core FLOPs; a GPU lacking some precisions reports them missing (counted 0),
+    but when every part is missing the sum is missing too."""
+    parts = ["tensor_fp16_flop", "tensor_bf16_flop", "tensor_tf32_flop", "tensor_fp8_flop", "tensor_fp64_flop"]
+    values = np.vstack([_f(frame, p) for p in parts])
+    missing = np.isnan(values).all(axis=0)
+    total = np.nansum(values, axis=0)
+    total[missing] = np.nan
+    return total
+
+
+def occupancy_limiter(frame: Any) -> list[str | None]:
+    """The resource allowing the fewest blocks per SM (ties listed in a fixed order)."""
+    names = {
+        "registers": "occupancy_limit_registers",
+        "shared memory": "occupancy_limit_shared_mem",
+        "warps": "occupancy_limit_warps",
+        "blocks": "occupancy_limit_blocks",
+        "barriers": "occupancy_limit_barriers",
+    }
+    limits = {name: _f(frame, column) for name, column in names.items()}
+    n = len(next(iter(limits.values())))
+    return [choose_limiter({name: values[i] for name, values in limits.items()}) for i in range(n)]
+
+
+def choose_limiter(limits: dict[str, float]) -> str | None:
+    """{'registers': 2, 'warps': 2, 'blocks': 32} -> 'registers, warps'; None if all missing."""
+    known = {k: v for k, v in limits.items() if v is not None and not np.isnan(v)}
+    if not known:
+        return None
+    low = min(known.values())
+    return ", ".join(k for k, v in known.items() if v == low)
+
+
+def top_stall(frame: Any) -> list[str | None]:
+    """The stall reason costing the most cycles per issued instruction ('selected' excluded)."""
+    reasons = [r for r in STALL_REASONS if r not in NOT_A_STALL]
+    values = np.vstack([_f(frame, f"stall_{r}") for r in reasons])
+    out: list[str | None] = []
+    for i in range(values.shape[1]):
+        column = values[:, i]
+        out.append(None if np.isnan(column).all() else reasons[int(np.nanargmax(column))])
+    return out
+
+
+def _peak(per_cycle: str, clock: str, times: float = 1.0) -> Callable[[Any], np.ndarray]:
+    return lambda f: _f(f, per_cycle) * times * _f(f, clock)
+
+
+DERIVED: tuple[Derived, ...] = (
+    Derived("grid", "text", "Grid dimensions (x, y, z).", lambda f: _dims(f, "grid")),
+    Derived("block", "text", "Block dimensions (x, y, z).", lambda f: _dims(f, "block")),
+    Derived("threads_per_block", "thread", "Threads in a block.",
+            lambda f: _f(f, "block_x") * _f(f, "block_y") * _f(f, "block_z")),
+    Derived("shared_mem_per_block", "byte/block", "Shared memory per block, static plus dynamic.",
+            lambda f: _f(f, "shared_mem_static_per_block") + _f(f, "shared_mem_dynamic_per_block")),
+    Derived("fp32_flop", "FLOP", "FP32 FLOPs on the FMA pipes: FADD + FMUL + 2 x FFMA.", fp32_flop),
+    Derived("tensor_flop", "FLOP", "Tensor-core FLOPs of all precisions.", tensor_flop),
+    Derived("achieved_flops", "FLOP/s", "(fp32_flop + tensor_flop) / duration.",
+            lambda f: (_f(f, "fp32_flop") + np.nan_to_num(_f(f, "tensor_flop"))) / (_f(f, "duration_ns") * 1e-9)),
+    Derived("dram_bytes", "byte", "Bytes moved to and from device memory.",
+            lambda f: _f(f, "dram_read_bytes") + _f(f, "dram_write_bytes")),
+    Derived("l2_bytes", "byte", "Bytes requested at the L2 (lts__t_bytes; else 32 bytes per sector).",
+            lambda f: _first(_f(f, "l2_bytes_measured"), _f(f, "l2_sectors") * L2_SECTOR_BYTES)),
+    Derived("shared_bank_conflicts", "wavefront", "Extra shared-memory wavefronts of loads and stores.",
+            lambda f: _f(f, "shared_load_bank_conflicts") + _f(f, "shared_store_bank_conflicts")),
+    Derived("peak_fp32_flops", "FLOP/s", "FP32 FMA peak at the SM clock of this launch: 2 FLOP per FFMA lane.",
+            _peak("ffma_per_cycle_peak", "sm_clock_hz", 2.0)),
+    Derived("peak_tensor_fp16_flops", "FLOP/s",
+            "Dense FP16 tensor-core peak at this launch's SM clock (warpgroup MMA where the GPU has it).",
+            lambda f: _first(_f(f, "tensor_fp16_per_cycle_peak"), _f(f, "tensor_fp16_mma_per_cycle_peak"))
+            * _f(f, "sm_clock_hz")),
+    Derived("peak_dram_bytes_per_s", "byte/s", "Device-memory bandwidth peak at this launch's DRAM clock.",
+            _peak("dram_bytes_per_cycle_peak", "dram_clock_hz")),
+    Derived("peak_l2_bytes_per_s", "byte/s", "L2 bandwidth peak at this launch's L2 clock.",
+            lambda f: _first(_f(f, "l2_bytes_per_cycle_peak"),
+                             _f(f, "l2_sectors_per_cycle_peak_per_slice") * _f(f, "l2_slices") * L2_SECTOR_BYTES)
+            * _f(f, "l2_clock_hz")),
+    Derived("peak_l1_bytes_per_s", "byte/s", "L1/TEX bandwidth peak (all SMs) at this launch's L1 clock.",
+            _peak("l1_bytes_per_cycle_peak", "l1_clock_hz")),
+    Derived("peak_shared_bytes_per_s", "byte/s",
+            "Shared-memory bandwidth peak (all SMs) at this launch's L1 clock, 128 bytes per wavefront.",
+            _peak("shared_wavefronts_per_cycle_peak", "l1_clock_hz", SHARED_BYTES_PER_WAVEFRONT)),
+    Derived("fp32_peak_pct", "%", "achieved_flops over peak_fp32_flops.",
+            lambda f: 100.0 * _f(f, "achieved_flops") / _f(f, "peak_fp32_flops")),
+    Derived("occupancy_limiter", "text",
+            "What caps blocks per SM: registers, shared memory, warps, blocks or barriers.", occupancy_limiter),
+    Derived("top_stall", "text", "Stall reason with the most cycles per issued instruction.", top_stall),
+)
+
+
+def columns_at(level: str) -> list[str]:
+    """Every column the table at `level` holds, in order."""
+    if level == LAUNCH:
+        return (
+            [f.column for f in LAUNCH_FIELDS]
+            + [m.column for m in metrics_at(LAUNCH)]
+            + [d.column for d in DERIVED]
+        )
+    return [f.column for f in SASS_FIELDS] + [m.column for m in metrics_at(INSTRUCTION)]
+
+
+def describe(column: str, level: str = LAUNCH) -> tuple[str, str]:
+    """(unit, meaning) of a column, for labels and explanations."""
+    for entry in (*LAUNCH_FIELDS, *DERIVED) if level == LAUNCH else SASS_FIELDS:
+        if entry.column == column:
+            return entry.unit, entry.meaning
+    for m in metrics_at(level):
+        if m.column == column:
+            return m.unit, m.meaning
+    raise KeyError(column)

@@ -1,0 +1,100 @@
+"""Read launches of a report in a child process (`python -m profiler.extract.worker REQUEST`).
+
+Two reasons to read in a child: a report of many launches is shared among several children,
+and the ncu_report bundled with ncu 2025.3 crashes when numpy was loaded before it, so a child
+that imports it first is the only safe place to use it from a program that has loaded pandas.
+This module therefore imports ncu_report before anything that pulls in numpy.
+
+The request is a pickled dict in a file; the reply (rows, or the error) is pickled to another.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from ..errors import GemmprofError
+
+PACKAGE_PARENT = str(Path(__file__).resolve().parents[2])  # so that the child finds `profiler`
+
+
+def main(request_path: str) -> int:
+    with open(request_path, "rb") as f:
+        request = pickle.load(f)
+    try:
+        from .ncu_reader import import_ncu_report, open_report
+
+        import_ncu_report()  # before numpy: see the module docstring
+        from .rows import read_rows
+
+        with open_report(request["path"], request["shown"], prepared=True) as report:
+            count = len(report)
+            if request["count_only"] or (request["auto"] and count >= request["parallel_from"]):
+                reply: dict[str, Any] = {"count": count, "rows": None}
+            else:
+                stop = count if request["stop"] is None else request["stop"]
+                rows = read_rows(report, request["tables"], request["sass_text"], request["start"], stop)
+                reply = {"count": count, "rows": rows}
+    except GemmprofError as exc:
+        reply = {"error": (exc.message, exc.hint)}
+    with open(request["reply"], "wb") as f:
+        pickle.dump(reply, f, protocol=pickle.HIGHEST_PROTOCOL)
+    return 0
+
+
+class Child:
+    """One worker process and its request/reply files."""
+
+    def __init__(self, shown: str, **request: Any):
+        self.shown = shown
+        self.folder = tempfile.mkdtemp(prefix="gemmprof-worker-")
+        self.request_path = os.path.join(self.folder, "request.pickle")
+        request.update(shown=shown, reply=os.path.join(self.folder, "reply.pickle"))
+        request.setdefault("count_only", False)
+        request.setdefault("auto", False)
+        request.setdefault("parallel_from", 0)
+        with open(self.request_path, "wb") as f:
+            pickle.dump(request, f, protocol=pickle.HIGHEST_PROTOCOL)
+        self.reply_path = request["reply"]
+        env = dict(os.environ)
+        env["PYTHONPATH"] = PACKAGE_PARENT + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "profiler.extract.worker", self.request_path],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+
+    def result(self) -> dict[str, Any]:
+        """The reply; GemmprofError for a report problem or a crash of ncu_report."""
+        try:
+            _, stderr = self.process.communicate()
+            code = self.process.returncode
+            if code != 0 or not os.path.exists(self.reply_path):
+                tail = stderr.decode(errors="replace").strip().splitlines()[-1:] if stderr else []
+                if code is not None and code < 0:
+                    raise GemmprofError(
+                        f"{self.shown}: Nsight Compute's report reader (ncu_report) crashed reading it "
+                        f"(signal {-code})",
+                        "the file may be corrupt; `ncu --import` it to check",
+                    )
+                raise RuntimeError(f"extraction worker failed ({code}): {' '.join(tail)}")
+            with open(self.reply_path, "rb") as f:
+                reply = pickle.load(f)
+            if "error" in reply:
+                raise GemmprofError(*reply["error"])
+            return reply
+        finally:
+            for name in (self.request_path, self.reply_path):
+                if os.path.exists(name):
+                    os.remove(name)
+            os.rmdir(self.folder)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1]))

@@ -1,0 +1,91 @@
+"""Where the `ncu` tests find real reports, and ncu's own raw CSV export of each.
+
+Committed fixtures are captured by `gemmprof profile --xz` into tests/data/profile-h200/ as
+`<kernel>_<M>x<N>x<K>.ncu-rep.xz`, each with `ncu --import <report> --page raw --csv` beside it
+as `<same stem>.raw.csv`. Set GEMMPROF_TEST_REPORTS to another folder (or several, separated by
+os.pathsep) to run the same tests over other reports.
+"""
+
+from __future__ import annotations
+
+import csv
+import functools
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+ENV_REPORTS = "GEMMPROF_TEST_REPORTS"
+DEFAULT_DIR = Path(__file__).resolve().parent / "data" / "profile-h200"
+SUFFIXES = (".ncu-rep.xz", ".ncu-rep")
+_STEM = re.compile(r"^(?P<kernel>.+)_(?P<M>\d+)x(?P<N>\d+)x(?P<K>\d+)$")
+
+
+@dataclass(frozen=True)
+class Fixture:
+    report: Path
+    raw_csv: Path | None
+
+    @property
+    def stem(self) -> str:
+        name = self.report.name
+        for suffix in SUFFIXES:
+            if name.endswith(suffix):
+                return name[: -len(suffix)]
+        return name
+
+    @property
+    def shape(self) -> tuple[int, int, int] | None:
+        """(M, N, K) from the file name, as `gemmprof profile` names reports."""
+        match = _STEM.match(self.stem)
+        return (int(match["M"]), int(match["N"]), int(match["K"])) if match else None
+
+    @property
+    def kernel_key(self) -> str | None:
+        match = _STEM.match(self.stem)
+        return match["kernel"] if match else None
+
+
+def fixture_dirs() -> list[Path]:
+    env = os.environ.get(ENV_REPORTS)
+    return [Path(p) for p in env.split(os.pathsep) if p] if env else [DEFAULT_DIR]
+
+
+@functools.cache
+def fixtures() -> tuple[Fixture, ...]:
+    found = []
+    for folder in fixture_dirs():
+        if not folder.is_dir():
+            continue
+        for path in sorted(folder.iterdir()):
+            if path.name.endswith(SUFFIXES) and not path.name.startswith("."):
+                fixture = Fixture(path, None)
+                raw = path.with_name(fixture.stem + ".raw.csv")
+                found.append(Fixture(path, raw if raw.is_file() else None))
+    return tuple(found)
+
+
+def no_fixtures_reason() -> str:
+    where = ", ".join(map(str, fixture_dirs()))
+    return (
+        f"no .ncu-rep(.xz) reports in {where}: capture them with `gemmprof profile --xz` into "
+        f"tests/data/profile-h200/, or point {ENV_REPORTS} at a folder of reports"
+    )
+
+
+@dataclass(frozen=True)
+class RawExport:
+    """ncu's `--page raw --csv`: first row names, second row units, then one row per launch."""
+
+    names: list[str]
+    units: list[str]
+    rows: list[list[str]]
+
+    def column(self, name: str) -> int:
+        return self.names.index(name)
+
+
+def read_raw_csv(path: Path) -> RawExport:
+    with open(path, newline="") as f:
+        rows = list(csv.reader(f))
+    return RawExport(rows[0], rows[1], rows[2:])
