@@ -10,6 +10,9 @@ WORK=$(mktemp -d)
 mkdir -p "$OUT_DIR"
 export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1 GEMMPROF_CACHE_DIR="$WORK/cache"
 STEPS=${GPU_CHECK_STEPS:-env tests events sweep bench}
+# Further steps (by name): profile (all kernels under ncu at 2048 into run "sample", its bench
+# sweep, and bare ncu on the same commands), fixtures (small real reports + ncu's raw export for
+# tests/data), many (a 1000-launch report for the extraction speed benchmark).
 # sweep: correctness on odd and rectangular shapes, short timing; bench: the timed comparison.
 SWEEP_SIZES=${GPU_CHECK_SWEEP_SIZES:-256,777,1000,1023,1024,1536x512x2048,2048}
 BENCH_SIZES=${GPU_CHECK_BENCH_SIZES:-4096}
@@ -28,8 +31,27 @@ for s in $STEPS; do
            COLUMNS=160 python3 -m profiler bench --sizes "$SWEEP_SIZES" --max-seconds 0.3 --min-reps 5 --out "$WORK/runs" --run-id sweep || status=1 ;;
       bench) step "bench $BENCH_SIZES"
            COLUMNS=160 python3 -m profiler bench --sizes "$BENCH_SIZES" --out "$WORK/runs" --run-id bench || status=1 ;;
+      profile) step "profile --kernel all --size 2048"
+           COLUMNS=160 python3 -m profiler profile --kernel all --size 2048 --out "$WORK/runs" --run-id sample || status=1
+           COLUMNS=200 python3 -m profiler analyze "$WORK/runs/sample" || status=1
+           step "bare ncu, same commands"; python3 benchmarks/bare_ncu.py "$WORK/runs/sample" || status=1
+           step "bench sweep for the sample run"
+           COLUMNS=160 python3 -m profiler bench --sizes 512,1024,2048,4096 --out "$WORK/runs" --run-id sample || status=1
+           for f in "$WORK"/runs/sample/ncu/*.ncu-rep; do xz -T0 -6 "$f"; done ;;
+      fixtures) step "fixtures"
+           COLUMNS=160 python3 -m profiler profile -k naive -k smem -k vectorized -k warptile -k cublas --mnk 512 256 128 \
+             --xz --out "$WORK/runs" --run-id fixtures || status=1
+           for f in "$WORK"/runs/fixtures/ncu/*.ncu-rep.xz; do
+             xz -dkc "$f" > "$WORK/r.ncu-rep" && ncu --import "$WORK/r.ncu-rep" --page raw --csv > "${f%.ncu-rep.xz}.raw.csv" || status=1
+           done ;;
+      many) step "1000-launch report"
+           timeout 300 ncu --replay-mode application --set basic --section SourceCounters --section WarpStateStats \
+             --import-source yes --clock-control none --nvtx --nvtx-include gp/ -o "$WORK/many" \
+             python3 benchmarks/many_launches.py 1000 | grep -v "^==PROF== Profiling" || status=1
+           ls -la "$WORK/many.ncu-rep" && python3 benchmarks/extract_speed.py "$WORK/many.ncu-rep" || status=1
+           xz -T0 -6 -c "$WORK/many.ncu-rep" > "$OUT_DIR/many.ncu-rep.xz" ;;
     esac
 done
-[ -d "$WORK/runs" ] && tar -czf "$OUT_DIR/gpu-check.tgz" -C "$WORK/runs" .
+[ -d "$WORK/runs" ] && tar -cf - -C "$WORK/runs" . | xz -T0 -6 > "$OUT_DIR/gpu-check-runs.tar.xz"
 echo "gpu-check finished (status $status)"
 exit $status

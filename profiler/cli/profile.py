@@ -59,6 +59,7 @@ def profile(
 
         return bench(kernel=[s.name for s in specs] or None, sizes="{}x{}x{}".format(*shape), out=out, run_id=run_id, cublas=with_cublas)
 
+    started = time.perf_counter()
     exe = resolve_ncu(ncu)
     console = Console()
     env = collect_environment(ncu=str(exe), need_gpu=True)
@@ -92,7 +93,8 @@ def profile(
             job = json.dumps({"kernel": name, "tier": tier, "M": M, "N": N, "K": K, "cubin": cubin,
                               "spec": spec.__dict__ if spec else None, "seed": 7})
             t0 = time.perf_counter()
-            result = run_ncu(ncu_command(opts, tmp_base, target_argv(job)), env_vars,
+            command = ncu_command(opts, tmp_base, target_argv(job))
+            result = run_ncu(command, env_vars,
                              on_kernel=lambda k, p: progress.update(task, description=f"[{i}/{len(jobs)}] {name}: {k[:40]} {p} passes"))
             wall = time.perf_counter() - t0
             error = failure(result, f"{name} {M}x{N}x{K}")
@@ -103,6 +105,7 @@ def profile(
             finish_report(partial, final, compress)
             record = {"kernel": name, "M": M, "N": N, "K": K, "report": str(final.relative_to(run.path)), "ncu_wall_s": wall,
                       "replay_passes": sum(p for _, p in result.kernels), "launches": len(result.kernels),
+                      "ncu_command": command,
                       **{k: v for k, v in (result.target or {}).items() if k in ("status", "reason", "error")}}
             with open(log, "a") as f:
                 f.write(json.dumps(record) + "\n")
@@ -113,8 +116,12 @@ def profile(
     from ..extract.run import extract_run
 
     tables = extract_run(run)
+    total = time.perf_counter() - started
+    ncu_total = sum(json.loads(line)["ncu_wall_s"] for line in log.read_text().splitlines()) if log.is_file() else 0.0
+    run.update_meta(profile_wall_s=total, ncu_wall_s=ncu_total)
     console.print(f"extracted {len(tables['kernels'])} launches into {run.path}/kernels.csv (rules, source, metrics beside it); "
                   f"see them with: gemmprof analyze {run.path}")
+    console.print(f"wall time {total:.1f} s, of which ncu {ncu_total:.1f} s (all reports in the run)")
 
 
 def finish_report(partial: Path, final: Path, compress: bool) -> None:
