@@ -70,9 +70,11 @@ class RunDir:
     def update_meta(self, **fields) -> None:
         self.write_meta({**self.meta(), **fields})
 
-    def write_table(self, name: str, df: pd.DataFrame) -> None:
-        """`name`.csv for people and diff tools, `name`.parquet for exact types."""
-        write_atomic(self.path / f"{name}.csv", df.to_csv(index=False))
+    def write_table(self, name: str, df: pd.DataFrame, csv: bool = True) -> None:
+        """`name`.parquet for exact types, and `name`.csv for people and diff tools unless the
+        table is too long to read that way (`csv=False`)."""
+        if csv:
+            write_atomic(self.path / f"{name}.csv", df.to_csv(index=False))
         tmp = self.path / f".{name}.parquet.tmp"
         df.to_parquet(tmp, index=False)
         tmp.replace(self.path / f"{name}.parquet")

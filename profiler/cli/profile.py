@@ -40,6 +40,7 @@ def profile(
     """
     from ..errors import GemmprofError
     from ..extract import metrics as metric_table
+    from ..extract.run import extract_run, start_background_extract
     from ..manifest import select_kernels
     from ..measure.build import build_all
     from ..measure.device import collect_environment, git_commit
@@ -80,6 +81,7 @@ def profile(
     log = run.path / "profile.jsonl"
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console)
     task = progress.add_task("profile", total=len(jobs))
+    background = []
     with progress:
         for i, (name, tier, spec, cubin) in enumerate(jobs, start=1):
             stem = report_stem(name, M, N, K)
@@ -103,6 +105,7 @@ def profile(
                 partial.unlink(missing_ok=True)
                 raise error
             finish_report(partial, final, compress)
+            background.append(start_background_extract(final))  # overlaps the next ncu run
             record = {"kernel": name, "M": M, "N": N, "K": K, "report": str(final.relative_to(run.path)), "ncu_wall_s": wall,
                       "replay_passes": sum(p for _, p in result.kernels), "launches": len(result.kernels),
                       "ncu_command": command,
@@ -113,8 +116,8 @@ def profile(
             progress.console.print(f"  {stem}: {len(result.kernels)} launch(es), {record['replay_passes']} passes, {wall:.1f} s, "
                                    f"verification {status}" + (f" ({record['reason']})" if status == "FAIL" else ""))
             progress.advance(task)
-    from ..extract.run import extract_run
-
+    for proc in background:  # a failed prefetch is redone (and its error shown) by extract_run
+        proc.wait()
     tables = extract_run(run)
     total = time.perf_counter() - started
     ncu_total = sum(json.loads(line)["ncu_wall_s"] for line in log.read_text().splitlines()) if log.is_file() else 0.0

@@ -1,20 +1,84 @@
 """Extract the reports of a run directory into its tables (`gemmprof profile` ends with this).
 
 The reports live in `<run>/ncu/`; the tables land beside `run.json` as CSV and parquet, one per
-name in `TABLES` (kernels, rules, sass, source, metrics), each with a `report` column.
+name in `TABLES` (kernels, rules, sass, source, metrics), each with a `report` column holding the
+report's path relative to the run (so a run directory can be moved or shared).
+
+Each report's tables are also kept in `<run>/extract/<report name>/` (parquet). `gemmprof profile`
+fills that cache in the background while ncu works on the next kernel (`python -m
+profiler.extract.prefetch REPORT`), so extraction costs almost no wall time, and a rerun that adds one
+report reads only that one.
 """
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
 import pandas as pd
 
 from ..rundir import RunDir
-from .tables import TABLES, read_reports
+from .tables import TABLES, find_reports, read_tables
+
+CACHE_DIR = "extract"
+# Long tables (one row per SASS instruction or per metric) are kept as parquet only.
+PARQUET_ONLY = ("sass", "metrics")
+
+
+def cache_dir_for(report: Path) -> Path:
+    """<run>/extract/<report file name> for a report at <run>/ncu/<report file name>."""
+    return report.parent.parent / CACHE_DIR / report.name
+
+
+def _cache_fresh(report: Path, cache: Path, tables: tuple[str, ...]) -> bool:
+    done = cache / "done"
+    return done.is_file() and done.stat().st_mtime >= report.stat().st_mtime and all(
+        (cache / f"{t}.parquet").is_file() for t in tables)
+
+
+def extract_report(report: Path, tables: tuple[str, ...] = TABLES) -> dict[str, pd.DataFrame]:
+    """One report's tables, from its cache when fresh, else read and cached (atomically)."""
+    report = Path(report)
+    cache = cache_dir_for(report)
+    if _cache_fresh(report, cache, tables):
+        return {t: pd.read_parquet(cache / f"{t}.parquet") for t in tables}
+    frames = read_tables(report, tables)
+    relative = f"{report.parent.name}/{report.name}"
+    for frame in frames.values():
+        if "report" in frame.columns:
+            frame["report"] = relative
+        else:
+            frame.insert(0, "report", pd.Series([relative] * len(frame), index=frame.index, dtype="object"))
+    tmp = cache.with_name(f".{cache.name}.{os.getpid()}.tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    for name, frame in frames.items():
+        frame.to_parquet(tmp / f"{name}.parquet", index=False)
+    (tmp / "done").write_text("")
+    shutil.rmtree(cache, ignore_errors=True)
+    tmp.replace(cache)
+    return frames
+
+
+def start_background_extract(report: Path) -> subprocess.Popen:
+    """Fill the report's cache in a child process (ncu_report imported before numpy there)."""
+    env = dict(os.environ)
+    root = str(Path(__file__).resolve().parents[2])
+    env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    return subprocess.Popen([sys.executable, "-m", "profiler.extract.prefetch", str(report)], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
 
 
 def extract_run(run: RunDir, tables: tuple[str, ...] = TABLES) -> dict[str, pd.DataFrame]:
-    """Read every report under `run.path/ncu`, write the tables into the run, return them."""
-    frames = read_reports([run.path / "ncu"], tables)
+    """Read every report under `run.path/ncu` (through the cache), write the run's tables, return them."""
+    parts: dict[str, list[pd.DataFrame]] = {t: [] for t in tables}
+    for report in find_reports([run.path / "ncu"]):
+        for name, frame in extract_report(report, tables).items():
+            parts[name].append(frame)
+    frames = {name: pd.concat(fs, ignore_index=True) for name, fs in parts.items() if fs}
     for name, frame in frames.items():
-        run.write_table(name, frame)
+        run.write_table(name, frame, csv=name not in PARQUET_ONLY)
     return frames
