@@ -1,10 +1,10 @@
 """Make a many-launch Nsight Compute report to benchmark extraction speed.
 
-Run under ncu (application replay: each pass reruns this program at full speed, so 1,000 small
-launches profile in about a minute instead of half an hour of kernel replay):
+Run under ncu (application replay: each pass reruns this program at full speed; the kernel-name
+filter picks the 1,000 launches, where kernel replay would take half an hour):
 
     ncu --replay-mode application --set basic --section SourceCounters --section WarpStateStats \
-        --import-source yes --clock-control none --nvtx --nvtx-include gp/ \
+        --import-source yes --clock-control none -k regex:sgemm_ \
         -o many python3 benchmarks/many_launches.py 1000
 
 Then: python3 benchmarks/extract_speed.py many.ncu-rep

@@ -38,6 +38,9 @@ for s in $STEPS; do
            step "bench sweep for the sample run"
            COLUMNS=160 python3 -m profiler bench --sizes 512,1024,2048,4096 --out "$WORK/runs" --run-id sample || status=1
            for f in "$WORK"/runs/sample/ncu/*.ncu-rep; do xz -T0 -6 "$f"; done ;;
+      overhead) step "profile --kernel all --size 2048 against bare ncu"
+           COLUMNS=160 python3 -m profiler profile --kernel all --size 2048 --out "$WORK/runs" --run-id overhead || status=1
+           python3 benchmarks/bare_ncu.py "$WORK/runs/overhead" || status=1 ;;
       fixtures) step "fixtures"
            COLUMNS=160 python3 -m profiler profile -k naive -k smem -k vectorized -k warptile -k cublas --mnk 512 256 128 \
              --xz --out "$WORK/runs" --run-id fixtures || status=1
@@ -45,10 +48,10 @@ for s in $STEPS; do
              xz -dkc "$f" > "$WORK/r.ncu-rep" && ncu --import "$WORK/r.ncu-rep" --page raw --csv > "${f%.ncu-rep.xz}.raw.csv" || status=1
            done ;;
       many) step "1000-launch report"
-           timeout 300 ncu --replay-mode application --set basic --section SourceCounters --section WarpStateStats \
-             --import-source yes --clock-control none --nvtx --nvtx-include gp/ -o "$WORK/many" \
+           timeout 240 ncu --replay-mode application --set basic --section SourceCounters --section WarpStateStats \
+             --import-source yes --clock-control none -k regex:sgemm_ -o "$WORK/many" \
              python3 benchmarks/many_launches.py 1000 | grep -v "^==PROF== Profiling" || status=1
-           ls -la "$WORK/many.ncu-rep" && python3 benchmarks/extract_speed.py "$WORK/many.ncu-rep" || status=1
+           ls -la "$WORK/many.ncu-rep" && timeout 120 python3 benchmarks/extract_speed.py "$WORK/many.ncu-rep" --repeat 1 || status=1
            xz -T0 -6 -c "$WORK/many.ncu-rep" > "$OUT_DIR/many.ncu-rep.xz" ;;
     esac
 done

@@ -64,7 +64,9 @@ def profile(
     exe = resolve_ncu(ncu)
     console = Console()
     env = collect_environment(ncu=str(exe), need_gpu=True)
+    phases = {"environment_s": time.perf_counter() - started}
     built = build_all(specs, env["arch"]) if specs else []
+    phases["build_s"] = time.perf_counter() - started - sum(phases.values())
     opts = NcuOptions(ncu=exe, section_set=section_set, clock_control=clock_control, extra_metrics=metric_table.ncu_extra_metrics())
     commit, dirty = git_commit(REPO_ROOT)
     run = RunDir.create(out / (run_id or new_run_id(env["gpu_slug"])), {
@@ -116,15 +118,19 @@ def profile(
             progress.console.print(f"  {stem}: {len(result.kernels)} launch(es), {record['replay_passes']} passes, {wall:.1f} s, "
                                    f"verification {status}" + (f" ({record['reason']})" if status == "FAIL" else ""))
             progress.advance(task)
+    phases["profile_loop_s"] = time.perf_counter() - started - sum(phases.values())
     for proc in background:  # a failed prefetch is redone (and its error shown) by extract_run
         proc.wait()
+    phases["extract_wait_s"] = time.perf_counter() - started - sum(phases.values())
     tables = extract_run(run)
+    phases["tables_s"] = time.perf_counter() - started - sum(phases.values())
     total = time.perf_counter() - started
     ncu_total = sum(json.loads(line)["ncu_wall_s"] for line in log.read_text().splitlines()) if log.is_file() else 0.0
-    run.update_meta(profile_wall_s=total, ncu_wall_s=ncu_total)
+    run.update_meta(profile_wall_s=total, ncu_wall_s=ncu_total, profile_phases_s=phases)
     console.print(f"extracted {len(tables['kernels'])} launches into {run.path}/kernels.csv (rules, source, metrics beside it); "
                   f"see them with: gemmprof analyze {run.path}")
-    console.print(f"wall time {total:.1f} s, of which ncu {ncu_total:.1f} s (all reports in the run)")
+    console.print(f"wall time {total:.1f} s, of which ncu {ncu_total:.1f} s; "
+                  + ", ".join(f"{k.removesuffix('_s')} {v:.1f} s" for k, v in phases.items()))
 
 
 def finish_report(partial: Path, final: Path, compress: bool) -> None:
