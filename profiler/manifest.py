@@ -87,6 +87,11 @@ class KernelSpec:
     nvcc_flags: tuple[str, ...] = ()
     index: int = 0  # position in the ladder, 1-based
 
+    @classmethod
+    def from_dict(cls, fields: dict) -> KernelSpec:
+        """Back from `dataclasses.asdict` (e.g. through JSON, where tuples became lists)."""
+        return cls(**{**fields, **{k: tuple(fields[k]) for k in ("grid", "block", "nvcc_flags")}})
+
     @property
     def source(self) -> Path:
         return KERNELS_DIR / self.file

@@ -2,7 +2,6 @@
 kernels are reported as FAIL / ERROR without taking the run down. Runs on the device machine
 (make gpu-check); skipped elsewhere."""
 
-from dataclasses import replace
 from pathlib import Path
 
 import pytest

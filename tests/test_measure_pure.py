@@ -46,7 +46,7 @@ def test_fp32_tolerance_catches_one_wrong_tile_but_not_rounding():
     assert 1e-5 < fp32_tolerance(4096) < 2e-5
     # measured on the H200: a sequential-sum kernel against cuBLAS, K=512, 4.5e-7
     assert fp32_tolerance(512) > 5 * 4.5e-7
-    assert bound_threshold(4096, "fp32") == pytest.approx(2 * 4100 * 2**-24)
+    assert bound_threshold(4096) == pytest.approx(2 * 4100 * 2**-24)
 
 
 def test_peak_fp32_is_lanes_times_sms_times_two_times_clock():

@@ -4,8 +4,8 @@ shape, then the reports read back into tables."""
 from __future__ import annotations
 
 import json
-import os
 import time
+from dataclasses import asdict
 from pathlib import Path
 from typing import Annotated
 
@@ -46,6 +46,7 @@ def profile(
     from ..measure.device import collect_environment, git_commit
     from ..measure.ncu import CLOCK_CONTROLS, NcuOptions, failure, ncu_command, resolve_ncu, run_ncu, target_argv
     from ..rundir import REPO_ROOT, RunDir, command_line, new_run_id
+    from ..subprocess_env import child_env
     from ._options import check_shape
 
     if clock_control not in CLOCK_CONTROLS:
@@ -79,7 +80,7 @@ def profile(
     jobs = ([(CUBLAS, "fp32", None, None)] if with_cublas else []) + [(b.spec.name, b.spec.tier, b.spec, str(b.cubin)) for b in built]
     console.print(f"[bold]{env['gpu_name']}[/]: ncu {env['ncu_version']} --set {section_set} --clock-control {clock_control}; "
                   f"{len(jobs)} kernels at {M}x{N}x{K} -> {ncu_dir}")
-    env_vars = dict(os.environ, PYTHONPATH=str(REPO_ROOT) + (os.pathsep + os.environ["PYTHONPATH"] if os.environ.get("PYTHONPATH") else ""))
+    env_vars = child_env()
     log = run.path / "profile.jsonl"
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console)
     task = progress.add_task("profile", total=len(jobs))
@@ -95,7 +96,7 @@ def profile(
             progress.update(task, description=f"[{i}/{len(jobs)}] {name} under ncu")
             tmp_base = ncu_dir / f".{stem}.partial"
             job = json.dumps({"kernel": name, "tier": tier, "M": M, "N": N, "K": K, "cubin": cubin,
-                              "spec": spec.__dict__ if spec else None, "seed": 7})
+                              "spec": asdict(spec) if spec else None, "seed": 7})
             t0 = time.perf_counter()
             command = ncu_command(opts, tmp_base, target_argv(job))
             result = run_ncu(command, env_vars,

@@ -21,6 +21,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..rundir import RunDir
+from ..subprocess_env import child_env
 from .tables import TABLES, find_reports, read_tables
 
 CACHE_DIR = "extract"
@@ -65,10 +66,7 @@ def extract_report(report: Path, tables: tuple[str, ...] = TABLES) -> dict[str, 
 
 def start_background_extract(report: Path) -> subprocess.Popen:
     """Fill the report's cache in a child process (ncu_report imported before numpy there)."""
-    env = dict(os.environ)
-    root = str(Path(__file__).resolve().parents[2])
-    env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    return subprocess.Popen([sys.executable, "-m", "profiler.extract.prefetch", str(report)], env=env,
+    return subprocess.Popen([sys.executable, "-m", "profiler.extract.prefetch", str(report)], env=child_env(),
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
 
 

@@ -7,26 +7,18 @@ records the error and starts a fresh child for the shapes that are left.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import tempfile
 from collections.abc import Callable
 from dataclasses import asdict
-from pathlib import Path
 
 from ..manifest import KernelSpec
+from ..subprocess_env import child_env
 from .timing import TimingPolicy
 
 CUBLAS = "cublas"
 Shape = tuple[int, int, int]
-
-
-def _worker_env() -> dict[str, str]:
-    root = str(Path(__file__).resolve().parents[2])
-    env = dict(os.environ)
-    env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    return env
 
 
 def run_worker(job: dict, on_record: Callable[[dict], None], timeout_s: float | None = None) -> tuple[int, str]:
@@ -35,7 +27,7 @@ def run_worker(job: dict, on_record: Callable[[dict], None], timeout_s: float | 
     with tempfile.TemporaryFile("w+") as err:
         proc = subprocess.Popen(
             [sys.executable, "-m", "profiler.measure.worker"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err, text=True, env=_worker_env(),
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err, text=True, env=child_env(),
         )
         try:
             proc.stdin.write(json.dumps(job))

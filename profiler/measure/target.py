@@ -39,7 +39,7 @@ def main(argv: list[str] | None = None) -> int:
 
     reference = CublasRunner(cp, tier)
     if job.get("spec"):
-        spec = KernelSpec(**{**job["spec"], **{k: tuple(job["spec"][k]) for k in ("grid", "block", "nvcc_flags")}})
+        spec = KernelSpec.from_dict(job["spec"])
         run = KernelRunner(cp, spec, job["cubin"])
     else:
         run = reference

@@ -71,7 +71,7 @@ def main() -> int:
     if name.startswith(CUBLAS):  # "cublas" (FP32) or "cublas-fp16": the baseline itself
         runners[name] = runners[CUBLAS]
     else:  # the job carries the spec, so kernels outside the manifest (tests) run too
-        spec = KernelSpec(**{**job["spec"], **{k: tuple(job["spec"][k]) for k in ("grid", "block", "nvcc_flags")}})
+        spec = KernelSpec.from_dict(job["spec"])
         runners[name] = KernelRunner(cp, spec, job["cubin"])
     from .device import gpu_info
 
