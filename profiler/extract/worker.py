@@ -15,12 +15,11 @@ import pickle
 import subprocess
 import sys
 import tempfile
-from pathlib import Path
 from typing import Any
 
 from ..errors import GemmprofError
+from ..subprocess_env import child_env
 
-PACKAGE_PARENT = str(Path(__file__).resolve().parents[2])  # so that the child finds `profiler`
 
 
 def main(request_path: str) -> int:
@@ -61,11 +60,9 @@ class Child:
         with open(self.request_path, "wb") as f:
             pickle.dump(request, f, protocol=pickle.HIGHEST_PROTOCOL)
         self.reply_path = request["reply"]
-        env = dict(os.environ)
-        env["PYTHONPATH"] = PACKAGE_PARENT + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
         self.process = subprocess.Popen(
             [sys.executable, "-m", "profiler.extract.worker", self.request_path],
-            env=env,
+            env=child_env(),
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
         )
