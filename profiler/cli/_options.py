@@ -10,17 +10,25 @@ MAX_DIM = 65536
 
 
 def parse_sizes(text: str) -> list[tuple[int, int, int]]:
-    """'256,512,1000' -> square shapes. Also accepts 'MxNxK' items for rectangles."""
+    """'256,512,1000' -> square shapes. Also accepts 'MxNxK' items for rectangles and 'A..B' for
+    the powers-of-two sweep from A to B (256..8192 = 256,512,...,8192)."""
     shapes = []
     for item in filter(None, (t.strip() for t in text.split(","))):
-        if re.fullmatch(r"\d+", item):
+        if m := re.fullmatch(r"(\d+)\.\.(\d+)", item):
+            n, last = int(m.group(1)), int(m.group(2))
+            if n < 1 or last < n:
+                raise GemmprofError(f"bad range {item!r} in --sizes", "write A..B with 1 <= A <= B, e.g. 256..8192")
+            while n <= last:
+                shapes.append((n, n, n))
+                n *= 2
+        elif re.fullmatch(r"\d+", item):
             n = int(item)
             shapes.append((n, n, n))
         elif re.fullmatch(r"\d+x\d+x\d+", item):
             m, n, k = (int(v) for v in item.split("x"))
             shapes.append((m, n, k))
         else:
-            raise GemmprofError(f"bad size {item!r} in --sizes {text!r}", "give comma-separated integers, e.g. --sizes 1024,2048,4096, or MxNxK items")
+            raise GemmprofError(f"bad size {item!r} in --sizes {text!r}", "give comma-separated integers (1024,2048), MxNxK items, or a doubling range 256..8192")
     if not shapes:
         raise GemmprofError(f"--sizes {text!r} names no size", "e.g. --sizes 1024,2048,4096")
     for shape in shapes:

@@ -16,7 +16,7 @@ DEFAULT_SIZES = "1024,2048,4096"
 
 def bench(
     kernel: Annotated[list[str] | None, typer.Option("--kernel", "-k", help="Kernel name (repeatable) or 'all' (default).")] = None,
-    sizes: Annotated[str | None, typer.Option(help=f"Comma-separated square sizes and/or MxNxK items. Default {DEFAULT_SIZES}.")] = None,
+    sizes: Annotated[str | None, typer.Option(help=f"Comma-separated square sizes, MxNxK items, or a doubling range like 256..8192. Default {DEFAULT_SIZES}.")] = None,
     mnk: Annotated[tuple[int, int, int] | None, typer.Option("--mnk", help="A rectangular shape: --mnk M N K (more via --sizes MxNxK).")] = None,
     out: Annotated[Path, typer.Option(help="Directory under which the run directory is written.")] = Path("reports"),
     run_id: Annotated[str | None, typer.Option(help="Name of the run directory (default: date-time-gpu).")] = None,

@@ -87,7 +87,7 @@ def time_alternating(cp, launches: dict, flush, policy: TimingPolicy) -> dict[st
     """
     samples: dict[str, list[float]] = {name: [] for name in launches}
     budget_end = time.perf_counter() + policy.max_seconds * len(launches)
-    rounds_per_batch = 5
+    rounds_per_batch = min(5, policy.max_reps)
     while True:
         events = []
         for _ in range(rounds_per_batch):
@@ -108,4 +108,4 @@ def time_alternating(cp, launches: dict, flush, policy: TimingPolicy) -> dict[st
             return samples
         # Size the next batch so a slow kernel does not overrun the budget by much.
         per_round = (policy.max_seconds * len(launches) - (budget_end - time.perf_counter())) / n
-        rounds_per_batch = max(1, min(20, int((budget_end - time.perf_counter()) / max(per_round, 1e-6))))
+        rounds_per_batch = max(1, min(20, policy.max_reps - n, int((budget_end - time.perf_counter()) / max(per_round, 1e-6))))
