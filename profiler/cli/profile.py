@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict
 from pathlib import Path
 from typing import Annotated
@@ -64,10 +65,13 @@ def profile(
     started = time.perf_counter()
     exe = resolve_ncu(ncu)
     console = Console()
-    env = collect_environment(ncu=str(exe), need_gpu=True)
+    require_cupy()
+    # NVML only: the CUDA side (runtime, cuBLAS, SMs) is reported by the first target instead.
+    env = collect_environment(ncu=str(exe), need_gpu=True, nvml_only=True)
     phases = {"environment_s": time.perf_counter() - started}
-    built = build_all(specs, env["arch"]) if specs else []
-    phases["build_s"] = time.perf_counter() - started - sum(phases.values())
+    # Compile in the background: cuBLAS is profiled first and needs no cubin.
+    builder = ThreadPoolExecutor(max_workers=1)
+    building = builder.submit(build_all, specs, env["arch"]) if specs else None
     opts = NcuOptions(ncu=exe, section_set=section_set, clock_control=clock_control, extra_metrics=metric_table.ncu_extra_metrics())
     commit, dirty = git_commit(REPO_ROOT)
     run = RunDir.create(out / (run_id or new_run_id(env["gpu_slug"])), {
@@ -77,7 +81,7 @@ def profile(
     ncu_dir = run.path / "ncu"
     ncu_dir.mkdir(exist_ok=True)
     M, N, K = shape
-    jobs = ([(CUBLAS, "fp32", None, None)] if with_cublas else []) + [(b.spec.name, b.spec.tier, b.spec, str(b.cubin)) for b in built]
+    jobs = ([(CUBLAS, "fp32", None)] if with_cublas else []) + [(s.name, s.tier, s) for s in specs]
     console.print(f"[bold]{env['gpu_name']}[/]: ncu {env['ncu_version']} --set {section_set} --clock-control {clock_control}; "
                   f"{len(jobs)} kernels at {M}x{N}x{K} -> {ncu_dir}")
     env_vars = child_env()
@@ -86,7 +90,7 @@ def profile(
     task = progress.add_task("profile", total=len(jobs))
     background = []
     with progress:
-        for i, (name, tier, spec, cubin) in enumerate(jobs, start=1):
+        for i, (name, tier, spec) in enumerate(jobs, start=1):
             stem = report_stem(name, M, N, K)
             final = ncu_dir / (stem + (".ncu-rep.xz" if compress else ".ncu-rep"))
             if not force and any((ncu_dir / (stem + ext)).is_file() for ext in (".ncu-rep", ".ncu-rep.xz")):
@@ -95,6 +99,7 @@ def profile(
                 continue
             progress.update(task, description=f"[{i}/{len(jobs)}] {name} under ncu")
             tmp_base = ncu_dir / f".{stem}.partial"
+            cubin = str(cubins(building)[name]) if spec else None
             job = json.dumps({"kernel": name, "tier": tier, "M": M, "N": N, "K": K, "cubin": cubin,
                               "spec": asdict(spec) if spec else None, "seed": 7})
             t0 = time.perf_counter()
@@ -103,6 +108,9 @@ def profile(
                              on_kernel=lambda k, p: progress.update(task, description=f"[{i}/{len(jobs)}] {name}: {k[:40]} {p} passes"))
             wall = time.perf_counter() - t0
             error = failure(result, f"{name} {M}x{N}x{K}")
+            if result.target and "environment" in result.target and "cuda_runtime" not in env:
+                env.update(result.target["environment"])
+                run.update_meta(environment=env)
             partial = tmp_base.with_name(tmp_base.name + ".ncu-rep")
             if error:
                 partial.unlink(missing_ok=True)
@@ -119,6 +127,7 @@ def profile(
             progress.console.print(f"  {stem}: {len(result.kernels)} launch(es), {record['replay_passes']} passes, {wall:.1f} s, "
                                    f"verification {status}" + (f" ({record['reason']})" if status == "FAIL" else ""))
             progress.advance(task)
+    builder.shutdown()
     phases["profile_loop_s"] = time.perf_counter() - started - sum(phases.values())
     for proc in background:  # a failed prefetch is redone (and its error shown) by extract_run
         proc.wait()
@@ -132,6 +141,21 @@ def profile(
                   f"see them with: gemmprof analyze {run.path}")
     console.print(f"wall time {total:.1f} s, of which ncu {ncu_total:.1f} s; "
                   + ", ".join(f"{k.removesuffix('_s')} {v:.1f} s" for k, v in phases.items()))
+
+
+def require_cupy() -> None:
+    """The target needs CuPy; say so here rather than inside ncu's output."""
+    import importlib.util
+
+    from ..errors import GemmprofError
+
+    if importlib.util.find_spec("cupy") is None:
+        raise GemmprofError("CuPy is not installed", "install the GPU extra: pip install 'gemmprof[gpu]' (needs a CUDA GPU)")
+
+
+def cubins(building) -> dict[str, Path]:
+    """Wait for the background build (once) and map kernel name -> cubin."""
+    return {b.spec.name: b.cubin for b in building.result()}
 
 
 def finish_report(partial: Path, final: Path, compress: bool) -> None:

@@ -193,9 +193,13 @@ class GpuInfo:
 
     @property
     def slug(self) -> str:
-        """Short name for run ids and file names, e.g. 'h200'."""
-        words = re.sub(r"[^a-z0-9 ]", "", self.name.lower().replace("nvidia", "")).split()
-        return "-".join(words) or "gpu"
+        return gpu_slug(self.name)
+
+
+def gpu_slug(name: str) -> str:
+    """Short name for run ids and file names, e.g. 'h200' for 'NVIDIA H200'."""
+    words = re.sub(r"[^a-z0-9 ]", "", name.lower().replace("nvidia", "")).split()
+    return "-".join(words) or "gpu"
 
 
 def _version(v: int) -> str:
@@ -313,25 +317,57 @@ def now_iso() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S%z")
 
 
-def collect_environment(ncu: str | None = None, need_gpu: bool = False) -> dict:
+def gpu_fields_nvml(index: int = 0) -> dict | None:
+    """GPU name, compute capability, driver and clocks from NVML alone: no CUDA context, so it
+    costs milliseconds where CuPy's device query and cuBLAS handle cost a second or two. None
+    when NVML is not available."""
+    nvml = _nvml()
+    if nvml is None:
+        return None
+    try:
+        h = nvml.nvmlDeviceGetHandleByIndex(index)
+        major, minor = nvml.nvmlDeviceGetCudaComputeCapability(h)
+        name = nvml.nvmlDeviceGetName(h)
+        name = name.decode() if isinstance(name, bytes) else name
+        return {
+            "gpu_name": name, "compute_capability": f"{major}.{minor}", "arch": f"sm_{major}{minor}",
+            "gpu_slug": gpu_slug(name), "driver": nvml.nvmlSystemGetDriverVersion(),
+            "gpu_memory_bytes": nvml.nvmlDeviceGetMemoryInfo(h).total,
+            "sm_clock_mhz": nvml.nvmlDeviceGetClockInfo(h, nvml.NVML_CLOCK_SM),
+            "sm_clock_max_mhz": nvml.nvmlDeviceGetMaxClockInfo(h, nvml.NVML_CLOCK_SM),
+            "mem_clock_mhz": nvml.nvmlDeviceGetClockInfo(h, nvml.NVML_CLOCK_MEM),
+            "mem_clock_max_mhz": nvml.nvmlDeviceGetMaxClockInfo(h, nvml.NVML_CLOCK_MEM),
+        }
+    except Exception:  # NVMLError of any kind: fall back to CUDA
+        return None
+
+
+def collect_environment(ncu: str | None = None, need_gpu: bool = False, nvml_only: bool = False) -> dict:
     """Everything that matters for reproducing a measurement, as a flat dict. Without a GPU the
-    GPU fields are absent and `gpu_error` says why (unless `need_gpu`, which raises instead)."""
+    GPU fields are absent and `gpu_error` says why (unless `need_gpu`, which raises instead).
+    `nvml_only`: skip the CUDA/cuBLAS probe when NVML answers (the caller's child processes
+    report the rest)."""
     import platform
 
     from .. import __version__
 
     env: dict = {"gemmprof_version": __version__, "python": platform.python_version(), "host": platform.node()}
-    try:
-        info = gpu_info()
-        fields = asdict(info)
-        fields["gpu_name"] = fields.pop("name")
-        fields["gpu_memory_bytes"] = fields.pop("memory_bytes")
-        fields["compute_capability"] = "{}.{}".format(*info.compute_capability)
-        env.update(fields, arch=info.arch, gpu_slug=info.slug)
-    except GemmprofError as exc:
-        if need_gpu:
-            raise
-        env["gpu_error"] = str(exc)
+    light = gpu_fields_nvml() if nvml_only else None
+    if light is not None:
+        env.update(light)
+    else:
+        try:
+            info = gpu_info()
+        except GemmprofError as exc:
+            if need_gpu:
+                raise
+            env["gpu_error"] = str(exc)
+        else:
+            fields = asdict(info)
+            fields["gpu_name"] = fields.pop("name")
+            fields["gpu_memory_bytes"] = fields.pop("memory_bytes")
+            fields["compute_capability"] = "{}.{}".format(*info.compute_capability)
+            env.update(fields, arch=info.arch, gpu_slug=info.slug)
     exe = find_ncu(ncu)
     env["ncu_path"] = str(exe) if exe else None
     env["ncu_version"] = ncu_version(exe)

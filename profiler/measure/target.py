@@ -14,7 +14,7 @@ import sys
 
 import numpy as np
 
-from .device import import_cupy
+from .device import gpu_info, import_cupy
 from .launch import CublasRunner, Gemm, KernelRunner
 from .verify import check
 
@@ -54,8 +54,11 @@ def main(argv: list[str] | None = None) -> int:
     nvtx.RangePop()
     nvtx.RangePop()
     cp.cuda.runtime.deviceSynchronize()
+    info = gpu_info()
+    environment = {"cuda_runtime": info.cuda_runtime, "cuda_driver_api": info.cuda_driver_api,
+                   "cublas_version": info.cublas_version, "sm_count": info.sm_count, "l2_bytes": info.l2_bytes}
     print(TARGET_PREFIX + json.dumps({"kernel": name, "M": M, "N": N, "K": K, "status": "PASS" if result.passed else "FAIL",
-                                      "reason": result.reason, "error": result.error}), flush=True)
+                                      "reason": result.reason, "error": result.error, "environment": environment}), flush=True)
     return 0
 
 
