@@ -1,0 +1,197 @@
+"""`gemmprof compare`: a base run against a new run, kernel by kernel and shape by shape; exits 1
+on a regression (for CI), 2 on a mistake (no run, different GPUs)."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+VERDICT_STYLE = {"slower": "bold red", "broken": "bold red", "faster": "green", "fixed": "green",
+                 "noise": "yellow", "same": "", "added": "cyan", "removed": "cyan", "not timed": "dim"}
+
+
+def compare(
+    base: Annotated[Path, typer.Argument(help="The base run: a run directory with a bench table (or a bench .csv/.parquet with its .run.json beside it).", show_default=False)],
+    new: Annotated[Path, typer.Argument(help="The new run, the same way.", show_default=False)],
+    threshold: Annotated[str, typer.Option(help="Slow-down that counts as a regression, in percent ('3%' or '3').")] = "3%",
+    json_out: Annotated[bool, typer.Option("--json", help="Print the comparison as one JSON object, and nothing else.")] = False,
+    allow_different_gpus: Annotated[bool, typer.Option(help="Compare runs of different GPUs anyway (with a warning).")] = False,
+) -> None:
+    """Per kernel and shape: the change in median time and GFLOP/s, and (when both runs were
+    profiled) in the key Nsight Compute metrics. A kernel is a regression when it is slower by
+    more than the threshold AND outside both runs' measured spread (new p10 above the base p90),
+    or when it passed verification before and fails now. Differences inside the spread are
+    reported as noise. Exit status: 0 no regression, 1 regression, 2 error."""
+    from rich.console import Console
+
+    from ..analyze.compare import (
+        compare_bench,
+        compare_kernels,
+        environment_differences,
+        gpu_of,
+        summarize,
+    )
+    from ..errors import GemmprofError
+
+    fraction = parse_threshold(threshold)
+    base_bench, base_meta, base_kernels = load_run(base)
+    new_bench, new_meta, new_kernels = load_run(new)
+    gpus = (gpu_of(base_meta, base_kernels), gpu_of(new_meta, new_kernels))
+    warnings = []
+    if gpus[0] and gpus[1] and gpus[0] != gpus[1]:
+        message = f"the runs are from different GPUs: {base} on {gpus[0]}, {new} on {gpus[1]}"
+        if not allow_different_gpus:
+            raise GemmprofError(message, "compare runs of one GPU, or pass --allow-different-gpus")
+        warnings.append(message + "; differences measure the GPUs as much as the kernels")
+    elif not all(gpus):
+        warnings.append("the GPU of " + " and ".join(str(p) for p, g in zip((base, new), gpus) if not g)
+                        + " is not recorded: cannot check that both runs used the same GPU")
+    table = compare_bench(base_bench, new_bench, fraction)
+    metrics = compare_kernels(base_kernels, new_kernels) if base_kernels is not None and new_kernels is not None else None
+    env_diff = environment_differences(base_meta, new_meta)
+    counts = summarize(table)
+
+    if json_out:
+        def records(frame):
+            return json.loads(frame.to_json(orient="records", double_precision=15)) if frame is not None else None
+
+        typer.echo(json.dumps({
+            "base": str(base), "new": str(new), "threshold": fraction, "gpu": {"base": gpus[0], "new": gpus[1]},
+            "warnings": warnings, "environment_differences": [
+                {"what": what, "base": b, "new": n} for what, b, n in env_diff],
+            "summary": counts, "bench": records(table), "kernels": records(metrics),
+        }))
+    else:
+        err = Console(stderr=True)
+        for warning in warnings:
+            err.print(f"[bold yellow]WARNING:[/] {warning}", highlight=False)
+        console = Console(width=200) if not Console().is_terminal else Console()
+        for what, b, n in env_diff:
+            if what != "GPU":
+                console.print(f"[yellow]note:[/] {what} differs: {b} (base) vs {n} (new)", highlight=False)
+        console.print(bench_table(table, f"{base} -> {new} (threshold {100 * fraction:g}%)"))
+        if metrics is not None and len(metrics):
+            console.print(metrics_table(metrics, fraction))
+        summary = ", ".join(f"{v} {k}" for k, v in counts.items() if k != "regressions")
+        style = "bold red" if counts["regressions"] else "green"
+        console.print(f"[{style}]{counts['regressions']} regression(s)[/] ({summary})", highlight=False)
+    if counts["regressions"]:
+        raise typer.Exit(1)
+
+
+def parse_threshold(text: str) -> float:
+    """'3%' or '3' -> 0.03; a percentage, never negative."""
+    from ..errors import GemmprofError
+
+    value = text.strip().removesuffix("%").strip()
+    try:
+        percent = float(value)
+    except ValueError:
+        raise GemmprofError(f"--threshold {text!r} is not a percentage", "e.g. --threshold 3%") from None
+    if not math.isfinite(percent) or percent < 0:
+        raise GemmprofError(f"--threshold {text!r} must be a percentage of at least 0", "e.g. --threshold 3%")
+    return percent / 100.0
+
+
+def load_run(path: Path):
+    """(bench table, run.json, kernels table or None) of a run directory, or of a bench .csv /
+    .parquet file with its run.json beside it (`<stem>.run.json`, else `run.json`)."""
+    import pandas as pd
+
+    from ..errors import GemmprofError
+    from ..rundir import RUN_JSON, SCHEMA_VERSION, RunDir
+
+    if not path.exists():
+        raise GemmprofError(f"{path}: no such file or directory")
+    if path.is_dir():
+        run = RunDir(path)
+        meta = run.meta()  # a GemmprofError when there is no run.json or the schema is wrong
+        if not run.has_table("bench"):
+            raise GemmprofError(f"run {path} has no bench table", f"time it first: gemmprof bench --run-id {path.name}")
+        return run.read_table("bench"), meta, run.read_table("kernels") if run.has_table("kernels") else None
+    if path.suffix not in (".csv", ".parquet"):
+        raise GemmprofError(f"{path} is neither a run directory nor a bench table (.csv or .parquet)")
+    meta_file = next((m for m in (path.with_suffix(".run.json"), path.parent / RUN_JSON) if m.is_file()), None)
+    if meta_file is None:
+        raise GemmprofError(f"{path} has no run.json beside it ({path.with_suffix('.run.json').name} or {RUN_JSON})",
+                            "compare needs the run's GPU: pass the run directory")
+    try:
+        meta = json.loads(meta_file.read_text())
+    except json.JSONDecodeError as exc:
+        raise GemmprofError(f"{meta_file} is not valid JSON: {exc}") from None
+    if meta.get("schema_version") != SCHEMA_VERSION:
+        raise GemmprofError(f"{meta_file} has schema version {meta.get('schema_version')!r}; this gemmprof reads {SCHEMA_VERSION}")
+    bench = pd.read_parquet(path) if path.suffix == ".parquet" else pd.read_csv(path)
+    if "kernel" not in bench.columns or "median_ms" not in bench.columns:
+        raise GemmprofError(f"{path} is not a bench table (no kernel and median_ms columns)")
+    return bench, meta, None
+
+
+def _pct(value: float) -> str:
+    return "" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{100 * value:+.1f}%"
+
+
+def _ms(median, p10, p90) -> str:
+    if median is None or (isinstance(median, float) and math.isnan(median)):
+        return ""
+    spread = "" if any(v is None or math.isnan(v) for v in (p10, p90)) else f" ({p10:.4g}–{p90:.4g})"
+    return f"{median:.4g}{spread}"
+
+
+def bench_table(table, title: str):
+    from rich.table import Table
+
+    t = Table(title=title, title_justify="left")
+    for header in ("kernel", "M x N x K", "base ms (p10–p90)", "new ms (p10–p90)", "Δ time", "base GFLOP/s",
+                   "new GFLOP/s", "Δ GFLOP/s", "verdict"):
+        t.add_column(header, justify="left" if header in ("kernel", "verdict") else "right")
+    for r in table.to_dict("records"):
+        status = ""
+        if r["verdict"] in ("broken", "fixed", "not timed"):
+            status = f" ({r['status_base']} -> {r['status_new']})"
+        elif r["verdict"] in ("added", "removed"):
+            only = r["status_new"] if r["verdict"] == "added" else r["status_base"]
+            status = f" ({only})" if only != "PASS" else ""
+        style = VERDICT_STYLE.get(r["verdict"], "")
+        t.add_row(r["kernel"], f"{r['M']}x{r['N']}x{r['K']}",
+                  _ms(r["base_ms"], r["base_p10_ms"], r["base_p90_ms"]), _ms(r["new_ms"], r["new_p10_ms"], r["new_p90_ms"]),
+                  _pct(r["time_change"]),
+                  "" if math.isnan(r["base_gflops"]) else f"{r['base_gflops']:,.0f}",
+                  "" if math.isnan(r["new_gflops"]) else f"{r['new_gflops']:,.0f}",
+                  _pct(r["gflops_change"]),
+                  f"[{style}]{r['verdict']}[/]{status}" if style else r["verdict"] + status)
+    return t
+
+
+def metrics_table(metrics, threshold: float):
+    """Per kernel and shape, the relative change of each key ncu metric; changes beyond the
+    threshold in the bad direction red, in the good direction green."""
+    from rich.table import Table
+
+    from ..analyze.compare import KEY_METRICS
+
+    present = [m for m in KEY_METRICS if m.column in set(metrics["metric"])]
+    t = Table(title="Nsight Compute metrics, change new vs base", title_justify="left")
+    t.add_column("kernel")
+    t.add_column("M x N x K", justify="right")
+    for m in present:
+        t.add_column(f"Δ {m.label}", justify="right")
+    for (kernel, M, N, K), rows in metrics.groupby(["kernel", "M", "N", "K"], sort=False):
+        by_metric = rows.set_index("metric")
+        cells = []
+        for m in present:
+            if m.column not in by_metric.index:
+                cells.append("")
+                continue
+            change = by_metric.loc[m.column, "change"]
+            text = _pct(change)
+            if text and m.higher_is_better is not None and abs(change) > threshold:
+                good = (change > 0) == m.higher_is_better
+                text = f"[{'green' if good else 'red'}]{text}[/]"
+            cells.append(text)
+        t.add_row(kernel, f"{M}x{N}x{K}", *cells)
+    return t

@@ -1,0 +1,145 @@
+"""`gemmprof roofline`: the hierarchical roofline of a profiled run (or of reports) as an image,
+and optionally the ladder chart of the run's bench sweep."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+FORMATS = (".png", ".svg", ".pdf")
+
+
+def roofline(
+    paths: Annotated[
+        list[Path] | None,
+        typer.Argument(help="A run directory (default: the newest under reports/ with a kernels table), "
+                            "or .ncu-rep / .ncu-rep.xz reports, or folders of them.", show_default=False),
+    ] = None,
+    output: Annotated[Path, typer.Option("--output", "-o", help="Image to write: .png, .svg or .pdf.")] = Path("roofline.png"),
+    ladder: Annotated[
+        Path | None,
+        typer.Option(help="Also draw the ladder chart (GFLOP/s and % of cuBLAS against size) from the run's bench "
+                          "table into this image."),
+    ] = None,
+    title: Annotated[str | None, typer.Option(help="Chart title (default: GPU and shape).")] = None,
+    dpi: Annotated[int, typer.Option(help="Resolution of PNG output.")] = 150,
+) -> None:
+    """Draw a hierarchical roofline: FLOP/s against arithmetic intensity (log-log) with a ceiling
+    per memory level (DRAM, L2, shared, L1) and the FP32 FMA peak (the tensor-core peak too when a
+    launch used tensor cores), all from the peak metrics in the reports at the clocks the launches
+    ran at. Each kernel is a row of points, one per memory level; cuBLAS is included."""
+    from rich.console import Console
+
+    from ..analyze.roofline import format_rate, nearest_ceiling
+    from ..analyze.roofline import roofline as make_roofline
+    from ..errors import GemmprofError
+    from ..render.charts import ladder_figure, roofline_figure
+
+    for target in (output, ladder):
+        if target is not None and target.suffix.lower() not in FORMATS:
+            raise GemmprofError(f"cannot write {target}: unknown image format", f"use one of {', '.join(FORMATS)}")
+    kernels, run = load_kernels(paths or [])
+    console = Console(stderr=True)
+    rf = make_roofline(kernels)
+    fig = roofline_figure(kernels, title=title)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(output, dpi=dpi)
+    for note in rf.notes:
+        console.print(f"[yellow]note:[/] {note}", highlight=False)
+    ceilings = ", ".join(f"{c['name']} {format_rate(c['value'], c['unit'])}" for c in rf.ceilings.to_dict("records"))
+    typer.echo(f"ceilings ({rf.gpu or 'unknown GPU'}): {ceilings}")
+    Console(width=160).print(points_table(rf.points, nearest_ceiling(rf.points)))
+    typer.echo(f"wrote {output}")
+    if ladder is not None:
+        if run is None or not run.has_table("bench"):
+            raise GemmprofError("--ladder needs a run directory with a bench table",
+                                "run gemmprof bench --run-id <the same run> first")
+        figure = ladder_figure(run.read_table("bench"))
+        ladder.parent.mkdir(parents=True, exist_ok=True)
+        figure.savefig(ladder, dpi=dpi)
+        typer.echo(f"wrote {ladder}")
+
+
+def points_table(points, bound):
+    """Rich table: per kernel, GFLOP/s, intensity at each level, and the ceiling it is closest to."""
+    from rich.table import Table
+
+    from ..analyze.roofline import LEVELS
+
+    levels = [lv.name for lv in LEVELS if lv.name in set(points["level"])]
+    table = Table(title="roofline points (intensity in FLOP/byte at each level)", title_justify="left")
+    for header in ["kernel", "GFLOP/s", *levels, "closest ceiling", "% of it"]:
+        table.add_column(header, justify="left" if header in ("kernel", "closest ceiling") else "right")
+    for row in bound.to_dict("records"):
+        at = points[points["label"] == row["label"]].set_index("level")["intensity"]
+        table.add_row(row["label"], f"{row['flops'] / 1e9:,.0f}",
+                      *[f"{at[lv]:.3g}" if lv in at else "-" for lv in levels],
+                      row["bound"], f"{row['pct_of_roof']:.0f}%")
+    return table
+
+
+def load_kernels(paths: list[Path]):
+    """The kernels table from a run directory, reports or folders of reports; returns it with
+    the RunDir when a single run was named. Every way this can go wrong is a GemmprofError."""
+    import pandas as pd
+
+    from ..errors import GemmprofError
+    from ..extract.tables import REPORT_SUFFIXES, read_reports
+    from ..rundir import RUN_JSON, RunDir
+
+    if not paths:
+        run = newest_run()
+        return run.read_table("kernels"), run
+    frames, runs = [], []
+    for path in paths:
+        if not path.exists():
+            raise GemmprofError(f"{path}: no such file or directory")
+        if path.is_dir() and (path / RUN_JSON).is_file():
+            run = RunDir(path)
+            run.meta()  # checks the schema version
+            runs.append(run)
+            if run.has_table("kernels"):
+                frames.append(run.read_table("kernels"))
+            elif _holds_reports(path / "ncu") or _holds_reports(path):
+                frames.append(read_reports([path], ("kernels",)).get("kernels", pd.DataFrame()))
+            else:
+                raise GemmprofError(f"run {path} has no kernels table and no Nsight Compute reports",
+                                    f"profile it first: gemmprof profile --kernel all --run-id {path.name}")
+        elif path.is_dir():
+            if not (_holds_reports(path) or _holds_reports(path / "ncu")):
+                raise GemmprofError(f"{path} is not a gemmprof run (no {RUN_JSON}) and holds no .ncu-rep reports",
+                                    "pass a run directory written by gemmprof profile, or .ncu-rep files")
+            frames.append(read_reports([path], ("kernels",)).get("kernels", pd.DataFrame()))
+        elif path.name.endswith(REPORT_SUFFIXES):
+            frames.append(read_reports([path], ("kernels",)).get("kernels", pd.DataFrame()))
+        else:
+            raise GemmprofError(f"{path} is neither a run directory nor an Nsight Compute report",
+                                "pass a run directory or .ncu-rep / .ncu-rep.xz files")
+    frames = [f for f in frames if len(f)]
+    if not frames:
+        raise GemmprofError(f"no profiled launches in {', '.join(map(str, paths))}",
+                            "the reports hold no kernel launches: profile with gemmprof profile")
+    kernels = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+    return kernels, runs[0] if len(paths) == 1 and runs else None
+
+
+def _holds_reports(folder: Path) -> bool:
+    from ..extract.tables import REPORT_SUFFIXES
+
+    return folder.is_dir() and any(p.name.endswith(REPORT_SUFFIXES) and not p.name.startswith(".")
+                                   for p in folder.iterdir())
+
+
+def newest_run():
+    """The most recently written run directory under reports/ that has a kernels table."""
+    from ..errors import GemmprofError
+    from ..rundir import DEFAULT_REPORTS_DIR, RUN_JSON, RunDir
+
+    candidates = sorted((p for p in DEFAULT_REPORTS_DIR.glob(f"*/{RUN_JSON}") if RunDir(p.parent).has_table("kernels")),
+                        key=lambda p: p.stat().st_mtime, reverse=True)
+    if not candidates:
+        raise GemmprofError(f"no profiled run under {DEFAULT_REPORTS_DIR}",
+                            "pass a run directory, e.g. gemmprof roofline reports/sample-h200")
+    return RunDir(candidates[0].parent)

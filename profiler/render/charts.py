@@ -1,0 +1,392 @@
+"""Charts: the hierarchical roofline and the ladder. Each function returns a matplotlib Figure;
+the caller decides where it goes (`fig.savefig`, an <img> in the report, a test's assertions).
+
+Artists carry a `gid` so that tests (and anyone post-editing a figure) can find them:
+`point:<kernel>:<level>`, `ceiling:<name>`, `ceiling-label:<name>`, `label:<kernel>`,
+`line:<kernel>`.
+"""
+
+from __future__ import annotations
+
+import math
+import textwrap
+
+import numpy as np
+import pandas as pd
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.ticker import (
+    FixedLocator,
+    FuncFormatter,
+    LogLocator,
+    NullFormatter,
+    NullLocator,
+)
+
+from ..analyze.roofline import CUBLAS, LEVELS, format_rate, ladder_labels, roofline
+
+LEVEL_MARKERS = {"DRAM": "o", "L2": "s", "shared": "D", "L1": "^"}
+CUBLAS_COLOR = "#111111"
+CEILING_COLOR = "#555555"
+FONT = 9
+
+
+def kernel_colors(names) -> dict[str, tuple]:
+    """One colour per kernel, stable across charts: the ladder in manifest order from a
+    colour-blind-safe palette, cuBLAS near-black."""
+    import seaborn as sns
+
+    order = ladder_labels(names)
+    ladder = [n for n in sorted(order, key=lambda n: order[n][0]) if n != CUBLAS]
+    # tab10 without its grey (too close to the ceilings): strong enough to colour text as well.
+    tab = [c for i, c in enumerate(sns.color_palette("tab10", 10)) if i != 7]
+    palette = tab if len(ladder) <= len(tab) else sns.husl_palette(len(ladder), s=0.9, l=0.5)
+    colors = {name: tuple(palette[i]) for i, name in enumerate(ladder)}
+    colors[CUBLAS] = CUBLAS_COLOR
+    return colors
+
+
+def spread_labels(positions, gap: float, low: float = -math.inf, high: float = math.inf) -> list[float]:
+    """Move 1-D label positions apart so neighbours are at least `gap` apart, keeping each group
+    of crowded labels centred on where its members want to be (least squares), and all inside
+    [low, high] when they fit. Returns the new positions in the input order."""
+    want = np.asarray(positions, dtype=float)
+    order = np.argsort(want, kind="stable")
+    # Clusters of consecutive labels: (first index in sorted order, count, start position).
+    clusters: list[list[float]] = []
+    for rank, i in enumerate(order):
+        clusters.append([rank, 1, want[i]])
+        while len(clusters) > 1:
+            prev, last = clusters[-2], clusters[-1]
+            if prev[2] + prev[1] * gap <= last[2]:
+                break
+            first, count = prev[0], prev[1] + last[1]
+            members = want[order[first:first + count]] - gap * np.arange(count)
+            start = float(members.mean())
+            clusters[-2:] = [[first, count, start]]
+    out = np.empty(len(want))
+    for first, count, start in clusters:
+        out[order[first:first + count]] = start + gap * np.arange(count)
+    # Keep inside the bounds: shift the lowest up / the highest down, pushing neighbours along.
+    ranked = out[order]
+    if len(ranked) and ranked[-1] > high:
+        ranked[-1] = high
+        for k in range(len(ranked) - 2, -1, -1):
+            ranked[k] = min(ranked[k], ranked[k + 1] - gap)
+    if len(ranked) and ranked[0] < low:
+        ranked[0] = low
+        for k in range(1, len(ranked)):
+            ranked[k] = max(ranked[k], ranked[k - 1] + gap)
+    out[order] = ranked
+    return out.tolist()
+
+
+def thin_labels(centres, widths, pad: float = 0.0) -> list[bool]:
+    """Which of the labels (centre positions and widths along one axis, in order) to show so
+    that no two shown overlap: greedy from both ends towards the middle, so the first and the
+    last label always show."""
+    n = len(centres)
+    keep = [False] * n
+    if not n:
+        return keep
+    keep[0] = keep[-1] = True
+    left_edge = centres[0] + widths[0] / 2
+    right_edge = centres[-1] - widths[-1] / 2
+    if n > 1 and left_edge + pad > right_edge:
+        keep[-1] = False
+        right_edge = math.inf
+    for i in range(1, n - 1):
+        lo, hi = centres[i] - widths[i] / 2, centres[i] + widths[i] / 2
+        if lo >= left_edge + pad and hi + pad <= right_edge:
+            keep[i] = True
+            left_edge = hi
+    return keep
+
+
+def _flops_tick(value: float, _pos=None) -> str:
+    for scale, prefix in ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M")):
+        if value >= scale:
+            return f"{value / scale:g} {prefix}"
+    return f"{value:g}"
+
+
+def _intensity_tick(value: float, _pos=None) -> str:
+    return f"{value:g}"
+
+
+def _log_fraction(value: float, low: float, high: float) -> float:
+    return (math.log10(value) - math.log10(low)) / (math.log10(high) - math.log10(low))
+
+
+def _from_log_fraction(fraction: float, low: float, high: float) -> float:
+    return 10 ** (math.log10(low) + fraction * (math.log10(high) - math.log10(low)))
+
+
+def _footnote(fig: Figure, notes, y: float = 0.01) -> None:
+    if notes:
+        text = "\n".join(textwrap.fill(f"Note: {n}", 150) for n in notes)
+        fig.text(0.01, y, text, fontsize=FONT - 1.5, color="#444444", va="bottom", ha="left", gid="notes")
+
+
+def roofline_figure(kernels: pd.DataFrame, title: str | None = None) -> Figure:
+    """A hierarchical roofline of the launches in a `kernels` table: log-log FLOP/s against
+    arithmetic intensity, a bandwidth ceiling per memory level and the FP32 FMA peak (the tensor
+    peak too when a launch used tensor cores), all from the reports' own peak metrics. Each kernel
+    is a row of points, one per memory level (colour per kernel, marker per level), labelled once
+    at its right end; labels are spread apart so none overlap."""
+    rf = roofline(kernels)
+    points, table = rf.points, rf.ceilings
+    memory = table[table["kind"] == "memory"]
+    compute = table[table["kind"] == "compute"]
+    top = float(compute["value"].max())
+    colors = kernel_colors(points["kernel"])
+
+    notes = list(rf.notes)
+    footnote_lines = sum(len(textwrap.wrap(f"Note: {n}", 150)) for n in notes)
+    height = 6.4 + 0.16 * footnote_lines
+    fig = Figure(figsize=(11.5, height), dpi=100)
+    bottom = (0.62 + 0.16 * footnote_lines) / height
+    fig.subplots_adjust(left=0.085, right=0.74, top=1 - 0.62 / height, bottom=bottom)
+    ax = fig.add_subplot()
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+
+    # Limits first (label placement works in axes fractions): every point, every ridge, room on
+    # the right for the kernel labels.
+    ridges = [top / bw for bw in memory["value"]]
+    # Room left of the first ridge for the compute ceiling's label (about 1.6 decades).
+    x_low = min([points["intensity"].min() / 4, min(ridges) / 40])
+    x_points_high = max([points["intensity"].max(), *ridges])
+    label_fraction = 0.80  # where the column of kernel labels starts, in axes width
+    x_label = x_points_high * 1.8
+    x_high = _from_log_fraction(1 / label_fraction, x_low, x_label)
+    y_low = points["flops"].min() / 3
+    y_high = top * 3
+    ax.set_xlim(x_low, x_high)
+    ax.set_ylim(y_low, y_high)
+
+    # Ceilings: each memory diagonal rises to the highest compute peak; each compute peak runs
+    # flat from its ridge with the fastest memory level to the right edge.
+    fastest = float(memory["value"].max()) if len(memory) else None
+    for i, c in enumerate(memory.to_dict("records")):
+        ridge = top / c["value"]  # a straight line on log-log axes: its two ends are enough
+        ax.plot([x_low, ridge], [c["value"] * x_low, top], color=CEILING_COLOR, lw=1.1,
+                ls=(0, (6, 2)) if i % 2 else "-", zorder=1, gid=f"ceiling:{c['name']}")
+    roof_end = x_label / 1.25
+    for c in compute.to_dict("records"):
+        start = c["value"] / fastest if fastest else x_low
+        ax.plot([start, roof_end], [c["value"], c["value"]], color=CEILING_COLOR, lw=1.8, zorder=1,
+                gid=f"ceiling:{c['name']}")
+        # Just above the roof's height, left of where it starts: every diagonal is below that
+        # height there (the roof starts on the fastest one), and their labels start at the ridges.
+        ax.annotate(f"{c['name']} {format_rate(c['value'], c['unit'])}", xy=(start, c["value"]),
+                    xytext=(-9, 1), textcoords="offset points", ha="right", va="bottom", fontsize=FONT,
+                    color=CEILING_COLOR, fontweight="bold", gid=f"ceiling-label:{c['name']}")
+
+    # Diagonal labels: where each diagonal meets the top roof, continuing above it along its
+    # slope on screen (the space above the roof holds no data).
+    (x0, y0), (x1, y1) = ax.transData.transform([(1.0, 1.0), (10.0, 10.0)])
+    angle = math.degrees(math.atan2(y1 - y0, x1 - x0))
+    for c in memory.to_dict("records"):
+        ridge = top / c["value"]
+        ax.annotate(f"{c['name']} {format_rate(c['value'], c['unit'])}", xy=(ridge, top),
+                    xytext=(2, 2), textcoords="offset points", rotation=angle, rotation_mode="anchor",
+                    ha="left", va="bottom", fontsize=FONT - 0.5, color=CEILING_COLOR,
+                    gid=f"ceiling-label:{c['name']}")
+
+    # Points: one row per kernel (thin line joining its levels), one marker per level.
+    rows = points.sort_values(["order", "M", "N", "K"], kind="stable").groupby("label", sort=False)
+    ends = []
+    for label, row in rows:
+        kernel = row["kernel"].iloc[0]
+        color = colors[kernel]
+        row = row.sort_values("intensity")
+        ax.plot(row["intensity"], row["flops"], color=color, lw=1.0, alpha=0.45, zorder=2, gid=f"line:{label}")
+        for level, point in row.groupby("level", sort=False):
+            ax.plot(point["intensity"], point["flops"], ls="none", marker=LEVEL_MARKERS.get(level, "o"),
+                    ms=7.5 if kernel == CUBLAS else 6.5, mfc=color, mec="white", mew=0.7, zorder=3,
+                    gid=f"point:{label}:{level}")
+        ends.append((label, kernel, float(row["intensity"].max()), float(row["flops"].iloc[0])))
+
+    # Kernel labels: a column right of the rightmost points, spread apart vertically, with a
+    # leader line from the row's last point.
+    axes_height_px = ax.get_position().height * fig.get_figheight() * fig.dpi
+    gap = (FONT + 3.5) / 72 * fig.dpi / axes_height_px
+    wanted = [_log_fraction(flops, y_low, y_high) for *_, flops in ends]
+    placed = spread_labels(wanted, gap, low=gap / 2, high=1 - gap / 2)
+    for (label, kernel, x_end, flops), y_frac in zip(ends, placed):
+        y_text = _from_log_fraction(y_frac, y_low, y_high)
+        ax.annotate(label, xy=(x_end, flops), xytext=(x_label, y_text), textcoords="data", ha="left",
+                    va="center", fontsize=FONT + (0.5 if kernel == CUBLAS else 0), color=colors[kernel],
+                    fontweight="bold" if kernel == CUBLAS else "normal", zorder=4, gid=f"label:{label}",
+                    arrowprops={"arrowstyle": "-", "color": colors[kernel], "lw": 0.7, "alpha": 0.6,
+                                "shrinkA": 2, "shrinkB": 4})
+
+    ax.xaxis.set_major_locator(LogLocator(base=10))
+    ax.xaxis.set_major_formatter(FuncFormatter(_intensity_tick))
+    ax.xaxis.set_minor_formatter(NullFormatter())
+    ax.yaxis.set_major_locator(LogLocator(base=10))
+    ax.yaxis.set_major_formatter(FuncFormatter(_flops_tick))
+    ax.yaxis.set_minor_formatter(NullFormatter())
+    ax.grid(True, which="major", color="#e4e4e4", lw=0.7, zorder=0)
+    ax.set_axisbelow(True)
+    ax.set_xlabel("arithmetic intensity (FLOP per byte moved at that memory level)")
+    ax.set_ylabel("achieved FLOP/s")
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+
+    # Legends outside the axes: kernels, then memory levels (marker shapes).
+    kernel_handles = [Line2D([], [], ls="none", marker="o", ms=7, mfc=colors[k], mec="white", label=label)
+                      for label, k, *_ in ends]
+    first = ax.legend(handles=kernel_handles, title="kernel", loc="upper left", bbox_to_anchor=(1.02, 1.0),
+                      frameon=False, fontsize=FONT, title_fontsize=FONT + 0.5, alignment="left")
+    ax.add_artist(first)
+    present = [lv.name for lv in LEVELS if lv.name in set(points["level"])]
+    bandwidths = {c["name"]: format_rate(c["value"], c["unit"]) for c in memory.to_dict("records")}
+    level_handles = [Line2D([], [], ls="none", marker=LEVEL_MARKERS[name], ms=7, mfc="#888888", mec="white",
+                            label=f"{name} (ceiling {bandwidths[name]})" if name in bandwidths else name)
+                     for name in present]
+    ax.legend(handles=level_handles, title="bytes counted at", loc="lower left", bbox_to_anchor=(1.02, 0.0),
+              frameon=False, fontsize=FONT, title_fontsize=FONT + 0.5, alignment="left")
+
+    shapes = points[["M", "N", "K"]].drop_duplicates().dropna()
+    shape = (" at " + ", ".join(f"{int(m)}x{int(n)}x{int(k)}" for m, n, k in shapes.itertuples(index=False))
+             if 0 < len(shapes) <= 2 else "")
+    fig.suptitle(title or f"Roofline{(' on ' + rf.gpu) if rf.gpu else ''}{shape}", x=0.085, ha="left",
+                 fontsize=FONT + 3, fontweight="bold", y=1 - 0.12 / height)
+    fig.text(0.085, 1 - 0.42 / height, "ceilings: the reports' own peak metrics at the clocks the launches ran at",
+             fontsize=FONT, color="#444444", ha="left")
+    _footnote(fig, notes)
+    return fig
+
+
+def _size_axis(frame: pd.DataFrame) -> tuple[pd.Series, str, dict[float, str]]:
+    """x value per row, axis label and tick labels: M for square shapes, else (M·N·K)^(1/3)."""
+    square = bool(((frame["M"] == frame["N"]) & (frame["N"] == frame["K"])).all())
+    if square:
+        x = frame["M"].astype(float)
+        ticks = {float(v): f"{int(v)}" for v in sorted(x.unique())}
+        return x, "matrix size (M = N = K)", ticks
+    x = (frame["M"].astype(float) * frame["N"] * frame["K"]) ** (1 / 3)
+    ticks = {}
+    for xv, m, n, k in sorted(zip(x, frame["M"], frame["N"], frame["K"])):
+        ticks[float(xv)] = f"{m}" if m == n == k else f"{m}x{n}x{k}"
+    return x, "size: (M·N·K)^(1/3), shape on the tick", ticks
+
+
+def ladder_figure(bench: pd.DataFrame, title: str | None = None) -> Figure:
+    """The ladder from a `bench` table: GFLOP/s against matrix size for every kernel and cuBLAS
+    (left), and each kernel's share of cuBLAS at the same size (right). Kernel order, labels and
+    colours come from the manifest; cuBLAS is the thick black line. Only rows that passed
+    verification are drawn; the others are listed under the chart."""
+    from ..errors import GemmprofError
+
+    if bench is None or len(bench) == 0:
+        raise GemmprofError("the bench table is empty: nothing to draw", "run gemmprof bench first")
+    frame = bench.copy()
+    timed = frame[(frame["status"] == "PASS") & frame["gflops"].notna()] if "status" in frame else frame
+    if timed.empty:
+        raise GemmprofError("no kernel passed verification in this bench table: nothing to draw")
+    frame = timed.copy()
+    square = (frame["M"] == frame["N"]) & (frame["N"] == frame["K"])
+    left_out = []
+    if square.any() and not square.all():  # a size axis fits square shapes; list the others
+        left_out = sorted({f"{r.M}x{r.N}x{r.K}" for r in frame[~square].itertuples()})
+        frame = frame[square].copy()
+    frame["x"], xlabel, ticks = _size_axis(frame)
+    labels = ladder_labels(frame["kernel"])
+    colors = kernel_colors(frame["kernel"])
+    names = sorted(labels, key=lambda n: (n != CUBLAS, labels[n][0]))  # cuBLAS first in the legend
+
+    notes = [f"not square, so not on the size axis: {', '.join(left_out)}"] if left_out else []
+    if "status" in bench:
+        bad = bench[bench["status"] != "PASS"]
+        if len(bad):
+            notes.append("not timed: " + ", ".join(f"{r.kernel} {r.M}x{r.N}x{r.K} ({r.status})"
+                                                   for r in bad.itertuples()))
+    if "throttled" in frame and frame["throttled"].fillna(False).astype(bool).any():
+        hot = frame[frame["throttled"].fillna(False).astype(bool).to_numpy()]
+        notes.append("throttled while timed (hollow markers): " + ", ".join(
+            f"{r.kernel} {r.M}x{r.N}x{r.K}" for r in hot.itertuples()))
+    footnote_lines = sum(len(textwrap.wrap(f"Note: {n}", 150)) for n in notes)
+    rotate = any("x" in t for t in ticks.values())
+    tick_room = 0.35 if rotate else 0.0
+    height = 5.2 + 0.16 * footnote_lines + tick_room
+    fig = Figure(figsize=(13, height), dpi=100)
+    fig.subplots_adjust(left=0.08, right=0.85, top=1 - 0.55 / height,
+                        bottom=(0.6 + 0.16 * footnote_lines + tick_room) / height, wspace=0.22)
+    ax_rate, ax_share = fig.subplots(1, 2)
+
+    frame["pct_of_cublas"] = frame.get("pct_of_cublas", np.nan)
+    frame["throttled"] = frame["throttled"].fillna(False).astype(bool) if "throttled" in frame else False
+    per = frame.groupby(["kernel", "x"], sort=False).agg(
+        gflops=("gflops", "median"), pct=("pct_of_cublas", "median"), throttled=("throttled", "any")).reset_index()
+    handles = []
+    for name in names:
+        rows = per[per["kernel"] == name].sort_values("x")
+        if rows.empty:
+            continue
+        is_cublas = name == CUBLAS
+        style = {"color": colors[name], "lw": 2.6 if is_cublas else 1.6, "marker": "o", "ms": 6 if is_cublas else 5,
+                 "zorder": 4 if is_cublas else 3}
+        ax_rate.plot(rows["x"], rows["gflops"], gid=f"line:{name}", **style)
+        if not is_cublas:
+            ax_share.plot(rows["x"], rows["pct"], gid=f"share:{name}", **style)
+        hot = rows[rows["throttled"].astype(bool)]
+        for ax, column in ((ax_rate, "gflops"), (ax_share, "pct")):
+            if len(hot) and not (is_cublas and ax is ax_share):
+                ax.plot(hot["x"], hot[column], ls="none", marker="o", ms=9, mfc="none", mec=colors[name], zorder=5)
+        handles.append(Line2D([], [], label=labels[name][1], **style))
+
+    ax_share.axhline(100, color=CUBLAS_COLOR, lw=2.6, zorder=4, gid="line:cublas-100")
+    ax_share.annotate("cuBLAS = 100%", xy=(0.01, 100), xycoords=("axes fraction", "data"), xytext=(0, 4),
+                      textcoords="offset points", fontsize=FONT, color=CUBLAS_COLOR, fontweight="bold")
+    if "peak_fp32_gflops" in frame and frame["peak_fp32_gflops"].notna().any():
+        peak = float(frame["peak_fp32_gflops"].median())
+        ax_rate.axhline(peak, color=CEILING_COLOR, lw=1.1, ls=(0, (5, 3)), zorder=2, gid="line:fp32-peak")
+        ax_rate.annotate(f"FP32 peak {format_rate(peak * 1e9, 'FLOP/s')} (clock seen while timing)",
+                         xy=(0.01, peak), xycoords=("axes fraction", "data"), xytext=(0, 3),
+                         textcoords="offset points", fontsize=FONT - 0.5, color=CEILING_COLOR)
+        y_top = peak * 1.6
+    else:
+        y_top = float(per["gflops"].max()) * 1.6
+
+    for ax in (ax_rate, ax_share):
+        ax.set_xscale("log", base=2)
+        span = (min(ticks), max(ticks))
+        ax.set_xlim(span[0] / 1.15, span[1] * 1.15)
+        # Sizes close together (1000, 1023, 1024) would print on top of each other: keep a tick
+        # for each, a label only where it has room.
+        xs = sorted(ticks)
+        px = ax.transData.transform([(x, 1.0) for x in xs])[:, 0]
+        char_px = 0.62 * FONT / 72 * fig.dpi
+        widths = [len(ticks[x]) * char_px * (math.cos(math.radians(30)) if rotate else 1.0) for x in xs]
+        shown = {x: ticks[x] if keep else "" for x, keep in zip(xs, thin_labels(px, widths, char_px))}
+        ax.xaxis.set_major_locator(FixedLocator(xs))
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _p, shown=shown: shown.get(float(v), "")))
+        ax.xaxis.set_minor_locator(NullLocator())
+        if rotate:
+            ax.tick_params(axis="x", labelrotation=30)
+            for label in ax.get_xticklabels():
+                label.set_ha("right")
+                label.set_rotation_mode("anchor")
+        ax.set_xlabel(xlabel)
+        ax.grid(True, color="#e4e4e4", lw=0.7)
+        ax.set_axisbelow(True)
+        for side in ("top", "right"):
+            ax.spines[side].set_visible(False)
+    ax_rate.set_yscale("log")
+    ax_rate.set_ylim(float(per["gflops"].min()) / 1.6, y_top)
+    ax_rate.yaxis.set_major_formatter(FuncFormatter(lambda v, _p: f"{v:,.0f}"))
+    ax_rate.yaxis.set_minor_formatter(NullFormatter())
+    ax_rate.set_ylabel("GFLOP/s (log scale)")
+    ax_rate.set_title("throughput", loc="left", fontsize=FONT + 1)
+    ax_share.set_ylim(0, max(110.0, float(per.loc[per["kernel"] != CUBLAS, "pct"].max()) * 1.1))
+    ax_share.set_ylabel("% of cuBLAS at the same size")
+    ax_share.set_title("share of cuBLAS", loc="left", fontsize=FONT + 1)
+    fig.legend(handles=handles, title="kernel", loc="upper left", bbox_to_anchor=(0.865, 1 - 0.55 / height),
+               frameon=False, fontsize=FONT, title_fontsize=FONT + 0.5, alignment="left")
+    fig.suptitle(title or "The ladder against cuBLAS (FP32 SGEMM)", x=0.08, ha="left", fontsize=FONT + 3,
+                 fontweight="bold", y=1 - 0.12 / height)
+    _footnote(fig, notes)
+    return fig

@@ -1,0 +1,259 @@
+"""The roofline tables (profiler.analyze.roofline) on a synthetic kernels table with numbers that
+can be checked by hand, on the real H200 sample run, and `gemmprof roofline` end to end."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import typer
+from ncu_fixtures import fixtures, no_fixtures_reason
+from typer.testing import CliRunner
+
+from profiler.analyze.roofline import (
+    ceilings,
+    format_rate,
+    nearest_ceiling,
+    per_kernel,
+    roofline,
+    roofline_points,
+    shared_bytes,
+)
+from profiler.cli.roofline import roofline as roofline_command
+from profiler.errors import GemmprofError
+
+REPO = Path(__file__).resolve().parent.parent
+SAMPLE = REPO / "reports" / "sample-h200"
+
+# Peaks of the synthetic GPU: DRAM 1 TB/s, L2 4 TB/s, shared 8 TB/s, L1 16 TB/s, FP32 20 TFLOP/s.
+PEAKS = {
+    "peak_dram_bytes_per_s": 1e12, "peak_l2_bytes_per_s": 4e12, "peak_shared_bytes_per_s": 8e12,
+    "peak_l1_bytes_per_s": 16e12, "peak_fp32_flops": 20e12, "peak_tensor_fp16_flops": 400e12,
+}
+
+
+def launch(key: str, flop: float, ns: float, dram: float, l2: float, l1: float, wavefronts: float = 0.0,
+           tensor: float = 0.0, gpu: str = "Test GPU", **peaks) -> dict:
+    row = {
+        "kernel_key": key, "function": key + "_kernel", "kernel": f"void {key}_kernel(...)", "M": 1024, "N": 1024,
+        "K": 1024, "gpu": gpu, "fp32_flop": flop, "tensor_flop": tensor, "duration_ns": ns,
+        "dram_bytes": dram, "l2_bytes": l2, "l1_bytes": l1, "shared_load_wavefronts": wavefronts,
+        "shared_store_wavefronts": 0.0, "shared_ldgsts_wavefronts": 0.0, "sm_clock_hz": 1.5e9,
+    }
+    return {**row, **PEAKS, **peaks}
+
+
+def synthetic_kernels() -> pd.DataFrame:
+    """naive: 2 GFLOP in 1 ms = 2 TFLOP/s; DRAM 0.1 GB (20 FLOP/B), L2 1 GB (2), L1 5 GB (0.4),
+    no shared traffic. smem: 2 GFLOP in 0.5 ms = 4 TFLOP/s; shared 15.625 M wavefronts x 128 B =
+    2 GB (1 FLOP/B). cuBLAS: two launches, 1 GFLOP each in 0.1 ms each = 10 TFLOP/s."""
+    return pd.DataFrame([
+        launch("naive", 2e9, 1e6, dram=1e8, l2=1e9, l1=5e9),
+        launch("smem", 2e9, 5e5, dram=1e8, l2=5e8, l1=2e8, wavefronts=15.625e6),
+        launch("cublas", 1e9, 1e5, dram=5e7, l2=1e8, l1=1e8, wavefronts=1e6),
+        launch("cublas", 1e9, 1e5, dram=5e7, l2=1e8, l1=1e8, wavefronts=1e6),
+    ])
+
+
+def test_ceilings_come_from_the_peak_columns():
+    table, notes = ceilings(synthetic_kernels())
+    values = dict(zip(table["name"], table["value"]))
+    assert values == {"DRAM": 1e12, "L2": 4e12, "shared": 8e12, "L1": 16e12, "FP32 FMA": 20e12}
+    assert set(table.loc[table["kind"] == "memory", "unit"]) == {"byte/s"}
+    assert table.loc[table["name"] == "FP32 FMA", "unit"].item() == "FLOP/s"
+    assert notes == []  # the peaks agree across launches: nothing to say
+
+
+def test_disagreeing_peaks_use_the_median_and_say_so():
+    frame = synthetic_kernels()
+    frame.loc[0, "peak_fp32_flops"] = 21e12  # one launch saw a higher clock
+    frame.loc[1, "sm_clock_hz"] = 1.6e9
+    table, notes = ceilings(frame)
+    assert table.set_index("name").loc["FP32 FMA", "value"] == 20e12  # median of 21, 20, 20, 20
+    assert len(notes) == 1 and "FP32 FMA" in notes[0] and "5.0%" in notes[0] and "median" in notes[0]
+    assert "1.500 to 1.600 GHz" in notes[0]
+
+
+def test_tensor_ceiling_only_with_tensor_core_flops():
+    assert "tensor FP16" not in set(ceilings(synthetic_kernels())[0]["name"])
+    frame = synthetic_kernels()
+    frame.loc[2, "tensor_flop"] = 5e8
+    table = ceilings(frame)[0].set_index("name")
+    assert table.loc["tensor FP16", "value"] == 400e12 and bool(table.loc["tensor FP16", "tensor"])
+
+
+def test_points_hand_checked():
+    points = roofline_points(synthetic_kernels()).set_index(["kernel", "level"])
+    naive = points.loc["naive"]
+    assert naive.loc["DRAM", "intensity"] == pytest.approx(20.0)
+    assert naive.loc["L2", "intensity"] == pytest.approx(2.0)
+    assert naive.loc["L1", "intensity"] == pytest.approx(0.4)
+    assert "shared" not in naive.index  # no shared traffic: no point, rather than an infinite intensity
+    assert naive["flops"].unique().tolist() == [pytest.approx(2e12)]
+    # roofs: DRAM min(1e12 x 20, 20e12) = 20e12 (compute); L2 4e12 x 2 = 8e12; L1 16e12 x 0.4 = 6.4e12
+    assert naive.loc["DRAM", "roof"] == pytest.approx(20e12) and naive.loc["DRAM", "limit"] == "FP32 FMA"
+    assert naive.loc["L2", "roof"] == pytest.approx(8e12) and naive.loc["L2", "limit"] == "L2"
+    assert naive.loc["L1", "pct_of_roof"] == pytest.approx(31.25)
+    smem = points.loc["smem"]
+    assert smem.loc["shared", "bytes"] == pytest.approx(2e9)
+    assert smem.loc["shared", "intensity"] == pytest.approx(1.0)
+    assert smem.loc["shared", "pct_of_roof"] == pytest.approx(50.0)  # 4e12 of 8e12
+    # cuBLAS: two launches are one operation: 2 GFLOP in 0.2 ms, DRAM 0.1 GB
+    cublas = points.loc["cublas"]
+    assert cublas.loc["DRAM", "flops"] == pytest.approx(10e12)
+    assert cublas.loc["DRAM", "intensity"] == pytest.approx(20.0)
+    assert cublas.loc["shared", "bytes"] == pytest.approx(2 * 1e6 * 128)
+
+
+def test_labels_and_order_come_from_the_manifest():
+    table = per_kernel(synthetic_kernels())
+    assert table["label"].tolist() == ["1 naive", "3 smem", "cuBLAS"]
+    assert table["launches"].tolist() == [1, 1, 2]
+
+
+def test_nearest_ceiling_names_the_bound():
+    bound = nearest_ceiling(roofline_points(synthetic_kernels())).set_index("kernel")["bound"]
+    assert bound.to_dict() == {"naive": "L1", "smem": "shared", "cublas": "FP32 FMA"}
+
+
+def test_roofline_notes_missing_levels_and_does_not_mutate():
+    frame = synthetic_kernels()
+    before = frame.copy()
+    rf = roofline(frame)
+    pd.testing.assert_frame_equal(frame, before)
+    assert rf.gpu == "Test GPU"
+    assert any("no shared" in n and "1 naive" in n for n in rf.notes)
+    assert len(rf.points) == 3 + 4 + 4
+
+
+def test_shared_bytes_counts_wavefronts_missing_as_zero():
+    frame = pd.DataFrame({"shared_load_wavefronts": [1.0, None], "shared_store_wavefronts": [2.0, None],
+                          "shared_ldgsts_wavefronts": [None, None]})
+    result = shared_bytes(frame)
+    assert result.iloc[0] == 3 * 128 and pd.isna(result.iloc[1])
+
+
+@pytest.mark.parametrize("frame, message", [
+    (pd.DataFrame(), "no profiled launches"),
+    (pd.DataFrame([launch("naive", 1e9, 1e6, 1e8, 1e8, 1e8, gpu="A"), launch("smem", 1e9, 1e6, 1e8, 1e8, 1e8, gpu="B")]),
+     "different GPUs"),
+    (pd.DataFrame([launch("naive", 1e9, 1e6, 1e8, 1e8, 1e8, peak_fp32_flops=None)]), "no FP32 peak"),
+])
+def test_wrong_input_is_a_gemmprof_error(frame, message):
+    with pytest.raises(GemmprofError, match=message):
+        roofline(frame)
+
+
+def test_format_rate():
+    assert format_rate(4.811925e12, "byte/s") == "4.81 TB/s"
+    assert format_rate(6.673758e13, "FLOP/s") == "66.7 TFLOP/s"
+    assert format_rate(1.334752e14, "byte/s") == "133 TB/s"
+
+
+# --- the real sample run (H200, all kernels profiled at 2048) -------------------------------
+
+
+def sample_kernels() -> pd.DataFrame:
+    return pd.read_parquet(SAMPLE / "kernels.parquet")
+
+
+def test_sample_ceilings():
+    rf = roofline(sample_kernels())
+    values = dict(zip(rf.ceilings["name"], rf.ceilings["value"]))
+    assert values["DRAM"] == pytest.approx(4.8119e12, rel=1e-3)
+    assert values["L2"] == pytest.approx(1.5386e13, rel=1e-3)
+    assert values["shared"] == pytest.approx(3.3369e13, rel=1e-3)
+    assert values["L1"] == pytest.approx(1.3348e14, rel=1e-3)
+    assert values["FP32 FMA"] == pytest.approx(6.6738e13, rel=1e-3)
+    assert "tensor FP16" not in values  # no tensor-core kernel in the ladder yet
+    assert rf.gpu == "NVIDIA H200"
+    # the clock moved between launches (1.95 to 1.98 GHz): the median is used, and said so
+    assert any("median" in n and "1.4%" in n for n in rf.notes)
+
+
+def test_sample_points_walk_up_the_ladder():
+    rf = roofline(sample_kernels())
+    points = rf.points
+    assert len(points) == 8 * 4 - 2  # naive and coalesced use no shared memory
+    flops = points.drop_duplicates("kernel").set_index("kernel")["flops"]
+    ladder = ["naive", "coalesced", "smem", "blocktile1d", "blocktile2d", "vectorized", "warptile", "cublas"]
+    assert flops.index.tolist() == ladder
+    assert flops.is_monotonic_increasing  # the ladder climbs at 2048
+    assert flops["cublas"] == pytest.approx(4.9128e13, rel=1e-3)
+    dram = points[points["level"] == "DRAM"].set_index("kernel")["intensity"]
+    assert dram["naive"] == pytest.approx(269.4, rel=1e-3)
+    bound = nearest_ceiling(points).set_index("kernel")["bound"]
+    assert bound["smem"] == "shared" and bound["cublas"] == "FP32 FMA" and bound["naive"] == "L1"
+
+
+# --- gemmprof roofline ------------------------------------------------------------------------
+
+
+def app() -> typer.Typer:
+    cli = typer.Typer()
+    cli.command("roofline")(roofline_command)
+    cli.command("other")(lambda: None)
+    return cli
+
+
+def test_cli_writes_png_and_ladder(tmp_path):
+    out, ladder = tmp_path / "roof.png", tmp_path / "sub" / "ladder.svg"
+    result = CliRunner().invoke(app(), ["roofline", str(SAMPLE), "-o", str(out), "--ladder", str(ladder)])
+    assert result.exit_code == 0, result.output
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and out.stat().st_size > 20_000
+    assert ladder.read_text().lstrip().startswith("<?xml") and "<svg" in ladder.read_text()[:2000]
+    assert "DRAM 4.81 TB/s" in result.output and "FP32 FMA 66.7 TFLOP/s" in result.output
+    assert "3 smem" in result.output and "shared" in result.output
+
+
+def gemmprof(*args, cwd=None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "profiler", *map(str, args)], check=False, capture_output=True, text=True,
+                          cwd=cwd or REPO, timeout=300)
+
+
+def write_run(path: Path, **tables) -> Path:
+    path.mkdir(parents=True)
+    (path / "run.json").write_text(json.dumps({"schema_version": 1, "environment": {"gpu_name": "Test GPU"}}))
+    for name, frame in tables.items():
+        frame.to_csv(path / f"{name}.csv", index=False)
+    return path
+
+
+@pytest.mark.parametrize("setup, message", [
+    (lambda tmp: tmp / "missing", "no such file"),
+    (lambda tmp: (tmp / "empty").mkdir() or tmp / "empty", "not a gemmprof run"),
+    (lambda tmp: write_run(tmp / "benchonly"), "has no kernels table"),
+    (lambda tmp: write_run(tmp / "nokernels", kernels=synthetic_kernels().iloc[0:0]), "no profiled launches"),
+    (lambda tmp: [(tmp / "x.txt").write_text("hi"), tmp / "x.txt"][-1], "neither a run directory"),
+])
+def test_cli_wrong_input_is_one_line(tmp_path, setup, message):
+    result = gemmprof("roofline", setup(tmp_path), "-o", tmp_path / "r.png")
+    assert result.returncode == 2, result.stderr
+    assert message in result.stderr and "Traceback" not in result.stderr
+    assert len(result.stderr.strip().splitlines()) <= 3
+
+
+def test_cli_rejects_unknown_format(tmp_path):
+    result = gemmprof("roofline", SAMPLE, "-o", tmp_path / "r.jpg")
+    assert result.returncode == 2 and "unknown image format" in result.stderr
+
+
+def test_cli_draws_synthetic_run(tmp_path):
+    run = write_run(tmp_path / "synthetic", kernels=synthetic_kernels())
+    result = gemmprof("roofline", run, "-o", tmp_path / "r.png")
+    assert result.returncode == 0, result.stderr
+    assert "DRAM 1.00 TB/s" in result.stdout and "no shared traffic" in result.stderr
+
+
+@pytest.mark.ncu
+@pytest.mark.skipif(not fixtures(), reason=no_fixtures_reason())
+def test_cli_reads_reports(tmp_path):
+    """The committed 512x256x128 reports (no kernels table): read through ncu_report."""
+    reports = sorted((REPO / "tests" / "data" / "profile-h200").glob("*.ncu-rep.xz"))
+    result = gemmprof("roofline", *reports, "-o", tmp_path / "r.png")
+    assert result.returncode == 0, result.stderr
+    assert "NVIDIA H200" in result.stdout and "cuBLAS" in result.stdout
