@@ -1,0 +1,171 @@
+"""The ladder: each kernel against the rung below it (the manifest's `predecessor`), cuBLAS on top.
+
+`compare` turns a table of per-kernel facts (one row per kernel, see `QUANTITIES`) into what
+changed from each kernel's predecessor: 'DRAM bytes x0.12', 'shared-load bank conflicts 2-way ->
+none', 'occupancy 67% -> 33%', and what it bought in GFLOP/s.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from ..manifest import KernelSpec
+from .verdict import fmt_bytes, fmt_count, fmt_num, fmt_pct, fmt_ratio, fmt_way
+
+CUBLAS = "cublas"
+
+# A ratio within this factor of 1 (or a percentage within this many points) is 'unchanged'.
+SAME_RATIO = 0.03
+SAME_POINTS = 2.0
+
+
+@dataclass(frozen=True)
+class Quantity:
+    column: str
+    label: str
+    # ratio: 'x0.12 (a -> b)'; points: 'a -> b' for percentages; value: 'a -> b';
+    # way: bank conflicts 'a -> b'; text: categorical 'a -> b'.
+    kind: str
+    unit: str = ""
+    # Which way is better, for colouring: -1 lower, +1 higher, 0 neither.
+    better: int = 0
+
+
+# THE list of what the ladder compares, in the order it is shown.
+QUANTITIES = (
+    Quantity("gflops", "GFLOP/s", "ratio", "GFLOP/s", +1),
+    Quantity("time_ms", "time", "ratio", "ms", -1),
+    Quantity("bound", "verdict", "text"),
+    Quantity("dram_bytes", "DRAM traffic", "ratio", "byte", -1),
+    Quantity("l2_bytes", "L2 traffic", "ratio", "byte", -1),
+    Quantity("l1_bytes", "L1 traffic", "ratio", "byte", -1),
+    Quantity("global_load_per_ffma", "global loads per FFMA", "value", "", -1),
+    Quantity("shared_load_per_ffma", "shared loads per FFMA", "value", "", -1),
+    Quantity("shared_load_wavefronts", "shared-load wavefronts", "ratio", "wavefront", -1),
+    Quantity("load_conflicts", "shared-load bank conflicts", "way", "", -1),
+    Quantity("store_conflicts", "shared-store bank conflicts", "way", "", -1),
+    Quantity("achieved_occupancy_pct", "occupancy", "points", "%", 0),
+    Quantity("registers_per_thread", "registers per thread", "value", "", 0),
+    Quantity("issue_pct", "issue slots busy", "points", "%", +1),
+    Quantity("fp32_pct", "FP32 pipe", "points", "%", +1),
+    Quantity("top_stall", "top stall (costs only)", "text"),
+)
+
+
+def ladder_order(names: Iterable[str], specs: Sequence[KernelSpec]) -> list[str]:
+    """Names in ladder order: manifest kernels by rung, then unknown names alphabetically, then
+    cuBLAS (the top)."""
+    names = list(dict.fromkeys(names))
+    index = {s.name: s.index for s in specs}
+    known = sorted((n for n in names if n in index), key=index.get)
+    unknown = sorted(n for n in names if n not in index and n != CUBLAS)
+    return known + unknown + ([CUBLAS] if CUBLAS in names else [])
+
+
+def predecessor(name: str, present: Iterable[str], specs: Sequence[KernelSpec]) -> str | None:
+    """The nearest rung below `name` that is in `present`: the manifest's predecessor, or its
+    predecessor when that one is missing, and so on. cuBLAS's predecessor is the highest FP32
+    rung present."""
+    present = set(present)
+    by_name = {s.name: s for s in specs}
+    if name == CUBLAS:  # the reference SGEMM: above the highest FP32 rung (any rung if none is FP32)
+        rungs = [s for s in specs if s.name in present]
+        fp32 = [s for s in rungs if s.tier == "fp32"]
+        return max(fp32 or rungs, key=lambda s: s.index).name if rungs else None
+    seen = set()
+    spec = by_name.get(name)
+    while spec is not None and spec.predecessor and spec.predecessor not in seen:
+        seen.add(spec.predecessor)
+        if spec.predecessor in present:
+            return spec.predecessor
+        spec = by_name.get(spec.predecessor)
+    return None
+
+
+def successor(name: str, present: Iterable[str], specs: Sequence[KernelSpec]) -> str | None:
+    """The first kernel in ladder order whose predecessor (as `predecessor` finds it) is `name`."""
+    present = list(present)
+    for other in ladder_order(present, specs):
+        if other != name and predecessor(other, present, specs) == name:
+            return other
+    return None
+
+
+def compare(facts: pd.DataFrame, specs: Sequence[KernelSpec]) -> pd.DataFrame:
+    """What changed from each kernel's predecessor. `facts` is indexed by kernel name with the
+    columns of `QUANTITIES` (missing ones are skipped).
+
+    One row per kernel and quantity that is known on both sides: kernel, predecessor, quantity,
+    label, kind, before, after, ratio, change (text), changed (bool), better (True, False or None).
+    """
+    rows = []
+    present = list(facts.index)
+    for name in ladder_order(present, specs):
+        pred = predecessor(name, present, specs)
+        if pred is None:
+            continue
+        for q in QUANTITIES:
+            if q.column not in facts.columns:
+                continue
+            before, after = facts.at[pred, q.column], facts.at[name, q.column]
+            if _missing(before) or _missing(after):
+                continue
+            rows.append({"kernel": name, "predecessor": pred, "quantity": q.column, "label": q.label,
+                         "kind": q.kind, "before": before, "after": after, **_change(q, before, after)})
+    columns = ["kernel", "predecessor", "quantity", "label", "kind", "before", "after", "ratio", "change",
+               "changed", "better"]
+    return pd.DataFrame(rows, columns=columns)
+
+
+def _change(q: Quantity, before, after) -> dict:
+    ratio = np.nan
+    if q.kind == "text":
+        changed = before != after
+        text = f"{before} -> {after}" if changed else f"{after} (same)"
+        return {"ratio": ratio, "change": text, "changed": changed, "better": None}
+    before, after = float(before), float(after)
+    if q.kind == "ratio" and before:
+        ratio = after / before
+        changed = abs(ratio - 1.0) > SAME_RATIO
+        text = f"{fmt_ratio(ratio)} ({_show(q, before)} -> {_show(q, after)})"
+    elif q.kind == "ratio":  # from nothing: no factor to quote
+        changed = bool(after)
+        text = f"{_show(q, before)} -> {_show(q, after)}"
+    elif q.kind == "points":
+        changed = abs(after - before) > SAME_POINTS
+        text = f"{fmt_pct(before)} -> {fmt_pct(after)}"
+    elif q.kind == "way":
+        changed = fmt_way(before) != fmt_way(after)
+        text = f"{fmt_way(before)} -> {fmt_way(after)}"
+    else:
+        changed = abs(after - before) > SAME_RATIO * max(abs(before), abs(after), 1e-30)
+        text = f"{fmt_num(before)} -> {fmt_num(after)}"
+    better = None
+    if changed and q.better:
+        better = (after > before) == (q.better > 0)
+    return {"ratio": ratio, "change": text if changed else f"{_show(q, after)} (same)", "changed": changed,
+            "better": better}
+
+
+def _show(q: Quantity, value: float) -> str:
+    if q.kind == "way":
+        return fmt_way(value)
+    if q.unit == "byte":
+        return fmt_bytes(value)
+    if q.unit == "%":
+        return fmt_pct(value)
+    if q.unit == "GFLOP/s":
+        return f"{fmt_num(value)} GFLOP/s"
+    if q.unit == "ms":
+        return f"{fmt_num(value)} ms"
+    if q.unit == "wavefront":
+        return fmt_count(value)
+    return fmt_num(value)
+
+
+def _missing(v) -> bool:
+    return v is None or (not isinstance(v, str) and pd.isna(v))

@@ -1,0 +1,233 @@
+"""Memory: shared-memory bank conflicts as n-way, traffic against the least a GEMM must move, and
+the memory instructions each FFMA costs.
+
+Bank conflicts. A shared-memory request takes one wavefront per pass through the 32 banks; a
+conflict adds passes. With W wavefronts of which C are conflict replays, the conflict-free
+request would take W - C, so the accesses are W / (W - C)-way on average (1 = no conflicts).
+ncu's MemoryWorkloadAnalysis rule quotes "W / requests"-way instead, which also counts the
+passes a 64- or 128-bit access needs without any conflict (an LDS.128 takes at least 4); its
+"conflicts represent X% of the wavefronts" is C / W here. The source counters (`sass` table)
+give the same per instruction from its addresses: wavefronts over ideal wavefronts. A conflict
+is a property of an access pattern, so the worst instruction's n-way is the number to quote
+("2-way"), with the average over all accesses beside it.
+
+Traffic. C = alpha A B + beta C with beta != 0 must at least read A (M x K), B (K x N) and C
+(M x N) once and write C once: 4 (M K + K N + 2 M N) bytes in FP32. Bytes moved at a level
+over that minimum is how many times each byte was fetched there.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+
+from ..extract.metrics import SHARED_BYTES_PER_WAVEFRONT
+
+FP32_BYTES = 4
+
+# Conflict replays below this share of a kind's wavefronts are noise, not a layout problem.
+CONFLICT_NEGLIGIBLE_PCT = 1.0
+
+# Shared-memory access kinds: (name, wavefront column, conflict column, SASS opcodes of the kind).
+SHARED_KINDS = (
+    ("load", "shared_load_wavefronts", "shared_load_bank_conflicts", ("LDS", "LDSM")),
+    ("store", "shared_store_wavefronts", "shared_store_bank_conflicts", ("STS", "STSM")),
+    ("cp.async", "shared_ldgsts_wavefronts", "shared_ldgsts_bank_conflicts", ("LDGSTS",)),
+)
+
+# What a SASS opcode (its first dotted part) means for the instruction mix. Everything else is
+# 'other' (address arithmetic, control, conversions, ...).
+OPCODE_CLASSES = {
+    "FFMA": "ffma",
+    "LDG": "global_load",
+    "STG": "global_store",
+    "LDS": "shared_load",
+    "LDSM": "shared_load",
+    "STS": "shared_store",
+    "LDGSTS": "async_copy",
+    "BAR": "barrier",
+}
+MIX_CLASSES = ("ffma", "global_load", "global_store", "shared_load", "shared_store", "async_copy", "barrier", "other")
+
+# A SASS line: optional predicate ("@P0", "@!UP1"), then the opcode with its modifiers.
+_OPCODE = re.compile(r"^\s*(?:@!?U?P[T\d]+\s+)?([A-Z][A-Z0-9_]*)")
+
+# Traffic levels: (level, bytes column, which minimum applies).
+TRAFFIC_LEVELS = (
+    ("DRAM read", "dram_read_bytes", "read"),
+    ("DRAM write", "dram_write_bytes", "write"),
+    ("DRAM", "dram_bytes", "total"),
+    ("L2", "l2_bytes", "total"),
+    ("L1", "l1_bytes", "total"),
+)
+
+_KEYS = ["report", "launch"]
+
+
+def gemm_min_bytes(M: int, N: int, K: int, element_bytes: int = FP32_BYTES, reads_c: bool = True) -> dict[str, int]:
+    """Least traffic of one GEMM: A and B read once, C read once (when beta != 0) and written once."""
+    read = element_bytes * (M * K + K * N + (M * N if reads_c else 0))
+    write = element_bytes * M * N
+    return {"read": read, "write": write, "total": read + write}
+
+
+def n_way(wavefronts: float, conflicts: float) -> float:
+    """W / (W - C): 1.0 without conflicts, 2.0 when every request takes twice its passes; NaN
+    when there were no wavefronts."""
+    if not wavefronts or pd.isna(wavefronts) or pd.isna(conflicts):
+        return np.nan
+    ideal = wavefronts - conflicts
+    return np.inf if ideal <= 0 else wavefronts / ideal
+
+
+def opcode(sass: str) -> str:
+    """'@!P0 LDS.128 R4, [R2+0x10]' -> 'LDS' (the base opcode, modifiers dropped)."""
+    match = _OPCODE.match(sass or "")
+    return match.group(1) if match else ""
+
+
+def bank_conflicts(kernels: pd.DataFrame, sass: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Bank conflicts of each launch, one row per access kind (load, store, cp.async) that
+    moved any wavefronts.
+
+    From the hardware counters: wavefronts, conflicts, ideal (= wavefronts - conflicts),
+    n_way_avg (= wavefronts / ideal) and excess_pct (= conflicts / wavefronts, ncu's "% of the
+    overall wavefronts"). From the source counters, when a `sass` table is given: addr_excess
+    (replays the addresses explain), worst_n_way (the worst instruction's wavefronts / ideal).
+    n_way is worst_n_way where known, else n_way_avg. status is 'none', 'conflicts', or
+    'unexplained' (the hardware counts replays that no instruction's addresses cause).
+    """
+    per_instruction = _shared_by_instruction(sass) if sass is not None else None
+    rows = []
+    for record in kernels.to_dict("records"):
+        for kind, wave_col, conflict_col, opcodes in SHARED_KINDS:
+            wavefronts, conflicts = _num(record.get(wave_col)), _num(record.get(conflict_col))
+            if not wavefronts > 0:
+                continue
+            row = {
+                "report": record.get("report"), "launch": record.get("launch"), "kind": kind,
+                "wavefronts": wavefronts, "conflicts": conflicts, "ideal": wavefronts - conflicts,
+                "n_way_avg": n_way(wavefronts, conflicts), "excess_pct": 100.0 * conflicts / wavefronts,
+                "addr_excess": np.nan, "worst_n_way": np.nan,
+            }
+            if per_instruction is not None:
+                mine = per_instruction[(per_instruction["report"] == record.get("report"))
+                                       & (per_instruction["launch"] == record.get("launch"))
+                                       & per_instruction["opcode"].isin(opcodes)]
+                if len(mine):
+                    row["addr_excess"] = float(mine["shared_excess_wavefronts"].sum())
+                    ratio = mine["shared_wavefronts"] / mine["shared_wavefronts_ideal"].where(mine["shared_wavefronts_ideal"] > 0)
+                    row["worst_n_way"] = float(ratio.max()) if ratio.notna().any() else np.nan
+            rows.append(row)
+    columns = ["report", "launch", "kind", "wavefronts", "conflicts", "ideal", "n_way_avg", "excess_pct",
+               "addr_excess", "worst_n_way"]
+    out = pd.DataFrame(rows, columns=columns)
+    out["n_way"] = out["worst_n_way"].where(out["worst_n_way"].notna(), out["n_way_avg"])
+    out["status"] = [_conflict_status(r) for r in out.to_dict("records")]
+    return out
+
+
+def _conflict_status(row: dict) -> str:
+    by_addresses = row["addr_excess"]
+    if not pd.isna(by_addresses) and by_addresses > 0 and row["n_way"] > 1.0:
+        return "conflicts"
+    if row["excess_pct"] < CONFLICT_NEGLIGIBLE_PCT:
+        return "none"
+    return "unexplained" if not pd.isna(by_addresses) else "conflicts"
+
+
+def _shared_by_instruction(sass: pd.DataFrame) -> pd.DataFrame:
+    have = sass[sass["shared_wavefronts"].fillna(0) > 0]
+    return have.assign(opcode=[opcode(s) for s in have["sass"]])[
+        ["report", "launch", "opcode", "shared_wavefronts", "shared_wavefronts_ideal", "shared_excess_wavefronts"]]
+
+
+def conflict_lines(source: pd.DataFrame, n: int = 5) -> pd.DataFrame:
+    """Source lines that cause excess shared-memory wavefronts, worst first, per launch: line,
+    code, wavefronts, ideal, excess, n_way (= wavefronts / ideal) and share_pct of the launch's
+    excess."""
+    columns = ["report", "launch", "file", "line", "code", "wavefronts", "ideal", "excess", "n_way", "share_pct"]
+    have = source[source["shared_excess_wavefronts"].fillna(0) > 0]
+    if have.empty:
+        return pd.DataFrame(columns=columns)
+    totals = have.groupby(_KEYS, dropna=False)["shared_excess_wavefronts"].transform("sum")
+    out = pd.DataFrame({
+        "report": have["report"], "launch": have["launch"], "file": have["file"], "line": have["line"],
+        "code": have["code"], "wavefronts": have["shared_wavefronts"], "ideal": have["shared_wavefronts_ideal"],
+        "excess": have["shared_excess_wavefronts"],
+        "n_way": have["shared_wavefronts"] / have["shared_wavefronts_ideal"].where(have["shared_wavefronts_ideal"] > 0),
+        "share_pct": 100.0 * have["shared_excess_wavefronts"] / totals,
+    })
+    out = out.sort_values(_KEYS + ["excess"], ascending=[True, True, False], kind="stable")
+    return out.groupby(_KEYS, sort=False, dropna=False).head(n).reset_index(drop=True)[columns]
+
+
+def traffic(kernels: pd.DataFrame, reads_c: bool = True) -> pd.DataFrame:
+    """Bytes moved at each level (DRAM read, write and both, L2, L1) against the GEMM's minimum:
+    one row per launch and level with bytes, minimum and times (= bytes / minimum, how many times
+    each byte was fetched there)."""
+    rows = []
+    for record in kernels.to_dict("records"):
+        M, N, K = (record.get(d) for d in "MNK")
+        if any(pd.isna(v) for v in (M, N, K)):
+            continue
+        least = gemm_min_bytes(int(M), int(N), int(K), reads_c=reads_c)
+        for level, column, which in TRAFFIC_LEVELS:
+            value = _num(record.get(column))
+            if np.isnan(value):
+                continue
+            rows.append({"report": record.get("report"), "launch": record.get("launch"), "level": level,
+                         "bytes": value, "minimum": float(least[which]), "times": value / least[which]})
+    return pd.DataFrame(rows, columns=["report", "launch", "level", "bytes", "minimum", "times"])
+
+
+def shared_utilisation_pct(kernels: pd.DataFrame) -> pd.Series:
+    """Shared-memory wavefronts (loads, stores, cp.async) per second over the peak rate, in %."""
+    wavefronts = sum(kernels[col].fillna(0) for _, col, _, _ in SHARED_KINDS if col in kernels.columns)
+    rate = wavefronts * SHARED_BYTES_PER_WAVEFRONT / (kernels["duration_ns"] * 1e-9)
+    return 100.0 * rate / kernels["peak_shared_bytes_per_s"]
+
+
+def instruction_mix(sass: pd.DataFrame) -> pd.DataFrame:
+    """Warp instructions executed per class (ffma, global/shared loads and stores, async copies,
+    barriers, other) per launch, and each memory class per FFMA (`<class>_per_ffma`)."""
+    if sass.empty:
+        return pd.DataFrame(columns=_KEYS + list(MIX_CLASSES) + ["total"])
+    classes = [OPCODE_CLASSES.get(opcode(s), "other") for s in sass["sass"]]
+    frame = pd.DataFrame({"report": sass["report"], "launch": sass["launch"], "cls": classes,
+                          "n": sass["inst_executed"].fillna(0)})
+    mix = frame.pivot_table(index=_KEYS, columns="cls", values="n", aggfunc="sum", fill_value=0.0)
+    mix = mix.reindex(columns=list(MIX_CLASSES), fill_value=0.0)
+    mix["total"] = mix.sum(axis=1)
+    for cls in MIX_CLASSES[1:-1]:
+        mix[f"{cls}_per_ffma"] = mix[cls] / mix["ffma"].where(mix["ffma"] > 0)
+    mix.columns.name = None
+    return mix.reset_index()
+
+
+def coalescing(source: pd.DataFrame) -> pd.DataFrame:
+    """Global accesses per launch: L2 sectors requested, the ideal for fully coalesced access,
+    the excess, and excess_pct (ncu's 'excessive sectors ... % of the total')."""
+    columns = ["report", "launch", "sectors", "ideal", "excess", "excess_pct"]
+    if source.empty:
+        return pd.DataFrame(columns=columns)
+    sums = source.groupby(_KEYS, dropna=False)[
+        ["l2_global_sectors", "l2_global_sectors_ideal", "l2_global_excess_sectors"]].sum(min_count=1).reset_index()
+    sums.columns = ["report", "launch", "sectors", "ideal", "excess"]
+    sums["excess_pct"] = 100.0 * sums["excess"] / sums["sectors"].where(sums["sectors"] > 0)
+    return sums[columns]
+
+
+def uncoalesced_lines(source: pd.DataFrame, n: int = 3) -> pd.DataFrame:
+    """Source lines whose global accesses request the most excess L2 sectors, per launch."""
+    have = source[source["l2_global_excess_sectors"].fillna(0) > 0]
+    have = have.sort_values(_KEYS + ["l2_global_excess_sectors"], ascending=[True, True, False], kind="stable")
+    out = have.groupby(_KEYS, sort=False, dropna=False).head(n)
+    return out[["report", "launch", "file", "line", "code", "l2_global_sectors", "l2_global_sectors_ideal",
+                "l2_global_excess_sectors"]].reset_index(drop=True)
+
+
+def _num(v) -> float:
+    return np.nan if v is None or pd.isna(v) else float(v)

@@ -1,0 +1,83 @@
+"""`gemmprof report`: a recorded run -> a diagnostic report per kernel (Markdown and HTML) and a
+run index (index.html, summary.md)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+# The run's tables the report reads (all optional; it needs kernels or bench).
+TABLES = ("kernels", "rules", "source", "sass", "bench")
+
+
+def report(
+    run_dir: Annotated[Path | None, typer.Argument(help="Run directory (default: the newest run under reports/).", show_default=False)] = None,
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Where to write the report (default: RUN_DIR/report).", show_default=False)] = None,
+) -> None:
+    """Diagnose every kernel of a recorded run: what bounds it (with the numbers that show it),
+    its top warp stalls, bank conflicts, occupancy, memory traffic against the GEMM minimum,
+    ncu's rules, its hottest source lines, and what changed from the rung below. Writes
+    <kernel>.md and a self-contained <kernel>.html per kernel, index.html, and summary.md (made
+    to fit a CI job summary)."""
+    import pandas as pd
+    from rich.console import Console
+
+    from ..analyze.diagnosis import diagnose_run
+    from ..errors import GemmprofError
+    from ..manifest import load_manifest
+    from ..render.report import report_files
+    from ..rundir import RunDir, write_atomic
+
+    console = Console() if sys.stdout.isatty() else Console(width=200)  # piped: do not wrap at 80
+    run = RunDir(run_dir if run_dir is not None else newest_run())
+    if not run.path.is_dir():
+        raise GemmprofError(f"{run.path} is not a directory", "pass a run directory written by gemmprof bench or profile")
+    meta = run.meta()
+    tables = {name: run.read_table(name) for name in TABLES if run.has_table(name)}
+    if "kernels" not in tables and "bench" not in tables:
+        reports = [*run.path.glob("*.ncu-rep*"), *run.path.glob("ncu/*.ncu-rep*")]
+        if reports:
+            raise GemmprofError(f"run {run.path} has {len(reports)} ncu report(s) but no tables",
+                                f"extract them first: gemmprof analyze {run.path} --parquet {run.path}")
+        raise GemmprofError(f"run {run.path} holds no kernels: neither a profile (kernels table) nor a benchmark "
+                            f"(bench table)", "run gemmprof bench or gemmprof profile into it")
+    log = run.path / "profile.jsonl"
+    profile_log = pd.DataFrame([json.loads(line) for line in log.read_text().splitlines() if line.strip()]) \
+        if log.is_file() else None
+
+    diagnosis = diagnose_run(tables, load_manifest(), meta, profile_log)
+    for warning in diagnosis.warnings:
+        console.print(f"[yellow]warning:[/] {warning}")
+    target = out if out is not None else run.path / "report"
+    console.print(f"report of {run.path} ({len(diagnosis.kernels)} kernels, "
+                  f"{sum(d.profiled for d in diagnosis.kernels)} profiled) -> {target}")
+    written = 0
+    with console.status("rendering") as status:
+        for name, content in report_files(diagnosis, tables.get("kernels"), tables.get("bench")):
+            write_atomic(target / name, content)
+            written += 1
+            status.update(f"rendering: wrote {name}")
+            if name.endswith(".html") and name != "index.html":
+                d = next(k for k in diagnosis.kernels if f"{k.name}.html" == name)
+                verdict = f"{d.verdict.label}: {d.verdict.problem}" if d.verdict else "not profiled"
+                console.print(f"  {d.name:<12} {verdict}")
+    console.print(f"wrote {written} files; open {target / 'index.html'} (summary for CI: {target / 'summary.md'})")
+
+
+def newest_run(root: Path | None = None) -> Path:
+    """The run directory under `root` (default: ./reports, else the checkout's reports/) whose
+    run.json changed last."""
+    from ..errors import GemmprofError
+    from ..rundir import DEFAULT_REPORTS_DIR, RUN_JSON
+
+    roots = [root] if root is not None else [Path("reports"), DEFAULT_REPORTS_DIR]
+    for folder in roots:
+        if folder.is_dir():
+            runs = [p.parent for p in folder.glob(f"*/{RUN_JSON}")]
+            if runs:
+                return max(runs, key=lambda p: (p / RUN_JSON).stat().st_mtime)
+    raise GemmprofError("no run directory found under reports/", "pass RUN_DIR, or run gemmprof bench or profile first")

@@ -1,0 +1,95 @@
+"""Small per-kernel figures for the report: where a warp's cycles go, and how many times each byte
+was fetched at each memory level. Each function returns a matplotlib Figure (no pyplot state);
+the caller saves it. Bars carry a `gid` (`bar:<name>`) for tests."""
+
+from __future__ import annotations
+
+import pandas as pd
+from matplotlib.figure import Figure
+
+from ..analyze.stalls import explain
+from ..analyze.verdict import fmt_bytes, fmt_num, fmt_pct, fmt_times
+
+FONT = 9
+WIDTH_IN = 6.4
+
+# Stall reasons by what they wait for, one colour each (Okabe-Ito, colour-blind safe).
+STALL_GROUPS = {
+    "memory": ("lg_throttle", "long_scoreboard", "tex_throttle", "drain", "imc_miss"),
+    "shared / MIO": ("mio_throttle", "short_scoreboard"),
+    "sync": ("barrier", "membar", "sleeping", "warpgroup_arrive", "gmma"),
+    "pipes / issue": ("math_pipe_throttle", "dispatch_stall", "wait", "branch_resolving", "no_instruction", "misc"),
+    "ready (not a cost)": ("not_selected", "selected"),
+}
+GROUP_COLORS = {
+    "memory": "#D55E00",
+    "shared / MIO": "#E69F00",
+    "sync": "#CC79A7",
+    "pipes / issue": "#0072B2",
+    "ready (not a cost)": "#AAAAAA",
+}
+LEVEL_COLOR = "#0072B2"
+
+
+def stall_group(reason: str) -> str:
+    return next((g for g, reasons in STALL_GROUPS.items() if reason in reasons), "pipes / issue")
+
+
+def stall_figure(stalls: pd.DataFrame, title: str = "Warp stalls") -> Figure:
+    """Horizontal bars: stall cycles per issued instruction of each reason in `stalls` (rows of
+    `stalls.top_stalls`), largest on top, coloured by what the reason waits for, with its share
+    of all cycles between issues at the bar's end."""
+    rows = stalls.sort_values("cycles_per_inst", ascending=True)
+    height = 0.9 + 0.32 * max(len(rows), 1)
+    fig = Figure(figsize=(WIDTH_IN, height), dpi=100)
+    ax = fig.add_subplot(1, 1, 1)
+    top = float(rows["cycles_per_inst"].max()) if len(rows) else 1.0
+    for y, r in enumerate(rows.to_dict("records")):
+        group = stall_group(r["reason"])
+        ax.barh(y, r["cycles_per_inst"], color=GROUP_COLORS[group], height=0.62, gid=f"bar:{r['reason']}")
+        ax.text(r["cycles_per_inst"] + top * 0.01, y, f" {fmt_num(r['cycles_per_inst'])} ({fmt_pct(r['share_pct'])})",
+                va="center", ha="left", fontsize=FONT - 1, color="#333333")
+    ax.set_yticks(range(len(rows)), [explain(r).label for r in rows["reason"]], fontsize=FONT)
+    ax.set_xlim(0, top * 1.3)
+    ax.set_xlabel("stall cycles per issued instruction (share of all cycles between issues)", fontsize=FONT - 0.5)
+    ax.tick_params(axis="x", labelsize=FONT - 1)
+    ax.set_title(title, fontsize=FONT + 1, loc="left")
+    used = [g for g in STALL_GROUPS if any(stall_group(r) == g for r in rows["reason"])]
+    if used:
+        handles = [ax.barh([0], [0], color=GROUP_COLORS[g], label=g) for g in used]
+        ax.legend(handles=handles, labels=used, fontsize=FONT - 1.5, frameon=False, loc="lower right")
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    fig.tight_layout()
+    return fig
+
+
+def traffic_figure(traffic: pd.DataFrame, title: str = "Bytes moved against the GEMM minimum") -> Figure:
+    """Horizontal bars on a log axis: how many times each byte the GEMM needs was fetched at DRAM,
+    L2 and L1 (rows of `memory.traffic`), with the minimum (1x) marked."""
+    levels = [lvl for lvl in ("L1", "L2", "DRAM") if lvl in set(traffic["level"])]
+    rows = traffic.set_index("level").loc[levels]
+    fig = Figure(figsize=(WIDTH_IN, 0.9 + 0.36 * max(len(rows), 1)), dpi=100)
+    ax = fig.add_subplot(1, 1, 1)
+    values = [max(v, 1e-3) for v in rows["times"]]
+    for y, (level, v) in enumerate(zip(levels, values)):
+        ax.barh(y, v, color=LEVEL_COLOR, height=0.6, gid=f"bar:{level}", left=0)
+        ax.text(v * 1.1, y, f"{fmt_times(v)}  ({fmt_bytes(rows.loc[level, 'bytes'])})", va="center",
+                fontsize=FONT - 1, color="#333333", bbox=dict(facecolor="white", edgecolor="none", pad=1.0))
+    ax.set_xscale("log")
+    low = min(0.5, min(values) / 2)
+    high = max(10.0, max(values) * 12)
+    ax.set_xlim(low, high)
+    ax.axvline(1.0, color="#333333", lw=1, ls="--")
+    ax.text(1.0, len(levels) - 0.45, " minimum: A, B, C read once, C written once", fontsize=FONT - 1.5,
+            color="#333333", va="bottom")
+    ax.set_yticks(range(len(levels)), levels, fontsize=FONT)
+    ax.set_ylim(-0.6, len(levels) - 0.1)
+    ax.set_xlabel("times each byte was fetched (bytes moved / minimum)", fontsize=FONT - 0.5)
+    ax.tick_params(axis="x", labelsize=FONT - 1)
+    ax.set_title(title, fontsize=FONT + 1, loc="left")
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    fig.tight_layout()
+    return fig
+

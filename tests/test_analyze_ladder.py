@@ -1,0 +1,75 @@
+"""ladder.py: predecessors from the manifest, cuBLAS on top, and what changed."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from profiler.analyze import ladder
+from profiler.manifest import parse_manifest
+
+MANIFEST = """
+[[kernel]]
+name = "a"
+file = "a.cu"
+entry = "a"
+tier = "fp32"
+idea = "first"
+grid = [1]
+block = [32]
+
+[[kernel]]
+name = "b"
+file = "b.cu"
+entry = "b"
+tier = "fp32"
+idea = "second"
+predecessor = "a"
+grid = [1]
+block = [32]
+
+[[kernel]]
+name = "c"
+file = "c.cu"
+entry = "c"
+tier = "fp32"
+idea = "third"
+predecessor = "b"
+grid = [1]
+block = [32]
+"""
+SPECS = parse_manifest(MANIFEST)
+
+
+def test_order_and_neighbours():
+    assert ladder.ladder_order(["cublas", "zz", "c", "a", "b"], SPECS) == ["a", "b", "c", "zz", "cublas"]
+    assert ladder.predecessor("b", ["a", "b", "c"], SPECS) == "a"
+    assert ladder.predecessor("c", ["a", "c"], SPECS) == "a"  # b missing: the rung below it
+    assert ladder.predecessor("a", ["a", "b"], SPECS) is None
+    assert ladder.predecessor("cublas", ["a", "b", "cublas"], SPECS) == "b"  # cuBLAS is the top
+    assert ladder.successor("a", ["a", "b", "c", "cublas"], SPECS) == "b"
+    assert ladder.successor("c", ["a", "b", "c", "cublas"], SPECS) == "cublas"
+    assert ladder.successor("cublas", ["a", "cublas"], SPECS) is None
+
+
+def test_compare_reads_like_the_issue():
+    facts = pd.DataFrame({
+        "gflops": [1000.0, 1800.0], "dram_bytes": [100e6, 12e6], "load_conflicts": [4.0, 1.0],
+        "achieved_occupancy_pct": [67.0, 33.0], "registers_per_thread": [64, 64], "top_stall": ["MIO throttle", "wait"],
+        "time_ms": [2.0, np.nan],
+    }, index=["a", "b"])
+    c = ladder.compare(facts, SPECS).set_index("quantity")
+    assert c.loc["gflops", "change"].startswith("x1.8 ") and c.loc["gflops", "better"] is True
+    assert c.loc["dram_bytes", "change"] == "x0.12 (100.0 MB -> 12.0 MB)" and c.loc["dram_bytes", "better"] is True
+    assert c.loc["load_conflicts", "change"] == "4-way -> none" and c.loc["load_conflicts", "better"] is True
+    assert c.loc["achieved_occupancy_pct", "change"] == "67% -> 33%"
+    assert not c.loc["registers_per_thread", "changed"] and c.loc["registers_per_thread", "change"] == "64 (same)"
+    assert c.loc["top_stall", "change"] == "MIO throttle -> wait"
+    assert "time_ms" not in c.index  # unknown on one side: left out
+    assert set(c["predecessor"]) == {"a"}
+
+
+def test_from_nothing_has_no_factor():
+    facts = pd.DataFrame({"shared_load_wavefronts": [0.0, 4e6]}, index=["a", "b"])
+    row = ladder.compare(facts, SPECS).iloc[0]
+    assert row["change"] == "0 -> 4.0 M" and row["changed"]
