@@ -55,13 +55,7 @@ class RunDir:
         f = self.path / RUN_JSON
         if not f.is_file():
             raise GemmprofError(f"{self.path} is not a gemmprof run (no {RUN_JSON})", "pass a directory written by gemmprof bench or profile")
-        try:
-            meta = json.loads(f.read_text())
-        except json.JSONDecodeError as exc:
-            raise GemmprofError(f"{f} is not valid JSON: {exc}") from None
-        if meta.get("schema_version") != SCHEMA_VERSION:
-            raise GemmprofError(f"{f} has schema version {meta.get('schema_version')!r}; this gemmprof reads {SCHEMA_VERSION}")
-        return meta
+        return read_meta_file(f)
 
     def write_meta(self, meta: dict) -> None:
         meta = {"schema_version": SCHEMA_VERSION, "gemmprof_version": __version__, **meta}
@@ -89,6 +83,17 @@ class RunDir:
 
     def has_table(self, name: str) -> bool:
         return (self.path / f"{name}.parquet").is_file() or (self.path / f"{name}.csv").is_file()
+
+
+def read_meta_file(f: Path) -> dict:
+    """A run.json (or a copy such as bench.run.json), schema version checked."""
+    try:
+        meta = json.loads(f.read_text())
+    except json.JSONDecodeError as exc:
+        raise GemmprofError(f"{f} is not valid JSON: {exc}") from None
+    if meta.get("schema_version") != SCHEMA_VERSION:
+        raise GemmprofError(f"{f} has schema version {meta.get('schema_version')!r}; this gemmprof reads {SCHEMA_VERSION}")
+    return meta
 
 
 def command_line() -> str:

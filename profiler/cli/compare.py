@@ -103,7 +103,7 @@ def load_run(path: Path):
     import pandas as pd
 
     from ..errors import GemmprofError
-    from ..rundir import RUN_JSON, SCHEMA_VERSION, RunDir
+    from ..rundir import RUN_JSON, RunDir, read_meta_file
 
     if not path.exists():
         raise GemmprofError(f"{path}: no such file or directory")
@@ -119,12 +119,7 @@ def load_run(path: Path):
     if meta_file is None:
         raise GemmprofError(f"{path} has no run.json beside it ({path.with_suffix('.run.json').name} or {RUN_JSON})",
                             "compare needs the run's GPU: pass the run directory")
-    try:
-        meta = json.loads(meta_file.read_text())
-    except json.JSONDecodeError as exc:
-        raise GemmprofError(f"{meta_file} is not valid JSON: {exc}") from None
-    if meta.get("schema_version") != SCHEMA_VERSION:
-        raise GemmprofError(f"{meta_file} has schema version {meta.get('schema_version')!r}; this gemmprof reads {SCHEMA_VERSION}")
+    meta = read_meta_file(meta_file)
     bench = pd.read_parquet(path) if path.suffix == ".parquet" else pd.read_csv(path)
     if "kernel" not in bench.columns or "median_ms" not in bench.columns:
         raise GemmprofError(f"{path} is not a bench table (no kernel and median_ms columns)")
