@@ -5,7 +5,8 @@
 // 32x32 tile of A and of B (one element each, coalesced), synchronises, and every thread does 32
 // multiply-adds out of shared memory. As is row-major and the k loop is fully unrolled, so a
 // thread's A row is read as eight 128-bit broadcasts (LDS.128) rather than 32 scalar loads: the
-// kernel is bound by shared-load throughput, and this makes it 1.25 loads per 4 FMAs, not 2.
+// kernel is bound by shared-load throughput, and this makes it 5 loads per 4 FMAs (1.25 per FMA:
+// one LDS.128 of A and four scalar loads of B), not 2 per FMA.
 //
 // Launch: block (32, 32), grid (cdiv(N, 32), cdiv(M, 32)). Any M, N, K: tile elements outside the
 // matrices are filled with zeros, and only in-range elements of C are written.
