@@ -22,6 +22,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_show_locals=False,
+    rich_markup_mode="markdown",  # docstring paragraphs reflow to the terminal width
 )
 
 # Each module defines a function of the same name as its command (with '-' as '_').

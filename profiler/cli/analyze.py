@@ -25,8 +25,10 @@ def analyze(
         Path | None, typer.Option("--parquet", help="Write the same tables as parquet here.")
     ] = None,
 ) -> None:
-    """Summarise each profiled launch (time, GFLOP/s, share of the FP32 peak, DRAM traffic, bank
-    conflicts, occupancy and its limiter, the top stall) and export the tables."""
+    """Read .ncu-rep reports into tables: print a summary per launch, export them.
+
+    The summary: time, GFLOP/s, share of the FP32 peak, DRAM traffic, bank conflicts, occupancy
+    and its limiter, the top stall. Exports: kernels, rules, source, sass and metrics tables."""
     from ..extract.tables import TABLES, read_reports
 
     exporting = csv_dir is not None or parquet_dir is not None

@@ -27,6 +27,8 @@ def bench(
 ) -> None:
     """Verify each kernel against cuBLAS on fresh random inputs, then time the ones that pass.
 
+    Writes reports/RUN_ID/bench.csv and bench.parquet with the GPU state and environment.
+
     Timing: CUDA events around each launch, L2 flushed before each launch, warm-up until the SM
     clock is stable, alternating with cuBLAS; median, p10/p90 and CV reported, with the GPU's
     clocks and throttle reasons from NVML. A kernel that fails is shown as FAIL, never timed.

@@ -21,7 +21,9 @@ def compare(
     json_out: Annotated[bool, typer.Option("--json", help="Print the comparison as one JSON object, and nothing else.")] = False,
     allow_different_gpus: Annotated[bool, typer.Option(help="Compare runs of different GPUs anyway (with a warning).")] = False,
 ) -> None:
-    """Per kernel and shape: the change in median time and GFLOP/s, and (when both runs were
+    """Compare two runs and fail on regressions (exit 1).
+
+    Per kernel and shape: the change in median time and GFLOP/s, and (when both runs were
     profiled) in the key Nsight Compute metrics. A kernel is a regression when it is slower by
     more than the threshold AND outside both runs' measured spread (new p10 above the base p90),
     or when it passed verification before and fails now. Differences inside the spread are

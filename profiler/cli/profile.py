@@ -34,7 +34,9 @@ def profile(
     compress: Annotated[bool, typer.Option("--xz", help="Store reports xz-compressed (.ncu-rep.xz, ~10x smaller; gemmprof reads both).")] = False,
     timing_only: Annotated[bool, typer.Option(help="No counters (e.g. ERR_NVGPUCTRPERM): bench the same kernels and shape instead.")] = False,
 ) -> None:
-    """Profile kernels under `ncu --set full --import-source yes` (plus the exact FLOP and DRAM
+    """Profile kernels (and cuBLAS) under Nsight Compute, one report per kernel and shape.
+
+    Runs `ncu --set full --import-source yes` (plus the exact FLOP and DRAM
     counters the analysis needs), capturing only the measured launch (NVTX range 'gp'), never the
     warm-up or the verification. Reports are written atomically; an interrupted run keeps every
     finished report, and a rerun skips them unless --force.

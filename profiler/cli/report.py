@@ -18,10 +18,12 @@ def report(
     run_dir: Annotated[Path | None, typer.Argument(help="Run directory (default: the newest run under reports/).", show_default=False)] = None,
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Where to write the report (default: RUN_DIR/report).", show_default=False)] = None,
 ) -> None:
-    """Diagnose every kernel of a recorded run: what bounds it (with the numbers that show it),
+    """Write the diagnostic report of a run: Markdown and self-contained HTML per kernel.
+
+    Diagnoses every kernel of a recorded run: what bounds it (with the numbers that show it),
     its top warp stalls, bank conflicts, occupancy, memory traffic against the GEMM minimum,
     ncu's rules, its hottest source lines, and what changed from the rung below. Writes
-    <kernel>.md and a self-contained <kernel>.html per kernel, index.html, and summary.md (made
+    KERNEL.md and a self-contained KERNEL.html per kernel, index.html, and summary.md (made
     to fit a CI job summary)."""
     import pandas as pd
     from rich.console import Console

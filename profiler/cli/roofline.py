@@ -26,7 +26,9 @@ def roofline(
     title: Annotated[str | None, typer.Option(help="Chart title (default: GPU and shape).")] = None,
     dpi: Annotated[int, typer.Option(help="Resolution of PNG output.")] = 150,
 ) -> None:
-    """Draw a hierarchical roofline: FLOP/s against arithmetic intensity (log-log) with a ceiling
+    """Draw the hierarchical roofline of a run (and the ladder chart of its bench sweep).
+
+    FLOP/s against arithmetic intensity (log-log) with a ceiling
     per memory level (DRAM, L2, shared, L1) and the FP32 FMA peak (the tensor-core peak too when a
     launch used tensor cores), all from the peak metrics in the reports at the clocks the launches
     ran at. Each kernel is a row of points, one per memory level; cuBLAS is included."""
