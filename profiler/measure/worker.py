@@ -39,8 +39,9 @@ def measure_shape(cp, runners: dict, name: str, M: int, N: int, K: int, tier: st
         return rec  # a wrong kernel never gets a time
     g = Gemm.random(cp, M, N, K, dtype=np.float16 if tier == "fp16" else np.float32, seed=seed + 1)
     launches = {n: (lambda r=runners[n]: r(g, 1.0, 0.5)) for n in dict.fromkeys((name, CUBLAS))}
-    for launch in launches.values():
-        rec.update(warm_up(cp, launch, policy))
+    for n, launch in launches.items():  # warm-up fields of cuBLAS get the cublas_ prefix
+        prefix = "cublas_" if n == CUBLAS and n != name else ""
+        rec.update({prefix + k: v for k, v in warm_up(cp, launch, policy).items()})
     with StateSampler() as sampler:
         samples = time_alternating(cp, launches, flush, policy)
     state = sampler.summary()
