@@ -87,3 +87,16 @@ def test_unknown_kernel_lists_the_choices():
     with pytest.raises(GemmprofError) as exc:
         select_kernels(["vectorised"])
     assert "vectorized" in str(exc.value)
+
+
+def test_spec_survives_the_trip_to_a_child_process():
+    """Workers and ncu targets get the spec as JSON (tuples become lists) and rebuild it."""
+    import json
+    from dataclasses import asdict
+
+    from profiler.manifest import KernelSpec
+
+    for spec in load_manifest():
+        again = KernelSpec.from_dict(json.loads(json.dumps(asdict(spec))))
+        assert again == spec
+        assert again.launch(1536, 512, 2048) == spec.launch(1536, 512, 2048)
