@@ -3,7 +3,8 @@
 Run under ncu (application replay: each pass reruns this program at full speed; the kernel-name
 filter picks the 1,000 launches, where kernel replay would take half an hour):
 
-    ncu --replay-mode application --set basic --section SourceCounters --section WarpStateStats \
+    ncu --replay-mode application --app-replay-mode relaxed --set basic --section SourceCounters \
+        --section WarpStateStats \
         --import-source yes --clock-control none -k regex:sgemm_ \
         -o many python3 benchmarks/many_launches.py 1000
 
