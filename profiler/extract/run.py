@@ -67,7 +67,7 @@ def extract_report(report: Path, tables: tuple[str, ...] = TABLES) -> dict[str, 
 def start_background_extract(report: Path) -> subprocess.Popen:
     """Fill the report's cache in a child process (ncu_report imported before numpy there)."""
     return subprocess.Popen([sys.executable, "-m", "profiler.extract.prefetch", str(report)], env=child_env(),
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # a failure is redone, loudly, by extract_run
 
 
 def extract_run(run: RunDir, tables: tuple[str, ...] = TABLES) -> dict[str, pd.DataFrame]:
