@@ -1,0 +1,118 @@
+"""`gemmprof profile` end to end without a GPU: a stand-in for ncu (a script that "profiles" by
+writing a real captured report where ncu would, and prints what ncu prints) exercises the
+orchestration: one report per kernel, atomic writes, skip-if-done, --force, the extracted
+tables, and the errors a user must be able to act on."""
+
+import json
+import stat
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from profiler.cli import app
+from profiler.errors import GemmprofError
+
+pytestmark = [pytest.mark.ncu, pytest.mark.nvcc]
+
+FIXTURES = Path(__file__).parent / "data" / "profile-h200"
+
+FAKE_NCU = textwrap.dedent(
+    """\
+    #!{python}
+    # Stand-in for ncu: writes a real report captured on the H200 where --export points.
+    import json, lzma, os, sys
+    args = sys.argv[1:]
+    mode = os.environ.get("FAKE_NCU_MODE", "ok")
+    if args == ["--version"]:
+        print("Version 2025.3.1.0 (fake)"); sys.exit(0)
+    if mode == "perm":
+        print("==ERROR== ERR_NVGPUCTRPERM - The user does not have permission to access NVIDIA GPU Performance Counters")
+        sys.exit(1)
+    base = args[args.index("--export") + 1]
+    job = json.loads(args[args.index("--job") + 1])
+    if mode == "none":
+        print("==WARNING== No kernels were profiled."); sys.exit(0)
+    fixtures = {fixtures!r}
+    name = job["kernel"] if os.path.exists(os.path.join(fixtures, job["kernel"] + "_512x256x128.ncu-rep.xz")) else "naive"
+    with lzma.open(os.path.join(fixtures, name + "_512x256x128.ncu-rep.xz")) as src, open(base + ".ncu-rep", "wb") as dst:
+        dst.write(src.read())
+    print('==PROF== Profiling "sgemm_' + name + '" - 0: 0%....50%....100% - 38 passes')
+    print("GEMMPROF_TARGET " + json.dumps({{"kernel": job["kernel"], "M": job["M"], "N": job["N"], "K": job["K"],
+          "status": "PASS", "reason": "", "error": 1e-7, "environment": {{"cuda_runtime": "13.2", "cublas_version": "13.1.0"}}}}))
+    """
+)
+
+
+@pytest.fixture
+def fake_ncu(tmp_path, monkeypatch):
+    exe = tmp_path / "ncu"
+    exe.write_text(FAKE_NCU.format(python=sys.executable, fixtures=str(FIXTURES)))
+    exe.chmod(exe.stat().st_mode | stat.S_IEXEC)
+    monkeypatch.setenv("GEMMPROF_NCU", str(exe))
+    monkeypatch.setenv("GEMMPROF_CACHE_DIR", str(tmp_path / "cache"))
+    import profiler.cli.profile as profile_cli
+    import profiler.measure.device as device
+
+    monkeypatch.setattr(profile_cli, "require_cupy", lambda: None)
+    real = device.collect_environment
+
+    def no_gpu_environment(ncu=None, need_gpu=False, nvml_only=False):
+        env = real(ncu=ncu)
+        env.update(gpu_name="NVIDIA H200 (fake)", arch="sm_90", gpu_slug="h200", compute_capability="9.0")
+        return env
+
+    monkeypatch.setattr(device, "collect_environment", no_gpu_environment)
+    return exe
+
+
+def profile(tmp_path, *args):
+    result = CliRunner().invoke(app, ["profile", "--out", str(tmp_path / "runs"), "--run-id", "r", *args])
+    return result, tmp_path / "runs" / "r"
+
+
+def test_one_report_per_kernel_and_tables(fake_ncu, tmp_path):
+    result, run = profile(tmp_path, "-k", "naive", "-k", "smem", "-k", "cublas", "--mnk", "512", "256", "128")
+    assert result.exit_code == 0, result.output
+    reports = sorted(p.name for p in (run / "ncu").iterdir())
+    assert reports == ["cublas_512x256x128.ncu-rep", "naive_512x256x128.ncu-rep", "smem_512x256x128.ncu-rep"]
+    records = [json.loads(line) for line in (run / "profile.jsonl").read_text().splitlines()]
+    assert [r["kernel"] for r in records] == ["cublas", "naive", "smem"]  # cuBLAS first: no cubin to wait for
+    assert all(r["replay_passes"] == 38 and r["status"] == "PASS" and "--clock-control" in r["ncu_command"] for r in records)
+    assert records[0]["ncu_command"][records[0]["ncu_command"].index("--clock-control") + 1] == "none"
+    import pandas as pd
+
+    kernels = pd.read_parquet(run / "kernels.parquet")
+    assert sorted(kernels["kernel_key"]) == ["cublas", "naive", "smem"]
+    assert set(kernels["report"]) == {f"ncu/{r}" for r in reports}
+    meta = json.loads((run / "run.json").read_text())
+    assert meta["environment"]["cublas_version"] == "13.1.0"  # reported by the target
+    assert set(meta["profile_phases_s"]) == {"environment_s", "profile_loop_s", "extract_wait_s", "tables_s"}
+    assert not any(p.name.startswith(".") for p in (run / "ncu").iterdir())  # no partial files left
+
+
+def test_rerun_skips_finished_reports_unless_forced(fake_ncu, tmp_path):
+    profile(tmp_path, "-k", "naive", "--size", "64")
+    report = tmp_path / "runs" / "r" / "ncu" / "naive_64x64x64.ncu-rep"
+    before = report.stat().st_mtime_ns
+    result, _ = profile(tmp_path, "-k", "naive", "--size", "64")
+    assert "report exists, skipped" in result.output and report.stat().st_mtime_ns == before
+    result, _ = profile(tmp_path, "-k", "naive", "--size", "64", "--force")
+    assert result.exit_code == 0 and report.stat().st_mtime_ns != before
+
+
+def test_xz_reports_are_read_back(fake_ncu, tmp_path):
+    result, run = profile(tmp_path, "-k", "warptile", "--mnk", "512", "256", "128", "--xz")
+    assert result.exit_code == 0, result.output
+    assert [p.name for p in (run / "ncu").iterdir()] == ["warptile_512x256x128.ncu-rep.xz"]
+    assert "warptile" in (run / "kernels.csv").read_text()
+
+
+@pytest.mark.parametrize("mode,fragment", [("perm", "ERR_NVGPUCTRPERM"), ("none", "matched nothing")])
+def test_ncu_failures_are_one_clear_error(fake_ncu, tmp_path, monkeypatch, mode, fragment):
+    monkeypatch.setenv("FAKE_NCU_MODE", mode)
+    result, run = profile(tmp_path, "-k", "naive", "--size", "64")
+    assert isinstance(result.exception, GemmprofError) and fragment in str(result.exception)
+    assert not list((run / "ncu").glob("*.ncu-rep"))  # nothing half-written is left as a report
