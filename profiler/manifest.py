@@ -16,6 +16,9 @@ from pathlib import Path
 
 from .errors import GemmprofError
 
+# The baseline every kernel is verified and timed against; its rows and reports carry this name.
+CUBLAS = "cublas"
+
 KERNELS_DIR = Path(__file__).resolve().parent.parent / "kernels"
 MANIFEST_PATH = KERNELS_DIR / "ladder.toml"
 

@@ -37,7 +37,7 @@ def bench(
     import pandas as pd
 
     from ..errors import GemmprofError
-    from ..manifest import select_kernels
+    from ..manifest import CUBLAS, select_kernels
     from ..measure.bench import bench as run_bench
     from ..measure.build import build_all
     from ..measure.device import collect_environment, git_commit
@@ -69,7 +69,7 @@ def bench(
                   f"cuBLAS {env['cublas_version']}); cuBLAS in strict FP32 (no TF32). Run: {run.path}")
 
     records: list[dict] = []
-    names = (["cublas"] if cublas else []) + [s.name for s in specs]
+    names = ([CUBLAS] if cublas else []) + [s.name for s in specs]
     policy = TimingPolicy(min_reps=min_reps, max_seconds=max_seconds, target_cv=target_cv)
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console)
     task = progress.add_task("bench", total=len(names) * len(shapes))

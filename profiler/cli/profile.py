@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict
 from pathlib import Path
 from typing import Annotated
 
@@ -14,11 +13,6 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-CUBLAS = "cublas"
-
-
-def report_stem(kernel: str, M: int, N: int, K: int) -> str:
-    return f"{kernel}_{M}x{N}x{K}"
 
 
 def profile(
@@ -43,13 +37,13 @@ def profile(
     """
     from ..errors import GemmprofError
     from ..extract import metrics as metric_table
-    from ..extract.run import extract_run, start_background_extract
-    from ..manifest import select_kernels
+    from ..extract.run import extract_run
+    from ..manifest import CUBLAS, select_kernels
     from ..measure.build import build_all
     from ..measure.device import collect_environment, git_commit
-    from ..measure.ncu import CLOCK_CONTROLS, NcuOptions, failure, ncu_command, resolve_ncu, run_ncu, target_argv
+    from ..measure.ncu import CLOCK_CONTROLS, NcuOptions, resolve_ncu
+    from ..measure.profiling import Callbacks, ProfileJob, profile_jobs, report_stem
     from ..rundir import REPO_ROOT, RunDir, command_line, new_run_id
-    from ..subprocess_env import child_env
     from ._options import check_shape
 
     if clock_control not in CLOCK_CONTROLS:
@@ -80,55 +74,35 @@ def profile(
         "kind": "profile", "command": command_line(), "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "git_commit": commit, "git_dirty": dirty, "environment": env,
     })
-    ncu_dir = run.path / "ncu"
-    ncu_dir.mkdir(exist_ok=True)
     M, N, K = shape
-    jobs = ([(CUBLAS, "fp32", None)] if with_cublas else []) + [(s.name, s.tier, s) for s in specs]
+    jobs = ([ProfileJob(CUBLAS, "fp32", None)] if with_cublas else []) + [ProfileJob(s.name, s.tier, s) for s in specs]
     console.print(f"[bold]{env['gpu_name']}[/]: ncu {env['ncu_version']} --set {section_set} --clock-control {clock_control}; "
-                  f"{len(jobs)} kernels at {M}x{N}x{K} -> {ncu_dir}")
-    env_vars = child_env()
-    log = run.path / "profile.jsonl"
+                  f"{len(jobs)} kernels at {M}x{N}x{K} -> {run.path / 'ncu'}")
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console)
     task = progress.add_task("profile", total=len(jobs))
-    background = []
+
+    def finished(record: dict) -> None:
+        if record.get("environment") and "cuda_runtime" not in env:  # the CUDA side, from the target
+            env.update(record["environment"])
+            run.update_meta(environment=env)
+        status = record.get("status", "?")
+        progress.console.print(f"  {report_stem(record['kernel'], M, N, K)}: {record['launches']} launch(es), "
+                               f"{record['replay_passes']} passes, {record['ncu_wall_s']:.1f} s, verification {status}"
+                               + (f" ({record['reason']})" if status == "FAIL" else ""))
+        progress.advance(task)
+
+    def skipped(stem: str) -> None:
+        progress.console.print(f"  {stem}: report exists, skipped (--force to redo)")
+        progress.advance(task)
+
+    hooks = Callbacks(
+        starting=lambda i, job: progress.update(task, description=f"[{i}/{len(jobs)}] {job.name} under ncu"),
+        skipped=skipped,
+        kernel_seen=lambda i, job, k, p: progress.update(task, description=f"[{i}/{len(jobs)}] {job.name}: {k[:40]} {p} passes"),
+        finished=finished,
+    )
     with progress:
-        for i, (name, tier, spec) in enumerate(jobs, start=1):
-            stem = report_stem(name, M, N, K)
-            final = ncu_dir / (stem + (".ncu-rep.xz" if compress else ".ncu-rep"))
-            if not force and any((ncu_dir / (stem + ext)).is_file() for ext in (".ncu-rep", ".ncu-rep.xz")):
-                progress.console.print(f"  {stem}: report exists, skipped (--force to redo)")
-                progress.advance(task)
-                continue
-            progress.update(task, description=f"[{i}/{len(jobs)}] {name} under ncu")
-            tmp_base = ncu_dir / f".{stem}.partial"
-            cubin = str(cubins(building)[name]) if spec else None
-            job = json.dumps({"kernel": name, "tier": tier, "M": M, "N": N, "K": K, "cubin": cubin,
-                              "spec": asdict(spec) if spec else None, "seed": 7})
-            t0 = time.perf_counter()
-            command = ncu_command(opts, tmp_base, target_argv(job))
-            result = run_ncu(command, env_vars,
-                             on_kernel=lambda k, p: progress.update(task, description=f"[{i}/{len(jobs)}] {name}: {k[:40]} {p} passes"))
-            wall = time.perf_counter() - t0
-            error = failure(result, f"{name} {M}x{N}x{K}")
-            if result.target and "environment" in result.target and "cuda_runtime" not in env:
-                env.update(result.target["environment"])
-                run.update_meta(environment=env)
-            partial = tmp_base.with_name(tmp_base.name + ".ncu-rep")
-            if error:
-                partial.unlink(missing_ok=True)
-                raise error
-            finish_report(partial, final, compress)
-            background.append(start_background_extract(final))  # overlaps the next ncu run
-            record = {"kernel": name, "M": M, "N": N, "K": K, "report": str(final.relative_to(run.path)), "ncu_wall_s": wall,
-                      "replay_passes": sum(p for _, p in result.kernels), "launches": len(result.kernels),
-                      "ncu_command": command,
-                      **{k: v for k, v in (result.target or {}).items() if k in ("status", "reason", "error")}}
-            with open(log, "a") as f:
-                f.write(json.dumps(record) + "\n")
-            status = record.get("status", "?")
-            progress.console.print(f"  {stem}: {len(result.kernels)} launch(es), {record['replay_passes']} passes, {wall:.1f} s, "
-                                   f"verification {status}" + (f" ({record['reason']})" if status == "FAIL" else ""))
-            progress.advance(task)
+        background = profile_jobs(run, jobs, shape, opts, lambda name: str(cubins(building)[name]), compress, force, hooks)
     builder.shutdown()
     phases["profile_loop_s"] = time.perf_counter() - started - sum(phases.values())
     for proc in background:  # a failed prefetch is redone (and its error shown) by extract_run
@@ -137,6 +111,7 @@ def profile(
     tables = extract_run(run)
     phases["tables_s"] = time.perf_counter() - started - sum(phases.values())
     total = time.perf_counter() - started
+    log = run.path / "profile.jsonl"
     ncu_total = sum(json.loads(line)["ncu_wall_s"] for line in log.read_text().splitlines()) if log.is_file() else 0.0
     run.update_meta(profile_wall_s=total, ncu_wall_s=ncu_total, profile_phases_s=phases)
     console.print(f"extracted {len(tables['kernels'])} launches into {run.path}/kernels.csv (rules, source, metrics beside it); "
@@ -158,18 +133,3 @@ def require_cupy() -> None:
 def cubins(building) -> dict[str, Path]:
     """Wait for the background build (once) and map kernel name -> cubin."""
     return {b.spec.name: b.cubin for b in building.result()}
-
-
-def finish_report(partial: Path, final: Path, compress: bool) -> None:
-    """Move the finished report into place atomically (compressing on the way if asked)."""
-    if compress:
-        import lzma
-
-        tmp = final.with_name(f".{final.name}.tmp")
-        with open(partial, "rb") as src, lzma.open(tmp, "wb", preset=6) as dst:
-            while chunk := src.read(1 << 20):
-                dst.write(chunk)
-        tmp.replace(final)
-        partial.unlink()
-    else:
-        partial.replace(final)

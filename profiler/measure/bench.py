@@ -13,11 +13,10 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import asdict
 
-from ..manifest import KernelSpec
+from ..manifest import CUBLAS, KernelSpec
 from ..subprocess_env import child_env
 from .timing import TimingPolicy
 
-CUBLAS = "cublas"
 Shape = tuple[int, int, int]
 
 

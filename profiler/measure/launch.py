@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..manifest import KernelSpec
+from ..manifest import CUBLAS, KernelSpec
 
 CUBLAS_MATH_MODE = "CUBLAS_DEFAULT_MATH (strict FP32, no TF32)"
 
@@ -67,7 +67,7 @@ class KernelRunner:
 class CublasRunner:
     """cuBLAS SGEMM (FP32 tier) or GemmEx with FP16 inputs and FP32 compute (FP16 tier)."""
 
-    name = "cublas"
+    name = CUBLAS
 
     def __init__(self, cp, tier: str = "fp32"):
         from cupy_backends.cuda.libs import cublas

@@ -14,14 +14,13 @@ from dataclasses import asdict
 
 import numpy as np
 
-from ..manifest import KernelSpec
+from ..manifest import CUBLAS, KernelSpec
 from ..specs import peak_fp32_flops
 from .device import StateSampler, import_cupy
 from .launch import CUBLAS_MATH_MODE, CublasRunner, Gemm, KernelRunner
 from .timing import L2Flusher, Stats, TimingPolicy, time_alternating, warm_up
 from .verify import check
 
-CUBLAS = "cublas"
 
 
 def _emit(record: dict) -> None:

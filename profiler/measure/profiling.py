@@ -1,0 +1,109 @@
+"""Profile a list of kernels into a run directory: one ncu run per kernel and shape, each report
+written atomically and handed to a background extraction while ncu moves on to the next kernel.
+
+The CLI (`gemmprof profile`) parses options and shows progress through the callbacks here.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from ..manifest import KernelSpec
+from ..rundir import RunDir
+from ..subprocess_env import child_env
+from .ncu import NcuOptions, NcuResult, failure, ncu_command, run_ncu, target_argv
+
+REPORT_SUFFIXES = (".ncu-rep", ".ncu-rep.xz")
+
+
+@dataclass(frozen=True)
+class ProfileJob:
+    name: str
+    tier: str
+    spec: KernelSpec | None  # None: cuBLAS
+
+
+def report_stem(kernel: str, M: int, N: int, K: int) -> str:
+    return f"{kernel}_{M}x{N}x{K}"
+
+
+@dataclass
+class Callbacks:
+    """Progress hooks; all optional."""
+
+    starting: Callable[[int, ProfileJob], None] = lambda i, job: None
+    skipped: Callable[[str], None] = lambda stem: None
+    kernel_seen: Callable[[int, ProfileJob, str, int], None] = lambda i, job, kernel, passes: None
+    finished: Callable[[dict], None] = lambda record: None
+
+
+def profile_jobs(run: RunDir, jobs: list[ProfileJob], shape: tuple[int, int, int], opts: NcuOptions,
+                 cubin_for: Callable[[str], str], compress: bool = False, force: bool = False,
+                 on: Callbacks | None = None) -> list:
+    """Profile each job into `run.path/ncu`; returns the background extraction processes (wait
+    for them before reading the run's tables). Raises the one-line error of a failed ncu run."""
+    from ..extract.run import start_background_extract
+
+    on = on or Callbacks()
+    M, N, K = shape
+    ncu_dir = run.path / "ncu"
+    ncu_dir.mkdir(exist_ok=True)
+    log = run.path / "profile.jsonl"
+    env = child_env()
+    background = []
+    for i, job in enumerate(jobs, start=1):
+        stem = report_stem(job.name, M, N, K)
+        if not force and any((ncu_dir / (stem + ext)).is_file() for ext in REPORT_SUFFIXES):
+            on.skipped(stem)
+            continue
+        on.starting(i, job)
+        target_job = json.dumps({"kernel": job.name, "tier": job.tier, "M": M, "N": N, "K": K,
+                                 "cubin": cubin_for(job.name) if job.spec else None,
+                                 "spec": asdict(job.spec) if job.spec else None, "seed": 7})
+        tmp_base = ncu_dir / f".{stem}.partial"
+        command = ncu_command(opts, tmp_base, target_argv(target_job))
+        t0 = time.perf_counter()
+        result = run_ncu(command, env, on_kernel=lambda kernel, passes: on.kernel_seen(i, job, kernel, passes))
+        wall = time.perf_counter() - t0
+        partial = tmp_base.with_name(tmp_base.name + ".ncu-rep")
+        error = failure(result, f"{job.name} {M}x{N}x{K}")
+        if error:
+            partial.unlink(missing_ok=True)
+            raise error
+        final = ncu_dir / (stem + (".ncu-rep.xz" if compress else ".ncu-rep"))
+        finish_report(partial, final, compress)
+        background.append(start_background_extract(final))  # overlaps the next ncu run
+        record = make_record(job, shape, final.relative_to(run.path), wall, command, result)
+        with open(log, "a") as f:
+            f.write(json.dumps(record) + "\n")
+        on.finished(record)
+    return background
+
+
+def make_record(job: ProfileJob, shape, report: Path, wall: float, command: list[str], result: NcuResult) -> dict:
+    """One line of profile.jsonl: what ran, how long ncu took, and what the target said."""
+    M, N, K = shape
+    target = result.target or {}
+    return {"kernel": job.name, "M": M, "N": N, "K": K, "report": str(report), "ncu_wall_s": wall,
+            "replay_passes": sum(p for _, p in result.kernels), "launches": len(result.kernels),
+            "ncu_command": command, "environment": target.get("environment"),
+            **{k: v for k, v in target.items() if k in ("status", "reason", "error")}}
+
+
+def finish_report(partial: Path, final: Path, compress: bool) -> None:
+    """Move the finished report into place atomically (compressing on the way if asked)."""
+    if compress:
+        import lzma
+
+        tmp = final.with_name(f".{final.name}.tmp")
+        with open(partial, "rb") as src, lzma.open(tmp, "wb", preset=6) as dst:
+            while chunk := src.read(1 << 20):
+                dst.write(chunk)
+        tmp.replace(final)
+        partial.unlink()
+    else:
+        partial.replace(final)
