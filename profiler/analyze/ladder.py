@@ -13,10 +13,8 @@ from typing import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from ..manifest import KernelSpec
+from ..manifest import CUBLAS, KernelSpec
 from .verdict import fmt_bytes, fmt_count, fmt_num, fmt_pct, fmt_ratio, fmt_way
-
-from ..manifest import CUBLAS  # noqa: E402  (re-exported: diagnosis uses ladder.CUBLAS)
 
 # A ratio within this factor of 1 (or a percentage within this many points) is 'unchanged'.
 SAME_RATIO = 0.03

@@ -21,9 +21,8 @@ import pandas as pd
 
 from ..errors import GemmprofError
 from ..extract.metrics import SHARED_BYTES_PER_WAVEFRONT, describe
-from ..manifest import load_manifest
+from ..manifest import CUBLAS, load_manifest
 
-from ..manifest import CUBLAS  # noqa: E402
 CUBLAS_LABEL = "cuBLAS"
 # Peaks that differ across launches by more than this fraction of their median get a note.
 PEAK_SPREAD_TOLERANCE = 0.01
