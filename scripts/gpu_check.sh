@@ -12,7 +12,9 @@ export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1 GEMMPROF_
 STEPS=${GPU_CHECK_STEPS:-env tests events sweep bench}
 # Further steps (by name): profile (all kernels under ncu at 2048 into run "sample", its bench
 # sweep, and bare ncu on the same commands), fixtures (small real reports + ncu's raw export for
-# tests/data), many (a 1000-launch report for the extraction speed benchmark).
+# tests/data), many (a 1000-launch report for the extraction speed benchmark), overhead
+# (profile --kernel all against bare ncu), sanitize (compute-sanitizer memcheck and racecheck over
+# the GPU tests of the kernels named in SANITIZE_KERNELS, a pytest -k expression).
 # sweep: correctness on odd and rectangular shapes, short timing; bench: the timed comparison.
 SWEEP_SIZES=${GPU_CHECK_SWEEP_SIZES:-256,777,1000,1023,1024,1536x512x2048,2048}
 BENCH_SIZES=${GPU_CHECK_BENCH_SIZES:-4096}
@@ -41,6 +43,12 @@ for s in $STEPS; do
       overhead) step "profile --kernel all --size 2048 against bare ncu"
            COLUMNS=160 python3 -m profiler profile --kernel all --size 2048 --out "$WORK/runs" --run-id overhead || status=1
            python3 benchmarks/bare_ncu.py "$WORK/runs/overhead" || status=1 ;;
+      sanitize) step "compute-sanitizer on ${SANITIZE_KERNELS:-all kernels}"
+           for tool in memcheck racecheck; do
+             compute-sanitizer --tool $tool --target-processes all --error-exitcode 9 \
+               python3 -m pytest -q -m gpu -p no:cacheprovider tests/test_gpu_ladder.py \
+               -k "test_kernel_passes and (${SANITIZE_KERNELS:-not nothing})" 2>&1 | tail -25 || status=1
+           done ;;
       fixtures) step "fixtures"
            COLUMNS=160 python3 -m profiler profile -k naive -k smem -k vectorized -k warptile -k cublas --mnk 512 256 128 \
              --xz --out "$WORK/runs" --run-id fixtures || status=1
