@@ -116,3 +116,13 @@ def test_ncu_failures_are_one_clear_error(fake_ncu, tmp_path, monkeypatch, mode,
     result, run = profile(tmp_path, "-k", "naive", "--size", "64")
     assert isinstance(result.exception, GemmprofError) and fragment in str(result.exception)
     assert not list((run / "ncu").glob("*.ncu-rep"))  # nothing half-written is left as a report
+
+
+def test_forced_rerun_replaces_its_record(fake_ncu, tmp_path):
+    profile(tmp_path, "-k", "naive", "-k", "smem", "--size", "64")
+    profile(tmp_path, "-k", "naive", "--size", "64", "--force")
+    run = tmp_path / "runs" / "r"
+    records = [json.loads(line) for line in (run / "profile.jsonl").read_text().splitlines()]
+    assert sorted(r["kernel"] for r in records) == ["naive", "smem"]
+    meta = json.loads((run / "run.json").read_text())
+    assert meta["ncu_wall_s"] == pytest.approx(next(r["ncu_wall_s"] for r in records if r["kernel"] == "naive"))

@@ -3,7 +3,6 @@ shape, then the reports read back into tables."""
 
 from __future__ import annotations
 
-import json
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -81,7 +80,10 @@ def profile(
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console)
     task = progress.add_task("profile", total=len(jobs))
 
+    ncu_walls: list[float] = []
+
     def finished(record: dict) -> None:
+        ncu_walls.append(record["ncu_wall_s"])
         if record.get("environment") and "cuda_runtime" not in env:  # the CUDA side, from the target
             env.update(record["environment"])
             run.update_meta(environment=env)
@@ -111,8 +113,7 @@ def profile(
     tables = extract_run(run)
     phases["tables_s"] = time.perf_counter() - started - sum(phases.values())
     total = time.perf_counter() - started
-    log = run.path / "profile.jsonl"
-    ncu_total = sum(json.loads(line)["ncu_wall_s"] for line in log.read_text().splitlines()) if log.is_file() else 0.0
+    ncu_total = sum(ncu_walls)  # this invocation's ncu time (skipped reports cost none)
     run.update_meta(profile_wall_s=total, ncu_wall_s=ncu_total, profile_phases_s=phases)
     console.print(f"extracted {len(tables['kernels'])} launches into {run.path}/kernels.csv (rules, source, metrics beside it); "
                   f"see them with: gemmprof analyze {run.path}")

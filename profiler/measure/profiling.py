@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from ..manifest import KernelSpec
-from ..rundir import RunDir
+from ..rundir import RunDir, write_atomic
 from ..subprocess_env import child_env
 from .ncu import NcuOptions, NcuResult, failure, ncu_command, run_ncu, target_argv
 
@@ -78,10 +78,16 @@ def profile_jobs(run: RunDir, jobs: list[ProfileJob], shape: tuple[int, int, int
         finish_report(partial, final, compress)
         background.append(start_background_extract(final))  # overlaps the next ncu run
         record = make_record(job, shape, final.relative_to(run.path), wall, command, result)
-        with open(log, "a") as f:
-            f.write(json.dumps(record) + "\n")
+        write_record(log, record)
         on.finished(record)
     return background
+
+
+def write_record(log: Path, record: dict) -> None:
+    """profile.jsonl holds one line per report: a report profiled again (--force) replaces its line."""
+    lines = log.read_text().splitlines() if log.is_file() else []
+    kept = [line for line in lines if json.loads(line).get("report") != record["report"]]
+    write_atomic(log, "".join(line + "\n" for line in [*kept, json.dumps(record)]))
 
 
 def make_record(job: ProfileJob, shape, report: Path, wall: float, command: list[str], result: NcuResult) -> dict:
