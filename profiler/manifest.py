@@ -32,11 +32,22 @@ _BINARY_OPS = {
     ast.Mod: operator.mod,
 }
 
+# Comparisons and and/or, for the `when` conditions of dispatch rules (true is 1, false 0).
+_COMPARE_OPS = {
+    ast.Lt: operator.lt,
+    ast.LtE: operator.le,
+    ast.Gt: operator.gt,
+    ast.GtE: operator.ge,
+    ast.Eq: operator.eq,
+    ast.NotEq: operator.ne,
+}
+
 Expr = int | str
 
 
 def evaluate(expr: Expr, M: int, N: int, K: int) -> int:
-    """Evaluate an integer expression over M, N, K (arithmetic, cdiv, min, max only)."""
+    """Evaluate an integer expression over M, N, K (arithmetic, cdiv, min, max, comparisons,
+    and/or; nothing else)."""
     if isinstance(expr, int):
         return expr
     names = {"M": M, "N": N, "K": K}
@@ -57,6 +68,12 @@ def evaluate(expr: Expr, M: int, N: int, K: int) -> int:
             and not node.keywords
         ):
             return _FUNCTIONS[node.func.id](*(walk(a) for a in node.args))
+        if isinstance(node, ast.Compare) and all(type(op) in _COMPARE_OPS for op in node.ops):
+            values = [walk(node.left), *(walk(c) for c in node.comparators)]
+            return int(all(_COMPARE_OPS[type(op)](a, b) for op, a, b in zip(node.ops, values, values[1:])))
+        if isinstance(node, ast.BoolOp):
+            results = [walk(v) for v in node.values]
+            return int(all(results) if isinstance(node.op, ast.And) else any(results))
         raise ValueError(f"unsupported expression {ast.unparse(node)!r}")
 
     return int(walk(ast.parse(expr, mode="eval")))
@@ -188,3 +205,70 @@ def select_kernels(names: list[str] | None, tier: str | None = None) -> list[Ker
         )
     return [by_name[n] for n in names]
 
+
+
+# --- dispatchers: one name, a kernel chosen by shape (as cuBLAS's heuristics do) ---------------
+
+
+@dataclass(frozen=True)
+class DispatchRule:
+    kernel: str
+    when: Expr = 1  # a condition over M, N, K; the first rule that holds and whose kernel takes the shape wins
+
+
+@dataclass(frozen=True)
+class Dispatcher:
+    """`[[dispatch]]` in the manifest: rules derived from a sweep (`gemmprof dispatch RUN`)."""
+
+    name: str
+    tier: str
+    idea: str
+    rules: tuple[DispatchRule, ...]
+    derived_from: str = ""  # the run whose sweep the rules come from
+
+    def choose(self, M: int, N: int, K: int, kernels: dict[str, KernelSpec]) -> KernelSpec | None:
+        for rule in self.rules:
+            spec = kernels[rule.kernel]
+            if evaluate(rule.when, M, N, K) and spec.unsupported_reason(M, N, K) is None:
+                return spec
+        return None
+
+
+def parse_dispatchers(text: str, kernels: tuple[KernelSpec, ...], where: str = "ladder.toml") -> tuple[Dispatcher, ...]:
+    data = tomllib.loads(text)
+    names = {s.name: s for s in kernels}
+    out = []
+    for i, entry in enumerate(data.get("dispatch", []), start=1):
+        label = entry.get("name", f"dispatch #{i}")
+        unknown = sorted(set(entry) - {"name", "tier", "idea", "rules", "derived_from"})
+        if unknown or not all(k in entry for k in ("name", "tier", "idea", "rules")):
+            raise GemmprofError(f"{where}: dispatch {label}: needs name, tier, idea, rules" + (f"; unknown keys {unknown}" if unknown else ""))
+        if label in names or label == CUBLAS:
+            raise GemmprofError(f"{where}: dispatch {label}: the name is taken by a kernel")
+        rules = []
+        for rule in entry["rules"]:
+            if rule.get("kernel") not in names:
+                raise GemmprofError(f"{where}: dispatch {label}: rule names unknown kernel {rule.get('kernel')!r}")
+            if names[rule["kernel"]].tier != entry["tier"]:
+                raise GemmprofError(f"{where}: dispatch {label}: {rule['kernel']} is not a {entry['tier']} kernel")
+            try:
+                evaluate(rule.get("when", 1), 1024, 1024, 1024)
+            except (ValueError, TypeError, SyntaxError) as exc:
+                raise GemmprofError(f"{where}: dispatch {label}: bad condition {rule.get('when')!r}: {exc}") from None
+            rules.append(DispatchRule(rule["kernel"], rule.get("when", 1)))
+        out.append(Dispatcher(entry["name"], entry["tier"], entry["idea"], tuple(rules), entry.get("derived_from", "")))
+    return tuple(out)
+
+
+@cache
+def load_dispatchers(path: Path = MANIFEST_PATH) -> tuple[Dispatcher, ...]:
+    return parse_dispatchers(path.read_text(), load_manifest(path), where=str(path.name))
+
+
+def split_names(names: list[str] | None) -> tuple[list[str] | None, list[Dispatcher]]:
+    """Separate dispatcher names from kernel names in a --kernel list. No list, or 'all', means
+    every kernel and every dispatcher."""
+    if not names or names == ["all"]:
+        return names, list(load_dispatchers())
+    by_name = {d.name: d for d in load_dispatchers()}
+    return [n for n in names if n not in by_name], [by_name[n] for n in names if n in by_name]

@@ -37,7 +37,7 @@ def bench(
     import pandas as pd
 
     from ..errors import GemmprofError
-    from ..manifest import CUBLAS, select_kernels
+    from ..manifest import CUBLAS, load_manifest, select_kernels, split_names
     from ..measure.bench import bench as run_bench
     from ..measure.build import build_all
     from ..measure.device import collect_environment, git_commit
@@ -46,14 +46,17 @@ def bench(
     from ..rundir import REPO_ROOT, RunDir, command_line, new_run_id
     from ._options import gather_shapes
 
-    specs = select_kernels(kernel)
+    kernel_names, dispatchers = split_names(kernel)
+    specs = select_kernels(kernel_names) if kernel_names or not dispatchers else []
+    every = {s.name: s for s in load_manifest()}
+    needed = list({s.name: s for s in specs + [every[r.kernel] for d in dispatchers for r in d.rules]}.values())
     shapes = gather_shapes(sizes, mnk, DEFAULT_SIZES)
     if max_seconds <= 0 or min_reps < 1:
         raise GemmprofError("--max-seconds must be positive and --min-reps at least 1")
     console = Console()
     env = collect_environment(need_gpu=True)
     with console.status("compiling kernels with nvcc"):
-        built = build_all(specs, env["arch"])
+        built = build_all(needed, env["arch"])
     cubins = {b.spec.name: str(b.cubin) for b in built}
 
     commit, dirty = git_commit(REPO_ROOT)
@@ -61,6 +64,7 @@ def bench(
         "kind": "bench", "command": command_line(), "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "git_commit": commit, "git_dirty": dirty, "environment": env, "complete": False,
         "shapes": [list(s) for s in shapes], "kernels": [s.name for s in specs],
+        "dispatchers": {d.name: [r.__dict__ for r in d.rules] for d in dispatchers},
         "policy": {"max_seconds": max_seconds, "min_reps": min_reps, "target_cv": target_cv},
         "cublas_math_mode": "CUBLAS_DEFAULT_MATH (strict FP32, no TF32)",
         "resources": {b.spec.name: b.resources.__dict__ for b in built},
@@ -69,7 +73,7 @@ def bench(
                   f"cuBLAS {env['cublas_version']}); cuBLAS in strict FP32 (no TF32). Run: {run.path}")
 
     records: list[dict] = []
-    names = ([CUBLAS] if cublas else []) + [s.name for s in specs]
+    names = ([CUBLAS] if cublas else []) + [s.name for s in specs] + [d.name for d in dispatchers]
     policy = TimingPolicy(min_reps=min_reps, max_seconds=max_seconds, target_cv=target_cv)
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console)
     task = progress.add_task("bench", total=len(names) * len(shapes))
@@ -84,7 +88,7 @@ def bench(
     complete = False
     try:
         with progress:
-            run_bench(specs, cubins, shapes, policy, on_record, include_cublas=cublas)
+            run_bench(specs, cubins, shapes, policy, on_record, include_cublas=cublas, dispatchers=dispatchers, kernels=every)
         complete = True
     finally:
         if records:

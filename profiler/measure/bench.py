@@ -13,7 +13,7 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import asdict
 
-from ..manifest import CUBLAS, KernelSpec
+from ..manifest import CUBLAS, Dispatcher, KernelSpec
 from ..subprocess_env import child_env
 from .timing import TimingPolicy
 
@@ -75,12 +75,30 @@ def bench_kernel(name: str, tier: str, cubin: str | None, shapes: list[Shape], p
 
 
 def bench(specs: list[KernelSpec], cubins: dict[str, str], shapes: list[Shape], policy: TimingPolicy,
-          on_record: Callable[[dict], None], include_cublas: bool = True, device: int = 0) -> None:
-    """cuBLAS first (the reference every row is compared with), then the ladder in order."""
-    tiers = sorted({s.tier for s in specs}) or ["fp32"]
+          on_record: Callable[[dict], None], include_cublas: bool = True, device: int = 0,
+          dispatchers: list[Dispatcher] = (), kernels: dict[str, KernelSpec] | None = None) -> None:
+    """cuBLAS first (the reference every row is compared with), then the ladder in order, then
+    each dispatcher: per shape the kernel its rules choose, recorded under the dispatcher's name
+    with `dispatched_to` saying which kernel ran. `cubins` covers every kernel they may choose."""
+    tiers = sorted({s.tier for s in specs} | {d.tier for d in dispatchers}) or ["fp32"]
     if include_cublas:
         for tier in tiers:
             bench_kernel(CUBLAS if tier == "fp32" else f"{CUBLAS}-{tier}", tier, None, shapes, policy, on_record, device=device)
     for spec in specs:
         bench_kernel(spec.name, spec.tier, cubins[spec.name], shapes, policy, on_record, seed=spec.index * 1000,
                      device=device, spec=spec)
+    for d in dispatchers:
+        chosen: dict[str, list[Shape]] = {}
+        for shape in shapes:
+            spec = d.choose(*shape, kernels)
+            if spec is None:
+                M, N, K = shape
+                on_record({"kernel": d.name, "tier": d.tier, "M": M, "N": N, "K": K, "status": "SKIP",
+                           "reason": f"no rule of {d.name} has a kernel for {M}x{N}x{K}"})
+            else:
+                chosen.setdefault(spec.name, []).append(shape)
+        for name, kernel_shapes in chosen.items():
+            spec = kernels[name]
+            bench_kernel(d.name, d.tier, cubins[name], kernel_shapes, policy,
+                         lambda rec, name=name: on_record({**rec, "dispatched_to": name}),
+                         seed=spec.index * 1000, device=device, spec=spec)

@@ -1,0 +1,47 @@
+"""`gemmprof dispatch`: derive a size-based dispatcher from a bench sweep, for the manifest."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+
+def dispatch(
+    run_dir: Annotated[Path, typer.Argument(help="A run directory with a bench sweep (several sizes).")],
+    name: Annotated[str, typer.Option(help="Name of the dispatcher.")] = "best",
+    tier: Annotated[str, typer.Option(help="Which kernels it chooses among: fp32 or fp16.")] = "fp32",
+) -> None:
+    """Derive dispatch rules from a sweep: the fastest passing kernel per size, as thresholds.
+
+    Prints the winners and a `[[dispatch]]` entry to paste into kernels/ladder.toml; then
+    `gemmprof bench -k best` times the dispatcher like any kernel.
+    """
+    from rich.console import Console
+    from rich.table import Table
+
+    from ..analyze.dispatch import derive_rules, fastest_per_shape, render_toml
+    from ..errors import GemmprofError
+    from ..manifest import TIERS, load_manifest
+    from ..rundir import RunDir
+
+    if tier not in TIERS:
+        raise GemmprofError(f"--tier must be one of {', '.join(TIERS)}")
+    run = RunDir(run_dir)
+    meta = run.meta()
+    kernels = {s.name: s for s in load_manifest()}
+    winners = fastest_per_shape(run.read_table("bench"), kernels, tier)
+    if winners.empty:
+        raise GemmprofError(f"no {tier} kernel passed at any shape in {run_dir}", "bench the ladder first: gemmprof bench --sizes 256..8192")
+    table = Table(title=f"fastest {tier} kernel per shape ({meta.get('environment', {}).get('gpu_name', '?')})", title_justify="left")
+    for col in ("M x N x K", "fastest", "GFLOP/s", "runner-up", "GFLOP/s "):
+        table.add_column(col, justify="left" if col in ("fastest", "runner-up") else "right")
+    for r in winners.itertuples():
+        table.add_row(f"{r.M}x{r.N}x{r.K}", r.kernel, f"{r.gflops:,.0f}", r.runner_up or "", f"{r.runner_up_gflops:,.0f}")
+    console = Console()
+    console.print(table)
+    rules = derive_rules(winners, kernels)
+    gpu = meta.get("environment", {}).get("gpu_name", "unknown GPU")
+    console.print(render_toml(name, tier, rules, str(run_dir), f"fastest passing {tier} kernel by size on the {gpu}"),
+                  markup=False, highlight=False)

@@ -1,0 +1,99 @@
+"""Dispatchers: conditions, rule order, contract fallback, and rules derived from a sweep."""
+
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from profiler.analyze.dispatch import derive_rules, fastest_per_shape, render_toml
+from profiler.cli import app
+from profiler.errors import GemmprofError
+from profiler.manifest import (
+    DispatchRule,
+    Dispatcher,
+    evaluate,
+    load_dispatchers,
+    load_manifest,
+    parse_dispatchers,
+    split_names,
+)
+
+KERNELS = {s.name: s for s in load_manifest()}
+
+
+@pytest.mark.parametrize("expr,value", [("M * N * K >= 1000000", 1), ("M * N * K >= 1000001", 0), ("M > 64 and K % 4 == 0", 1),
+                                        ("M < 64 or N == 100", 1), ("1 < K <= 99", 0)])
+def test_conditions(expr, value):
+    assert evaluate(expr, 100, 100, 100) == value
+
+
+def test_first_rule_that_holds_and_fits_the_contract_wins():
+    d = Dispatcher("d", "fp32", "x", (DispatchRule("warptile", "M * N * K >= 8589934592"), DispatchRule("naive")))
+    assert d.choose(1024, 1024, 1024, KERNELS).name == "naive"  # 2^30 < 2^33
+    assert d.choose(2048, 2048, 2048, KERNELS).name == "warptile"
+    assert d.choose(4095, 4095, 4095, KERNELS).name == "naive"  # warptile needs N, K multiples of 4
+
+
+def bench_frame(rows):
+    return pd.DataFrame([{"kernel": k, "M": n, "N": n, "K": n, "status": s, "gflops": g} for k, n, s, g in rows])
+
+
+def test_fastest_per_shape_ignores_failures_cublas_and_other_tiers():
+    b = bench_frame([("cublas", 512, "PASS", 9e9), ("smem", 512, "PASS", 5.0), ("warptile", 512, "FAIL", 99.0),
+                     ("naive", 512, "PASS", 1.0), ("wmma", 512, "PASS", 50.0)])
+    w = fastest_per_shape(b, KERNELS)
+    assert list(w["kernel"]) == ["smem"] and list(w["runner_up"]) == ["naive"]
+
+
+def test_derive_rules_thresholds_largest_first_and_a_fallback_for_any_shape():
+    b = bench_frame([("smem", 256, "PASS", 3.0), ("warptile", 256, "PASS", 2.0),
+                     ("smem", 1024, "PASS", 3.0), ("warptile", 1024, "PASS", 9.0),
+                     ("smem", 4096, "PASS", 3.0), ("warptile", 4096, "PASS", 9.0)])
+    rules = derive_rules(fastest_per_shape(b, KERNELS), KERNELS)
+    assert rules == (DispatchRule("warptile", f"M * N * K >= {1024**3}"), DispatchRule("smem", 1))
+
+
+def test_a_fallback_is_added_when_the_smallest_winner_has_a_contract():
+    b = bench_frame([("warptile", 256, "PASS", 9.0), ("smem", 256, "PASS", 3.0)])
+    rules = derive_rules(fastest_per_shape(b, KERNELS), KERNELS)
+    assert rules == (DispatchRule("warptile", 1), DispatchRule("smem", 1))
+
+
+def test_committed_best_is_what_its_sweep_derives():
+    """The manifest's rules must be the ones gemmprof derives from the run they cite."""
+    from profiler.rundir import REPO_ROOT, RunDir
+
+    for d in load_dispatchers():
+        run = RunDir(REPO_ROOT / d.derived_from)
+        winners = fastest_per_shape(run.read_table("bench"), KERNELS, d.tier)
+        assert derive_rules(winners, KERNELS) == d.rules
+
+
+def test_render_toml_round_trips_through_the_parser():
+    rules = (DispatchRule("warptile", "M * N * K >= 1"), DispatchRule("smem", 1))
+    (d,) = parse_dispatchers(render_toml("fast", "fp32", rules, "somewhere", "idea"), load_manifest())
+    assert d.rules == rules and d.name == "fast"
+
+
+@pytest.mark.parametrize("text,fragment", [
+    ('[[dispatch]]\nname="naive"\ntier="fp32"\nidea="x"\nrules=[{kernel="smem"}]', "taken"),
+    ('[[dispatch]]\nname="b"\ntier="fp32"\nidea="x"\nrules=[{kernel="nope"}]', "unknown kernel"),
+    ('[[dispatch]]\nname="b"\ntier="fp32"\nidea="x"\nrules=[{kernel="wmma"}]', "not a fp32 kernel"),
+    ('[[dispatch]]\nname="b"\ntier="fp32"\nidea="x"\nrules=[{kernel="smem", when="M ** 2"}]', "bad condition"),
+    ('[[dispatch]]\nname="b"\ntier="fp32"\nrules=[]', "needs name, tier, idea, rules"),
+])
+def test_bad_dispatchers_are_one_clear_error(text, fragment):
+    with pytest.raises(GemmprofError, match=fragment):
+        parse_dispatchers(text, load_manifest())
+
+
+def test_kernel_options_split_into_kernels_and_dispatchers():
+    names, dispatchers = split_names(["smem", "best"])
+    assert names == ["smem"] and [d.name for d in dispatchers] == ["best"]
+    assert split_names(None)[1] == list(load_dispatchers())
+
+
+def test_dispatch_command_prints_the_manifest_entry():
+    result = CliRunner().invoke(app, ["dispatch", "reports/sample-h200"])
+    assert result.exit_code == 0, result.output
+    assert "[[dispatch]]" in result.output and 'kernel = "warptile"' in result.output
+    assert "4096x4096x4096" in result.output
