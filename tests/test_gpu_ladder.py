@@ -57,3 +57,20 @@ def test_faulting_kernel_is_an_error_and_the_run_goes_on():
     # the next kernel in the same process tree still runs fine
     naive = next(s for s in load_manifest() if s.name == "naive")
     assert run(naive, [(64, 64, 64)])[0]["status"] == "PASS"
+
+
+def test_dispatcher_runs_the_kernel_its_rules_choose():
+    from profiler.manifest import load_dispatchers
+    from profiler.measure.bench import bench
+    from profiler.measure.build import build_all
+
+    kernels = {s.name: s for s in load_manifest()}
+    best = load_dispatchers()[0]
+    needed = list({r.kernel: kernels[r.kernel] for r in best.rules}.values())
+    cubins = {b.spec.name: str(b.cubin) for b in build_all(needed, "sm_90")}
+    records = []
+    shapes = [(128, 128, 128), (2048, 2048, 2048), (777, 1000, 1023)]
+    bench([], cubins, shapes, QUICK, records.append, include_cublas=False, dispatchers=[best], kernels=kernels)
+    assert sorted((r["M"], r["dispatched_to"]) for r in records) == sorted(
+        (M, best.choose(M, N, K, kernels).name) for M, N, K in shapes)
+    assert all(r["kernel"] == best.name and r["status"] == "PASS" for r in records)
