@@ -6,8 +6,12 @@ from __future__ import annotations
 
 import functools
 import shutil
+from pathlib import Path
 
 import pytest
+
+# The committed real run (H200) that analysis, report and chart tests read.
+SAMPLE_RUN = Path(__file__).resolve().parent.parent / "reports" / "sample-h200"
 
 
 @functools.cache

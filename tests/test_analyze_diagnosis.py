@@ -6,12 +6,12 @@ import json
 
 import pandas as pd
 import pytest
+from conftest import SAMPLE_RUN
 
 from profiler.analyze.diagnosis import diagnose_run
 from profiler.manifest import load_manifest
-from profiler.rundir import REPO_ROOT
 
-SAMPLE = REPO_ROOT / "reports" / "sample-h200"
+SAMPLE = SAMPLE_RUN
 TABLES = ("kernels", "rules", "source", "sass", "bench")
 
 

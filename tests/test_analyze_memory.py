@@ -7,11 +7,11 @@ import re
 
 import pandas as pd
 import pytest
+from conftest import SAMPLE_RUN
 
 from profiler.analyze import memory
-from profiler.rundir import REPO_ROOT
 
-SAMPLE = REPO_ROOT / "reports" / "sample-h200"
+SAMPLE = SAMPLE_RUN
 need_sample = pytest.mark.skipif(not (SAMPLE / "sass.parquet").is_file(), reason="sample run not present")
 
 

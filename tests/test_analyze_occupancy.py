@@ -6,11 +6,11 @@ import math
 
 import pandas as pd
 import pytest
+from conftest import SAMPLE_RUN
 
 from profiler.analyze.occupancy import occupancy, registers_for_blocks
-from profiler.rundir import REPO_ROOT
 
-SAMPLE = REPO_ROOT / "reports" / "sample-h200"
+SAMPLE = SAMPLE_RUN
 
 
 def test_registers_for_blocks():

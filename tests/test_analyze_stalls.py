@@ -6,12 +6,12 @@ import re
 
 import pandas as pd
 import pytest
+from conftest import SAMPLE_RUN
 
 from profiler.analyze import stalls
 from profiler.extract.metrics import SAMPLED_STALL_REASONS, STALL_REASONS
-from profiler.rundir import REPO_ROOT
 
-SAMPLE = REPO_ROOT / "reports" / "sample-h200"
+SAMPLE = SAMPLE_RUN
 
 
 def launch(**stall_values) -> pd.DataFrame:

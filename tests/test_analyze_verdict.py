@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
+from conftest import SAMPLE_RUN
 
 from profiler.analyze import verdict as vd
 from profiler.analyze.memory import bank_conflicts, coalescing, instruction_mix
 from profiler.extract.metrics import STALL_REASONS
-from profiler.rundir import REPO_ROOT
 
-SAMPLE = REPO_ROOT / "reports" / "sample-h200"
+SAMPLE = SAMPLE_RUN
 
 
 def launch(stalls: dict | None = None, **values) -> pd.DataFrame:

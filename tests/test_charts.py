@@ -8,6 +8,7 @@ from pathlib import Path
 
 import matplotlib
 import matplotlib.transforms
+from conftest import SAMPLE_RUN
 
 matplotlib.use("Agg")
 
@@ -31,7 +32,7 @@ from profiler.render.charts import (
 )
 
 REPO = Path(__file__).resolve().parent.parent
-SAMPLE = REPO / "reports" / "sample-h200"
+SAMPLE = SAMPLE_RUN
 SWEEP = REPO / "benchmarks" / "results" / "2026-11-22-h200" / "sweep.csv"
 
 

@@ -9,9 +9,9 @@ import sys
 import pandas as pd
 import pytest
 import typer
+from ncu_fixtures import fixtures, no_fixtures_reason
 from typer.testing import CliRunner
 
-from ncu_fixtures import fixtures, no_fixtures_reason
 from profiler.cli.analyze import analyze, summary_headers, summary_rows
 from profiler.errors import GemmprofError
 from profiler.extract.tables import read_tables

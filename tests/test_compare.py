@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from conftest import SAMPLE_RUN
 
 from profiler.analyze.compare import (
     compare_bench,
@@ -27,7 +28,7 @@ from profiler.cli.compare import parse_threshold
 from profiler.errors import GemmprofError
 
 REPO = Path(__file__).resolve().parent.parent
-SAMPLE = REPO / "reports" / "sample-h200"
+SAMPLE = SAMPLE_RUN
 RESULTS = REPO / "benchmarks" / "results" / "2026-11-22-h200"
 
 

@@ -12,9 +12,10 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from conftest import SAMPLE_RUN
 
 REPO = Path(__file__).resolve().parent.parent
-SAMPLE = REPO / "reports" / "sample-h200"
+SAMPLE = SAMPLE_RUN
 REPORT_MODULE = REPO / "profiler" / "cli" / "report.py"
 WORKFLOW = REPO / ".github" / "workflows" / "gpu-profile.yml"
 

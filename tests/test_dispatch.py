@@ -2,14 +2,15 @@
 
 import pandas as pd
 import pytest
+from conftest import SAMPLE_RUN
 from typer.testing import CliRunner
 
 from profiler.analyze.dispatch import derive_rules, fastest_per_shape, render_toml
 from profiler.cli import app
 from profiler.errors import GemmprofError
 from profiler.manifest import (
-    DispatchRule,
     Dispatcher,
+    DispatchRule,
     evaluate,
     load_dispatchers,
     load_manifest,
@@ -93,7 +94,7 @@ def test_kernel_options_split_into_kernels_and_dispatchers():
 
 
 def test_dispatch_command_prints_the_manifest_entry():
-    result = CliRunner().invoke(app, ["dispatch", "reports/sample-h200"])
+    result = CliRunner().invoke(app, ["dispatch", str(SAMPLE_RUN)])
     assert result.exit_code == 0, result.output
     assert "[[dispatch]]" in result.output and 'kernel = "warptile"' in result.output
     assert "4096x4096x4096" in result.output

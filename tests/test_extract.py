@@ -11,8 +11,8 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
-
 from ncu_fixtures import fixtures, no_fixtures_reason, read_raw_csv
+
 from profiler.errors import GemmprofError
 from profiler.extract import metrics as mt
 from profiler.extract.tables import lines_from_sass, parse_nvtx, read_tables

@@ -16,12 +16,13 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import typer
+from conftest import SAMPLE_RUN
 from typer.testing import CliRunner
 
 from profiler.cli.report import report
 from profiler.rundir import REPO_ROOT
 
-SAMPLE = REPO_ROOT / "reports" / "sample-h200"
+SAMPLE = SAMPLE_RUN
 pytestmark = pytest.mark.skipif(not (SAMPLE / "kernels.parquet").is_file(), reason="sample run not present")
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
 

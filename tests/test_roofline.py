@@ -11,6 +11,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 import typer
+from conftest import SAMPLE_RUN
 from ncu_fixtures import fixtures, no_fixtures_reason
 from typer.testing import CliRunner
 
@@ -27,7 +28,7 @@ from profiler.cli.roofline import roofline as roofline_command
 from profiler.errors import GemmprofError
 
 REPO = Path(__file__).resolve().parent.parent
-SAMPLE = REPO / "reports" / "sample-h200"
+SAMPLE = SAMPLE_RUN
 
 # Peaks of the synthetic GPU: DRAM 1 TB/s, L2 4 TB/s, shared 8 TB/s, L1 16 TB/s, FP32 20 TFLOP/s.
 PEAKS = {
