@@ -40,6 +40,15 @@ for s in $STEPS; do
            step "bench sweep for the sample run"
            COLUMNS=160 python3 -m profiler bench --sizes 512,1024,2048,4096 --out "$WORK/runs" --run-id sample || status=1
            for f in "$WORK"/runs/sample/ncu/*.ncu-rep; do xz -T0 -6 "$f"; done ;;
+      fast) step "fast rungs: bench ${FAST_SIZES:-4096,8192}, profile at 4096"
+           # FAST_KERNELS: the rungs under work (default: the fast end of the ladder, both tiers).
+           fast_k=""; for k in ${FAST_KERNELS:-warptile doublebuffer cpasync cutlass128x128x8 cutlass128x256x8 best wmma wmma_smem}; do fast_k="$fast_k -k $k"; done
+           COLUMNS=180 python3 -m profiler bench $fast_k --sizes "${FAST_SIZES:-4096,8192}" --out "$WORK/runs" --run-id fast || status=1
+           prof_k=""; for k in ${FAST_KERNELS:-warptile doublebuffer cpasync cutlass128x128x8 cutlass128x256x8 wmma wmma_smem}; do [ "$k" = best ] || prof_k="$prof_k -k $k"; done
+           COLUMNS=160 python3 -m profiler profile $prof_k -k cublas --size 4096 --out "$WORK/runs" --run-id fastprof || status=1
+           COLUMNS=220 python3 -m profiler analyze "$WORK/runs/fastprof" || status=1
+           python3 -m profiler report "$WORK/runs/fastprof" >/dev/null || status=1
+           for f in "$WORK"/runs/fastprof/ncu/*.ncu-rep; do xz -T0 -6 "$f"; done ;;
       overhead) step "profile --kernel all --size 2048 against bare ncu"
            # cold (fresh machine: compile, first ncu start), then bare ncu, then gemmprof again: the
            # fair comparison is the second gemmprof run against the bare replay between the two.
@@ -49,7 +58,7 @@ for s in $STEPS; do
            python3 -c "import json,sys; m=json.load(open(sys.argv[1])); print('second gemmprof profile:', round(m['profile_wall_s'],1), 's, phases', m['profile_phases_s'])" "$WORK/runs/overhead/run.json" ;;
       sanitize) step "compute-sanitizer on ${SANITIZE_KERNELS:-all kernels}"
            for tool in memcheck racecheck; do
-             compute-sanitizer --tool $tool --target-processes all --error-exitcode 9 \
+             timeout 200 compute-sanitizer --tool $tool --target-processes all --error-exitcode 9 \
                python3 -m pytest -q -m gpu -p no:cacheprovider tests/test_gpu_ladder.py \
                -k "test_kernel_passes and (${SANITIZE_KERNELS:-not nothing})" 2>&1 | tail -25 || status=1
            done ;;

@@ -74,7 +74,10 @@ def profile(
         "git_commit": commit, "git_dirty": dirty, "environment": env,
     })
     M, N, K = shape
-    jobs = ([ProfileJob(CUBLAS, "fp32", None)] if with_cublas else []) + [ProfileJob(s.name, s.tier, s) for s in specs]
+    # cuBLAS once per precision tier in the selection (FP32 SGEMM, FP16 GemmEx), as bench does.
+    tiers = sorted({s.tier for s in specs}) or ["fp32"]
+    references = [ProfileJob(CUBLAS if t == "fp32" else f"{CUBLAS}-{t}", t, None) for t in tiers] if with_cublas else []
+    jobs = references + [ProfileJob(s.name, s.tier, s) for s in specs]
     console.print(f"[bold]{env['gpu_name']}[/]: ncu {env['ncu_version']} --set {section_set} --clock-control {clock_control}; "
                   f"{len(jobs)} kernels at {M}x{N}x{K} -> {run.path / 'ncu'}")
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console)
