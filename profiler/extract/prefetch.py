@@ -1,18 +1,16 @@
 """`python -m profiler.extract.prefetch REPORT...`: fill each report's extraction cache.
 
-A separate entry point because it must import ncu_report before numpy is loaded (the copy bundled
-with ncu 2025.3 crashes otherwise), and `run.py` needs pandas at import time.
+`gemmprof profile` starts one per finished report, in the background. It reads the same way the
+foreground does (`extract_report`): where only the ncu_report bundled with ncu is at hand, the
+launches are read in a worker child and the tables written here, with ncu_report never loaded in
+the process that writes parquet (on the device, a prefetch that loaded both died after its first
+table, and the foreground had to redo every report).
 """
 
 import sys
+from pathlib import Path
 
-from .ncu_reader import import_ncu_report
-
-import_ncu_report()
-
-from pathlib import Path  # noqa: E402
-
-from .run import extract_report  # noqa: E402
+from .run import extract_report
 
 if __name__ == "__main__":
     for path in sys.argv[1:]:
