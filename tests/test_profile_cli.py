@@ -91,6 +91,9 @@ def test_one_report_per_kernel_and_tables(fake_ncu, tmp_path):
     assert meta["environment"]["cublas_version"] == "13.1.0"  # reported by the target
     assert set(meta["profile_phases_s"]) == {"environment_s", "profile_loop_s", "extract_wait_s", "tables_s"}
     assert not any(p.name.startswith(".") for p in (run / "ncu").iterdir())  # no partial files left
+    # the background extraction filled every report's cache, so the final tables only read caches
+    assert sorted(p.name for p in (run / "extract").iterdir()) == reports
+    assert all((run / "extract" / r / "done").is_file() for r in reports)
 
 
 def test_rerun_skips_finished_reports_unless_forced(fake_ncu, tmp_path):
