@@ -98,7 +98,7 @@ def test_traffic_against_the_minimum():
     assert t["DRAM read"] == 1.0 and t["DRAM write"] == 0.5 and t["L2"] == 10.0 and t["L1"] == 100.0
 
 
-def test_instruction_mix_per_ffma():
+def test_instruction_mix_per_math():
     sass = sass_rows([
         {"sass": "FFMA R1, R2, R3, R1", "inst_executed": 10.0},
         {"sass": "FFMA R4, R2, R3, R4", "inst_executed": 10.0},
@@ -108,7 +108,7 @@ def test_instruction_mix_per_ffma():
     ])
     mix = memory.instruction_mix(sass).iloc[0]
     assert mix["ffma"] == 20 and mix["other"] == 3 and mix["total"] == 38
-    assert mix["global_load_per_ffma"] == 0.25 and mix["shared_load_per_ffma"] == 0.5
+    assert mix["global_load_per_math"] == 0.25 and mix["shared_load_per_math"] == 0.5
 
 
 def test_coalescing():
@@ -149,7 +149,7 @@ def test_traffic_and_mix_on_the_sample_run():
     assert naive_l1["minimum"] == 4 * (4 * 2048**2) and naive_l1["times"] == pytest.approx(4228.0)
     mix = memory.instruction_mix(sass).merge(kernels[["report", "launch", "kernel_key"]], on=["report", "launch"])
     per = mix.set_index("kernel_key")
-    assert per.loc["naive", "global_load_per_ffma"] == pytest.approx(2.0, rel=1e-3)  # A and B from global, every FMA
-    assert per.loc["smem", "shared_load_per_ffma"] == pytest.approx(1.25, rel=1e-3)
-    assert per.loc["blocktile1d", "shared_load_per_ffma"] == pytest.approx(0.375, rel=1e-3)
-    assert per.loc["blocktile2d", "shared_load_per_ffma"] == pytest.approx(1 / 16, rel=1e-3)
+    assert per.loc["naive", "global_load_per_math"] == pytest.approx(2.0, rel=1e-3)  # A and B from global, every FMA
+    assert per.loc["smem", "shared_load_per_math"] == pytest.approx(1.25, rel=1e-3)
+    assert per.loc["blocktile1d", "shared_load_per_math"] == pytest.approx(0.375, rel=1e-3)
+    assert per.loc["blocktile2d", "shared_load_per_math"] == pytest.approx(1 / 16, rel=1e-3)

@@ -20,7 +20,8 @@ def launch(stalls: dict | None = None, **values) -> pd.DataFrame:
     row = {
         "report": "r", "launch": 0, "M": 1024, "N": 1024, "K": 1024, "duration_ns": 1e6, "sm_count": 100,
         "smsp_cycles": 1e6, "inst_executed": 2e8, "grid_x": 200, "grid_y": 1, "grid_z": 1, "waves_per_sm": 1.0,
-        "achieved_flops": 30e12, "peak_fp32_flops": 60e12, "ffma_thread_inst": 32 * 1e8,
+        "fp32_flop": 30e9, "tensor_flop": 0.0, "achieved_flops": 30e12, "peak_fp32_flops": 60e12,
+        "peak_tensor_fp16_flops": 1000e12, "ffma_thread_inst": 32 * 1e8,
         "sm_throughput_pct": 40.0, "memory_throughput_pct": 40.0, "dram_throughput_pct": float("nan"),
         "dram_bytes": 1e9, "peak_dram_bytes_per_s": 4e12, "l2_bytes": 4e9, "peak_l2_bytes_per_s": 16e12,
         "l1_bytes": 8e9, "shared_load_wavefronts": 1e8, "shared_store_wavefronts": 0.0,
@@ -64,9 +65,21 @@ def test_launch_size():
 
 
 def test_fp32_pipe_from_the_threshold_on():
-    v = one(launch(achieved_flops=0.70 * 60e12, sm_throughput_pct=80.0))
+    v = one(launch(fp32_flop=0.70 * 60e9, sm_throughput_pct=80.0))
     assert v.bound == "fp32" and "70%" in v.summary
-    assert one(launch(achieved_flops=0.69 * 60e12)).bound != "fp32"
+    assert one(launch(fp32_flop=0.69 * 60e9)).bound != "fp32"
+
+
+def test_tensor_cores_judged_against_their_own_peak():
+    # 700 TFLOP/s of FP16 tensor math in 1 ms with a few epilogue FFMAs: 70% of the 1000 TFLOP/s tensor
+    # peak; the FMA pipe share counts FP32 FLOPs only (it used to read achieved over the FP32 peak: 1100%).
+    tensor = launch(fp32_flop=1e6, tensor_flop=700e9, achieved_flops=700e12, sm_throughput_pct=80.0)
+    u = vd.utilisation(tensor).iloc[0]
+    assert u["tensor"] == pytest.approx(70) and u["fp32"] < 0.01
+    v = one(tensor)
+    assert v.bound == "tensor" and "70% of their dense FP16 peak" in v.summary
+    slow = one(launch(fp32_flop=1e6, tensor_flop=300e9, achieved_flops=300e12))
+    assert slow.bound == "latency" and "tensor cores at 30% of their FP16 peak" in slow.summary
 
 
 def test_dram_bandwidth():

@@ -368,13 +368,14 @@ def _facts(d: Diagnosis) -> dict:
         "bound": d.verdict.label if d.verdict else None,
         "dram_bytes": k.get("dram_bytes", np.nan), "l2_bytes": k.get("l2_bytes", np.nan),
         "l1_bytes": k.get("l1_bytes", np.nan),
-        "global_load_per_ffma": m.get("global_load_per_ffma", np.nan),
-        "shared_load_per_ffma": m.get("shared_load_per_ffma", np.nan),
+        "global_load_per_math": m.get("global_load_per_math", np.nan),
+        "shared_load_per_math": m.get("shared_load_per_math", np.nan),
         "shared_load_wavefronts": k.get("shared_load_wavefronts", np.nan),
         "load_conflicts": conflict("load"), "store_conflicts": conflict("store"),
         "achieved_occupancy_pct": k.get("achieved_occupancy_pct", np.nan),
         "registers_per_thread": k.get("registers_per_thread", np.nan),
         "issue_pct": u.get("issue", np.nan), "fp32_pct": u.get("fp32", np.nan),
+        "tensor_pct": u.get("tensor", np.nan),
         "top_stall": _top_real_stall(d.stalls),
     }
 

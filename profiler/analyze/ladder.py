@@ -41,8 +41,8 @@ QUANTITIES = (
     Quantity("dram_bytes", "DRAM traffic", "ratio", "byte", -1),
     Quantity("l2_bytes", "L2 traffic", "ratio", "byte", -1),
     Quantity("l1_bytes", "L1 traffic", "ratio", "byte", -1),
-    Quantity("global_load_per_ffma", "global loads per FFMA", "value", "", -1),
-    Quantity("shared_load_per_ffma", "shared loads per FFMA", "value", "", -1),
+    Quantity("global_load_per_math", "global loads per math instruction (FFMA or MMA)", "value", "", -1),
+    Quantity("shared_load_per_math", "shared loads per math instruction (FFMA or MMA)", "value", "", -1),
     Quantity("shared_load_wavefronts", "shared-load wavefronts", "ratio", "wavefront", -1),
     Quantity("load_conflicts", "shared-load bank conflicts", "way", "", -1),
     Quantity("store_conflicts", "shared-store bank conflicts", "way", "", -1),
@@ -50,6 +50,7 @@ QUANTITIES = (
     Quantity("registers_per_thread", "registers per thread", "value", "", 0),
     Quantity("issue_pct", "issue slots busy", "points", "%", +1),
     Quantity("fp32_pct", "FP32 pipe", "points", "%", +1),
+    Quantity("tensor_pct", "tensor cores (of FP16 peak)", "points", "%", +1),
     Quantity("top_stall", "top stall (costs only)", "text"),
 )
 

@@ -1,5 +1,5 @@
 """Memory: shared-memory bank conflicts as n-way, traffic against the least a GEMM must move, and
-the memory instructions each FFMA costs.
+the memory instructions each math instruction (FFMA; for tensor-core kernels, MMA) costs.
 
 Bank conflicts. A shared-memory request takes one wavefront per pass through the 32 banks; a
 conflict adds passes. With W wavefronts of which C are conflict replays, the conflict-free
@@ -48,8 +48,16 @@ OPCODE_CLASSES = {
     "STS": "shared_store",
     "LDGSTS": "async_copy",
     "BAR": "barrier",
+    "HMMA": "mma",
+    "HGMMA": "mma",
+    "IMMA": "mma",
+    "QGMMA": "mma",
+    "IGMMA": "mma",
 }
-MIX_CLASSES = ("ffma", "global_load", "global_store", "shared_load", "shared_store", "async_copy", "barrier", "other")
+MIX_CLASSES = ("ffma", "mma", "global_load", "global_store", "shared_load", "shared_store", "async_copy", "barrier",
+               "other")
+# Classes counted per math instruction (`<class>_per_math`).
+PER_MATH_CLASSES = ("global_load", "global_store", "shared_load", "shared_store", "async_copy", "barrier")
 
 # A SASS line: optional predicate ("@P0", "@!UP1"), then the opcode with its modifiers.
 _OPCODE = re.compile(r"^\s*(?:@!?U?P[T\d]+\s+)?([A-Z][A-Z0-9_]*)")
@@ -191,8 +199,10 @@ def shared_utilisation_pct(kernels: pd.DataFrame) -> pd.Series:
 
 
 def instruction_mix(sass: pd.DataFrame) -> pd.DataFrame:
-    """Warp instructions executed per class (ffma, global/shared loads and stores, async copies,
-    barriers, other) per launch, and each memory class per FFMA (`<class>_per_ffma`)."""
+    """Warp instructions executed per class (ffma, mma, global/shared loads and stores, async
+    copies, barriers, other) per launch, and each memory class per math instruction
+    (`<class>_per_math`). The math instruction (`math_op`) is the MMA where the launch ran tensor-core
+    instructions (its few FFMAs are the epilogue), else the FFMA."""
     if sass.empty:
         return pd.DataFrame(columns=_KEYS + list(MIX_CLASSES) + ["total"])
     classes = [OPCODE_CLASSES.get(opcode(s), "other") for s in sass["sass"]]
@@ -201,8 +211,11 @@ def instruction_mix(sass: pd.DataFrame) -> pd.DataFrame:
     mix = frame.pivot_table(index=_KEYS, columns="cls", values="n", aggfunc="sum", fill_value=0.0)
     mix = mix.reindex(columns=list(MIX_CLASSES), fill_value=0.0)
     mix["total"] = mix.sum(axis=1)
-    for cls in MIX_CLASSES[1:-1]:
-        mix[f"{cls}_per_ffma"] = mix[cls] / mix["ffma"].where(mix["ffma"] > 0)
+    tensor = mix["mma"] > 0
+    mix["math_op"] = np.where(tensor, "MMA", "FFMA")
+    mix["math"] = mix["mma"].where(tensor, mix["ffma"])
+    for cls in PER_MATH_CLASSES:
+        mix[f"{cls}_per_math"] = mix[cls] / mix["math"].where(mix["math"] > 0)
     mix.columns.name = None
     return mix.reset_index()
 

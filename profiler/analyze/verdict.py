@@ -3,7 +3,7 @@
 The decision follows Nsight Compute's Speed Of Light reasoning, made specific to a GEMM:
 
 1. launch size: the grid leaves SMs without a block, so no per-SM counter matters;
-2. FP32 pipe: the FMA pipe runs near its peak (the compute roof);
+2. math pipe: the FMA pipe (FP32) or the tensor cores (FP16) run near their peak (the compute roof);
 3. memory side busy (the busiest memory unit at or above the SM's level, and busy):
    DRAM bandwidth if DRAM is near its peak; shared memory / MIO if shared-memory wavefronts
    are most of the busiest unit's load; otherwise global-memory access through L1/L2 (LSU);
@@ -30,6 +30,9 @@ from .stalls import STALLS, stall_breakdown
 
 # The FMA pipe is the limit from this share of its peak: the best FP32 SGEMMs reach 70-80%.
 FP32_BOUND_PCT = 70.0
+# The tensor cores are the limit from this share of their dense FP16 peak: cuBLAS's FP16 GEMM on the
+# H200 runs at 70% at 4096 (of the peak at the clock it ran, which fell to 1.6 GHz).
+TENSOR_BOUND_PCT = 65.0
 # ncu's own threshold: a unit below 60% of its peak is not saturated; both below means latency.
 SOL_BUSY_PCT = 60.0
 # Memory and SM throughput within this many points count as balanced; memory is examined first
@@ -50,7 +53,7 @@ UNCOALESCED_PCT = 25.0
 CONFLICT_NOTABLE_PCT = 10.0
 # A stall reason from this share of all cycles between issues is worth quoting as evidence.
 STALL_NOTABLE_PCT = 10.0
-# Global loads per FFMA from which operands are evidently not reused on chip.
+# Global loads per FFMA (or MMA) from which operands are evidently not reused on chip.
 GLOBAL_LOADS_PER_FFMA_HIGH = 0.5
 
 # Warp schedulers per SM (one issue slot each per cycle).
@@ -71,6 +74,9 @@ BOUNDS: dict[str, Bound] = {b.key: b for b in (
     Bound("fp32", "FP32 pipe",
           "Only fewer instructions per FMA (larger register tiles) or other math units (TF32 or FP16 tensor cores) "
           "go faster."),
+    Bound("tensor", "tensor cores",
+          "Only a faster tensor-core path (on Hopper: wgmma fed from shared memory by the bulk tensor copy engine) "
+          "or a lower precision goes faster."),
     Bound("dram", "DRAM bandwidth",
           "Reuse each byte more: larger tiles in shared memory and registers, and a block order that keeps tiles in L2."),
     Bound("global", "global memory (L1/LSU)",
@@ -179,7 +185,8 @@ def fmt_way(value: float) -> str:
 
 def utilisation(kernels: pd.DataFrame) -> pd.DataFrame:
     """Per launch, in % of each unit's peak: sm, memory (ncu's Speed Of Light), dram, l2, shared
-    (wavefront rate), fp32 (FMA pipe), issue (issue slots used); ffma_share (FFMAs among issued
+    (wavefront rate), fp32 (FP32 FLOPs on the FMA pipe), tensor (tensor-core FLOPs against the dense
+    FP16 peak), issue (issue slots used); ffma_share (FFMAs among issued
     warp instructions); blocks, waves and sm_fill (share of SMs given a block)."""
     def col(name: str) -> pd.Series:  # a missing column (an older table) reads as unknown
         if name in kernels.columns:
@@ -196,7 +203,8 @@ def utilisation(kernels: pd.DataFrame) -> pd.DataFrame:
         "dram": 100.0 * col("dram_bytes") / seconds / col("peak_dram_bytes_per_s"),
         "l2": 100.0 * col("l2_bytes") / seconds / col("peak_l2_bytes_per_s"),
         "shared": shared,
-        "fp32": 100.0 * col("achieved_flops") / col("peak_fp32_flops"),
+        "fp32": 100.0 * col("fp32_flop") / seconds / col("peak_fp32_flops"),
+        "tensor": 100.0 * col("tensor_flop").fillna(0.0) / seconds / col("peak_tensor_fp16_flops"),
         "issue": 100.0 * col("inst_executed") / issue_slots,
         "ffma_share": 100.0 * (col("ffma_thread_inst") / 32.0) / col("inst_executed"),
         "blocks": blocks, "waves": col("waves_per_sm"),
@@ -272,6 +280,8 @@ def decide(s: Signals) -> Verdict:
         return _launch(s)
     if u["fp32"] >= FP32_BOUND_PCT:
         return _fp32(s)
+    if u["tensor"] >= TENSOR_BOUND_PCT:
+        return _tensor(s)
     memory_busy = u["memory"] >= SOL_BUSY_PCT and u["memory"] >= u["sm"] - BALANCE_MARGIN_PCT
     if memory_busy:
         if u["dram"] >= DRAM_BOUND_PCT:
@@ -331,8 +341,13 @@ def _upper(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-def _per_ffma(s: Signals, cls: str) -> float:
-    return np.nan if not s.mix else float(s.mix.get(f"{cls}_per_ffma", np.nan))
+def _per_math(s: Signals, cls: str) -> float:
+    """Instructions of `cls` per math instruction (FFMA, or MMA for a tensor-core kernel)."""
+    return np.nan if not s.mix else float(s.mix.get(f"{cls}_per_math", np.nan))
+
+
+def _math_op(s: Signals) -> str:
+    return (s.mix or {}).get("math_op", "FFMA")
 
 
 def _traffic_sentence(s: Signals, level: str, column: str) -> str:
@@ -395,6 +410,22 @@ def _fp32(s: Signals) -> Verdict:
     return _verdict("fp32", "at the compute roof", summary, evidence, None, s)
 
 
+def _tensor(s: Signals) -> Verdict:
+    u, k = s.util, s.launch
+    summary = (f"The tensor cores run at {fmt_pct(u['tensor'])} of their dense FP16 peak "
+               f"({fmt_num(k['tensor_flop'] / (k['duration_ns'] * 1e-9) / 1e9)} of "
+               f"{fmt_num(k['peak_tensor_fp16_flops'] / 1e9)} GFLOP/s at the clock of this launch): the kernel is at "
+               f"the compute roof.")
+    return _verdict("tensor", "at the tensor-core roof", summary, [_sides(s), *_stall_evidence(s, n=1)], None, s)
+
+
+def math_share(u: dict) -> str:
+    """'FP32 at 61% of peak', or for a launch that used tensor cores, their share of the FP16 peak."""
+    if not pd.isna(u.get("tensor", np.nan)) and u["tensor"] > 0:
+        return f"tensor cores at {fmt_pct(u['tensor'])} of their FP16 peak"
+    return f"FP32 at {fmt_pct(u['fp32'])} of peak"
+
+
 def _dram(s: Signals) -> Verdict:
     u = s.util
     summary = f"DRAM moves {fmt_pct(u['dram'])} of its peak bandwidth."
@@ -405,7 +436,7 @@ def _dram(s: Signals) -> Verdict:
 def _global(s: Signals) -> Verdict:
     u = s.util
     lg, lg_share = s.stall("lg_throttle")
-    loads = _per_ffma(s, "global_load")
+    loads = _per_math(s, "global_load")
     c = s.coalescing or {}
     excess = c.get("excess_pct", np.nan)
     uncoalesced = not pd.isna(excess) and excess >= UNCOALESCED_PCT
@@ -414,7 +445,7 @@ def _global(s: Signals) -> Verdict:
         cure = ("Map consecutive threads to consecutive addresses (threadIdx.x along the contiguous dimension), so a "
                 "warp's access is a few whole 32-byte sectors.")
     elif not pd.isna(loads) and loads >= GLOBAL_LOADS_PER_FFMA_HIGH:
-        problem = f"{fmt_num(loads)} global loads per FFMA, no reuse on chip"
+        problem = f"{fmt_num(loads)} global loads per {_math_op(s)}, no reuse on chip"
         cure = None
     else:
         problem = "global-memory traffic"
@@ -423,14 +454,14 @@ def _global(s: Signals) -> Verdict:
                   f"cycles)" if lg_share >= STALL_NOTABLE_PCT else "the global-memory path is the busiest unit")
     why = (f"its global accesses are uncoalesced: {fmt_pct(excess)} of the L2 sectors they request are excess"
            if uncoalesced else
-           f"every FFMA issues {fmt_num(loads)} global loads" if problem.endswith("no reuse on chip") else
+           f"every {_math_op(s)} issues {fmt_num(loads)} global loads" if problem.endswith("no reuse on chip") else
            f"memory is {fmt_pct(u['memory'])} busy")
     summary = f"Bound by global-memory access through L1: {stall_part}, because {why}."
     evidence = [
         _sides(s),
         *_stall_evidence(s, ("lg_throttle", "long_scoreboard"), 2),
         _where(s, "lg_throttle" if lg_share >= STALL_NOTABLE_PCT else None),
-        (f"Global loads per FFMA: {fmt_num(loads)}." if not pd.isna(loads) else ""),
+        (f"Global loads per {_math_op(s)}: {fmt_num(loads)}." if not pd.isna(loads) else ""),
         (f"Coalescing: {fmt_pct(excess)} of the {fmt_count(c['sectors'])} L2 sectors requested by global accesses are "
          f"excess." if not pd.isna(excess) else ""),
         _traffic_sentence(s, "L1", "l1_bytes"),
@@ -443,7 +474,7 @@ def _global(s: Signals) -> Verdict:
 def _shared(s: Signals) -> Verdict:
     u = s.util
     conflicts = [c for c in _conflicted(s) if c["kind"] in ("load", "store")]
-    loads = _per_ffma(s, "shared_load")
+    loads = _per_math(s, "shared_load")
     mio, mio_share = s.stall("mio_throttle")
     short, short_share = s.stall("short_scoreboard")
     if conflicts:
@@ -453,9 +484,9 @@ def _shared(s: Signals) -> Verdict:
         cure = ("Change the layout so a warp's accesses fall in distinct banks: pad or transpose the tile, or give each "
                 "lane contiguous float4s (conflict-free LDS.128).")
     else:
-        per = f"{fmt_num(loads)} shared loads per FFMA" if not pd.isna(loads) else "shared-memory instruction throughput"
+        per = f"{fmt_num(loads)} shared loads per {_math_op(s)}" if not pd.isna(loads) else "shared-memory instruction throughput"
         problem = f"shared-load throughput ({per})" if not pd.isna(loads) else per
-        why = f"each FFMA needs {fmt_num(loads)} shared loads" if not pd.isna(loads) else "shared memory is the busiest unit"
+        why = f"each {_math_op(s)} needs {fmt_num(loads)} shared loads" if not pd.isna(loads) else "shared memory is the busiest unit"
         cure = None
     waiting = "on a full MIO queue" if mio >= short else "waiting for shared-load results"
     cycles, share = (mio, mio_share) if mio >= short else (short, short_share)
@@ -466,7 +497,7 @@ def _shared(s: Signals) -> Verdict:
         _sides(s) + f" Shared memory is {fmt_pct(u['shared'])} of its peak wavefront rate.",
         *_stall_evidence(s, ("mio_throttle", "short_scoreboard", "barrier"), 2),
         _where(s, "mio_throttle" if mio >= short else "short_scoreboard"),
-        f"Shared loads per FFMA: {fmt_num(loads)}." if not pd.isna(loads) else "",
+        f"Shared loads per {_math_op(s)}: {fmt_num(loads)}." if not pd.isna(loads) else "",
         *[_conflict_sentence(c) for c in conflicts],
     ]
     return _verdict("shared", problem, summary, evidence, cure, s)
@@ -475,7 +506,7 @@ def _shared(s: Signals) -> Verdict:
 def _issue(s: Signals) -> Verdict:
     u = s.util
     summary = (f"The schedulers issue on {fmt_pct(u['issue'])} of cycles, but only {fmt_pct(u['ffma_share'])} of the "
-               f"instructions are FFMA: FP32 reaches {fmt_pct(u['fp32'])} of peak.")
+               f"instructions are FFMA: {math_share(u)}.")
     return _verdict("issue", f"instruction overhead ({fmt_pct(100 - u['ffma_share'])} non-FFMA)", summary,
                     [_sides(s), *_stall_evidence(s)], None, s)
 
@@ -510,7 +541,7 @@ def _latency(s: Signals) -> Verdict:
     summary = (f"Latency bound: the schedulers issue on only {fmt_pct(u['issue'])} of cycles"
                + (f", the top stall being {STALLS[top].label} ({fmt_num(s.stall(top)[0])} cycles per instruction)"
                   if top else "")
-               + f"; no unit is saturated (busiest {fmt_pct(busy)}), FP32 at {fmt_pct(u['fp32'])} of peak.")
+               + f"; no unit is saturated (busiest {fmt_pct(busy)}), {math_share(u)}.")
     evidence = [
         _sides(s) + (" Both below 60%: ncu reads that as latency." if busy < SOL_BUSY_PCT else ""),
         f"Issue slots busy {fmt_pct(u['issue'])} of cycles (a warp instruction every "

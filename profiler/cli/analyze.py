@@ -27,8 +27,8 @@ def analyze(
 ) -> None:
     """Read .ncu-rep reports into tables: print a summary per launch, export them.
 
-    The summary: time, GFLOP/s, share of the FP32 peak, DRAM traffic, bank conflicts, occupancy
-    and its limiter, the top stall. Exports: kernels, rules, source, sass and metrics tables."""
+    The summary: time, GFLOP/s, share of the peak (FP32; FP16 tensor cores for a launch that used
+    them), DRAM traffic, bank conflicts, occupancy and its limiter, the top stall. Exports: kernels, rules, source, sass and metrics tables."""
     from ..extract.tables import TABLES, read_reports
 
     exporting = csv_dir is not None or parquet_dir is not None
@@ -71,7 +71,7 @@ def _print_summary(kernels: Any) -> None:
 
 
 def summary_headers() -> list[str]:
-    return ["#", "kernel", "shape", "time µs", "GFLOP/s", "% FP32 peak", "DRAM MB", "bank conflicts",
+    return ["#", "kernel", "shape", "time µs", "GFLOP/s", "% of peak", "DRAM MB", "bank conflicts",
             "occupancy", "top stall"]
 
 
@@ -99,7 +99,7 @@ def summary_rows(kernels: Any) -> list[list[str]]:
             shape,
             num(r["duration_ns"] / 1e3, ",.1f"),
             num(r["achieved_flops"] / 1e9, ",.0f"),
-            num(r["fp32_peak_pct"], ".1f"),
+            num(r["peak_pct"], ".1f"),
             num(r["dram_bytes"] / 1e6, ",.2f"),
             num(r["shared_bank_conflicts"], ",.0f"),
             occupancy,

@@ -464,6 +464,11 @@ DERIVED: tuple[Derived, ...] = (
             _peak("shared_wavefronts_per_cycle_peak", "l1_clock_hz", SHARED_BYTES_PER_WAVEFRONT)),
     Derived("fp32_peak_pct", "%", "achieved_flops over peak_fp32_flops.",
             lambda f: 100.0 * _f(f, "achieved_flops") / _f(f, "peak_fp32_flops")),
+    Derived("peak_pct", "%",
+            "achieved_flops over the peak of the pipe that did the math: the FP16 tensor-core peak "
+            "when the launch used tensor cores, else the FP32 peak.",
+            lambda f: 100.0 * _f(f, "achieved_flops") / np.where(np.nan_to_num(_f(f, "tensor_flop")) > 0,
+                                                               _f(f, "peak_tensor_fp16_flops"), _f(f, "peak_fp32_flops"))),
     Derived("occupancy_limiter", "text",
             "What caps blocks per SM: registers, shared memory, warps, blocks or barriers.", occupancy_limiter),
     Derived("top_stall", "text", "Stall reason with the most cycles per issued instruction.", top_stall),

@@ -15,7 +15,7 @@ from dataclasses import asdict
 import numpy as np
 
 from ..manifest import CUBLAS, KernelSpec
-from ..specs import peak_fp32_flops
+from ..specs import peak_flops, peak_fp32_flops
 from .device import StateSampler, import_cupy
 from .launch import CUBLAS_MATH_MODE, CublasRunner, Gemm, KernelRunner
 from .timing import L2Flusher, Stats, TimingPolicy, time_alternating, warm_up
@@ -55,6 +55,9 @@ def measure_shape(cp, runners: dict, name: str, M: int, N: int, K: int, tier: st
     clock_hz = (state.sm_clock_mhz_mean or props["sm_clock_max_mhz"]) * 1e6
     rec["peak_fp32_gflops"] = peak_fp32_flops(props["cc"], props["sm_count"], clock_hz) / 1e9
     rec["pct_of_fp32_peak"] = 100.0 * rec["gflops"] / rec["peak_fp32_gflops"]
+    # the peak of the pipe this tier's math runs on (tensor cores for fp16): what % of peak means
+    rec["peak_gflops"] = peak_flops(tier, props["cc"], props["sm_count"], clock_hz) / 1e9
+    rec["pct_of_peak"] = 100.0 * rec["gflops"] / rec["peak_gflops"]
     rec.update(state.as_columns())
     return rec
 

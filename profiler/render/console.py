@@ -15,15 +15,21 @@ def _num(value, fmt: str) -> str:
     return format(value, fmt)
 
 
+def _first_number(*values):
+    """The first value that is a number (runs recorded before `pct_of_peak` carry only the FP32 one)."""
+    return next((v for v in values if isinstance(v, (int, float)) and not math.isnan(v)), None)
+
+
 STATUS_STYLE = {"PASS": "green", "FAIL": "bold red", "ERROR": "bold red", "SKIP": "dim"}
 
 
 def bench_table(df: pd.DataFrame, title: str = "") -> Table:
-    """The harness table: kernel, shape, time, GFLOP/s, % of cuBLAS, % of FP32 peak, error, status.
+    """The harness table: kernel, shape, time, GFLOP/s, % of cuBLAS, % of peak, error, status.
+    The peak is the tier's: FP32 FMA for fp32 kernels, FP16 tensor cores for fp16 ones.
     A FAIL or ERROR row never shows a time."""
     t = Table(title=title, title_justify="left")
     for col, justify in [("kernel", "left"), ("M x N x K", "right"), ("time ms", "right"), ("CV", "right"),
-                         ("GFLOP/s", "right"), ("% cuBLAS", "right"), ("% FP32 peak", "right"),
+                         ("GFLOP/s", "right"), ("% cuBLAS", "right"), ("% of peak", "right"),
                          ("error", "right"), ("status", "left")]:
         t.add_column(col, justify=justify)
     for r in df.to_dict("records"):
@@ -38,7 +44,7 @@ def bench_table(df: pd.DataFrame, title: str = "") -> Table:
             _num(100 * r["cv"], ".1f") + "%" if timed else "",
             _num(r.get("gflops"), ",.0f") if timed else "",
             _num(r.get("pct_of_cublas"), ".1f") if timed else "",
-            _num(r.get("pct_of_fp32_peak"), ".1f") if timed else "",
+            _num(_first_number(r.get("pct_of_peak"), r.get("pct_of_fp32_peak")), ".1f") if timed else "",
             _num(r.get("error"), ".1e"),
             f"[{STATUS_STYLE.get(status, '')}]{status}[/]{note}",
         )

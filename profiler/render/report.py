@@ -96,14 +96,17 @@ def kernel_view(d: Diagnosis, run: RunDiagnosis) -> dict[str, Any]:
         ("time", Cell(f"{fmt_num(d.time_ms)} ms" if not _nan(d.time_ms) else "n/a")),
     ]
     if d.utilisation:
-        facts.append(("FP32 pipe", Cell(fmt_pct(d.utilisation["fp32"]) + " of peak")))
+        if d.utilisation.get("tensor", 0) > 0:  # a tensor-core kernel: its FMA pipe share says nothing
+            facts.append(("tensor cores", Cell(fmt_pct(d.utilisation["tensor"]) + " of FP16 peak")))
+        else:
+            facts.append(("FP32 pipe", Cell(fmt_pct(d.utilisation["fp32"]) + " of peak")))
     view: dict[str, Any] = {
         "d": d, "facts": facts, "verdict": d.verdict, "shape": shape,
         "changes": _changes_table(d), "unchanged": _unchanged(d),
         "gflops_change": _gflops_change(d),
         "stalls": _stalls_table(d), "conflicts": _conflicts_table(d), "conflict_lines": _conflict_lines_table(d),
         "occupancy": _occupancy_view(d), "traffic": _traffic_table(d), "traffic_notes": _traffic_notes(d),
-        "mix": _mix_table(d), "coalescing": d.coalescing,
+        "mix": _mix_table(d), "math_op": (d.mix or {}).get("math_op", "FFMA"), "coalescing": d.coalescing,
         "rules": _rules_table(d), "hot_lines": _hot_lines_table(d), "listing": _listing(d),
         "gpu": k.get("gpu") or run.meta.get("environment", {}).get("gpu_name"),
         "kernel_function": k.get("function"),
@@ -237,16 +240,18 @@ _MIX_ROWS = (
 
 
 def _mix_table(d: Diagnosis) -> Table:
-    t = Table(["warp instructions", "executed", "per FFMA"], align="lrr", cls="mix")
+    """Instructions per math instruction: per FFMA, or per MMA for a tensor-core kernel."""
     m = d.mix
-    if not m or not m.get("ffma"):
+    op = (m or {}).get("math_op", "FFMA")
+    t = Table(["warp instructions", "executed", f"per {op}"], align="lrr", cls="mix")
+    if not m or not m.get("math"):
         return t
-    t.rows.append([Cell("FFMA"), _num_cell(fmt_count(m["ffma"])), _num_cell("1")])
+    t.rows.append([Cell("MMA (tensor cores)" if op == "MMA" else "FFMA"), _num_cell(fmt_count(m["math"])), _num_cell("1")])
     for cls, label in _MIX_ROWS:
         if m.get(cls, 0) > 0:
-            t.rows.append([Cell(label), _num_cell(fmt_count(m[cls])), _num_cell(fmt_num(m[f"{cls}_per_ffma"]))])
+            t.rows.append([Cell(label), _num_cell(fmt_count(m[cls])), _num_cell(fmt_num(m[f"{cls}_per_math"]))])
     t.rows.append([Cell("all instructions"), _num_cell(fmt_count(m["total"])),
-                   _num_cell(fmt_num(m["total"] / m["ffma"]))])
+                   _num_cell(fmt_num(m["total"] / m["math"]))])
     return t
 
 
