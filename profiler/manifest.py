@@ -143,6 +143,15 @@ _ALLOWED = set(KernelSpec.__dataclass_fields__) - {"index"}
 TIERS = ("fp32", "fp16")
 
 
+def reference_name(tier: str) -> str:
+    """The cuBLAS reference of a tier: "cublas" (SGEMM) for fp32, "cublas-fp16" (GemmEx) for fp16."""
+    return CUBLAS if tier == "fp32" else f"{CUBLAS}-{tier}"
+
+
+# Reference name -> its tier, for every tier.
+REFERENCES = {reference_name(t): t for t in TIERS}
+
+
 def parse_manifest(text: str, where: str = "ladder.toml") -> tuple[KernelSpec, ...]:
     """Parse and validate manifest text; every problem names the kernel and the key."""
     try:

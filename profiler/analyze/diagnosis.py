@@ -18,12 +18,12 @@ from typing import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from ..manifest import KernelSpec
+from ..manifest import CUBLAS, REFERENCES, KernelSpec
 from . import ladder, memory, stalls
 from .occupancy import occupancy
 from .verdict import Verdict, classify, utilisation
 
-CUBLAS = ladder.CUBLAS
+
 # How many stall reasons, rules and source lines a kernel page shows.
 TOP_STALLS = 5
 TOP_LINES = 8
@@ -121,6 +121,8 @@ def diagnose_run(tables: Mapping[str, pd.DataFrame], specs: Sequence[KernelSpec]
             d.successor_idea = by_spec[d.successor].idea
         elif d.successor == CUBLAS:
             d.successor_idea = "NVIDIA's SGEMM (strict FP32), the reference at the top of the ladder"
+        elif d.successor in REFERENCES:
+            d.successor_idea = f"NVIDIA's GemmEx ({REFERENCES[d.successor]} in, FP32 accumulate), the reference of its tier"
         _add_bench(d, bench, shape)
         if len(chosen) and name in set(chosen["name"]):
             _add_profile(d, chosen[chosen["name"] == name].iloc[0].to_dict(), per_launch)
@@ -134,7 +136,7 @@ def diagnose_run(tables: Mapping[str, pd.DataFrame], specs: Sequence[KernelSpec]
             d.warnings.append("No timing and no profile for this kernel in this run.")
         diagnoses.append(d)
 
-    _share_of_cublas_from_ncu(diagnoses)
+    _share_of_cublas_from_ncu(diagnoses, specs)
     facts = pd.DataFrame([_facts(d) for d in diagnoses]).set_index("kernel") if diagnoses else pd.DataFrame()
     changes = ladder.compare(facts, specs) if len(facts) else pd.DataFrame(columns=["kernel"])
     for d in diagnoses:
@@ -260,20 +262,24 @@ def _add_bench(d: Diagnosis, bench: pd.DataFrame | None, shape) -> None:
                 f"timed at {row['M']}x{row['N']}x{row['K']}, not at the profile shape"
     if row is not None and row.get("status") == "PASS":
         d.gflops, d.time_ms = float(row.get("gflops", np.nan)), float(row.get("median_ms", np.nan))
-        d.pct_cublas = float(row.get("pct_of_cublas", np.nan)) if d.name != CUBLAS else 100.0
+        d.pct_cublas = float(row.get("pct_of_cublas", np.nan)) if d.name not in REFERENCES else 100.0
         d.gflops_source = "bench"
     elif row is not None:
         d.gflops_source = "untimed"  # failed verification there: never timed, and not from ncu either
 
 
-def _share_of_cublas_from_ncu(diagnoses: list[Diagnosis]) -> None:
-    """Without a benchmark, % of cuBLAS from the profiled launches (same shape, same FLOPs)."""
-    reference = next((d for d in diagnoses if d.name == CUBLAS and d.gflops_source == "ncu"), None)
-    if reference is None or not reference.gflops > 0:
-        return
-    for d in diagnoses:
-        if d.gflops_source == "ncu" and _shape_of(d.launch or {}) == _shape_of(reference.launch or {}):
-            d.pct_cublas = 100.0 * d.gflops / reference.gflops
+def _share_of_cublas_from_ncu(diagnoses: list[Diagnosis], specs: Sequence[KernelSpec]) -> None:
+    """Without a benchmark, % of cuBLAS from the profiled launches (same shape, same FLOPs), each
+    kernel against the cuBLAS reference of its own tier (an FP16 kernel against GemmEx)."""
+    tiers = {s.name: s.tier for s in specs}
+    for ref_name, tier in REFERENCES.items():
+        reference = next((d for d in diagnoses if d.name == ref_name and d.gflops_source == "ncu"), None)
+        if reference is None or not reference.gflops > 0:
+            continue
+        for d in diagnoses:
+            mine = d.name == ref_name or tiers.get(d.name) == tier
+            if mine and d.gflops_source == "ncu" and _shape_of(d.launch or {}) == _shape_of(reference.launch or {}):
+                d.pct_cublas = 100.0 * d.gflops / reference.gflops
 
 
 def _add_profile(d: Diagnosis, launch: dict, per: Mapping[str, pd.DataFrame | None]) -> None:
@@ -308,7 +314,7 @@ def _add_profile(d: Diagnosis, launch: dict, per: Mapping[str, pd.DataFrame | No
     d.hot_lines, d.listing, d.source_file = _lines(source)
     if per.get("source") is None:
         d.warnings.append("No source table in this run: no source lines.")
-    elif d.hot_lines.empty and d.name != CUBLAS:  # cuBLAS never has line information
+    elif d.hot_lines.empty and d.name not in REFERENCES:  # cuBLAS never has line information
         d.warnings.append("No line information for this kernel: it was not compiled with -lineinfo.")
 
 

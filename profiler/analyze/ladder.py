@@ -13,7 +13,7 @@ from typing import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from ..manifest import CUBLAS, KernelSpec
+from ..manifest import REFERENCES, KernelSpec
 from .verdict import fmt_bytes, fmt_count, fmt_num, fmt_pct, fmt_ratio, fmt_way
 
 # A ratio within this factor of 1 (or a percentage within this many points) is 'unchanged'.
@@ -61,8 +61,8 @@ def ladder_order(names: Iterable[str], specs: Sequence[KernelSpec]) -> list[str]
     names = list(dict.fromkeys(names))
     index = {s.name: s.index for s in specs}
     known = sorted((n for n in names if n in index), key=index.get)
-    unknown = sorted(n for n in names if n not in index and n != CUBLAS)
-    return known + unknown + ([CUBLAS] if CUBLAS in names else [])
+    unknown = sorted(n for n in names if n not in index and n not in REFERENCES)
+    return known + unknown + [r for r in REFERENCES if r in names]
 
 
 def predecessor(name: str, present: Iterable[str], specs: Sequence[KernelSpec]) -> str | None:
@@ -71,10 +71,10 @@ def predecessor(name: str, present: Iterable[str], specs: Sequence[KernelSpec]) 
     rung present."""
     present = set(present)
     by_name = {s.name: s for s in specs}
-    if name == CUBLAS:  # the reference SGEMM: above the highest FP32 rung (any rung if none is FP32)
+    if name in REFERENCES:  # a cuBLAS reference: above its tier's highest rung (any rung if none is of it)
         rungs = [s for s in specs if s.name in present]
-        fp32 = [s for s in rungs if s.tier == "fp32"]
-        return max(fp32 or rungs, key=lambda s: s.index).name if rungs else None
+        mine = [s for s in rungs if s.tier == REFERENCES[name]]
+        return max(mine or rungs, key=lambda s: s.index).name if rungs else None
     seen = set()
     spec = by_name.get(name)
     while spec is not None and spec.predecessor and spec.predecessor not in seen:

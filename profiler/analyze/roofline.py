@@ -21,7 +21,7 @@ import pandas as pd
 
 from ..errors import GemmprofError
 from ..extract.metrics import SHARED_BYTES_PER_WAVEFRONT, describe
-from ..manifest import CUBLAS, load_manifest
+from ..manifest import CUBLAS, REFERENCES, load_manifest
 
 CUBLAS_LABEL = "cuBLAS"
 # Peaks that differ across launches by more than this fraction of their median get a note.
@@ -104,11 +104,13 @@ def ladder_labels(names) -> dict[str, tuple[int, str]]:
     for name in dict.fromkeys(names):
         if name in manifest:
             out[name] = (manifest[name], f"{manifest[name]} {name}")
-        elif name == CUBLAS:
-            out[name] = (len(manifest) + 1, CUBLAS_LABEL)
+        elif name in REFERENCES:  # above the ladder: cuBLAS, then the other tiers' references
+            tier = REFERENCES[name]
+            out[name] = (len(manifest) + 1 + list(REFERENCES).index(name),
+                         CUBLAS_LABEL if name == CUBLAS else f"{CUBLAS_LABEL} {tier.upper()}")
         else:
             extra += 1
-            out[name] = (len(manifest) + 1 + extra, name)
+            out[name] = (len(manifest) + len(REFERENCES) + extra, name)
     return out
 
 

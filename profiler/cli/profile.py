@@ -37,7 +37,7 @@ def profile(
     from ..errors import GemmprofError
     from ..extract import metrics as metric_table
     from ..extract.run import extract_run
-    from ..manifest import CUBLAS, select_kernels
+    from ..manifest import CUBLAS, reference_name, select_kernels
     from ..measure.build import build_all
     from ..measure.device import collect_environment, git_commit
     from ..measure.ncu import CLOCK_CONTROLS, NcuOptions, resolve_ncu
@@ -76,7 +76,7 @@ def profile(
     M, N, K = shape
     # cuBLAS once per precision tier in the selection (FP32 SGEMM, FP16 GemmEx), as bench does.
     tiers = sorted({s.tier for s in specs}) or ["fp32"]
-    references = [ProfileJob(CUBLAS if t == "fp32" else f"{CUBLAS}-{t}", t, None) for t in tiers] if with_cublas else []
+    references = [ProfileJob(reference_name(t), t, None) for t in tiers] if with_cublas else []
     jobs = references + [ProfileJob(s.name, s.tier, s) for s in specs]
     console.print(f"[bold]{env['gpu_name']}[/]: ncu {env['ncu_version']} --set {section_set} --clock-control {clock_control}; "
                   f"{len(jobs)} kernels at {M}x{N}x{K} -> {run.path / 'ncu'}")

@@ -13,7 +13,7 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import asdict
 
-from ..manifest import CUBLAS, Dispatcher, KernelSpec
+from ..manifest import Dispatcher, KernelSpec, reference_name
 from ..subprocess_env import child_env
 from .timing import TimingPolicy
 
@@ -83,7 +83,7 @@ def bench(specs: list[KernelSpec], cubins: dict[str, str], shapes: list[Shape], 
     tiers = sorted({s.tier for s in specs} | {d.tier for d in dispatchers}) or ["fp32"]
     if include_cublas:
         for tier in tiers:
-            bench_kernel(CUBLAS if tier == "fp32" else f"{CUBLAS}-{tier}", tier, None, shapes, policy, on_record, device=device)
+            bench_kernel(reference_name(tier), tier, None, shapes, policy, on_record, device=device)
     for spec in specs:
         bench_kernel(spec.name, spec.tier, cubins[spec.name], shapes, policy, on_record, seed=spec.index * 1000,
                      device=device, spec=spec)

@@ -23,7 +23,8 @@ from matplotlib.ticker import (
     NullLocator,
 )
 
-from ..analyze.roofline import CUBLAS, LEVELS, format_rate, ladder_labels, roofline
+from ..analyze.roofline import LEVELS, format_rate, ladder_labels, roofline
+from ..manifest import REFERENCES
 
 LEVEL_MARKERS = {"DRAM": "o", "L2": "s", "shared": "D", "L1": "^"}
 CUBLAS_COLOR = "#111111"
@@ -37,12 +38,12 @@ def kernel_colors(names) -> dict[str, tuple]:
     import seaborn as sns
 
     order = ladder_labels(names)
-    ladder = [n for n in sorted(order, key=lambda n: order[n][0]) if n != CUBLAS]
+    ladder = [n for n in sorted(order, key=lambda n: order[n][0]) if n not in REFERENCES]
     # tab10 without its grey (too close to the ceilings): strong enough to colour text as well.
     tab = [c for i, c in enumerate(sns.color_palette("tab10", 10)) if i != 7]
     palette = tab if len(ladder) <= len(tab) else sns.husl_palette(len(ladder), s=0.9, l=0.5)
     colors = {name: tuple(palette[i]) for i, name in enumerate(ladder)}
-    colors[CUBLAS] = CUBLAS_COLOR
+    colors.update({name: CUBLAS_COLOR for name in REFERENCES})
     return colors
 
 
@@ -204,7 +205,7 @@ def roofline_figure(kernels: pd.DataFrame, title: str | None = None) -> Figure:
         ax.plot(row["intensity"], row["flops"], color=color, lw=1.0, alpha=0.45, zorder=2, gid=f"line:{label}")
         for level, point in row.groupby("level", sort=False):
             ax.plot(point["intensity"], point["flops"], ls="none", marker=LEVEL_MARKERS.get(level, "o"),
-                    ms=7.5 if kernel == CUBLAS else 6.5, mfc=color, mec="white", mew=0.7, zorder=3,
+                    ms=7.5 if kernel in REFERENCES else 6.5, mfc=color, mec="white", mew=0.7, zorder=3,
                     gid=f"point:{label}:{level}")
         ends.append((label, kernel, float(row["intensity"].max()), float(row["flops"].iloc[0])))
 
@@ -217,8 +218,8 @@ def roofline_figure(kernels: pd.DataFrame, title: str | None = None) -> Figure:
     for (label, kernel, x_end, flops), y_frac in zip(ends, placed):
         y_text = _from_log_fraction(y_frac, y_low, y_high)
         ax.annotate(label, xy=(x_end, flops), xytext=(x_label, y_text), textcoords="data", ha="left",
-                    va="center", fontsize=FONT + (0.5 if kernel == CUBLAS else 0), color=colors[kernel],
-                    fontweight="bold" if kernel == CUBLAS else "normal", zorder=4, gid=f"label:{label}",
+                    va="center", fontsize=FONT + (0.5 if kernel in REFERENCES else 0), color=colors[kernel],
+                    fontweight="bold" if kernel in REFERENCES else "normal", zorder=4, gid=f"label:{label}",
                     arrowprops={"arrowstyle": "-", "color": colors[kernel], "lw": 0.7, "alpha": 0.6,
                                 "shrinkA": 2, "shrinkB": 4})
 
@@ -296,7 +297,7 @@ def ladder_figure(bench: pd.DataFrame, title: str | None = None) -> Figure:
     frame["x"], xlabel, ticks = _size_axis(frame)
     labels = ladder_labels(frame["kernel"])
     colors = kernel_colors(frame["kernel"])
-    names = sorted(labels, key=lambda n: (n != CUBLAS, labels[n][0]))  # cuBLAS first in the legend
+    names = sorted(labels, key=lambda n: (n not in REFERENCES, labels[n][0]))  # cuBLAS first in the legend
 
     notes = [f"not square, so not on the size axis: {', '.join(left_out)}"] if left_out else []
     if "status" in bench:
@@ -326,7 +327,7 @@ def ladder_figure(bench: pd.DataFrame, title: str | None = None) -> Figure:
         rows = per[per["kernel"] == name].sort_values("x")
         if rows.empty:
             continue
-        is_cublas = name == CUBLAS
+        is_cublas = name in REFERENCES
         style = {"color": colors[name], "lw": 2.6 if is_cublas else 1.6, "marker": "o", "ms": 6 if is_cublas else 5,
                  "zorder": 4 if is_cublas else 3}
         ax_rate.plot(rows["x"], rows["gflops"], gid=f"line:{name}", **style)
@@ -381,7 +382,7 @@ def ladder_figure(bench: pd.DataFrame, title: str | None = None) -> Figure:
     ax_rate.yaxis.set_minor_formatter(NullFormatter())
     ax_rate.set_ylabel("GFLOP/s (log scale)")
     ax_rate.set_title("throughput", loc="left", fontsize=FONT + 1)
-    ax_share.set_ylim(0, max(110.0, float(per.loc[per["kernel"] != CUBLAS, "pct"].max()) * 1.1))
+    ax_share.set_ylim(0, max(110.0, float(per.loc[~per["kernel"].isin(list(REFERENCES)), "pct"].max()) * 1.1))
     ax_share.set_ylabel("% of cuBLAS at the same size")
     ax_share.set_title("share of cuBLAS", loc="left", fontsize=FONT + 1)
     fig.legend(handles=handles, title="kernel", loc="upper left", bbox_to_anchor=(0.865, 1 - 0.55 / height),
