@@ -52,6 +52,12 @@
 #define ALIGN_SLACK 1024                     // swizzled tiles start on 1024-byte boundaries
 #define BAR_BYTES 128                        // 2 * STAGES mbarriers of 8 bytes, rounded up
 #define SMEM_BYTES (STAGES * STAGE_BYTES + ALIGN_SLACK + BAR_BYTES)  // 197,760: the manifest's
+#ifndef B_LBO
+#define B_LBO B_BOX_BYTES                    // MN-major B: from one 64-column box to the next
+#endif
+#ifndef B_SBO
+#define B_SBO 1024                           // MN-major B: from one 8-row k group to the next
+#endif
 
 // ---- mbarrier --------------------------------------------------------------------------------
 
@@ -70,19 +76,35 @@ __device__ __forceinline__ void mbar_arrive(uint32_t bar)
     asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" :: "r"(bar) : "memory");
 }
 
+__device__ __forceinline__ uint32_t mbar_try_wait(uint32_t bar, uint32_t parity)
+{
+    uint32_t done;
+    asm volatile(
+        "{\n"
+        ".reg .pred p;\n"
+        "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+        "selp.u32 %0, 1, 0, p;\n"
+        "}\n"
+        : "=r"(done) : "r"(bar), "r"(parity) : "memory");
+    return done;
+}
+
+__device__ __forceinline__ uint64_t global_ns()
+{
+    uint64_t t;
+    asm volatile("mov.u64 %0, %globaltimer;\n" : "=l"(t));
+    return t;
+}
+
 // Blocks until the phase of the given parity has completed (a fresh barrier is in phase 0).
+// Deadlock guard: a wait longer than 10 s traps (a launch error the bench reports) instead of
+// hanging the run.
 __device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity)
 {
-    uint32_t done = 0;
-    while (!done) {
-        asm volatile(
-            "{\n"
-            ".reg .pred p;\n"
-            "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-            "selp.u32 %0, 1, 0, p;\n"
-            "}\n"
-            : "=r"(done) : "r"(bar), "r"(parity) : "memory");
-    }
+    if (mbar_try_wait(bar, parity)) return;
+    const uint64_t start = global_ns();
+    for (uint32_t n = 1; !mbar_try_wait(bar, parity); ++n)
+        if ((n & 1023) == 0 && global_ns() - start > 10000000000ull) __trap();
 }
 
 // ---- TMA -------------------------------------------------------------------------------------
@@ -216,7 +238,7 @@ hgemm_wgmma(int M, int N, int K, float alpha, const __half* __restrict__ A,
         wgmma_fence();
 #pragma unroll
         for (int k = 0; k < BK / 16; ++k)
-            wgmma_m64n256k16(d, smem_desc(sa + 32 * k, 16, 1024), smem_desc(sb + 2048 * k, B_BOX_BYTES, 1024));
+            wgmma_m64n256k16(d, smem_desc(sa + 32 * k, 16, 1024), smem_desc(sb + 2048 * k, B_LBO, B_SBO));
         wgmma_commit();
         fence_acc(d);
         wgmma_wait<1>();                        // the MMAs of tile kt-1 have retired...

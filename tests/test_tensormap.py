@@ -109,3 +109,30 @@ def test_wgmma_source_agrees_with_its_boxes_contract_and_launch():
     # one TMA of A and BN/64 of B per stage, all completing on the stage's full barrier
     assert len(re.findall(r"tma_load_2d\(", text)) == 3  # definition + A + B (in a loop)
     assert "mbar_arrive_expect_tx(full(s), STAGE_BYTES)" in text
+
+
+@pytest.mark.gpu
+def test_runner_encodes_maps_once_and_matches_a_cupy_matmul():
+    """On the device machine: KernelRunner launches the TMA kernel through the driver in-process
+    (no worker), encodes each map once per buffer, and the result matches CuPy's own product."""
+    import numpy as np
+
+    from profiler.measure.build import build_kernel
+    from profiler.measure.device import import_cupy
+    from profiler.measure.launch import Gemm, KernelRunner
+
+    cp = import_cupy()
+    runner = KernelRunner(cp, WGMMA, str(build_kernel(WGMMA, "sm_90").cubin))
+    g = Gemm.random(cp, 256, 512, 320, dtype=np.float16, seed=3)
+    ref = 1.5 * (g.A.astype(cp.float32) @ g.B.astype(cp.float32))
+    for _ in range(3):
+        g.C.fill(np.nan)
+        runner(g, 1.5, 0.0)
+    cp.cuda.get_current_stream().synchronize()
+    assert len(runner._tma._maps) == 2
+    err = float(cp.linalg.norm(g.C - ref) / cp.linalg.norm(ref))
+    assert err < 1e-3, err
+    C0 = g.C.copy()
+    runner(g, 1.0, 0.5)  # beta path reads C
+    err = float(cp.linalg.norm(g.C - (ref / 1.5 + 0.5 * C0)) / cp.linalg.norm(ref / 1.5 + 0.5 * C0))
+    assert err < 1e-3, err
