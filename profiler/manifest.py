@@ -87,6 +87,41 @@ class Launch:
 
 
 @dataclass(frozen=True)
+class TensorMapSpec:
+    """One TMA tensor map a kernel takes (manifest key `tensor_maps`): the launcher encodes it for
+    the operand's row-major buffer and passes it, by value, after the fixed argument list."""
+
+    operand: str  # "A", "B" or "C"
+    box: tuple[int, int]  # elements copied per TMA: (inner = along the contiguous dimension, outer)
+    swizzle: int = 128  # bytes: 0 (none), 32, 64 or 128; with a swizzle, box[0] spans at most that
+
+    @classmethod
+    def parse(cls, entry: dict, label: str) -> TensorMapSpec:
+        unknown = sorted(set(entry) - {"operand", "box", "swizzle"})
+        if unknown or "operand" not in entry or "box" not in entry:
+            raise ValueError(f"{label}: a tensor map needs operand and box" + (f"; unknown keys {unknown}" if unknown else ""))
+        tm = cls(entry["operand"], tuple(entry["box"]), entry.get("swizzle", 128))
+        if tm.operand not in ("A", "B", "C"):
+            raise ValueError(f"{label}: tensor map operand must be A, B or C, got {tm.operand!r}")
+        if len(tm.box) != 2 or not all(isinstance(b, int) and 1 <= b <= 256 for b in tm.box):
+            raise ValueError(f"{label}: tensor map box must be two integers in 1..256, got {list(tm.box)}")
+        if tm.swizzle not in (0, 32, 64, 128):
+            raise ValueError(f"{label}: tensor map swizzle must be 0, 32, 64 or 128 bytes, got {tm.swizzle}")
+        return tm
+
+    def element_bytes(self, tier: str) -> int:
+        return 2 if tier == "fp16" and self.operand != "C" else 4
+
+    def check(self, tier: str, label: str) -> None:
+        """TMA's rules on the box: inner extent a multiple of 16 bytes, within the swizzle span."""
+        inner = self.box[0] * self.element_bytes(tier)
+        if inner % 16:
+            raise ValueError(f"{label}: tensor map of {self.operand}: box inner extent {inner} bytes is not a multiple of 16")
+        if self.swizzle and inner > self.swizzle:
+            raise ValueError(f"{label}: tensor map of {self.operand}: box inner extent {inner} bytes exceeds the {self.swizzle}-byte swizzle")
+
+
+@dataclass(frozen=True)
 class KernelSpec:
     """One rung of the ladder, as the manifest describes it."""
 
@@ -105,12 +140,15 @@ class KernelSpec:
     arch: str | None = None  # e.g. "sm_90a" for wgmma; None = the device's own
     min_cc: int = 0  # lowest compute capability (e.g. 80 for cp.async) the kernel runs on
     nvcc_flags: tuple[str, ...] = ()
+    # TMA tensor maps the kernel takes after the fixed arguments, in this order (Hopper rungs).
+    tensor_maps: tuple[TensorMapSpec, ...] = ()
     index: int = 0  # position in the ladder, 1-based
 
     @classmethod
     def from_dict(cls, fields: dict) -> KernelSpec:
         """Back from `dataclasses.asdict` (e.g. through JSON, where tuples became lists)."""
-        return cls(**{**fields, **{k: tuple(fields[k]) for k in ("grid", "block", "nvcc_flags")}})
+        maps = tuple(TensorMapSpec(t["operand"], tuple(t["box"]), t.get("swizzle", 128)) for t in fields.get("tensor_maps", ()))
+        return cls(**{**fields, **{k: tuple(fields[k]) for k in ("grid", "block", "nvcc_flags")}, "tensor_maps": maps})
 
     @property
     def source(self) -> Path:
@@ -169,12 +207,19 @@ def parse_manifest(text: str, where: str = "ladder.toml") -> tuple[KernelSpec, .
             )
         if entry["tier"] not in TIERS:
             raise GemmprofError(f"{where}: {label}: tier must be one of {TIERS}")
+        try:
+            maps = tuple(TensorMapSpec.parse(t, label) for t in entry.get("tensor_maps", ()))
+            for tm in maps:
+                tm.check(entry["tier"], label)
+        except (ValueError, TypeError, AttributeError) as exc:
+            raise GemmprofError(f"{where}: {exc}") from None
         spec = KernelSpec(
             **{
                 **entry,
                 "grid": tuple(entry["grid"]),
                 "block": tuple(entry["block"]),
                 "nvcc_flags": tuple(entry.get("nvcc_flags", ())),
+                "tensor_maps": maps,
                 "index": i,
             }
         )

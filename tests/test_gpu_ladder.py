@@ -38,6 +38,22 @@ def test_kernel_passes_every_shape_in_its_contract(spec):
             assert r["error"] <= r["tolerance"] and r["median_ms"] > 0 and r["gflops"] > 0
 
 
+# Whole-tile shapes for the TMA kernels (128x256x64 tiles): one k tile (fewer than the stages),
+# a ring that wraps (5 k tiles over 4 stages), a partial rasterisation group, and rectangles.
+TMA_SHAPES = [(128, 256, 64), (256, 512, 128), (384, 768, 320), (1024, 1024, 1024), (2304, 512, 1024), (512, 2048, 4096)]
+
+
+@pytest.mark.parametrize("spec", [s for s in load_manifest() if s.tensor_maps], ids=lambda s: s.name)
+def test_tma_kernel_passes_whole_tile_shapes(spec):
+    shapes = [s for s in TMA_SHAPES if spec.unsupported_reason(*s) is None]
+    assert len(shapes) >= 4, "the contract admits too few of the test shapes"
+    records = run(spec, shapes)
+    assert [(r["M"], r["N"], r["K"]) for r in records] == shapes
+    for r in records:
+        assert r["status"] == "PASS", r
+        assert r["error"] <= r["tolerance"]
+
+
 def faulty(entry: str) -> KernelSpec:
     return KernelSpec(name=entry.removeprefix("sgemm_"), file=str(FAULTY), entry=entry, tier="fp32", idea="broken on purpose",
                       grid=("cdiv(N, 32)", "cdiv(M, 32)"), block=(1024,))

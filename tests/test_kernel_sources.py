@@ -66,7 +66,9 @@ def test_entry_point_takes_the_tiers_types(spec):
     params = [" ".join(p.replace("__restrict__", "").split()) for p in m[1].split(",")]
     types = [re.sub(r"\s*\b\w+$", "", p).replace(" *", "*") for p in params]
     t = ELEMENT[spec.tier]
-    assert types == ["int", "int", "int", "float", f"const {t}*", f"const {t}*", "float", "float*"], params
+    assert types[:8] == ["int", "int", "int", "float", f"const {t}*", f"const {t}*", "float", "float*"], params
+    # then one tensor map per manifest entry (tensor_maps), passed by value
+    assert types[8:] == ["const __grid_constant__ CUtensorMap"] * len(spec.tensor_maps), params
 
 
 @pytest.mark.parametrize("spec", SPECS, ids=lambda s: s.name)
@@ -91,7 +93,7 @@ def test_dynamic_shared_memory_is_what_the_source_indexes(spec):
         assert smem == 0
 
 
-@pytest.mark.parametrize("spec", [s for s in SPECS if "cp.async" in code(source(s))], ids=lambda s: s.name)
+@pytest.mark.parametrize("spec", [s for s in SPECS if re.search(r"cp\.async\.c[ag]\b", code(source(s)))], ids=lambda s: s.name)
 def test_cp_async_pipeline_waits_before_each_barrier_that_publishes_a_stage(spec):
     """With one commit group per k tile and STAGES buffers, the tile about to be read has landed
     once at most STAGES-2 groups are pending; the wait must come right before a __syncthreads,

@@ -48,14 +48,23 @@ class KernelRunner:
     def __init__(self, cp, spec: KernelSpec, cubin: str):
         self.spec = spec
         self.name = spec.name
+        self.cp = cp
         self.function = cp.RawModule(path=str(cubin)).get_function(spec.entry)
         self._dynamic_limit = 0
+        self._tma = None
+        if spec.tensor_maps:  # takes CUtensorMaps by value: launched through the driver API
+            from .tensormap import TensorMapLauncher
+
+            self._tma = TensorMapLauncher(spec, self.function)
 
     def __call__(self, g: Gemm, alpha: float, beta: float) -> None:
         launch = self.spec.launch(g.M, g.N, g.K)
         if launch.smem_bytes > 48 * 1024 and launch.smem_bytes > self._dynamic_limit:
             self.function.max_dynamic_shared_size_bytes = launch.smem_bytes
             self._dynamic_limit = launch.smem_bytes
+        if self._tma is not None:
+            self._tma(self.cp, g, alpha, beta, launch)
+            return
         self.function(
             launch.grid,
             launch.block,

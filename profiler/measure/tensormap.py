@@ -1,0 +1,151 @@
+"""TMA tensor maps for kernels that declare `tensor_maps` in the manifest (Hopper rungs).
+
+A kernel that loads its operands with `cp.async.bulk.tensor` takes, after the fixed argument list,
+one `const __grid_constant__ CUtensorMap` per entry of its `tensor_maps`. The maps are 128-byte
+structs made on the host by the driver's `cuTensorMapEncodeTiled`, and CuPy's RawKernel cannot
+pass a struct by value, so such kernels are launched here through the driver's `cuLaunchKernel`
+(the CuPy function's CUfunction handle, CuPy's current stream).
+
+`encoding` is the pure part (what the driver is asked for, derived from the spec and the shape;
+unit-tested without a GPU); `TensorMapLauncher` does the ctypes calls and caches the encoded maps
+per (operand, buffer address, shape), so timing loops do not pay for the encoding.
+"""
+
+from __future__ import annotations
+
+import ctypes
+from dataclasses import dataclass
+
+from ..errors import GemmprofError
+from ..manifest import TensorMapSpec
+
+# CUtensorMapDataType, CUtensorMapSwizzle, ... (cuda.h)
+DATA_TYPE = {"fp16": 6, "fp32": 7}  # CU_TENSOR_MAP_DATA_TYPE_FLOAT16 / _FLOAT32
+ELEMENT_BYTES = {"fp16": 2, "fp32": 4}
+SWIZZLE = {0: 0, 32: 1, 64: 2, 128: 3}  # bytes -> CU_TENSOR_MAP_SWIZZLE_NONE / 32B / 64B / 128B
+INTERLEAVE_NONE = 0
+L2_PROMOTION_256B = 3  # CU_TENSOR_MAP_L2_PROMOTION_L2_256B
+OOB_FILL_NONE = 0
+TENSOR_MAP_BYTES = 128  # sizeof(CUtensorMap), alignas(128) in cuda.h
+
+
+@dataclass(frozen=True)
+class Encoding:
+    """The arguments of cuTensorMapEncodeTiled for one operand (all but the base address).
+    Dimensions innermost (contiguous) first, as the driver wants them."""
+
+    data_type: int
+    global_dim: tuple[int, int]  # elements: (columns, rows) of the row-major matrix
+    global_strides: tuple[int]  # bytes from one row to the next (rank - 1 entries)
+    box: tuple[int, int]  # elements: (inner, outer)
+    element_strides: tuple[int, int]
+    interleave: int
+    swizzle: int
+    l2_promotion: int
+    oob_fill: int
+
+    @property
+    def rank(self) -> int:
+        return len(self.global_dim)
+
+
+def operand_shape(operand: str, M: int, N: int, K: int) -> tuple[int, int]:
+    """(rows, columns) of a row-major operand: A is MxK, B is KxN, C is MxN."""
+    return {"A": (M, K), "B": (K, N), "C": (M, N)}[operand]
+
+
+def element_type(operand: str, tier: str) -> str:
+    """A and B have the tier's input type; C is always float."""
+    return tier if operand in ("A", "B") else "fp32"
+
+
+def encoding(tm: TensorMapSpec, tier: str, M: int, N: int, K: int) -> Encoding:
+    """What to ask cuTensorMapEncodeTiled for, for operand `tm.operand` of an (M, N, K) problem."""
+    rows, cols = operand_shape(tm.operand, M, N, K)
+    etype = element_type(tm.operand, tier)
+    row_bytes = cols * ELEMENT_BYTES[etype]
+    if row_bytes % 16:
+        raise GemmprofError(f"tensor map of {tm.operand}: a row is {row_bytes} bytes, TMA needs a multiple of 16")
+    return Encoding(
+        data_type=DATA_TYPE[etype],
+        global_dim=(cols, rows),
+        global_strides=(row_bytes,),
+        box=(tm.box[0], tm.box[1]),
+        element_strides=(1, 1),
+        interleave=INTERLEAVE_NONE,
+        swizzle=SWIZZLE[tm.swizzle],
+        l2_promotion=L2_PROMOTION_256B,
+        oob_fill=OOB_FILL_NONE,
+    )
+
+
+class _Driver:
+    """The two driver entry points, typed (libcuda.so.1: the driver CuPy itself runs on)."""
+
+    def __init__(self):
+        lib = ctypes.CDLL("libcuda.so.1")
+        u64p, u32p = ctypes.POINTER(ctypes.c_uint64), ctypes.POINTER(ctypes.c_uint32)
+        lib.cuTensorMapEncodeTiled.argtypes = [ctypes.c_void_p, ctypes.c_int, ctypes.c_uint32, ctypes.c_void_p,
+                                               u64p, u64p, u32p, u32p, ctypes.c_int, ctypes.c_int, ctypes.c_int,
+                                               ctypes.c_int]
+        lib.cuTensorMapEncodeTiled.restype = ctypes.c_int
+        lib.cuLaunchKernel.argtypes = [ctypes.c_void_p, *([ctypes.c_uint] * 7), ctypes.c_void_p,
+                                       ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_void_p)]
+        lib.cuLaunchKernel.restype = ctypes.c_int
+        lib.cuGetErrorName.argtypes = [ctypes.c_int, ctypes.POINTER(ctypes.c_char_p)]
+        lib.cuGetErrorName.restype = ctypes.c_int
+        self.lib = lib
+
+    def check(self, status: int, what: str) -> None:
+        if status:
+            name = ctypes.c_char_p()
+            self.lib.cuGetErrorName(status, ctypes.byref(name))
+            raise GemmprofError(f"{what} failed: {(name.value or b'CUDA error').decode()} ({status})")
+
+    def encode(self, enc: Encoding, address: int) -> ctypes.Array:
+        """A CUtensorMap (128 bytes, 128-byte aligned) describing `enc` at device `address`."""
+        raw = ctypes.create_string_buffer(2 * TENSOR_MAP_BYTES)  # room to align
+        offset = -ctypes.addressof(raw) % TENSOR_MAP_BYTES
+        tensor_map = (ctypes.c_ubyte * TENSOR_MAP_BYTES).from_buffer(raw, offset)
+        n = enc.rank
+        self.check(self.lib.cuTensorMapEncodeTiled(
+            ctypes.addressof(tensor_map), enc.data_type, n, ctypes.c_void_p(address),
+            (ctypes.c_uint64 * n)(*enc.global_dim), (ctypes.c_uint64 * (n - 1))(*enc.global_strides),
+            (ctypes.c_uint32 * n)(*enc.box), (ctypes.c_uint32 * n)(*enc.element_strides),
+            enc.interleave, enc.swizzle, enc.l2_promotion, enc.oob_fill), "cuTensorMapEncodeTiled")
+        return tensor_map
+
+
+class TensorMapLauncher:
+    """Launches a kernel that takes tensor maps: fixed arguments, then one map per `tensor_maps`."""
+
+    MAX_CACHED = 64
+
+    def __init__(self, spec, function):
+        self.spec = spec
+        self.function = function  # RawModule.get_function's RawKernel (or a cupy.cuda.Function)
+        self.driver = _Driver()
+        self._maps: dict[tuple, ctypes.Array] = {}
+
+    def tensor_map(self, tm: TensorMapSpec, buffer, M: int, N: int, K: int) -> ctypes.Array:
+        key = (tm, buffer.data.ptr, M, N, K)
+        if key not in self._maps:
+            if len(self._maps) >= self.MAX_CACHED:
+                self._maps.clear()
+            self._maps[key] = self.driver.encode(encoding(tm, self.spec.tier, M, N, K), buffer.data.ptr)
+        return self._maps[key]
+
+    def __call__(self, cp, g, alpha: float, beta: float, launch) -> None:
+        buffers = {"A": g.A, "B": g.B, "C": g.C}
+        args = [ctypes.c_int(g.M), ctypes.c_int(g.N), ctypes.c_int(g.K), ctypes.c_float(alpha),
+                ctypes.c_void_p(g.A.data.ptr), ctypes.c_void_p(g.B.data.ptr), ctypes.c_float(beta),
+                ctypes.c_void_p(g.C.data.ptr)]
+        args += [self.tensor_map(tm, buffers[tm.operand], g.M, g.N, g.K) for tm in self.spec.tensor_maps]
+        params = (ctypes.c_void_p * len(args))(*(ctypes.addressof(a) for a in args))
+        stream = cp.cuda.get_current_stream().ptr
+        # A RawKernel's .kernel is the loaded cupy.cuda.Function (of the current device); its .ptr
+        # is the CUfunction.
+        handle = getattr(self.function, "kernel", self.function).ptr
+        self.driver.check(self.driver.lib.cuLaunchKernel(
+            ctypes.c_void_p(handle), *launch.grid, *launch.block, launch.smem_bytes,
+            ctypes.c_void_p(stream), params, None), f"cuLaunchKernel({self.spec.entry})")
