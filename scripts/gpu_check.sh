@@ -2,7 +2,7 @@
 # Everything GPU-side in one call (device time is scarce): environment, build, GPU tests, the
 # independent cuBLAS timing, and the bench sweep. Output: $OUT/gpu-check.log and
 # $OUT/gpu-check.tgz (the run directories), or reports/gpu-check/ without $OUT.
-# Knobs: GPU_CHECK_SIZES (bench sizes), GPU_CHECK_STEPS (subset of: env tests events bench).
+# Knobs: GPU_CHECK_SIZES (bench sizes), GPU_CHECK_STEPS (which steps, below), FAST_KERNELS, FAST_SIZES.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT_DIR=${OUT:-reports/gpu-check}
@@ -40,6 +40,8 @@ for s in $STEPS; do
            step "bench sweep for the sample run"
            COLUMNS=160 python3 -m profiler bench --sizes 512,1024,2048,4096 --out "$WORK/runs" --run-id sample || status=1
            for f in "$WORK"/runs/sample/ncu/*.ncu-rep; do xz -T0 -6 "$f"; done ;;
+      variants) step "experimental kernels (kernels/experiments) against cuBLAS"
+           COLUMNS=180 python3 benchmarks/variants.py --sizes "${FAST_SIZES:-4096,8192}" || status=1 ;;
       fast) step "fast rungs: bench ${FAST_SIZES:-4096,8192}, profile at 4096"
            # FAST_KERNELS: the rungs under work (default: the fast end of the ladder, both tiers).
            fast_k=""; for k in ${FAST_KERNELS:-warptile doublebuffer cpasync cutlass128x128x8 cutlass128x256x8 best wmma wmma_smem}; do fast_k="$fast_k -k $k"; done
