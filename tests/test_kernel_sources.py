@@ -66,7 +66,8 @@ def test_entry_point_takes_the_tiers_types(spec):
     params = [" ".join(p.replace("__restrict__", "").split()) for p in m[1].split(",")]
     types = [re.sub(r"\s*\b\w+$", "", p).replace(" *", "*") for p in params]
     t = ELEMENT[spec.tier]
-    assert types == ["int", "int", "int", "float", f"const {t}*", f"const {t}*", "float", "float*"], params
+    textures = ["cudaTextureObject_t"] * len(spec.textures)  # manifest `textures`: trailing handles
+    assert types == ["int", "int", "int", "float", f"const {t}*", f"const {t}*", "float", "float*", *textures], params
 
 
 @pytest.mark.parametrize("spec", SPECS, ids=lambda s: s.name)
