@@ -142,13 +142,17 @@ class KernelSpec:
     nvcc_flags: tuple[str, ...] = ()
     # TMA tensor maps the kernel takes after the fixed arguments, in this order (Hopper rungs).
     tensor_maps: tuple[TensorMapSpec, ...] = ()
+    # Matrices the kernel reads through 1D linear textures ("A", "B"): one cudaTextureObject_t per
+    # entry, in this order, as extra trailing kernel arguments (see TEXTURE_ROW_DIM and launch.py).
+    textures: tuple[str, ...] = ()
     index: int = 0  # position in the ladder, 1-based
 
     @classmethod
     def from_dict(cls, fields: dict) -> KernelSpec:
         """Back from `dataclasses.asdict` (e.g. through JSON, where tuples became lists)."""
         maps = tuple(TensorMapSpec(t["operand"], tuple(t["box"]), t.get("swizzle", 128)) for t in fields.get("tensor_maps", ()))
-        return cls(**{**fields, **{k: tuple(fields[k]) for k in ("grid", "block", "nvcc_flags")}, "tensor_maps": maps})
+        tuples = ("grid", "block", "nvcc_flags", "textures")
+        return cls(**{**fields, **{k: tuple(fields[k]) for k in tuples if k in fields}, "tensor_maps": maps})
 
     @property
     def source(self) -> Path:
@@ -177,6 +181,10 @@ class KernelSpec:
 
 
 _REQUIRED = ("name", "file", "entry", "tier", "idea", "grid", "block")
+# A textured matrix is fetched as float4 texels of its row-major buffer, so its rows must be whole
+# texels: the dimension that is its row length must be a multiple of TEXEL_FLOATS in the contract.
+TEXTURE_ROW_DIM = {"A": "K", "B": "N"}
+TEXEL_FLOATS = 4
 _ALLOWED = set(KernelSpec.__dataclass_fields__) - {"index"}
 TIERS = ("fp32", "fp16")
 
@@ -220,9 +228,11 @@ def parse_manifest(text: str, where: str = "ladder.toml") -> tuple[KernelSpec, .
                 "block": tuple(entry["block"]),
                 "nvcc_flags": tuple(entry.get("nvcc_flags", ())),
                 "tensor_maps": maps,
+                "textures": tuple(entry.get("textures", ())),
                 "index": i,
             }
         )
+        _check_textures(spec, where)
         try:  # every expression must evaluate on a plain shape
             spec.launch(1024, 1024, 1024)
         except (ValueError, TypeError, ZeroDivisionError) as exc:
@@ -236,6 +246,25 @@ def parse_manifest(text: str, where: str = "ladder.toml") -> tuple[KernelSpec, .
         if spec.predecessor and spec.predecessor not in names:
             raise GemmprofError(f"{where}: {spec.name}: predecessor {spec.predecessor!r} is not a kernel")
     return tuple(specs)
+
+
+def _check_textures(spec: KernelSpec, where: str) -> None:
+    """`textures`: known matrices, each once, fp32 only (float4 texels), and a contract that keeps
+    each textured matrix's rows a whole number of texels."""
+    if not spec.textures:
+        return
+    bad = [t for t in spec.textures if t not in TEXTURE_ROW_DIM]
+    if bad or len(set(spec.textures)) != len(spec.textures):
+        raise GemmprofError(f"{where}: {spec.name}: textures must name each of {sorted(TEXTURE_ROW_DIM)} at most once, got {list(spec.textures)}")
+    if spec.tier != "fp32":
+        raise GemmprofError(f"{where}: {spec.name}: textures are float4 texels: fp32 tier only")
+    for matrix in spec.textures:
+        dim = TEXTURE_ROW_DIM[matrix]
+        if spec.contract.get(dim, 1) % TEXEL_FLOATS:
+            raise GemmprofError(
+                f"{where}: {spec.name}: texture {matrix} needs its rows in whole float4 texels: "
+                f"the contract must make {dim} a multiple of {TEXEL_FLOATS}"
+            )
 
 
 @cache

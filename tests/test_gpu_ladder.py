@@ -90,3 +90,71 @@ def test_dispatcher_runs_the_kernel_its_rules_choose():
     assert sorted((r["M"], r["dispatched_to"]) for r in records) == sorted(
         (M, best.choose(M, N, K, kernels).name) for M, N, K in shapes)
     assert all(r["kernel"] == best.name and r["status"] == "PASS" for r in records)
+
+
+# --- kernels reading A and B through 1D linear textures (manifest key `textures`) --------------
+TEXTURED = [s for s in load_manifest() if s.textures]
+# Within N % 4 == 0, K % 4 == 0: ragged M, N past a texel row, K with a half-empty last k tile
+# (K % 8 == 4), one-row and one-texel matrices.
+RAGGED_IN_TEXEL_CONTRACT = [(777, 1000, 1020), (129, 260, 12), (1, 4, 4), (300, 132, 36), (2049, 516, 1028)]
+
+
+@pytest.mark.parametrize("spec", TEXTURED, ids=lambda s: s.name)
+def test_textured_kernel_passes_ragged_shapes_in_its_contract(spec):
+    shapes = [s for s in RAGGED_IN_TEXEL_CONTRACT if spec.unsupported_reason(*s) is None]
+    assert shapes, "no ragged shape is in the contract"
+    records = run(spec, shapes)
+    assert [r["status"] for r in records] == ["PASS"] * len(shapes), [r.get("reason") for r in records]
+
+
+def _runner(spec):
+    from profiler.measure.device import import_cupy
+    from profiler.measure.launch import KernelRunner
+
+    cp = import_cupy()
+    return cp, KernelRunner(cp, spec, str(build_kernel(spec, "sm_90").cubin))
+
+
+@pytest.mark.parametrize("spec", TEXTURED, ids=lambda s: s.name)
+def test_textured_kernel_keeps_a_nonfinite_a_row_to_itself(spec):
+    """K % 8 == 4: the last k tile's second half runs on into A's next row. Inf there must not
+    reach the row before it (0 * Inf = NaN): only row 1 of C may be non-finite."""
+    import numpy as np
+
+    from profiler.measure.launch import Gemm
+
+    cp, runner = _runner(spec)
+    M, N, K = 130, 132, 12
+    g = Gemm.random(cp, M, N, K, seed=7)
+    g.A[1, :] = np.inf
+    g.C.fill(np.nan)
+    runner(g, 1.0, 0.0)
+    cp.cuda.runtime.deviceSynchronize()
+    rows = cp.asarray([r for r in range(M) if r != 1])
+    ref = g.A[rows] @ g.B
+    assert bool(cp.isfinite(g.C[rows]).all())
+    assert float(cp.abs(g.C[rows] - ref).max()) <= 1e-4 * float(cp.abs(ref).max())
+    assert not bool(cp.isfinite(g.C[1]).any())
+
+
+@pytest.mark.parametrize("spec", TEXTURED, ids=lambda s: s.name)
+def test_textures_are_made_once_per_buffer_and_misaligned_views_refused(spec):
+    from profiler.errors import GemmprofError
+    from profiler.measure.launch import Gemm
+
+    cp, runner = _runner(spec)
+    g = Gemm.random(cp, 256, 256, 64, seed=1)
+    for _ in range(5):
+        runner(g, 1.0, 0.0)
+    assert runner.textures.created == len(spec.textures)
+    runner(Gemm.random(cp, 256, 256, 64, seed=2), 1.0, 0.0)
+    assert runner.textures.created == 2 * len(spec.textures)
+    # A view 16 bytes into a buffer: float4-aligned, but not at the device's textureAlignment.
+    matrix = spec.textures[0]
+    shape = getattr(g, matrix).shape
+    base = cp.zeros(shape[0] * shape[1] + 4, dtype=cp.float32)
+    shifted = Gemm(256, 256, 64, g.A, g.B, g.C)
+    setattr(shifted, matrix, base[4:].reshape(shape))
+    with pytest.raises(GemmprofError, match="textureAlignment"):
+        runner(shifted, 1.0, 0.0)
+    cp.cuda.runtime.deviceSynchronize()

@@ -4,6 +4,9 @@
 them. cuBLAS runs strict FP32 (CUBLAS_DEFAULT_MATH: no TF32 tensor-core math) on the row-major
 matrices through the usual trick: row-major C = A @ B is column-major C^T = B^T @ A^T, so cuBLAS
 is called with A and B swapped and no transposes.
+
+Kernels whose manifest entry lists `textures` (e.g. ["A", "B"]) also get one 1D linear texture
+object per listed matrix as trailing arguments; `LinearTextures` makes them, once per buffer.
 """
 
 from __future__ import annotations
@@ -12,7 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..manifest import CUBLAS, KernelSpec
+from ..errors import GemmprofError
+from ..manifest import CUBLAS, TEXEL_FLOATS, KernelSpec
 
 CUBLAS_MATH_MODE = "CUBLAS_DEFAULT_MATH (strict FP32, no TF32)"
 
@@ -42,6 +46,102 @@ class Gemm:
         return 2 * self.M * self.N * self.K
 
 
+# --- 1D linear textures (manifest key `textures`) -------------------------------------------------
+
+CUDA_DEV_ATTR_TEXTURE_ALIGNMENT = 14  # cudaDevAttrTextureAlignment (driver_types.h)
+TEXEL_BYTES = TEXEL_FLOATS * 4  # one float4 texel
+MAX_TEXEL_INDEX = 2**31 - 1  # tex1Dfetch takes an int index
+
+
+@dataclass(frozen=True)
+class LinearTexturePlan:
+    """What the texture object over one matrix is, as a function of its buffer alone.
+
+    The enum fields are CUDA runtime names (cupy.cuda.runtime has them). For a linear resource the
+    runtime ignores addressMode and filterMode (cuda_runtime_api.h, cudaCreateTextureObject):
+    tex1Dfetch takes integer texel indices, does no filtering, and an index past the end of the
+    buffer reads zero. Border is still asked for, so a zero is what any reading of the descriptor
+    gives. readMode matters only for 8- and 16-bit integer texels; floats come back as stored.
+    """
+
+    matrix: str
+    ptr: int
+    size_bytes: int
+    texels: int  # the texture's width, in float4 texels
+    resource_type: str = "cudaResourceTypeLinear"
+    channel_bits: tuple[int, int, int, int] = (32, 32, 32, 32)
+    channel_kind: str = "cudaChannelFormatKindFloat"
+    read_mode: str = "cudaReadModeElementType"
+    normalized_coords: int = 0
+    address_mode: str = "cudaAddressModeBorder"  # ignored for linear resources
+    filter_mode: str = "cudaFilterModePoint"  # ignored for linear resources
+
+
+def linear_texture_plan(matrix: str, ptr: int, shape: tuple[int, ...], strides: tuple[int, ...], itemsize: int,
+                        alignment: int) -> LinearTexturePlan:
+    """The float4 texture over a row-major float32 matrix, or a GemmprofError saying which of the
+    texture's conditions the buffer breaks (the kernels' "alignment check")."""
+    if itemsize != 4:
+        raise GemmprofError(f"texture over {matrix}: float4 texels need float32 data, not {itemsize}-byte elements")
+    rows, row_len = shape
+    if tuple(strides) != (row_len * itemsize, itemsize):
+        raise GemmprofError(f"texture over {matrix}: the matrix must be one contiguous row-major buffer (strides {tuple(strides)})")
+    if row_len % TEXEL_FLOATS:
+        raise GemmprofError(f"texture over {matrix}: rows of {row_len} floats are not whole float4 texels")
+    if ptr % alignment:
+        raise GemmprofError(
+            f"texture over {matrix}: base address {ptr:#x} is not aligned to the device's textureAlignment ({alignment} bytes)",
+            "pass a buffer of its own, not a view at an offset",
+        )
+    size = rows * row_len * itemsize
+    texels = size // TEXEL_BYTES
+    if texels - 1 > MAX_TEXEL_INDEX:
+        raise GemmprofError(f"texture over {matrix}: {texels} texels do not fit tex1Dfetch's int index")
+    return LinearTexturePlan(matrix, ptr, size, texels)
+
+
+class LinearTextures:
+    """Texture objects over a `Gemm`'s matrices, made on first use and kept while the same buffer
+    comes back (timing loops launch many times on one Gemm and pay for them once). One entry per
+    matrix: a new buffer replaces the old entry, so at most one stale buffer per matrix is held."""
+
+    def __init__(self, cp, matrices: tuple[str, ...]):
+        from cupy.cuda import runtime, texture
+
+        self.runtime, self.texture = runtime, texture
+        self.matrices = matrices
+        self.alignment = runtime.deviceGetAttribute(CUDA_DEV_ATTR_TEXTURE_ALIGNMENT, cp.cuda.Device().id)
+        self._made: dict[str, tuple[object, object, np.uint64]] = {}  # matrix -> (array, TextureObject, handle)
+        self.created = 0
+
+    def handles(self, g: Gemm) -> tuple[np.uint64, ...]:
+        out = []
+        for matrix in self.matrices:
+            array = getattr(g, matrix)
+            made = self._made.get(matrix)
+            if made is None or made[0] is not array:
+                obj = self._create(matrix, array)
+                made = self._made[matrix] = (array, obj, np.uint64(obj.ptr))
+                self.created += 1
+            out.append(made[2])
+        return tuple(out)
+
+    def _create(self, matrix: str, array):
+        rt, tx = self.runtime, self.texture
+        plan = linear_texture_plan(matrix, array.data.ptr, array.shape, array.strides, array.dtype.itemsize, self.alignment)
+        channels = tx.ChannelFormatDescriptor(*plan.channel_bits, getattr(rt, plan.channel_kind))
+        resource = tx.ResourceDescriptor(getattr(rt, plan.resource_type), arr=array, chDesc=channels, sizeInBytes=plan.size_bytes)
+        sampling = tx.TextureDescriptor(addressModes=(getattr(rt, plan.address_mode),), filterMode=getattr(rt, plan.filter_mode),
+                                        readMode=getattr(rt, plan.read_mode), normalizedCoords=plan.normalized_coords)
+        try:
+            return tx.TextureObject(resource, sampling)
+        except rt.CUDARuntimeError as exc:
+            raise GemmprofError(
+                f"texture over {matrix} ({plan.texels} float4 texels) could not be created: {exc}",
+                "a 1D linear texture holds at most cudaDeviceGetTexture1DLinearMaxWidth texels",
+            ) from None
+
+
 class KernelRunner:
     """One ladder kernel loaded from its cubin, ready to launch on a `Gemm`."""
 
@@ -56,6 +156,7 @@ class KernelRunner:
             from .tensormap import TensorMapLauncher
 
             self._tma = TensorMapLauncher(spec, self.function)
+        self.textures = LinearTextures(cp, spec.textures) if spec.textures else None
 
     def __call__(self, g: Gemm, alpha: float, beta: float) -> None:
         launch = self.spec.launch(g.M, g.N, g.K)
@@ -65,12 +166,10 @@ class KernelRunner:
         if self._tma is not None:
             self._tma(self.cp, g, alpha, beta, launch)
             return
-        self.function(
-            launch.grid,
-            launch.block,
-            (np.int32(g.M), np.int32(g.N), np.int32(g.K), np.float32(alpha), g.A, g.B, np.float32(beta), g.C),
-            shared_mem=launch.smem_bytes,
-        )
+        args = (np.int32(g.M), np.int32(g.N), np.int32(g.K), np.float32(alpha), g.A, g.B, np.float32(beta), g.C)
+        if self.textures is not None:
+            args += self.textures.handles(g)  # cudaTextureObject_t: a 64-bit handle
+        self.function(launch.grid, launch.block, args, shared_mem=launch.smem_bytes)
 
 
 class CublasRunner:
