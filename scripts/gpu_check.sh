@@ -41,7 +41,7 @@ for s in $STEPS; do
            COLUMNS=160 python3 -m profiler bench --sizes 512,1024,2048,4096 --out "$WORK/runs" --run-id sample || status=1
            for f in "$WORK"/runs/sample/ncu/*.ncu-rep; do xz -T0 -6 "$f"; done ;;
       variants) step "experimental kernels (kernels/experiments) against cuBLAS"
-           COLUMNS=180 python3 benchmarks/variants.py --sizes "${FAST_SIZES:-4096,8192}" || status=1 ;;
+           COLUMNS=180 python3 benchmarks/variants.py --sizes "${FAST_SIZES:-4096,8192}" --max-seconds "${VARIANT_SECONDS:-1.5}" || status=1 ;;
       fast) step "fast rungs: bench ${FAST_SIZES:-4096,8192}, profile at 4096"
            # FAST_KERNELS: the rungs under work (default: the fast end of the ladder, both tiers).
            fast_k=""; for k in ${FAST_KERNELS:-warptile doublebuffer cpasync cutlass128x128x8 cutlass128x256x8 best wmma wmma_smem}; do fast_k="$fast_k -k $k"; done
