@@ -22,7 +22,7 @@ def variants():
 def test_every_experiment_is_a_variant_and_baselines_are_in_the_manifest(variants):
     on_disk = {p.stem for p in (KERNELS_DIR / "experiments").glob("*.cu")}
     assert {v.name for v in variants.VARIANTS} == on_disk
-    assert [s.name for s in variants.kernels()][:2] == list(variants.BASELINES)
+    assert [s.name for s in variants.kernels()][:len(variants.BASELINES)] == list(variants.BASELINES)
     assert [s.name for s in variants.kernels(["bankrot128x128"])] == ["bankrot128x128"]
 
 

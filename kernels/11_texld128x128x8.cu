@@ -1,4 +1,4 @@
-// 12 texld128x128x8: 10's design with A and B fetched as float4 texels from 1D linear textures.
+// 11 texld128x128x8: 10's design with A and B fetched as float4 texels from 1D linear textures.
 //
 // Predecessor: 10 cutlass128x128x8 (same tiles, lane layout, XOR-switched shared buffers and
 // shared-memory epilogue; see its header). What changes is the read path of A and B: each thread's
@@ -35,7 +35,7 @@
 //   10 cutlass128x128x8    578 instructions: 512 FFMA, 32 LDS.128, 5 STS, 1 BAR,
 //                          2 LDG.E.128.CONSTANT, 64-bit pointer steps; no bounds checks
 //                          (full tiles only).
-//   15 texld128x128x8      599 instructions: 512 FFMA, 32 LDS.128, 5 STS, 1 BAR,
+//   11 texld128x128x8      599 instructions: 512 FFMA, 32 LDS.128, 5 STS, 1 BAR,
 //                          2 TLD.LZ (1D), 0 LDG, 32-bit texel steps (3 IADD3), 1 ISETP + 1 SEL
 //                          (the K-tail redirect of A); the texture handles come in by ULDC.
 //   10 with bounds-checked LDG (a scratch variant taking the same ragged shapes, not a rung):
@@ -47,7 +47,7 @@
 // instead of 1 (the texture handles, K and N reloaded by ULDC each tile, the B step, the loop
 // test), the K-tail ISETP + SEL, a DEPBAR for the texture results, and two more branches (the
 // store-and-barrier block is branched around instead of predicated). FFMA share of the loop:
-// 88.6% (10) -> 85.5% (15) (84.8% with predicated LDG). Registers: 127 (10: 126), still
+// 88.6% (10) -> 85.5% (11) (84.8% with predicated LDG). Registers: 127 (10: 126), still
 // 2 blocks per SM. The whole kernel grows from 1064 to 1288 instructions, nearly all in the
 // epilogue (row and column checks, and a branch, around each of its 32 float4 stores).
 //

@@ -1,28 +1,30 @@
-// 11 cutlass128x256x8: 128x256x8 tile, 16x8 results per thread, 4-stage cp.async pipeline.
+// 13 regbank128x256x8: 12's tile and pipeline with the accumulators moved out of the B fragments'
+// register banks.
 //
-// Predecessor: 10 cutlass128x128x8. On the H200 an SM issues one warp instruction per cycle per
-// scheduler and an FFMA needs the whole cycle, so every non-FFMA instruction is an FFMA lost.
-// 10 spends 4 LDS.128 per 64 FFMAs plus per-tile LDG/STS/barrier work: at best ~92% of issue
-// slots are FFMAs. Fixes over 10:
-// (1) Twice the results per thread: 16x8 (128 accumulators), fed by 6 LDS.128 per 128 FFMAs,
-//     about 95% FFMA issue slots at best. The cost is registers (255 as compiled; ptxas spills
-//     below about 216), so one block of 256 threads per SM: 8 warps, 2 per scheduler, which the
-//     register double buffering of the fragments has to make enough.
-// (2) 09's cp.async pipeline instead of 10's register staging: four shared-memory stages
-//     (12,416 bytes each, 49,664 bytes of dynamic shared memory), tiles t+1..t+3 in flight while
-//     tile t is multiplied, one cp.async.wait_group + __syncthreads per k tile, no staging
-//     registers, no STS instructions. A is transposed by 4-byte cp.async (a warp: 8 consecutive
-//     k of 4 rows, 32 distinct banks at k*132 + row); B moves as 16-byte cp.async.cg.
-// (3) 10's lane layout, so every LDS.128 is 2 wavefronts: warps 2 (M) x 4 (N), warp tile 64x64,
-//     lane grid 4x8 with tr = lane bits (4, 1), tc = lane bits (3, 2, 0); a lane owns rows
-//     wRow + mi*16 + tr*4 + i (mi < 4) and columns wCol + ni*32 + tc*4 + j (ni < 2).
-// (4) 10's epilogue: C through shared memory, 4 rows x 64 columns per warp at a time, beta
-//     applied on the coalesced float4s (C read only when beta != 0).
-// Full tiles only: no bounds checks.
+// Predecessor: 12 cutlass128x256x8. Fixes over 12: no FFMA reads two fresh operands from one
+// register bank (found from the SASS after gemmprof report showed 12 with twice cuBLAS's dispatch
+// stalls). Measured on the H200 (benchmarks/variants.py, alternating with cuBLAS): 12 at 86.3% /
+// 88.6% of cuBLAS at 4096 / 8192, this kernel at 101.0% / 102.2%.
 //
-// Launch: block (256), grid (N / 256, M / 128), 49,664 bytes of dynamic shared memory (the
-// launcher raises the opt-in limit above 48 KB). Contract: M a multiple of 128, N of 256, K of 8;
-// matrices 16-byte aligned. beta == 0: C is not read.
+// Idea. Register file of sm_90: four banks (register number mod 4); an FFMA whose source operands
+// (those not served by the operand reuse cache) share a bank waits a cycle at dispatch. In 12's
+// SASS every accumulator quad acc[i][0..3] sits in an aligned quadruple (ptxas needs one for the
+// STS.128 of the epilogue) and so does every B fragment quad (LDS.128 destination): acc[i][j] and
+// b[j] are both in bank j % 4, e.g. `FFMA R5, R132.reuse, R137, R5`. The A operand comes from the
+// reuse cache, the other two collide: a static check of 12's main loop finds 94% of its 1024 FFMAs
+// with two non-reused sources in one bank. cuBLAS's FFMA block has none (`FFMA R7, R132, R136, R7`,
+// `FFMA R11, R132, R137, R11`: accumulator banks 3, 3 against B banks 0, 1). 12 reports 0.250
+// dispatch-stall cycles per instruction against cuBLAS's 0.102.
+// Change. The epilogue stores each accumulator quad rotated by ROT (STS.128 slot q holds column
+// (q + ROT) % 4) and un-rotates when it reads the staged float4 back. ptxas then allocates
+// acc[i][j] in bank (j - ROT) % 4 != bank of b[j]. Nothing else differs from 12.
+// SASS (sm_90, nvcc 13.0): 211 registers (12: 255), no spills; main loop 1119 instructions, 1024
+// FFMA (same as 12); FFMAs with a same-bank pair of fresh source reads: 10% (12: 94%).
+//
+// Launch: block (256), grid (N / 256, M / 128), 49,664 bytes of dynamic shared memory.
+// Contract: M % 128, N % 256, K % 8; 16-byte aligned matrices. beta == 0: C is not read.
+//
+// The tile, lane layout, pipeline and epilogue are 12's: its header explains them.
 
 #define BM 128
 #define BN 256
@@ -33,7 +35,9 @@
 #define A_STAGE (BK * AS_LD)           // 1056 floats
 #define B_STAGE (BK * BN)              // 2048 floats
 #define STAGE (A_STAGE + B_STAGE)      // 3104 floats = 12,416 bytes
-#define SMEM_BYTES (STAGES * STAGE * 4)  // 49,664: the manifest's smem_bytes
+#define SMEM_BYTES (STAGES * STAGE * 4)  // the manifest's smem_bytes
+static_assert(SMEM_BYTES == 49664, "update smem_bytes in kernels/ladder.toml");
+#define ROT 1                          // accumulator quad rotation (register banks)
 #define CS_LD 80                       // row of the epilogue staging tile (64 + 16 floats)
 
 __device__ __forceinline__ void cp_async_4(unsigned dst, const float* src)
@@ -52,7 +56,7 @@ template <int N>
 __device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" :: "n"(N) : "memory"); }
 
 extern "C" __global__ void __launch_bounds__(NTHREADS, 1)
-sgemm_cutlass128x256x8(int M, int N, int K, float alpha, const float* __restrict__ A,
+sgemm_regbank128x256x8(int M, int N, int K, float alpha, const float* __restrict__ A,
                        const float* __restrict__ B, float beta, float* __restrict__ C)
 {
     // Stage s at smem[s * STAGE]: As[k][m] (A_STAGE floats), then Bs[k][n] (B_STAGE floats).
@@ -185,13 +189,17 @@ sgemm_cutlass128x256x8(int M, int N, int K, float alpha, const float* __restrict
             // global column bn + wCol + c.
 #pragma unroll
             for (int ni = 0; ni < 2; ++ni)
-                csw[ni * 8] = make_float4(acc[mi * 4 + i][ni * 4 + 0], acc[mi * 4 + i][ni * 4 + 1],
-                                          acc[mi * 4 + i][ni * 4 + 2], acc[mi * 4 + i][ni * 4 + 3]);
+                // Rotated quad (see the header): register slot q of the STS.128 holds column
+                // (q + ROT) % 4, so ptxas keeps acc[.][j] in a register of bank (j - ROT) % 4.
+                csw[ni * 8] = make_float4(acc[mi * 4 + i][ni * 4 + (0 + ROT) % 4], acc[mi * 4 + i][ni * 4 + (1 + ROT) % 4],
+                                          acc[mi * 4 + i][ni * 4 + (2 + ROT) % 4], acc[mi * 4 + i][ni * 4 + (3 + ROT) % 4]);
             __syncwarp();
 #pragma unroll
             for (int h = 0; h < 2; ++h) {
                 const int r = rr + 2 * h;
-                const float4 s = cs4[r * (CS_LD / 4) + (lane & 15)];
+                const float4 q = cs4[r * (CS_LD / 4) + (lane & 15)];
+                const float qq[4] = {q.x, q.y, q.z, q.w};
+                const float4 s = make_float4(qq[(4 - ROT) % 4], qq[(5 - ROT) % 4], qq[(6 - ROT) % 4], qq[(7 - ROT) % 4]);
                 float* const cp = C + (size_t)(bm + wRow + mi * 16 + r * 4 + i) * N + bn + wCol + cc;
                 float4 v = make_float4(alpha * s.x, alpha * s.y, alpha * s.z, alpha * s.w);
                 if (beta != 0.0f) {

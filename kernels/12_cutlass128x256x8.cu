@@ -1,26 +1,4 @@
-// experiments/bankrot128x256: rung 11 (128x256x8, 16x8 per thread, 4-stage cp.async) with the
-// accumulators moved to other register banks.
-//
-// Idea. Register file of sm_90: four banks (register number mod 4); an FFMA whose source operands
-// (those not served by the operand reuse cache) share a bank waits a cycle at dispatch. In 11's
-// SASS every accumulator quad acc[i][0..3] sits in an aligned quadruple (ptxas needs one for the
-// STS.128 of the epilogue) and so does every B fragment quad (LDS.128 destination): acc[i][j] and
-// b[j] are both in bank j % 4, e.g. `FFMA R5, R132.reuse, R137, R5`. The A operand comes from the
-// reuse cache, the other two collide: a static check of 11's main loop finds 94% of its 1024 FFMAs
-// with two non-reused sources in one bank. cuBLAS's FFMA block has none (`FFMA R7, R132, R136, R7`,
-// `FFMA R11, R132, R137, R11`: accumulator banks 3, 3 against B banks 0, 1). 11 reports 0.250
-// dispatch-stall cycles per instruction against cuBLAS's 0.102.
-// Change. The epilogue stores each accumulator quad rotated by ROT (STS.128 slot q holds column
-// (q + ROT) % 4) and un-rotates when it reads the staged float4 back. ptxas then allocates
-// acc[i][j] in bank (j - ROT) % 4 != bank of b[j]. Nothing else differs from 11.
-// SASS (sm_90, nvcc 13.0): 211 registers (11: 255), no spills; main loop 1119 instructions, 1024
-// FFMA (same as 11); FFMAs with a same-bank pair of fresh source reads: 10% (11: 94%).
-//
-// Launch: block (256), grid (N / 256, M / 128), 49,664 bytes of dynamic shared memory.
-// Contract: M % 128, N % 256, K % 8; 16-byte aligned matrices. beta == 0: C is not read.
-//
-// 11's notes on the design follow.
-// 11 cutlass128x256x8: 128x256x8 tile, 16x8 results per thread, 4-stage cp.async pipeline.
+// 12 cutlass128x256x8: 128x256x8 tile, 16x8 results per thread, 4-stage cp.async pipeline.
 //
 // Predecessor: 10 cutlass128x128x8. On the H200 an SM issues one warp instruction per cycle per
 // scheduler and an FFMA needs the whole cycle, so every non-FFMA instruction is an FFMA lost.
@@ -55,9 +33,7 @@
 #define A_STAGE (BK * AS_LD)           // 1056 floats
 #define B_STAGE (BK * BN)              // 2048 floats
 #define STAGE (A_STAGE + B_STAGE)      // 3104 floats = 12,416 bytes
-#define SMEM_BYTES (STAGES * STAGE * 4)  // benchmarks/variants.py passes this
-static_assert(SMEM_BYTES == 49664, "update smem_bytes in benchmarks/variants.py");
-#define ROT 1                          // accumulator quad rotation (register banks)
+#define SMEM_BYTES (STAGES * STAGE * 4)  // 49,664: the manifest's smem_bytes
 #define CS_LD 80                       // row of the epilogue staging tile (64 + 16 floats)
 
 __device__ __forceinline__ void cp_async_4(unsigned dst, const float* src)
@@ -76,7 +52,7 @@ template <int N>
 __device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" :: "n"(N) : "memory"); }
 
 extern "C" __global__ void __launch_bounds__(NTHREADS, 1)
-sgemm_bankrot128x256(int M, int N, int K, float alpha, const float* __restrict__ A,
+sgemm_cutlass128x256x8(int M, int N, int K, float alpha, const float* __restrict__ A,
                        const float* __restrict__ B, float beta, float* __restrict__ C)
 {
     // Stage s at smem[s * STAGE]: As[k][m] (A_STAGE floats), then Bs[k][n] (B_STAGE floats).
@@ -209,17 +185,13 @@ sgemm_bankrot128x256(int M, int N, int K, float alpha, const float* __restrict__
             // global column bn + wCol + c.
 #pragma unroll
             for (int ni = 0; ni < 2; ++ni)
-                // Rotated quad (see the header): register slot q of the STS.128 holds column
-                // (q + ROT) % 4, so ptxas keeps acc[.][j] in a register of bank (j - ROT) % 4.
-                csw[ni * 8] = make_float4(acc[mi * 4 + i][ni * 4 + (0 + ROT) % 4], acc[mi * 4 + i][ni * 4 + (1 + ROT) % 4],
-                                          acc[mi * 4 + i][ni * 4 + (2 + ROT) % 4], acc[mi * 4 + i][ni * 4 + (3 + ROT) % 4]);
+                csw[ni * 8] = make_float4(acc[mi * 4 + i][ni * 4 + 0], acc[mi * 4 + i][ni * 4 + 1],
+                                          acc[mi * 4 + i][ni * 4 + 2], acc[mi * 4 + i][ni * 4 + 3]);
             __syncwarp();
 #pragma unroll
             for (int h = 0; h < 2; ++h) {
                 const int r = rr + 2 * h;
-                const float4 q = cs4[r * (CS_LD / 4) + (lane & 15)];
-                const float qq[4] = {q.x, q.y, q.z, q.w};
-                const float4 s = make_float4(qq[(4 - ROT) % 4], qq[(5 - ROT) % 4], qq[(6 - ROT) % 4], qq[(7 - ROT) % 4]);
+                const float4 s = cs4[r * (CS_LD / 4) + (lane & 15)];
                 float* const cp = C + (size_t)(bm + wRow + mi * 16 + r * 4 + i) * N + bn + wCol + cc;
                 float4 v = make_float4(alpha * s.x, alpha * s.y, alpha * s.z, alpha * s.w);
                 if (beta != 0.0f) {
