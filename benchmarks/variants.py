@@ -21,7 +21,7 @@ from profiler.measure.bench import bench_kernel  # noqa: E402
 from profiler.measure.build import build_kernel  # noqa: E402
 from profiler.measure.timing import TimingPolicy  # noqa: E402
 
-BASELINES = ("cutlass128x128x8", "cutlass128x256x8", "regbank128x256x8")
+BASELINES = ("cutlass128x128x8", "cutlass128x256x8", "regbank128x256x8", "spread128x256x8")
 
 
 def _variant(name: str, idea: str, bm: int, bn: int, bk: int, smem: int) -> KernelSpec:
@@ -34,7 +34,6 @@ VARIANTS = (
     _variant("bankrot128x256k16", "regbank128x256x8 with k tiles of 16: half the barriers and LDS bursts", 128, 256, 16, 74496),
     _variant("bankrot128x128", "128x128x16, 2 blocks/SM, 4-stage cp.async, bank-rotated accumulators", 128, 128, 16, 66560),
     _variant("flat128x256", "regbank128x256x8 with a branch-free k tile: one basic block, no LDS burst at the barrier", 128, 256, 8, 49664),
-    _variant("split128x256", "flat128x256 loading the next step's fragments in two halves: at most 3 LDS.128 in a row", 128, 256, 8, 49664),
     _variant("flat128x256k16", "flat128x256 with k tiles of 16 and 4 stages (99 KB): 93% FFMA, LDS spread", 128, 256, 16, 99328),
 )
 

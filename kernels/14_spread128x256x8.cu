@@ -1,19 +1,11 @@
-// experiments/split128x256: flat128x256 with the next step's fragments loaded in two halves.
+// 14 spread128x256x8: 13 with a branch-free k tile and the next step's fragments loaded in two
+// halves, so the shared loads spread among the FFMAs instead of queueing in bursts.
 //
-// Idea. In flat128x256's SASS ptxas hoists all 6 LDS.128 of step k+1 to the start of step k
-// (runs of 6-7 back to back at steps 2, 3, 4): 8 warps that left the same barrier queue 48
-// LDS.128 (96 wavefronts) on the MIO at once. Here each step issues the B quads and A quad 0 of
-// the next step, multiplies rows 0..7, then issues A quads 1..3 and multiplies rows 8..15; the
-// second half of the loads depends on nothing but ptxas keeps it after the first 64 FFMAs.
-// SASS (sm_90, nvcc 13.0): 199 registers, no spills; main loop one basic block, 1118
-// instructions, 1024 FFMA (91.6%); LDS.128 at most 3 in a row (two runs of 3, otherwise 1-2
-// every 2-70 FFMAs), BAR after FFMA 911 followed by 6 LDS.128 3 FFMAs apart; FFMAs with two
-// non-.reuse sources in one bank (static count): 6.2%.
+// Predecessor: 13 regbank128x256x8. Fixes over 13: (1) the k tile is one basic block, (2) at most
+// 3 LDS.128 in a row. Measured on the H200 (benchmarks/variants.py, alternating with cuBLAS, same
+// run): 13 at 100.7% / 101.9% of cuBLAS at 4096 / 8192, this kernel at 101.7% / 102.8%.
 //
-// flat128x256's notes follow.
-// flat128x256: regbank128x256x8 (rung 13, was experiments/bankrot128x256) with a branch-free k loop.
-//
-// Idea. bankrot128x256's unrolled k tile is four basic blocks: `if (more)` around the
+// (1) Branch-free tile. 13's unrolled k tile is four basic blocks: `if (more)` around the
 // wait + barrier, `if (more)` around the next tile's first fragment loads and `if (t + 3 < nTiles)`
 // around the cp.async copies each become a BRA, and ptxas schedules within a basic block only.
 // Its SASS: 12 of the 48 LDS.128 sit back to back right before the BAR (step 6's and 7's
@@ -26,35 +18,20 @@
 //   - the cp.async copies are always issued, with src-size 0 (zero-fill, nothing read from
 //     global memory) for tiles past the end of K.
 //
+// (2) Split fragment loads. With (1) alone (experiments/flat128x256.cu: 98.4% / 99.9%) ptxas
+// hoists all 6 LDS.128 of step k+1 to the start of step k (runs of 6-7 back to back at steps
+// 2, 3, 4): 8 warps that left the same barrier queue 48
+// LDS.128 (96 wavefronts) on the MIO at once. Here each step issues the B quads and A quad 0 of
+// the next step, multiplies rows 0..7, then issues A quads 1..3 and multiplies rows 8..15; the
+// second half of the loads depends on nothing but ptxas keeps it after the first 64 FFMAs.
+// SASS (sm_90, nvcc 13.0): 199 registers, no spills; main loop one basic block, 1118
+// instructions, 1024 FFMA (91.6%); LDS.128 at most 3 in a row (two runs of 3, otherwise 1-2
+// every 2-70 FFMAs), BAR after FFMA 911 followed by 6 LDS.128 3 FFMAs apart; FFMAs with two
+// non-.reuse sources in one bank (static count): 6.2%.
+//
 // Launch: block (256), grid (N / 256, M / 128), 49,664 bytes of dynamic shared memory.
 // Contract: M % 128, N % 256, K % 8; 16-byte aligned matrices. beta == 0: C is not read.
-//
-// 11's notes on the design follow.
-// 11 cutlass128x256x8: 128x256x8 tile, 16x8 results per thread, 4-stage cp.async pipeline.
-//
-// Predecessor: 10 cutlass128x128x8. On the H200 an SM issues one warp instruction per cycle per
-// scheduler and an FFMA needs the whole cycle, so every non-FFMA instruction is an FFMA lost.
-// 10 spends 4 LDS.128 per 64 FFMAs plus per-tile LDG/STS/barrier work: at best ~92% of issue
-// slots are FFMAs. Fixes over 10:
-// (1) Twice the results per thread: 16x8 (128 accumulators), fed by 6 LDS.128 per 128 FFMAs,
-//     about 95% FFMA issue slots at best. The cost is registers (255 as compiled; ptxas spills
-//     below about 216), so one block of 256 threads per SM: 8 warps, 2 per scheduler, which the
-//     register double buffering of the fragments has to make enough.
-// (2) 09's cp.async pipeline instead of 10's register staging: four shared-memory stages
-//     (12,416 bytes each, 49,664 bytes of dynamic shared memory), tiles t+1..t+3 in flight while
-//     tile t is multiplied, one cp.async.wait_group + __syncthreads per k tile, no staging
-//     registers, no STS instructions. A is transposed by 4-byte cp.async (a warp: 8 consecutive
-//     k of 4 rows, 32 distinct banks at k*132 + row); B moves as 16-byte cp.async.cg.
-// (3) 10's lane layout, so every LDS.128 is 2 wavefronts: warps 2 (M) x 4 (N), warp tile 64x64,
-//     lane grid 4x8 with tr = lane bits (4, 1), tc = lane bits (3, 2, 0); a lane owns rows
-//     wRow + mi*16 + tr*4 + i (mi < 4) and columns wCol + ni*32 + tc*4 + j (ni < 2).
-// (4) 10's epilogue: C through shared memory, 4 rows x 64 columns per warp at a time, beta
-//     applied on the coalesced float4s (C read only when beta != 0).
-// Full tiles only: no bounds checks.
-//
-// Launch: block (256), grid (N / 256, M / 128), 49,664 bytes of dynamic shared memory (the
-// launcher raises the opt-in limit above 48 KB). Contract: M a multiple of 128, N of 256, K of 8;
-// matrices 16-byte aligned. beta == 0: C is not read.
+// The tile, lane layout, pipeline and epilogue are 12's: its header explains them.
 
 #define BM 128
 #define BN 256
@@ -65,8 +42,8 @@
 #define A_STAGE (BK * AS_LD)           // 1056 floats
 #define B_STAGE (BK * BN)              // 2048 floats
 #define STAGE (A_STAGE + B_STAGE)      // 3104 floats = 12,416 bytes
-#define SMEM_BYTES (STAGES * STAGE * 4)  // benchmarks/variants.py passes this
-static_assert(SMEM_BYTES == 49664, "update smem_bytes in benchmarks/variants.py");
+#define SMEM_BYTES (STAGES * STAGE * 4)  // the manifest's smem_bytes
+static_assert(SMEM_BYTES == 49664, "update smem_bytes in kernels/ladder.toml");
 #define ROT 1                          // accumulator quad rotation (register banks)
 #define CS_LD 80                       // row of the epilogue staging tile (64 + 16 floats)
 
@@ -96,7 +73,7 @@ template <int N>
 __device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" :: "n"(N) : "memory"); }
 
 extern "C" __global__ void __launch_bounds__(NTHREADS, 1)
-sgemm_split128x256(int M, int N, int K, float alpha, const float* __restrict__ A,
+sgemm_spread128x256x8(int M, int N, int K, float alpha, const float* __restrict__ A,
                        const float* __restrict__ B, float beta, float* __restrict__ C)
 {
     // Stage s at smem[s * STAGE]: As[k][m] (A_STAGE floats), then Bs[k][n] (B_STAGE floats).

@@ -1,9 +1,9 @@
-// 16 wgmma: Hopper warpgroup MMA (wgmma) fed by the tensor memory accelerator (TMA).
+// 17 wgmma: Hopper warpgroup MMA (wgmma) fed by the tensor memory accelerator (TMA).
 //
-// Predecessor: 15 wmma_smem. 15 runs mma.sync per warp: every warp loads its own A and B
+// Predecessor: 16 wmma_smem. 16 runs mma.sync per warp: every warp loads its own A and B
 // fragments from shared memory into registers (LDSM) before each 16x16x16 product, so shared
 // memory bandwidth and issue slots, not the tensor cores, set the pace, and the 16-byte
-// cp.async copies cost every thread address arithmetic and issue slots. Fixes over 15, all
+// cp.async copies cost every thread address arithmetic and issue slots. Fixes over 16, all
 // sm_90a-only:
 // (1) wgmma.mma_async.m64n256k16: one instruction per warpgroup (4 warps) multiplies a 64x16
 //     slice of A by a 16x256 slice of B, both read by the tensor cores straight from shared

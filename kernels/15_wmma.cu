@@ -1,4 +1,4 @@
-// 14 wmma: the naive tensor-core kernel. FP16 A and B, FP32 accumulate, FP32 C.
+// 15 wmma: the naive tensor-core kernel. FP16 A and B, FP32 accumulate, FP32 C.
 //
 // Predecessor: none. This is the first rung of the FP16 tier, measured against cuBLAS GemmEx
 // (FP16 in, FP32 compute), not against cuBLAS SGEMM: the inputs are half the bytes and the work
