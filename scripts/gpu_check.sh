@@ -10,8 +10,8 @@ WORK=$(mktemp -d)
 mkdir -p "$OUT_DIR"
 export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1 GEMMPROF_CACHE_DIR="$WORK/cache"
 STEPS=${GPU_CHECK_STEPS:-env tests events sweep bench}
-# Further steps (by name): profile (all kernels under ncu at 2048 into run "sample", its bench
-# sweep, and bare ncu on the same commands), fixtures (small real reports + ncu's raw export for
+# Further steps (by name): profile (all kernels under ncu at 2048 into run "sample" and its bench
+# sweep), bare (bare ncu on the sample's commands), dispatch (derive `best` from the sample sweep), fixtures (small real reports + ncu's raw export for
 # tests/data), many (a 1000-launch report for the extraction speed benchmark), overhead
 # (profile --kernel all against bare ncu), sanitize (compute-sanitizer memcheck and racecheck over
 # the GPU tests of the kernels named in SANITIZE_KERNELS, a pytest -k expression).
@@ -36,10 +36,12 @@ for s in $STEPS; do
       profile) step "profile --kernel all --size 2048"
            COLUMNS=160 python3 -m profiler profile --kernel all --size 2048 --out "$WORK/runs" --run-id sample || status=1
            COLUMNS=200 python3 -m profiler analyze "$WORK/runs/sample" || status=1
-           step "bare ncu, same commands"; python3 benchmarks/bare_ncu.py "$WORK/runs/sample" || status=1
            step "bench sweep for the sample run"
            COLUMNS=160 python3 -m profiler bench --sizes 512,1024,2048,4096 --out "$WORK/runs" --run-id sample || status=1
            for f in "$WORK"/runs/sample/ncu/*.ncu-rep; do xz -T0 -6 "$f"; done ;;
+      bare) step "bare ncu, the sample run's commands"; python3 benchmarks/bare_ncu.py "$WORK/runs/sample" || status=1 ;;
+      dispatch) step "derive the best dispatcher from the sample sweep (written into this copy's manifest)"
+           python3 -m profiler dispatch "$WORK/runs/sample" --write || status=1 ;;
       variants) step "experimental kernels (kernels/experiments) against cuBLAS"
            COLUMNS=180 python3 benchmarks/variants.py --sizes "${FAST_SIZES:-4096,8192}" --max-seconds "${VARIANT_SECONDS:-1.5}" || status=1 ;;
       fast) step "fast rungs: bench ${FAST_SIZES:-4096,8192}, profile at 4096"

@@ -98,3 +98,17 @@ def test_dispatch_command_prints_the_manifest_entry():
     assert result.exit_code == 0, result.output
     assert "[[dispatch]]" in result.output and 'kernel = "warptile"' in result.output
     assert "4096x4096x4096" in result.output
+
+
+def test_replace_entry_swaps_only_the_named_dispatcher():
+    from profiler.analyze.dispatch import replace_entry
+    from profiler.manifest import MANIFEST_PATH
+
+    text = MANIFEST_PATH.read_text()
+    entry = render_toml("best", "fp32", (DispatchRule("smem", 1),), "reports/x", "test")
+    replaced = replace_entry(text, "best", entry)
+    (best,) = [d for d in parse_dispatchers(replaced, load_manifest()) if d.name == "best"]
+    assert best.rules == (DispatchRule("smem", 1),) and best.derived_from == "reports/x"
+    assert replaced.split("[[dispatch]]")[0] == text.split("[[dispatch]]")[0]  # the kernels untouched
+    added = replace_entry(text, "fast", render_toml("fast", "fp32", (DispatchRule("naive", 1),), "r", "t"))
+    assert {d.name for d in parse_dispatchers(added, load_manifest())} == {"best", "fast"}

@@ -63,3 +63,24 @@ def render_toml(name: str, tier: str, rules: tuple[DispatchRule, ...], derived_f
     lines.append("]")
     return "\n".join(lines) + "\n"
 
+
+
+def replace_entry(manifest_text: str, name: str, entry: str) -> str:
+    """The manifest text with the `[[dispatch]]` entry called `name` replaced by `entry` (appended
+    when there is none). Comments and every other entry stay as they are."""
+    lines = manifest_text.splitlines(keepends=True)
+    start = None
+    for i, line in enumerate(lines):
+        if line.strip() == "[[dispatch]]" and i + 1 < len(lines) and lines[i + 1].strip() == f'name = "{name}"':
+            start = i
+            break
+    if start is None:
+        return manifest_text.rstrip("\n") + "\n\n" + entry
+    end = start + 1
+    while end < len(lines) and not lines[end].startswith("[["):
+        end += 1
+    # keep the blank lines and comments that introduce the next entry
+    while end > start + 1 and (not lines[end - 1].strip() or lines[end - 1].lstrip().startswith("#")):
+        end -= 1
+    tail = "".join(lines[end:])
+    return "".join(lines[:start]) + entry + ("\n" + tail if tail else "")

@@ -12,18 +12,19 @@ def dispatch(
     run_dir: Annotated[Path, typer.Argument(help="A run directory with a bench sweep (several sizes).")],
     name: Annotated[str, typer.Option(help="Name of the dispatcher.")] = "best",
     tier: Annotated[str, typer.Option(help="Which kernels it chooses among: fp32 or fp16.")] = "fp32",
+    write: Annotated[bool, typer.Option("--write", help="Replace (or add) the entry in kernels/ladder.toml instead of only printing it.")] = False,
 ) -> None:
     """Derive dispatch rules from a sweep: the fastest passing kernel per size, as thresholds.
 
-    Prints the winners and a `[[dispatch]]` entry to paste into kernels/ladder.toml; then
-    `gemmprof bench -k best` times the dispatcher like any kernel.
+    Prints the winners and a `[[dispatch]]` entry for kernels/ladder.toml (`--write` puts it there);
+    then `gemmprof bench -k best` times the dispatcher like any kernel.
     """
     from rich.console import Console
     from rich.table import Table
 
-    from ..analyze.dispatch import derive_rules, fastest_per_shape, render_toml
+    from ..analyze.dispatch import derive_rules, fastest_per_shape, render_toml, replace_entry
     from ..errors import GemmprofError
-    from ..manifest import TIERS, load_manifest
+    from ..manifest import MANIFEST_PATH, TIERS, load_dispatchers, load_manifest
     from ..rundir import RunDir
 
     if tier not in TIERS:
@@ -43,5 +44,9 @@ def dispatch(
     console.print(table)
     rules = derive_rules(winners, kernels)
     gpu = meta.get("environment", {}).get("gpu_name", "unknown GPU")
-    console.print(render_toml(name, tier, rules, str(run_dir), f"fastest passing {tier} kernel by size on the {gpu}"),
-                  markup=False, highlight=False)
+    entry = render_toml(name, tier, rules, str(run_dir), f"fastest passing {tier} kernel by size on the {gpu}")
+    console.print(entry, markup=False, highlight=False)
+    if write:
+        MANIFEST_PATH.write_text(replace_entry(MANIFEST_PATH.read_text(), name, entry))
+        load_dispatchers()  # the file must still parse
+        console.print(f"wrote the [[dispatch]] entry {name!r} into {MANIFEST_PATH}")
