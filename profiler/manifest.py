@@ -348,10 +348,17 @@ def load_dispatchers(path: Path = MANIFEST_PATH) -> tuple[Dispatcher, ...]:
     return parse_dispatchers(path.read_text(), load_manifest(path), where=str(path.name))
 
 
+def select_for_bench(names: list[str] | None) -> tuple[list[KernelSpec], list[Dispatcher]]:
+    """The kernels and dispatchers a --kernel list names: none or 'all' is the whole ladder and
+    every dispatcher; dispatcher names alone bench only those (their kernels are built, not timed)."""
+    kernel_names, dispatchers = split_names(names)
+    return ([] if kernel_names == [] else select_kernels(kernel_names)), dispatchers
+
+
 def split_names(names: list[str] | None) -> tuple[list[str] | None, list[Dispatcher]]:
     """Separate dispatcher names from kernel names in a --kernel list. No list, or 'all', means
     every kernel and every dispatcher."""
     if not names or names == ["all"]:
-        return names, list(load_dispatchers())
+        return None, list(load_dispatchers())
     by_name = {d.name: d for d in load_dispatchers()}
     return [n for n in names if n not in by_name], [by_name[n] for n in names if n in by_name]

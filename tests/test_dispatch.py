@@ -112,3 +112,17 @@ def test_replace_entry_swaps_only_the_named_dispatcher():
     assert replaced.split("[[dispatch]]")[0] == text.split("[[dispatch]]")[0]  # the kernels untouched
     added = replace_entry(text, "fast", render_toml("fast", "fp32", (DispatchRule("naive", 1),), "r", "t"))
     assert {d.name for d in parse_dispatchers(added, load_manifest())} == {"best", "fast"}
+
+
+def test_bench_without_a_kernel_list_times_every_kernel_and_every_dispatcher():
+    # (a regression: with dispatchers in the manifest, a plain `gemmprof bench` timed `best` alone)
+    from profiler.manifest import select_for_bench
+
+    every = [s.name for s in load_manifest()]
+    for names in (None, [], ["all"]):
+        specs, dispatchers = select_for_bench(names)
+        assert [s.name for s in specs] == every and [d.name for d in dispatchers] == ["best"]
+    specs, dispatchers = select_for_bench(["best"])
+    assert specs == [] and [d.name for d in dispatchers] == ["best"]
+    specs, dispatchers = select_for_bench(["naive", "best"])
+    assert [s.name for s in specs] == ["naive"] and [d.name for d in dispatchers] == ["best"]

@@ -37,7 +37,7 @@ def bench(
     import pandas as pd
 
     from ..errors import GemmprofError
-    from ..manifest import CUBLAS, load_manifest, select_kernels, split_names
+    from ..manifest import CUBLAS, load_manifest, select_for_bench
     from ..measure.bench import bench as run_bench
     from ..measure.build import build_all
     from ..measure.device import collect_environment, git_commit
@@ -46,8 +46,7 @@ def bench(
     from ..rundir import REPO_ROOT, RunDir, command_line, new_run_id
     from ._options import gather_shapes
 
-    kernel_names, dispatchers = split_names(kernel)
-    specs = select_kernels(kernel_names) if kernel_names or not dispatchers else []
+    specs, dispatchers = select_for_bench(kernel)
     every = {s.name: s for s in load_manifest()}
     needed = list({s.name: s for s in specs + [every[r.kernel] for d in dispatchers for r in d.rules]}.values())
     shapes = gather_shapes(sizes, mnk, DEFAULT_SIZES)
