@@ -16,6 +16,8 @@ STEPS=${GPU_CHECK_STEPS:-env tests events sweep bench}
 # (profile --kernel all against bare ncu), sanitize (compute-sanitizer memcheck and racecheck over
 # the GPU tests of the kernels named in SANITIZE_KERNELS, a pytest -k expression).
 # sweep: correctness on odd and rectangular shapes, short timing; bench: the timed comparison.
+# The sample run: a run directory under reports/ that travels with the tree and comes back in the tarball.
+SAMPLE=${SAMPLE:-$WORK/runs/sample}
 SWEEP_SIZES=${GPU_CHECK_SWEEP_SIZES:-256,777,1000,1023,1024,1536x512x2048,2048}
 BENCH_SIZES=${GPU_CHECK_BENCH_SIZES:-4096}
 LOG="$OUT_DIR/gpu-check.log"
@@ -33,15 +35,19 @@ for s in $STEPS; do
            COLUMNS=160 python3 -m profiler bench --sizes "$SWEEP_SIZES" --max-seconds 0.3 --min-reps 5 --out "$WORK/runs" --run-id sweep || status=1 ;;
       bench) step "bench $BENCH_SIZES"
            COLUMNS=160 python3 -m profiler bench --sizes "$BENCH_SIZES" --out "$WORK/runs" --run-id bench || status=1 ;;
-      profile) step "profile --kernel all --size 2048"
-           COLUMNS=160 python3 -m profiler profile --kernel all --size 2048 --out "$WORK/runs" --run-id sample || status=1
-           COLUMNS=200 python3 -m profiler analyze "$WORK/runs/sample" || status=1
-           step "bench sweep for the sample run"
-           COLUMNS=160 python3 -m profiler bench --sizes 512,1024,2048,4096 --out "$WORK/runs" --run-id sample || status=1
-           for f in "$WORK"/runs/sample/ncu/*.ncu-rep; do xz -T0 -6 "$f"; done ;;
-      bare) step "bare ncu, the sample run's commands"; python3 benchmarks/bare_ncu.py "$WORK/runs/sample" || status=1 ;;
-      dispatch) step "derive the best dispatcher from the sample sweep (written into this copy's manifest)"
-           python3 -m profiler dispatch "$WORK/runs/sample" --write || status=1 ;;
+      profile) step "profile --kernel all --size 2048 into $SAMPLE (reports there already are kept)"
+           COLUMNS=160 python3 -m profiler profile --kernel all --size 2048 --xz --out "$(dirname "$SAMPLE")" --run-id "$(basename "$SAMPLE")" || status=1
+           ls -l "$SAMPLE/ncu"
+           COLUMNS=200 python3 -m profiler analyze "$SAMPLE" || status=1
+           step "bench sweep for the sample run (every kernel; dispatchers are timed after they are derived)"
+           every_k=$(python3 -c 'from profiler.manifest import load_manifest; print(" ".join("-k " + s.name for s in load_manifest()))')
+           COLUMNS=160 python3 -m profiler bench $every_k --sizes 512,1024,2048,4096 --max-seconds 1.5 \
+             --out "$(dirname "$SAMPLE")" --run-id "$(basename "$SAMPLE")" || status=1 ;;
+      bare) step "bare ncu, the sample run's commands"; python3 benchmarks/bare_ncu.py "$SAMPLE" || status=1 ;;
+      dispatch) step "derive the best dispatcher from the sample sweep, write it into the manifest, time it"
+           python3 -m profiler dispatch "$SAMPLE" --write || status=1
+           cp kernels/ladder.toml "$OUT_DIR/ladder.toml"
+           COLUMNS=160 python3 -m profiler bench -k best --sizes 512,1024,2048,4096,8192 --out "$WORK/runs" --run-id best || status=1 ;;
       variants) step "experimental kernels (kernels/experiments) against cuBLAS"
            COLUMNS=180 python3 benchmarks/variants.py --sizes "${FAST_SIZES:-4096,8192}" --max-seconds "${VARIANT_SECONDS:-1.5}" || status=1 ;;
       fast) step "fast rungs: bench ${FAST_SIZES:-4096,8192}, profile at 4096"
@@ -75,11 +81,12 @@ for s in $STEPS; do
       many) step "1000-launch report"
            timeout ${MANY_TIMEOUT:-240} ncu --replay-mode application --app-replay-mode relaxed --set basic --section SourceCounters --section WarpStateStats \
              --import-source yes --clock-control none -k regex:sgemm_ -o "$WORK/many" \
-             python3 benchmarks/many_launches.py 1000 | grep -v "^==PROF== Profiling" || status=1
+             python3 benchmarks/many_launches.py 1000 ${MANY_KERNELS:-naive coalesced} | grep -v "^==PROF== Profiling" || status=1
            ls -la "$WORK/many.ncu-rep" || status=1
            xz -T0 -6 -c "$WORK/many.ncu-rep" > "$OUT_DIR/many.ncu-rep.xz" ;;
     esac
 done
 [ -d "$WORK/runs" ] && tar -cf - -C "$WORK/runs" . | xz -T0 -6 > "$OUT_DIR/gpu-check-runs.tar.xz"
+case $SAMPLE in "$WORK"/*) ;; *) [ -d "$SAMPLE" ] && tar -cf - -C "$(dirname "$SAMPLE")" --exclude=extract "$(basename "$SAMPLE")" | xz -T0 -6 > "$OUT_DIR/sample.tar.xz" ;; esac
 echo "gpu-check finished (status $status)"
 exit $status

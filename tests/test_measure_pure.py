@@ -97,3 +97,12 @@ def test_kernels_for_a_newer_gpu_are_skipped_with_the_reason():
     assert gpu_too_old(wgmma, (9, 0)) is None and gpu_too_old(cpasync, (8, 0)) is None
     assert "needs compute capability 8.0" in gpu_too_old(cpasync, (7, 5))
     assert gpu_too_old(naive, (7, 0)) is None  # no min_cc: runs anywhere
+
+
+def test_git_commit_of_a_tree_without_git_comes_from_the_environment(tmp_path, monkeypatch):
+    from profiler.measure.device import git_commit
+
+    monkeypatch.delenv("GEMMPROF_GIT_COMMIT", raising=False)
+    assert git_commit(tmp_path) == (None, False)
+    monkeypatch.setenv("GEMMPROF_GIT_COMMIT", "0123abc")
+    assert git_commit(tmp_path) == ("0123abc", False)

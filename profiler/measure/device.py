@@ -302,14 +302,16 @@ def counters_permitted() -> tuple[bool | None, str]:
 
 
 def git_commit(repo: Path) -> tuple[str | None, bool]:
-    """HEAD commit of the checkout and whether it has uncommitted changes."""
+    """HEAD commit of the checkout and whether it has uncommitted changes. A copy of the tree
+    without its .git (a CI artifact, the GPU machine) can name its commit in GEMMPROF_GIT_COMMIT."""
+    fallback = os.environ.get("GEMMPROF_GIT_COMMIT") or None, False
     try:
         head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True, timeout=10)
         dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=repo, capture_output=True, text=True, timeout=10)
     except (OSError, subprocess.TimeoutExpired):
-        return None, False
+        return fallback
     if head.returncode:
-        return None, False
+        return fallback
     return head.stdout.strip(), bool(dirty.stdout.strip())
 
 
