@@ -29,16 +29,19 @@ def run(tables):
 
 def test_every_kernel_in_ladder_order(run, tables):
     index = {s.name: s.index for s in load_manifest()}
-    profiled = set(tables["kernels"]["kernel_key"]) - {"cublas"}
-    assert [d.name for d in run.kernels] == sorted(profiled, key=index.get) + ["cublas"]
+    profiled = set(tables["kernels"]["kernel_key"]) - {"cublas", "cublas-fp16"}
+    assert [d.name for d in run.kernels] == sorted(profiled, key=index.get) + ["cublas", "cublas-fp16"]
     assert run.shape == (2048, 2048, 2048) and not run.warnings
     assert all(d.profiled and d.verdict and d.status == "PASS" for d in run.kernels)
 
 
 def test_neighbours(run):
     assert run.kernel("naive").predecessor is None and run.kernel("naive").successor == "coalesced"
-    assert run.kernel("warptile").successor == "cublas"
-    assert run.kernel("cublas").predecessor == "warptile" and run.kernel("cublas").successor is None
+    assert run.kernel("spread128x256x8").successor == "cublas"  # the top FP32 rung
+    assert run.kernel("cublas").predecessor == "spread128x256x8" and run.kernel("cublas").successor is None
+    # each tier has its own reference: the FP16 rungs lead to GemmEx, not to SGEMM
+    assert run.kernel("wgmma").successor == "cublas-fp16" and run.kernel("cublas-fp16").predecessor == "wgmma"
+    assert run.kernel("wmma").predecessor is None
     assert run.kernel("naive").successor_idea.startswith("consecutive threads take consecutive columns")
 
 
@@ -48,6 +51,8 @@ def test_numbers_come_from_the_bench_at_the_profile_shape(run, tables):
     d = run.kernel("vectorized")
     assert d.gflops == row["gflops"] and d.pct_cublas == row["pct_of_cublas"] and d.gflops_source == "bench"
     assert run.kernel("cublas").pct_cublas == 100.0
+    wgmma = bench[(bench["kernel"] == "wgmma") & (bench["M"] == 2048)].iloc[0]
+    assert run.kernel("wgmma").pct_cublas == wgmma["pct_of_cublas"] < 100  # against GemmEx, not SGEMM
     summary = run.summary.set_index("kernel")
     assert summary.loc["naive", "bound"] == "global" and summary.loc["cublas", "bound"] == "fp32"
 
@@ -88,7 +93,9 @@ def test_bench_only_run_has_no_verdicts_and_says_so(tables):
     assert {d.name for d in run.kernels} == set(tables["bench"]["kernel"])
     assert all(d.verdict is None and not d.profiled for d in run.kernels)
     assert run.shape == (4096, 4096, 4096)  # the largest shape benchmarked
-    assert run.kernel("warptile").gflops == pytest.approx(40096.8, abs=1)
+    bench = tables["bench"]
+    warptile_4096 = bench[(bench["kernel"] == "warptile") & (bench["M"] == 4096)]["gflops"].iloc[0]
+    assert run.kernel("warptile").gflops == warptile_4096
 
 
 def test_a_failure_anywhere_marks_the_kernel(tables):

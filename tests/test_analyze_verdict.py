@@ -142,7 +142,11 @@ def sample():
 def test_the_ladder_on_the_h200(sample):
     bounds = {name: v.bound for name, v in sample.items()}
     assert bounds == {"naive": "global", "coalesced": "global", "smem": "shared", "blocktile1d": "shared",
-                      "blocktile2d": "shared", "vectorized": "latency", "warptile": "latency", "cublas": "fp32"}
+                      "blocktile2d": "shared", "vectorized": "latency", "warptile": "latency", "doublebuffer": "latency",
+                      "cpasync": "latency", "cutlass128x128x8": "latency", "texld128x128x8": "latency",
+                      "cutlass128x256x8": "latency", "regbank128x256x8": "fp32", "spread128x256x8": "fp32",
+                      "cublas": "fp32", "wmma": "global", "wmma_smem": "shared", "wgmma": "latency",
+                      "cublas-fp16": "latency"}
 
 
 def test_each_rung_names_what_the_next_one_fixes(sample):
@@ -163,6 +167,14 @@ def test_each_rung_names_what_the_next_one_fixes(sample):
     # warptile -> cuBLAS: more independent work per warp
     assert sample["warptile"].problem.startswith("too little independent work per warp")
     assert "74%" in sample["cublas"].summary
+    # cutlass128x256x8 -> regbank128x256x8 -> spread128x256x8: the MIO queue, then the compute roof
+    assert sample["cutlass128x256x8"].problem.startswith("shared-memory instruction queue full at 2.0 warps")
+    assert "74% of its FP32 peak" in sample["regbank128x256x8"].summary
+    assert "75% of its FP32 peak" in sample["spread128x256x8"].summary
+    # the FP16 tier, judged per MMA and against the tensor peak: wmma -> wmma_smem -> wgmma
+    assert sample["wmma"].problem == "uncoalesced global accesses"
+    assert "0.470 shared loads per MMA" in sample["wmma_smem"].problem
+    assert "tensor cores at" in sample["wgmma"].summary and "FP32 at" not in sample["wgmma"].summary
 
 
 def test_notes_on_the_sample(sample):

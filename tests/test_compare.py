@@ -26,9 +26,12 @@ from profiler.analyze.compare import (
 )
 from profiler.cli.compare import parse_threshold
 from profiler.errors import GemmprofError
+from profiler.manifest import load_manifest
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLE = SAMPLE_RUN
+# rows of the sample sweep that passed verification and were timed (every kernel and size)
+SAMPLE_TIMED = int((pd.read_csv(SAMPLE / "bench.csv")["status"] == "PASS").sum()) if (SAMPLE / "bench.csv").is_file() else 0
 RESULTS = REPO / "benchmarks" / "results" / "2026-11-22-h200"
 
 
@@ -108,7 +111,8 @@ def test_inputs_are_not_mutated():
 def test_sample_with_itself_is_all_same():
     bench = pd.read_parquet(SAMPLE / "bench.parquet")
     table = compare_bench(bench, bench)
-    assert len(table) == 32 and set(table["verdict"]) == {"same"} and not table["regression"].any()
+    assert len(table) == (bench["status"] == "PASS").sum() == SAMPLE_TIMED  # every timed row, once
+    assert set(table["verdict"]) == {"same"} and not table["regression"].any()
     assert (table["time_change"] == 0).all()
 
 
@@ -135,8 +139,7 @@ def test_key_metrics_sum_launches_and_compare():
 def test_sample_kernels_with_itself():
     kernels = pd.read_parquet(SAMPLE / "kernels.parquet")
     metrics = compare_kernels(kernels, kernels)
-    assert set(metrics["kernel"]) == {"naive", "coalesced", "smem", "blocktile1d", "blocktile2d", "vectorized",
-                                      "warptile", "cublas"}
+    assert set(metrics["kernel"]) == set(kernels["kernel_key"]) == {s.name for s in load_manifest()} | {"cublas", "cublas-fp16"}
     assert (metrics["change"].dropna() == 0).all()
 
 
@@ -179,7 +182,7 @@ def make_run(path: Path, bench: pd.DataFrame, gpu: str = "NVIDIA H200") -> Path:
 def test_cli_sample_with_itself_exits_0():
     result = gemmprof("compare", SAMPLE, SAMPLE)
     assert result.returncode == 0, result.stderr
-    assert "0 regression(s) (32 same)" in result.stdout
+    assert f"0 regression(s) ({SAMPLE_TIMED} same)" in result.stdout
     assert "Nsight Compute metrics" in result.stdout  # both runs were profiled
     assert "warptile" in result.stdout and "Traceback" not in result.stderr
 
@@ -189,8 +192,8 @@ def test_cli_json(tmp_path):
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
     assert data["threshold"] == 0.05 and data["gpu"] == {"base": "NVIDIA H200", "new": "NVIDIA H200"}
-    assert data["summary"] == {"same": 32, "regressions": 0}
-    assert len(data["bench"]) == 32 and data["bench"][0]["verdict"] == "same"
+    assert data["summary"] == {"same": SAMPLE_TIMED, "regressions": 0}
+    assert len(data["bench"]) == SAMPLE_TIMED and data["bench"][0]["verdict"] == "same"
     assert len(data["kernels"]) > 0 and data["warnings"] == []
 
 
@@ -254,7 +257,9 @@ def test_cli_bench_csv_with_run_json_beside_it(tmp_path):
     """benchmarks/results keeps bench.csv with bench.run.json beside it: that is a run too."""
     result = gemmprof("compare", SAMPLE, RESULTS / "bench.csv")
     assert result.returncode == 0, result.stderr
-    assert "8 same" in result.stdout and "24 removed" in result.stdout
+    # the session-1 bench (rungs 1-7 and cuBLAS at 4096) against the sample: those 8 rows at 4096
+    # are in both, the sample's other rows are not in it
+    assert "8 same" in result.stdout and f"{SAMPLE_TIMED - 8} removed" in result.stdout
     lonely = tmp_path / "bench.csv"
     shutil.copy(RESULTS / "bench.csv", lonely)
     result = gemmprof("compare", SAMPLE, lonely)

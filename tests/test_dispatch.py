@@ -96,7 +96,7 @@ def test_kernel_options_split_into_kernels_and_dispatchers():
 def test_dispatch_command_prints_the_manifest_entry():
     result = CliRunner().invoke(app, ["dispatch", str(SAMPLE_RUN)])
     assert result.exit_code == 0, result.output
-    assert "[[dispatch]]" in result.output and 'kernel = "warptile"' in result.output
+    assert "[[dispatch]]" in result.output and 'kernel = "spread128x256x8"' in result.output
     assert "4096x4096x4096" in result.output
 
 

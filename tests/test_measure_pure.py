@@ -1,6 +1,7 @@
 """Pure pieces of the measure layer: ptxas parsing, statistics, tolerances, shape parsing."""
 
 import math
+from pathlib import Path
 
 import pytest
 
@@ -99,10 +100,12 @@ def test_kernels_for_a_newer_gpu_are_skipped_with_the_reason():
     assert gpu_too_old(naive, (7, 0)) is None  # no min_cc: runs anywhere
 
 
-def test_git_commit_of_a_tree_without_git_comes_from_the_environment(tmp_path, monkeypatch):
+def test_git_commit_named_in_the_environment_wins(tmp_path, monkeypatch):
     from profiler.measure.device import git_commit
 
     monkeypatch.delenv("GEMMPROF_GIT_COMMIT", raising=False)
     assert git_commit(tmp_path) == (None, False)
     monkeypatch.setenv("GEMMPROF_GIT_COMMIT", "0123abc")
     assert git_commit(tmp_path) == ("0123abc", False)
+    repo = Path(__file__).resolve().parent.parent  # a stale .git (the GPU machine's) is overridden too
+    assert git_commit(repo) == ("0123abc", False)

@@ -107,9 +107,10 @@ def test_index_links_every_kernel_page(out):
 
 
 @pytest.mark.skipif(importlib.util.find_spec("profiler.render.charts") is None, reason="charts module not present")
-def test_index_embeds_both_charts(out):
+def test_index_embeds_the_charts(out):
+    # the roofline, and one ladder per precision tier of the sample (FP32 and the FP16 tensor-core tier)
     page = parse(out / "index.html")
-    assert len([s for s in page.images if s.startswith("data:image/png;base64,")]) == 2
+    assert len([s for s in page.images if s.startswith("data:image/png;base64,")]) == 3
 
 
 def table_rows(markdown: str) -> dict[str, list[str]]:

@@ -49,4 +49,4 @@ def dispatch(
     if write:
         MANIFEST_PATH.write_text(replace_entry(MANIFEST_PATH.read_text(), name, entry))
         load_dispatchers()  # the file must still parse
-        console.print(f"wrote the [[dispatch]] entry {name!r} into {MANIFEST_PATH}")
+        console.print(f"wrote the [[dispatch]] entry {name!r} into {MANIFEST_PATH}", markup=False)

@@ -58,10 +58,14 @@ def roofline(
         if run is None or not run.has_table("bench"):
             raise GemmprofError("--ladder needs a run directory with a bench table",
                                 "run gemmprof bench --run-id <the same run> first")
-        figure = ladder_figure(run.read_table("bench"))
+        from ..render.charts import bench_tiers
+
+        bench = run.read_table("bench")
         ladder.parent.mkdir(parents=True, exist_ok=True)
-        figure.savefig(ladder, dpi=dpi)
-        typer.echo(f"wrote {ladder}")
+        for i, tier in enumerate(bench_tiers(bench)):  # one chart per precision tier: FP32 at PATH, FP16 beside it
+            target = ladder if i == 0 else ladder.with_name(f"{ladder.stem}-{tier}{ladder.suffix}")
+            ladder_figure(bench, tier=tier).savefig(target, dpi=dpi)
+            typer.echo(f"wrote {target}")
 
 
 def points_table(points, bound):

@@ -303,8 +303,11 @@ def counters_permitted() -> tuple[bool | None, str]:
 
 def git_commit(repo: Path) -> tuple[str | None, bool]:
     """HEAD commit of the checkout and whether it has uncommitted changes. A copy of the tree
-    without its .git (a CI artifact, the GPU machine) can name its commit in GEMMPROF_GIT_COMMIT."""
-    fallback = os.environ.get("GEMMPROF_GIT_COMMIT") or None, False
+    whose .git is missing or stale (a CI artifact, the GPU machine, which was sent the session's
+    first .git) names its commit in GEMMPROF_GIT_COMMIT, which then wins."""
+    if os.environ.get("GEMMPROF_GIT_COMMIT"):
+        return os.environ["GEMMPROF_GIT_COMMIT"], False
+    fallback = None, False
     try:
         head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True, timeout=10)
         dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=repo, capture_output=True, text=True, timeout=10)

@@ -24,7 +24,7 @@ from matplotlib.ticker import (
 )
 
 from ..analyze.roofline import LEVELS, format_rate, ladder_labels, roofline
-from ..manifest import REFERENCES
+from ..manifest import REFERENCES, TIERS
 
 LEVEL_MARKERS = {"DRAM": "o", "L2": "s", "shared": "D", "L1": "^"}
 CUBLAS_COLOR = "#111111"
@@ -33,16 +33,20 @@ FONT = 9
 
 
 def kernel_colors(names) -> dict[str, tuple]:
-    """One colour per kernel, stable across charts: the ladder in manifest order from a
-    colour-blind-safe palette, cuBLAS near-black."""
+    """One colour per kernel, the same in every chart: the whole manifest ladder in order (so a
+    chart of one tier colours a kernel as the roofline of all does) from a colour-blind-safe
+    palette, then any kernel outside the manifest; cuBLAS near-black."""
     import seaborn as sns
 
-    order = ladder_labels(names)
-    ladder = [n for n in sorted(order, key=lambda n: order[n][0]) if n not in REFERENCES]
+    from ..manifest import load_manifest
+
+    present = [n for n in dict.fromkeys(names) if n not in REFERENCES]
+    manifest = [s.name for s in load_manifest()]
+    ladder = manifest + sorted(n for n in present if n not in manifest)
     # tab10 without its grey (too close to the ceilings): strong enough to colour text as well.
     tab = [c for i, c in enumerate(sns.color_palette("tab10", 10)) if i != 7]
     palette = tab if len(ladder) <= len(tab) else sns.husl_palette(len(ladder), s=0.9, l=0.5)
-    colors = {name: tuple(palette[i]) for i, name in enumerate(ladder)}
+    colors = {name: tuple(palette[i]) for i, name in enumerate(ladder) if name in present}
     colors.update({name: CUBLAS_COLOR for name in REFERENCES})
     return colors
 
@@ -275,15 +279,31 @@ def _size_axis(frame: pd.DataFrame) -> tuple[pd.Series, str, dict[float, str]]:
     return x, "size: (M·N·K)^(1/3), shape on the tick", ticks
 
 
-def ladder_figure(bench: pd.DataFrame, title: str | None = None) -> Figure:
-    """The ladder from a `bench` table: GFLOP/s against matrix size for every kernel and cuBLAS
-    (left), and each kernel's share of cuBLAS at the same size (right). Kernel order, labels and
-    colours come from the manifest; cuBLAS is the thick black line. Only rows that passed
-    verification are drawn; the others are listed under the chart."""
+LADDER_TITLES = {"fp32": "The ladder against cuBLAS (FP32 SGEMM)",
+                 "fp16": "The tensor-core ladder against cuBLAS (FP16 GemmEx, FP32 accumulate)"}
+
+
+def bench_tiers(bench: pd.DataFrame) -> list[str]:
+    """The precision tiers a bench table holds, FP32 first (tables from before tiers: all FP32)."""
+    if "tier" not in bench:
+        return ["fp32"]
+    return [t for t in TIERS if t in set(bench["tier"].fillna("fp32"))]
+
+
+def ladder_figure(bench: pd.DataFrame, title: str | None = None, tier: str = "fp32") -> Figure:
+    """The ladder of one precision tier from a `bench` table: GFLOP/s against matrix size for
+    every kernel of the tier and its cuBLAS reference (left), and each kernel's share of that
+    reference at the same size (right). Kernel order, labels and colours come from the manifest;
+    cuBLAS is the thick black line. Only rows that passed verification are drawn; the others are
+    listed under the chart."""
     from ..errors import GemmprofError
 
     if bench is None or len(bench) == 0:
         raise GemmprofError("the bench table is empty: nothing to draw", "run gemmprof bench first")
+    frame = bench[bench["tier"].fillna("fp32") == tier] if "tier" in bench else bench
+    if frame.empty:
+        raise GemmprofError(f"the bench table has no {tier} kernels: nothing to draw")
+    bench = frame
     frame = bench.copy()
     timed = frame[(frame["status"] == "PASS") & frame["gflops"].notna()] if "status" in frame else frame
     if timed.empty:
@@ -313,8 +333,12 @@ def ladder_figure(bench: pd.DataFrame, title: str | None = None) -> Figure:
     rotate = any("x" in t for t in ticks.values())
     tick_room = 0.35 if rotate else 0.0
     height = 5.2 + 0.16 * footnote_lines + tick_room
-    fig = Figure(figsize=(13, height), dpi=100)
-    fig.subplots_adjust(left=0.08, right=0.85, top=1 - 0.55 / height,
+    width = 13.0
+    # room on the right for the legend: its longest label (about 0.66 em per character) plus the marker
+    legend_in = (max(len(labels[n][1]) for n in names) + 7) * 0.66 * FONT / 72 + 0.15
+    right = min(0.85, 1 - legend_in / width)
+    fig = Figure(figsize=(width, height), dpi=100)
+    fig.subplots_adjust(left=0.08, right=right, top=1 - 0.55 / height,
                         bottom=(0.6 + 0.16 * footnote_lines + tick_room) / height, wspace=0.22)
     ax_rate, ax_share = fig.subplots(1, 2)
 
@@ -342,10 +366,13 @@ def ladder_figure(bench: pd.DataFrame, title: str | None = None) -> Figure:
     ax_share.axhline(100, color=CUBLAS_COLOR, lw=2.6, zorder=4, gid="line:cublas-100")
     ax_share.annotate("cuBLAS = 100%", xy=(0.01, 100), xycoords=("axes fraction", "data"), xytext=(0, 4),
                       textcoords="offset points", fontsize=FONT, color=CUBLAS_COLOR, fontweight="bold")
-    if "peak_fp32_gflops" in frame and frame["peak_fp32_gflops"].notna().any():
-        peak = float(frame["peak_fp32_gflops"].median())
+    # the tier's peak (FP32 FMA, or the FP16 tensor cores); older tables carry only the FP32 one
+    peak_column = "peak_gflops" if "peak_gflops" in frame and frame["peak_gflops"].notna().any() else "peak_fp32_gflops"
+    if peak_column in frame and frame[peak_column].notna().any():
+        peak = float(frame[peak_column].median())
         ax_rate.axhline(peak, color=CEILING_COLOR, lw=1.1, ls=(0, (5, 3)), zorder=2, gid="line:fp32-peak")
-        ax_rate.annotate(f"FP32 peak {format_rate(peak * 1e9, 'FLOP/s')} (clock seen while timing)",
+        what = "FP16 tensor peak" if tier == "fp16" else "FP32 peak"
+        ax_rate.annotate(f"{what} {format_rate(peak * 1e9, 'FLOP/s')} (clock seen while timing)",
                          xy=(0.01, peak), xycoords=("axes fraction", "data"), xytext=(0, 3),
                          textcoords="offset points", fontsize=FONT - 0.5, color=CEILING_COLOR)
         y_top = peak * 1.6
@@ -385,9 +412,9 @@ def ladder_figure(bench: pd.DataFrame, title: str | None = None) -> Figure:
     ax_share.set_ylim(0, max(110.0, float(per.loc[~per["kernel"].isin(list(REFERENCES)), "pct"].max()) * 1.1))
     ax_share.set_ylabel("% of cuBLAS at the same size")
     ax_share.set_title("share of cuBLAS", loc="left", fontsize=FONT + 1)
-    fig.legend(handles=handles, title="kernel", loc="upper left", bbox_to_anchor=(0.865, 1 - 0.55 / height),
+    fig.legend(handles=handles, title="kernel", loc="upper left", bbox_to_anchor=(right + 0.015, 1 - 0.55 / height),
                frameon=False, fontsize=FONT, title_fontsize=FONT + 0.5, alignment="left")
-    fig.suptitle(title or "The ladder against cuBLAS (FP32 SGEMM)", x=0.08, ha="left", fontsize=FONT + 3,
+    fig.suptitle(title or LADDER_TITLES.get(tier, f"The {tier} ladder against cuBLAS"), x=0.08, ha="left", fontsize=FONT + 3,
                  fontweight="bold", y=1 - 0.12 / height)
     _footnote(fig, notes)
     return fig

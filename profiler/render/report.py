@@ -385,18 +385,22 @@ def kernel_figures(d: Diagnosis) -> dict[str, Any]:
 
 
 def index_figures(kernels: pd.DataFrame | None, bench: pd.DataFrame | None) -> tuple[dict[str, Any], list[str]]:
-    """The roofline and the ladder chart from `profiler.render.charts`, where that module exists
+    """The roofline and the ladder charts (one per precision tier) from `profiler.render.charts`, where that module exists
     and the tables allow; and a warning for each chart that could not be drawn."""
     try:
         from . import charts
     except ImportError:
         return {}, []
     figures, problems = {}, []
-    for name, function, table in (("ladder", "ladder_figure", bench), ("roofline", "roofline_figure", kernels)):
-        if table is None or table.empty or not hasattr(charts, function):
+    drawings = [("roofline", lambda: charts.roofline_figure(kernels), kernels)]
+    if bench is not None and not bench.empty:  # one ladder per precision tier: "ladder", "ladder-fp16"
+        drawings += [("ladder" if tier == "fp32" else f"ladder-{tier}",
+                      lambda tier=tier: charts.ladder_figure(bench, tier=tier), bench) for tier in charts.bench_tiers(bench)]
+    for name, draw, table in drawings:
+        if table is None or table.empty:
             continue
         try:
-            figures[name] = getattr(charts, function)(table)
+            figures[name] = draw()
         except Exception as exc:  # a chart must not take the report down with it
             problems.append(f"the {name} chart could not be drawn: {exc}")
     return figures, problems
