@@ -52,12 +52,8 @@
 #define ALIGN_SLACK 1024                     // swizzled tiles start on 1024-byte boundaries
 #define BAR_BYTES 128                        // 2 * STAGES mbarriers of 8 bytes, rounded up
 #define SMEM_BYTES (STAGES * STAGE_BYTES + ALIGN_SLACK + BAR_BYTES)  // 197,760: the manifest's
-#ifndef B_LBO
 #define B_LBO B_BOX_BYTES                    // MN-major B: from one 64-column box to the next
-#endif
-#ifndef B_SBO
-#define B_SBO 1024                           // MN-major B: from one 8-row k group to the next
-#endif
+#define B_SBO 1024                           // MN-major B: from one 8-row k group to the next (checked on the H200)
 
 // ---- mbarrier --------------------------------------------------------------------------------
 
