@@ -17,7 +17,7 @@ from profiler.measure.launch import Gemm, KernelRunner, linear_texture_plan
 TEXTURED = """
 [[kernel]]
 name = "t"
-file = "12_texld128x128x8.cu"
+file = "11_texld128x128x8.cu"
 entry = "sgemm_texld128x128x8"
 tier = "fp32"
 idea = "x"
