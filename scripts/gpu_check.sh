@@ -12,7 +12,8 @@ export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1 GEMMPROF_
 STEPS=${GPU_CHECK_STEPS:-env tests events sweep bench}
 # Further steps (by name): profile (all kernels under ncu at 2048 into run "sample" and its bench
 # sweep), bare (bare ncu on the sample's commands), dispatch (derive `best` from the sample sweep), fixtures (small real reports + ncu's raw export for
-# tests/data), many (a 1000-launch report for the extraction speed benchmark), overhead
+# tests/data), many (a 1000-launch report for the extraction speed benchmark, application replay),
+# manyk (the same by kernel replay, MANY_LAUNCHES of them, timed), overhead
 # (profile --kernel all against bare ncu), sanitize (compute-sanitizer memcheck and racecheck over
 # the GPU tests of the kernels named in SANITIZE_KERNELS, a pytest -k expression).
 # sweep: correctness on odd and rectangular shapes, short timing; bench: the timed comparison.
@@ -84,6 +85,17 @@ for s in $STEPS; do
              python3 benchmarks/many_launches.py 1000 ${MANY_KERNELS:-naive coalesced} | grep -v "^==PROF== Profiling" || status=1
            ls -la "$WORK/many.ncu-rep" || status=1
            xz -T0 -6 -c "$WORK/many.ncu-rep" > "$OUT_DIR/many.ncu-rep.xz" ;;
+      manyk) step "kernel replay of ${MANY_LAUNCHES:-100} launches, to price a 1000-launch report"
+           # application replay failed on the H200 (benchmarks/NOTES.md); kernel replay took 0.77 s a
+           # launch with --set basic: this times it without cache flushes and with the sections the
+           # tables need, so the next call knows how many launches fit.
+           SECONDS=0
+           timeout ${MANY_TIMEOUT:-240} ncu --cache-control none --section LaunchStats --section Occupancy \
+             --section SpeedOfLight --section WarpStateStats --section SourceCounters --import-source yes \
+             --clock-control none -k regex:sgemm_ -o "$WORK/manyk" \
+             python3 benchmarks/many_launches.py ${MANY_LAUNCHES:-100} ${MANY_KERNELS:-naive coalesced} | grep -v "^==PROF== Profiling" || status=1
+           echo "kernel replay: ${MANY_LAUNCHES:-100} launches in $SECONDS s"
+           ls -la "$WORK/manyk.ncu-rep" && xz -T0 -3 -c "$WORK/manyk.ncu-rep" > "$OUT_DIR/manyk.ncu-rep.xz" ;;
     esac
 done
 [ -d "$WORK/runs" ] && tar -cf - -C "$WORK/runs" . | xz -T0 -6 > "$OUT_DIR/gpu-check-runs.tar.xz"
