@@ -52,10 +52,11 @@ for s in $STEPS; do
       variants) step "experimental kernels (kernels/experiments) against cuBLAS"
            COLUMNS=180 python3 benchmarks/variants.py --sizes "${FAST_SIZES:-4096,8192}" --max-seconds "${VARIANT_SECONDS:-1.5}" || status=1 ;;
       fast) step "fast rungs: bench ${FAST_SIZES:-4096,8192}, profile at 4096"
-           # FAST_KERNELS: the rungs under work (default: the fast end of the ladder, both tiers).
-           fast_k=""; for k in ${FAST_KERNELS:-warptile doublebuffer cpasync cutlass128x128x8 cutlass128x256x8 best wmma wmma_smem}; do fast_k="$fast_k -k $k"; done
+           # FAST_KERNELS: the rungs under work (default: the manifest's rungs from 10 up, both tiers, and best).
+           fast=${FAST_KERNELS:-$(python3 -c 'from profiler.manifest import load_manifest; print(" ".join(s.name for s in load_manifest() if s.index >= 10), "best")')}
+           fast_k=""; for k in $fast; do fast_k="$fast_k -k $k"; done
            COLUMNS=180 python3 -m profiler bench $fast_k --sizes "${FAST_SIZES:-4096,8192}" --out "$WORK/runs" --run-id fast || status=1
-           prof_k=""; for k in ${FAST_KERNELS:-warptile doublebuffer cpasync cutlass128x128x8 cutlass128x256x8 wmma wmma_smem}; do [ "$k" = best ] || prof_k="$prof_k -k $k"; done
+           prof_k=""; for k in $fast; do [ "$k" = best ] || prof_k="$prof_k -k $k"; done
            COLUMNS=160 python3 -m profiler profile $prof_k -k cublas --size 4096 --out "$WORK/runs" --run-id fastprof || status=1
            COLUMNS=220 python3 -m profiler analyze "$WORK/runs/fastprof" || status=1
            python3 -m profiler report "$WORK/runs/fastprof" >/dev/null || status=1

@@ -114,15 +114,14 @@ def diagnose_run(tables: Mapping[str, pd.DataFrame], specs: Sequence[KernelSpec]
     diagnoses = []
     for name in order:
         spec = by_spec.get(name)
-        d = Diagnosis(name=name, rung=spec.index if spec else None, idea=spec.idea if spec else None, shape=shape)
+        idea = spec.idea if spec else reference_idea(name) if name in REFERENCES else None
+        d = Diagnosis(name=name, rung=spec.index if spec else None, idea=idea, shape=shape)
         d.predecessor = ladder.predecessor(name, order, specs)
         d.successor = ladder.successor(name, order, specs)
         if d.successor and d.successor in by_spec:
             d.successor_idea = by_spec[d.successor].idea
-        elif d.successor == CUBLAS:
-            d.successor_idea = "NVIDIA's SGEMM (strict FP32), the reference at the top of the ladder"
         elif d.successor in REFERENCES:
-            d.successor_idea = f"NVIDIA's GemmEx ({REFERENCES[d.successor]} in, FP32 accumulate), the reference of its tier"
+            d.successor_idea = reference_idea(d.successor)
         _add_bench(d, bench, shape)
         if len(chosen) and name in set(chosen["name"]):
             _add_profile(d, chosen[chosen["name"] == name].iloc[0].to_dict(), per_launch)
@@ -266,6 +265,13 @@ def _add_bench(d: Diagnosis, bench: pd.DataFrame | None, shape) -> None:
         d.gflops_source = "bench"
     elif row is not None:
         d.gflops_source = "untimed"  # failed verification there: never timed, and not from ncu either
+
+
+def reference_idea(name: str) -> str:
+    """What a cuBLAS reference is, said where a rung would say its idea."""
+    if name == CUBLAS:
+        return "cuBLAS SGEMM in strict FP32, the reference at the top of the ladder"
+    return f"cuBLAS GemmEx ({REFERENCES[name]} in, FP32 accumulate), the reference of its tier"
 
 
 def _share_of_cublas_from_ncu(diagnoses: list[Diagnosis], specs: Sequence[KernelSpec]) -> None:

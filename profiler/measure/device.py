@@ -307,14 +307,13 @@ def git_commit(repo: Path) -> tuple[str | None, bool]:
     first .git) names its commit in GEMMPROF_GIT_COMMIT, which then wins."""
     if os.environ.get("GEMMPROF_GIT_COMMIT"):
         return os.environ["GEMMPROF_GIT_COMMIT"], False
-    fallback = None, False
     try:
         head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True, timeout=10)
         dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=repo, capture_output=True, text=True, timeout=10)
     except (OSError, subprocess.TimeoutExpired):
-        return fallback
+        return None, False
     if head.returncode:
-        return fallback
+        return None, False
     return head.stdout.strip(), bool(dirty.stdout.strip())
 
 

@@ -14,7 +14,7 @@ from dataclasses import asdict
 
 import numpy as np
 
-from ..manifest import CUBLAS, KernelSpec
+from ..manifest import CUBLAS, REFERENCES, KernelSpec
 from ..specs import peak_flops, peak_fp32_flops
 from .device import StateSampler, import_cupy
 from .launch import CUBLAS_MATH_MODE, CublasRunner, Gemm, KernelRunner
@@ -81,7 +81,7 @@ def main() -> int:
     info = gpu_info(job.get("device", 0))
     runners = {CUBLAS: CublasRunner(cp, tier)}
     spec = None
-    if name.startswith(CUBLAS):  # "cublas" (FP32) or "cublas-fp16": the baseline itself
+    if name in REFERENCES:  # "cublas" (FP32) or "cublas-fp16": the baseline itself
         runners[name] = runners[CUBLAS]
     else:  # the job carries the spec, so kernels outside the manifest (tests) run too
         spec = KernelSpec.from_dict(job["spec"])

@@ -300,10 +300,9 @@ def ladder_figure(bench: pd.DataFrame, title: str | None = None, tier: str = "fp
 
     if bench is None or len(bench) == 0:
         raise GemmprofError("the bench table is empty: nothing to draw", "run gemmprof bench first")
-    frame = bench[bench["tier"].fillna("fp32") == tier] if "tier" in bench else bench
-    if frame.empty:
+    bench = bench[bench["tier"].fillna("fp32") == tier] if "tier" in bench else bench
+    if bench.empty:
         raise GemmprofError(f"the bench table has no {tier} kernels: nothing to draw")
-    bench = frame
     frame = bench.copy()
     timed = frame[(frame["status"] == "PASS") & frame["gflops"].notna()] if "status" in frame else frame
     if timed.empty:
