@@ -126,3 +126,20 @@ def test_bench_without_a_kernel_list_times_every_kernel_and_every_dispatcher():
     assert specs == [] and [d.name for d in dispatchers] == ["best"]
     specs, dispatchers = select_for_bench(["naive", "best"])
     assert [s.name for s in specs] == ["naive"] and [d.name for d in dispatchers] == ["best"]
+
+
+def test_write_refuses_to_replace_a_dispatcher_of_another_tier(monkeypatch, tmp_path):
+    import profiler.cli.dispatch  # noqa: F401  (the command reads MANIFEST_PATH from the manifest module)
+    import profiler.manifest as manifest
+
+    copy = tmp_path / "ladder.toml"
+    copy.write_text(manifest.MANIFEST_PATH.read_text())
+    monkeypatch.setattr(manifest, "MANIFEST_PATH", copy)
+    monkeypatch.setattr(manifest, "load_dispatchers", lambda path=copy: manifest.parse_dispatchers(copy.read_text(), load_manifest()))
+    before = copy.read_text()
+    result = CliRunner().invoke(app, ["dispatch", str(SAMPLE_RUN), "--tier", "fp16", "--write"])
+    assert isinstance(result.exception, GemmprofError) and "--name best-fp16" in result.exception.hint
+    assert copy.read_text() == before  # nothing written
+    result = CliRunner().invoke(app, ["dispatch", str(SAMPLE_RUN), "--tier", "fp16", "--name", "best-fp16", "--write"])
+    assert result.exit_code == 0, result.output
+    assert {d.tier for d in manifest.parse_dispatchers(copy.read_text(), load_manifest()) if d.name == "best-fp16"} == {"fp16"}

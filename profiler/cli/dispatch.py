@@ -47,6 +47,10 @@ def dispatch(
     entry = render_toml(name, tier, rules, str(run_dir), f"fastest passing {tier} kernel by size on the {gpu}")
     console.print(entry, markup=False, highlight=False)
     if write:
+        clash = next((d for d in load_dispatchers() if d.name == name and d.tier != tier), None)
+        if clash is not None:  # replacing it would silently swap an fp32 dispatcher for an fp16 one
+            raise GemmprofError(f"the manifest's dispatcher {name!r} chooses among {clash.tier} kernels, not {tier}",
+                                f"give this one its own name: --name {name}-{tier}")
         MANIFEST_PATH.write_text(replace_entry(MANIFEST_PATH.read_text(), name, entry))
         load_dispatchers()  # the file must still parse
         console.print(f"wrote the [[dispatch]] entry {name!r} into {MANIFEST_PATH}", markup=False)
