@@ -21,7 +21,7 @@ def roofline(
     ladder: Annotated[
         Path | None,
         typer.Option(help="Also draw the ladder chart (GFLOP/s and % of cuBLAS against size) from the run's bench "
-                          "table into this image."),
+                          "table into this image; a tensor-core tier gets its own chart beside it (NAME-fp16.png)."),
     ] = None,
     title: Annotated[str | None, typer.Option(help="Chart title (default: GPU and shape).")] = None,
     dpi: Annotated[int, typer.Option(help="Resolution of PNG output.")] = 150,
