@@ -1,17 +1,17 @@
 """Make a many-launch Nsight Compute report to benchmark extraction speed.
 
-Run under ncu (application replay: each pass reruns this program at full speed; the kernel-name
-filter picks the 1,000 launches, where kernel replay would take half an hour):
+    python3 benchmarks/many_launches.py LAUNCHES [KERNEL ...]     # launch through gemmprof's launcher
+    python3 benchmarks/many_launches.py --args SIZE [KERNEL ...]  # arguments for many_launches.cu
 
-    ncu --replay-mode application --app-replay-mode relaxed --set basic --section SourceCounters \
-        --section WarpStateStats \
-        --import-source yes --clock-control none -k regex:sgemm_ \
-        -o many python3 benchmarks/many_launches.py 1000 [KERNEL ...]
+Under ncu's kernel replay the first form costs about a second a launch. Application replay (each
+pass reruns the program) failed on the H200 with this Python launcher ("Failed to profile
+sgemm_<kernel>", benchmarks/NOTES.md), so `scripts/gpu_check.sh` step `many` runs the plain driver-API
+program benchmarks/many_launches.cu instead, with the cubins and launch shapes printed by --args:
 
-(application replay with the SourceCounters section failed at its 4th pass on the H200 when the
-program launched `smem`, a kernel with shared memory: "Failed to profile sgemm_smem".)
+    ncu --replay-mode application --set full --import-source yes --clock-control none \
+        -k regex:sgemm_ -o many ./many_launches 1000 $(python3 benchmarks/many_launches.py --args 64 naive)
 
-Then: python3 benchmarks/extract_speed.py many.ncu-rep
+Then, on any machine: python3 benchmarks/extract_speed.py many.ncu-rep
 """
 
 import sys
@@ -44,5 +44,21 @@ def main(launches: int, kernels: list[str], size: int = 64) -> None:
     cp.cuda.runtime.deviceSynchronize()
 
 
+def launch_args(size: int, kernels: list[str]) -> str:
+    """CUBIN ENTRY GX GY BX BY SMEM per kernel, from the manifest (FP32 kernels with 2-D launches)."""
+    arch = gpu_info().arch
+    fields = []
+    for spec in select_kernels(kernels):
+        launch = spec.launch(size, size, size)
+        if spec.tier != "fp32" or spec.textures or spec.tensor_maps or launch.grid[2] != 1 or launch.block[2] != 1:
+            sys.exit(f"many_launches.cu runs plain FP32 kernels with 2-D launches; {spec.name} is not one")
+        fields += [str(build_kernel(spec, arch).cubin), spec.entry, *map(str, launch.grid[:2]),
+                   *map(str, launch.block[:2]), str(launch.smem_bytes)]
+    return " ".join(fields)
+
+
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 1000, sys.argv[2:] or ["naive", "smem"])
+    if sys.argv[1:2] == ["--args"]:
+        print(launch_args(int(sys.argv[2]), sys.argv[3:] or ["naive", "smem"]))
+    else:
+        main(int(sys.argv[1]) if len(sys.argv) > 1 else 1000, sys.argv[2:] or ["naive", "smem"])
