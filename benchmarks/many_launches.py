@@ -45,9 +45,9 @@ def main(launches: int, kernels: list[str], size: int = 64) -> None:
 
 
 def launch_args(size: int, kernels: list[str]) -> str:
-    """CUBIN ENTRY GX GY BX BY SMEM per kernel, from the manifest (FP32 kernels with 2-D launches)."""
+    """SIZE, then CUBIN ENTRY GX GY BX BY SMEM per kernel, from the manifest (FP32, 2-D launches)."""
     arch = gpu_info().arch
-    fields = []
+    fields = [str(size)]
     for spec in select_kernels(kernels):
         launch = spec.launch(size, size, size)
         if spec.tier != "fp32" or spec.textures or spec.tensor_maps or launch.grid[2] != 1 or launch.block[2] != 1:
