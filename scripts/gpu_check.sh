@@ -13,7 +13,8 @@ STEPS=${GPU_CHECK_STEPS:-env tests events sweep bench}
 # Further steps (by name): profile (all kernels under ncu at 2048 into run "sample" and its bench
 # sweep), bare (bare ncu on the sample's commands), dispatch (derive `best` from the sample sweep), fixtures (small real reports + ncu's raw export for
 # tests/data), many (a 1000-launch report for the extraction speed benchmark, application replay),
-# manyk (the same by kernel replay, MANY_LAUNCHES of them, timed), overhead
+# manyk (the same by kernel replay: prices MANY_PRICE launches, then takes as many as fit
+# MANY_BUDGET seconds, up to MANY_LAUNCHES), overhead
 # (profile --kernel all against bare ncu), sanitize (compute-sanitizer memcheck and racecheck over
 # the GPU tests of the kernels named in SANITIZE_KERNELS, a pytest -k expression).
 # sweep: correctness on odd and rectangular shapes, short timing; bench: the timed comparison.
@@ -80,33 +81,36 @@ for s in $STEPS; do
            for f in "$WORK"/runs/fixtures/ncu/*.ncu-rep.xz; do
              xz -dkc "$f" > "$WORK/r.ncu-rep" && ncu --import "$WORK/r.ncu-rep" --page raw --csv > "${f%.ncu-rep.xz}.raw.csv" || status=1
            done ;;
-      many) step "many-launch report: application replay of benchmarks/many_launches.cu (${MANY_LAUNCHES:-1000} launches, ${MANY_SECTIONS:---set full})"
-           # The Python launcher fails under application replay on the H200 (benchmarks/NOTES.md): a
-           # plain driver-API program runs the project's cubins. Each pass reruns it; returned as
-           # xz parts of at most 15 MiB ($OUT's file limit), joined with cat.
-           name=${MANY_NAME:-many}
+      many|manyk) name=${MANY_NAME:-$s}
+           # A plain driver-API program runs the project's cubins (benchmarks/many_launches.cu): the
+           # Python launcher failed under application replay on the H200 (benchmarks/NOTES.md).
+           # The report comes back as xz parts of at most 15 MiB ($OUT's file limit): cat them.
            nvcc -O2 -o "$WORK/many_launches" benchmarks/many_launches.cu -lcuda || status=1
            args=$(python3 benchmarks/many_launches.py --args ${MANY_SIZE:-64} ${MANY_KERNELS:-naive coalesced smem}) || status=1
-           SECONDS=0; "$WORK/many_launches" ${MANY_LAUNCHES:-1000} $args || status=1
-           echo "bare program: $SECONDS s"
-           SECONDS=0
-           timeout ${MANY_TIMEOUT:-300} ncu --replay-mode application ${MANY_SECTIONS:---set full} --import-source yes \
-             --clock-control none -k regex:sgemm_ -o "$WORK/$name" "$WORK/many_launches" ${MANY_LAUNCHES:-1000} $args \
-             | grep -v "^==PROF== Profiling" || status=1
-           echo "application replay: ${MANY_LAUNCHES:-1000} launches in $SECONDS s"
+           ncu_many() {  # SECONDS LAUNCHES REPORT-NAME [ncu options]
+               local limit=$1 n=$2 out=$3; shift 3
+               timeout "$limit" ncu "$@" --import-source yes --clock-control none -k regex:sgemm_ -o "$WORK/$out" \
+                   "$WORK/many_launches" "$n" $args | grep -v "^==PROF== Profiling"
+           }
+           launches=${MANY_LAUNCHES:-1000}
+           if [ $s = many ]; then
+               step "application replay of $launches launches (${MANY_SECTIONS:---set full})"
+               SECONDS=0; ncu_many ${MANY_TIMEOUT:-300} $launches $name --replay-mode application ${MANY_SECTIONS:---set full} || status=1
+           else
+               # Kernel replay costs a fixed time per launch: price a few, then take as many as fit.
+               sections=${MANY_SECTIONS:---section LaunchStats --section Occupancy --section SpeedOfLight --section WarpStateStats --section SourceCounters}
+               price=${MANY_PRICE:-30}
+               step "kernel replay, $sections: $price launches to price it"
+               t0=$(date +%s.%N); ncu_many 120 $price price --cache-control none $sections || status=1
+               per=$(python3 -c "import time; print(f'{(time.time() - $t0) / $price:.3f}')")
+               fit=$(python3 -c "print(min($launches, int(${MANY_BUDGET:-450} / $per)))")
+               step "kernel replay: $per s a launch (startup included); $fit launches fit ${MANY_BUDGET:-450} s"
+               launches=$fit
+               SECONDS=0; ncu_many ${MANY_TIMEOUT:-540} $launches $name --cache-control none $sections || status=1
+           fi
+           echo "$s: $launches launches in $SECONDS s"
            ls -la "$WORK/$name.ncu-rep" && xz -T0 -6 -c "$WORK/$name.ncu-rep" | split -b 15M - "$OUT_DIR/$name.ncu-rep.xz.part-"
            ls -la "$OUT_DIR" ;;
-      manyk) step "kernel replay of ${MANY_LAUNCHES:-100} launches, to price a 1000-launch report"
-           # application replay failed on the H200 (benchmarks/NOTES.md); kernel replay took 0.77 s a
-           # launch with --set basic: this times it without cache flushes and with the sections the
-           # tables need, so the next call knows how many launches fit.
-           SECONDS=0
-           timeout ${MANY_TIMEOUT:-240} ncu --cache-control none --section LaunchStats --section Occupancy \
-             --section SpeedOfLight --section WarpStateStats --section SourceCounters --import-source yes \
-             --clock-control none -k regex:sgemm_ -o "$WORK/manyk" \
-             python3 benchmarks/many_launches.py ${MANY_LAUNCHES:-100} ${MANY_KERNELS:-naive coalesced} | grep -v "^==PROF== Profiling" || status=1
-           echo "kernel replay: ${MANY_LAUNCHES:-100} launches in $SECONDS s"
-           ls -la "$WORK/manyk.ncu-rep" && xz -T0 -3 -c "$WORK/manyk.ncu-rep" > "$OUT_DIR/manyk.ncu-rep.xz" ;;
     esac
 done
 [ -d "$WORK/runs" ] && tar -cf - -C "$WORK/runs" . | xz -T0 -6 > "$OUT_DIR/gpu-check-runs.tar.xz"
