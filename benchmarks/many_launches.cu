@@ -1,9 +1,10 @@
 // Launch the project's cubins many times from a plain CUDA program, for a many-launch ncu report.
 //
-// Why a C++ program beside many_launches.py: ncu's application replay reruns the whole program once
-// per pass and needs every pass to launch the same kernels in the same order. Under the Python
-// launcher it failed on the H200 ("Failed to profile sgemm_<kernel>", benchmarks/NOTES.md); a
-// program with nothing but the driver API keeps the replay deterministic and each pass short.
+// Why a C++ program: under ncu every launch costs a fixed time (0.46 s by kernel replay with the
+// sections the tables read, on the H200), so 1,000 launches just fit one 600 s device call, and a
+// program with nothing but the driver API adds no start-up of its own to that. (Application replay,
+// which reruns the program once per pass, failed on the H200 with every section set tried, with this
+// program as with the Python launcher: "Failed to profile sgemm_<kernel>"; benchmarks/NOTES.md.)
 //
 //   many_launches LAUNCHES SIZE CUBIN ENTRY GX GY BX BY SMEM [CUBIN ENTRY GX GY BX BY SMEM ...]
 //

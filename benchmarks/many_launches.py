@@ -1,15 +1,13 @@
-"""Make a many-launch Nsight Compute report to benchmark extraction speed.
+"""Arguments for benchmarks/many_launches.cu, from the manifest: the many-launch report's kernels.
 
-    python3 benchmarks/many_launches.py LAUNCHES [KERNEL ...]     # launch through gemmprof's launcher
-    python3 benchmarks/many_launches.py --args SIZE [KERNEL ...]  # arguments for many_launches.cu
+    python3 benchmarks/many_launches.py --args SIZE [KERNEL ...]   # default: naive smem
 
-Under ncu's kernel replay the first form costs about a second a launch. Application replay (each
-pass reruns the program) failed on the H200 with this Python launcher ("Failed to profile
-sgemm_<kernel>", benchmarks/NOTES.md), so `scripts/gpu_check.sh` step `many` runs the plain driver-API
-program benchmarks/many_launches.cu instead, with the cubins and launch shapes printed by --args:
+prints SIZE, then CUBIN ENTRY GX GY BX BY SMEM per kernel (built for this GPU through gemmprof's
+build cache). `scripts/gpu_check.sh` step `many` runs, on the device (460 s on the H200):
 
-    ncu --replay-mode application --set full --import-source yes --clock-control none \
-        -k regex:sgemm_ -o many ./many_launches 1000 $(python3 benchmarks/many_launches.py --args 64 naive)
+    ncu --cache-control none --section LaunchStats --section Occupancy --section SpeedOfLight \\
+        --section WarpStateStats --section SourceCounters --import-source yes --clock-control none \\
+        -k regex:sgemm_ -o many ./many_launches 1000 $(python3 benchmarks/many_launches.py --args 64 naive coalesced smem)
 
 Then, on any machine: python3 benchmarks/extract_speed.py many.ncu-rep
 """
@@ -21,31 +19,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from profiler.manifest import select_kernels  # noqa: E402
 from profiler.measure.build import build_kernel  # noqa: E402
-from profiler.measure.device import gpu_info, import_cupy  # noqa: E402
-from profiler.measure.launch import Gemm, KernelRunner  # noqa: E402
-from profiler.measure.target import NVTX_OUTER, nvtx_inner  # noqa: E402
-
-
-def main(launches: int, kernels: list[str], size: int = 64) -> None:
-    cp = import_cupy()
-    from cupy.cuda import nvtx
-
-    specs = select_kernels(kernels)
-    arch = gpu_info().arch
-    runners = [KernelRunner(cp, s, str(build_kernel(s, arch).cubin)) for s in specs]
-    g = Gemm.random(cp, size, size, size, seed=0)
-    nvtx.RangePush(NVTX_OUTER)
-    for i in range(launches):
-        run = runners[i % len(runners)]
-        nvtx.RangePush(nvtx_inner(run.name, size, size, size))
-        run(g, 1.0, 0.5)
-        nvtx.RangePop()
-    nvtx.RangePop()
-    cp.cuda.runtime.deviceSynchronize()
+from profiler.measure.device import gpu_info  # noqa: E402
 
 
 def launch_args(size: int, kernels: list[str]) -> str:
-    """SIZE, then CUBIN ENTRY GX GY BX BY SMEM per kernel, from the manifest (FP32, 2-D launches)."""
+    """SIZE, then CUBIN ENTRY GX GY BX BY SMEM per kernel (FP32 kernels with 2-D launches only)."""
     arch = gpu_info().arch
     fields = [str(size)]
     for spec in select_kernels(kernels):
@@ -58,7 +36,6 @@ def launch_args(size: int, kernels: list[str]) -> str:
 
 
 if __name__ == "__main__":
-    if sys.argv[1:2] == ["--args"]:
-        print(launch_args(int(sys.argv[2]), sys.argv[3:] or ["naive", "smem"]))
-    else:
-        main(int(sys.argv[1]) if len(sys.argv) > 1 else 1000, sys.argv[2:] or ["naive", "smem"])
+    if len(sys.argv) < 3 or sys.argv[1] != "--args":
+        sys.exit(__doc__)
+    print(launch_args(int(sys.argv[2]), sys.argv[3:] or ["naive", "smem"]))

@@ -12,9 +12,7 @@ export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1 GEMMPROF_
 STEPS=${GPU_CHECK_STEPS:-env tests events sweep bench}
 # Further steps (by name): profile (all kernels under ncu at 2048 into run "sample" and its bench
 # sweep), bare (bare ncu on the sample's commands), dispatch (derive `best` from the sample sweep), fixtures (small real reports + ncu's raw export for
-# tests/data), many (a 1000-launch report for the extraction speed benchmark, application replay),
-# manyk (the same by kernel replay: prices MANY_PRICE launches, then takes as many as fit
-# MANY_BUDGET seconds, up to MANY_LAUNCHES), overhead
+# tests/data), many (a 1000-launch report for benchmarks/extract_speed.py, kernel replay), overhead
 # (profile --kernel all against bare ncu), sanitize (compute-sanitizer memcheck and racecheck over
 # the GPU tests of the kernels named in SANITIZE_KERNELS, a pytest -k expression).
 # sweep: correctness on odd and rectangular shapes, short timing; bench: the timed comparison.
@@ -81,36 +79,22 @@ for s in $STEPS; do
            for f in "$WORK"/runs/fixtures/ncu/*.ncu-rep.xz; do
              xz -dkc "$f" > "$WORK/r.ncu-rep" && ncu --import "$WORK/r.ncu-rep" --page raw --csv > "${f%.ncu-rep.xz}.raw.csv" || status=1
            done ;;
-      many|manyk) name=${MANY_NAME:-$s}
-           # A plain driver-API program runs the project's cubins (benchmarks/many_launches.cu): the
-           # Python launcher failed under application replay on the H200 (benchmarks/NOTES.md).
-           # The report comes back as xz parts of at most 15 MiB ($OUT's file limit): cat them.
+      many) name=${MANY_NAME:-many}
+           # The 1,000-launch report for benchmarks/extract_speed.py. Kernel replay of a plain
+           # driver-API program that runs the project's cubins (benchmarks/many_launches.cu), with the
+           # sections the kernels, rules and source tables read and no cache flushes: 460 s for 1,000
+           # launches on the H200 (0.46 s each). Application replay fails there, with this program
+           # and with the Python launcher alike ("Failed to profile sgemm_<kernel>", benchmarks/NOTES.md).
+           # The report (126 MB) comes back as xz parts of at most 15 MiB ($OUT's file limit): cat them.
            nvcc -O2 -o "$WORK/many_launches" benchmarks/many_launches.cu -lcuda || status=1
            args=$(python3 benchmarks/many_launches.py --args ${MANY_SIZE:-64} ${MANY_KERNELS:-naive coalesced smem}) || status=1
-           ncu_many() {  # SECONDS LAUNCHES REPORT-NAME [ncu options]
-               local limit=$1 n=$2 out=$3; shift 3
-               timeout "$limit" ncu "$@" --import-source yes --clock-control none -k regex:sgemm_ -o "$WORK/$out" \
-                   "$WORK/many_launches" "$n" $args | grep -v "^==PROF== Profiling"
-           }
+           sections=${MANY_SECTIONS:---section LaunchStats --section Occupancy --section SpeedOfLight --section WarpStateStats --section SourceCounters}
            launches=${MANY_LAUNCHES:-1000}
-           if [ $s = many ]; then
-               step "application replay of $launches launches (${MANY_SECTIONS:---set full})"
-               SECONDS=0; ncu_many ${MANY_TIMEOUT:-300} $launches $name --replay-mode application ${MANY_SECTIONS:---set full} || status=1
-           else
-               sections=${MANY_SECTIONS:---section LaunchStats --section Occupancy --section SpeedOfLight --section WarpStateStats --section SourceCounters}
-               # Kernel replay costs a fixed time per launch (0.46 s on the H200 with these sections,
-               # after a few seconds of start): price a few, then take as many as fit. MANY_PRICE=0: no pricing.
-               price=${MANY_PRICE:-30}
-               if [ "$price" -gt 0 ]; then
-                   step "kernel replay, $sections: $price launches to price it"
-                   t0=$(date +%s.%N); ncu_many 120 $price price --cache-control none $sections || status=1
-                   per=$(python3 -c "import time; print(f'{(time.time() - $t0) / $price:.3f}')")
-                   launches=$(python3 -c "print(min($launches, int(${MANY_BUDGET:-450} / $per)))")
-                   step "kernel replay: $per s a launch (start included); $launches launches fit ${MANY_BUDGET:-450} s"
-               fi
-               SECONDS=0; ncu_many ${MANY_TIMEOUT:-540} $launches $name --cache-control none $sections || status=1
-           fi
-           echo "$s: $launches launches in $SECONDS s"
+           step "kernel replay of $launches launches, $sections"
+           SECONDS=0
+           timeout ${MANY_TIMEOUT:-560} ncu --cache-control none $sections --import-source yes --clock-control none \
+               -k regex:sgemm_ -o "$WORK/$name" "$WORK/many_launches" $launches $args | grep -v "^==PROF== Profiling" || status=1
+           echo "many: $launches launches in $SECONDS s"
            ls -la "$WORK/$name.ncu-rep" && xz -T0 -6 -c "$WORK/$name.ncu-rep" | split -b 15M - "$OUT_DIR/$name.ncu-rep.xz.part-"
            ls -la "$OUT_DIR" ;;
     esac
