@@ -94,14 +94,18 @@ def cycled_rates(path: str, count: int) -> None:
           "in one process (target < 10 s)")
 
 
+RUNS: dict[str, list[float]] = {}  # every run's seconds, by what was timed: printed at the end
+
+
 def best_of(repeat: int, fn, *args):
-    best = float("inf")
-    result = None
+    """Best time of `repeat` runs (this machine's timings spread by up to ~30% run to run)."""
+    times, result = [], None
     for _ in range(repeat):
         start = time.perf_counter()
         result = fn(*args)
-        best = min(best, time.perf_counter() - start)
-    return best, result
+        times.append(time.perf_counter() - start)
+    RUNS.setdefault(f"{getattr(fn, '__name__', fn)}{list(args[1:]) if len(args) > 1 else ''}", []).extend(times)
+    return min(times), result
 
 
 def main() -> None:
@@ -140,6 +144,8 @@ def main() -> None:
         print("(below ~100 launches the one-time cost of opening the report dominates: see --cycle)")
     if args.cycle:
         cycled_rates(path, args.cycle)
+    for what, times in RUNS.items():
+        print(f"runs of {what}: " + ", ".join(f"{t:.2f}" for t in times) + " s")
 
 
 if __name__ == "__main__":
