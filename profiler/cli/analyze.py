@@ -4,10 +4,20 @@ from __future__ import annotations
 
 import json
 import sys
+from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+
+# Beyond this many launches in a report, `--rows auto` prints one row per kernel.
+AUTO_ROWS_MAX_LAUNCHES = 40
+
+
+class Rows(str, Enum):
+    auto = "auto"
+    launch = "launch"
+    kernel = "kernel"
 
 
 def analyze(
@@ -24,8 +34,16 @@ def analyze(
     parquet_dir: Annotated[
         Path | None, typer.Option("--parquet", help="Write the same tables as parquet here.")
     ] = None,
+    rows: Annotated[
+        Rows,
+        typer.Option(
+            help=f"Summary rows: one per launch, or one per kernel (launches of one function on one shape "
+            f"folded: count, total time and its share, medians). auto: per launch up to "
+            f"{AUTO_ROWS_MAX_LAUNCHES} launches in a report, per kernel beyond. Exports are per launch always."
+        ),
+    ] = Rows.auto,
 ) -> None:
-    """Read .ncu-rep reports into tables: print a summary per launch, export them.
+    """Read .ncu-rep reports into tables: print a summary per launch (or per kernel), export them.
 
     The summary: time, GFLOP/s, share of the peak (FP32; FP16 tensor cores for a launch that used
     them), DRAM traffic, bank conflicts, occupancy and its limiter, the top stall. Exports: kernels, rules, source, sass and metrics tables."""
@@ -49,34 +67,42 @@ def analyze(
         # pandas writes NaN and NA as null; a round trip drops its escaped slashes ("gp\/naive").
         typer.echo(json.dumps(json.loads(kernels.to_json(orient="records", double_precision=15))))
         return
-    _print_summary(kernels)
+    _print_summary(kernels, rows)
     for folder in (csv_dir, parquet_dir):
         if folder is not None:
             typer.echo(f"wrote {', '.join(frames)} to {folder}")
 
 
-def _print_summary(kernels: Any) -> None:
+def _print_summary(kernels: Any, rows: Rows) -> None:
     from rich.console import Console
     from rich.table import Table
 
+    from ..analyze.launches import group_launches
+
     console = Console() if sys.stdout.isatty() else Console(width=200)  # piped: do not wrap at 80
     for report, launches in kernels.groupby("report", sort=False):
-        table = Table(title=str(report), title_justify="left")
-        for header in summary_headers():
+        per_kernel = rows == Rows.kernel or (rows == Rows.auto and len(launches) > AUTO_ROWS_MAX_LAUNCHES)
+        shown = group_launches(launches) if per_kernel else launches
+        title = str(report)
+        if per_kernel:
+            title += f"  ({len(launches)} launches of {len(shown)} kernels; --rows launch lists each)"
+        table = Table(title=title, title_justify="left")
+        for header in summary_headers(per_kernel):
             left = header in ("kernel", "occupancy", "top stall")
             table.add_column(header, justify="left" if left else "right", no_wrap=header == "kernel")
-        for row in summary_rows(launches):
+        for row in summary_rows(shown, per_kernel):
             table.add_row(*row)
         console.print(table)
 
 
-def summary_headers() -> list[str]:
-    return ["#", "kernel", "shape", "time µs", "GFLOP/s", "% of peak", "DRAM MB", "bank conflicts",
-            "occupancy", "top stall"]
+def summary_headers(per_kernel: bool = False) -> list[str]:
+    first = ["launches", "kernel", "shape", "total ms", "share", "median µs"] if per_kernel else ["#", "kernel", "shape", "time µs"]
+    return first + ["GFLOP/s", "% of peak", "DRAM MB", "bank conflicts", "occupancy", "top stall"]
 
 
-def summary_rows(kernels: Any) -> list[list[str]]:
-    """The summary, formatted: one list of cells per launch (pure, for the table and tests)."""
+def summary_rows(kernels: Any, per_kernel: bool = False) -> list[list[str]]:
+    """The summary, formatted: one list of cells per launch, or per kernel of
+    `analyze.launches.group_launches` (pure, for the table and tests)."""
 
     import pandas as pd
 
@@ -87,17 +113,18 @@ def summary_rows(kernels: Any) -> list[list[str]]:
     for r in kernels.to_dict("records"):
         name = r["kernel_key"] if isinstance(r["kernel_key"], str) else r["function"]
         name = name if len(name) <= 48 else name[:45] + "..."
-        shape = "-" if pd.isna(r["M"]) else f"{r['M']}x{r['N']}x{r['K']}"
+        shape = "-" if pd.isna(r["M"]) else f"{r['M']:.0f}x{r['N']:.0f}x{r['K']:.0f}"
         occupancy = f"{num(r['achieved_occupancy_pct'], '.0f')}% of {num(r['theoretical_occupancy_pct'], '.0f')}%"
         if isinstance(r["occupancy_limiter"], str):
             occupancy += f" ({r['occupancy_limiter']})"
         stall = r["top_stall"]
         top = f"{stall} {num(r['stall_' + stall], '.1f')}" if isinstance(stall, str) else "-"
-        rows.append([
-            str(r["launch"]),
-            name,
-            shape,
-            num(r["duration_ns"] / 1e3, ",.1f"),
+        if per_kernel:
+            first = [str(r["launches"]), name, shape, num(r["total_duration_ns"] / 1e6, ",.3f"),
+                     num(r["share_pct"], ".1f") + "%", num(r["duration_ns"] / 1e3, ",.1f")]
+        else:
+            first = [str(r["launch"]), name, shape, num(r["duration_ns"] / 1e3, ",.1f")]
+        rows.append(first + [
             num(r["achieved_flops"] / 1e9, ",.0f"),
             num(r["peak_pct"], ".1f"),
             num(r["dram_bytes"] / 1e6, ",.2f"),

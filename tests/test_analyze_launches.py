@@ -1,0 +1,89 @@
+"""Launches of one kernel fold into one row (analyze.launches), and `analyze --rows` prints them."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+from ncu_fixtures import fixtures, no_fixtures_reason
+from test_cli_analyze import run
+
+from profiler.analyze.launches import group_launches
+from profiler.cli.analyze import summary_headers, summary_rows
+from profiler.extract.tables import read_tables
+
+FIXTURES = fixtures()
+pytestmark = [pytest.mark.ncu, pytest.mark.skipif(len(FIXTURES) < 2, reason=no_fixtures_reason())]
+
+
+@pytest.fixture(scope="module")
+def two_kernels() -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The first launch of two fixture reports (different kernels), as `kernels` rows."""
+    first, second = (read_tables(f.report, ["kernels"])["kernels"].iloc[:1] for f in FIXTURES[:2])
+    return first, second
+
+
+def many_launch_report(a: pd.DataFrame, b: pd.DataFrame, a_times: int, b_times: int) -> pd.DataFrame:
+    """A kernels table as one report of a_times launches of a then b_times of b would give."""
+    frame = pd.concat([a] * a_times + [b] * b_times, ignore_index=True)
+    frame["launch"] = range(len(frame))
+    frame["report"] = "many.ncu-rep"
+    return frame
+
+
+def test_launches_fold_per_kernel_with_totals_and_share(two_kernels):
+    a, b = two_kernels
+    kernels = many_launch_report(a, b, 3, 1)
+    folded = group_launches(kernels)
+    assert len(folded) == 2
+    by_function = folded.set_index("function")
+    fa, fb = by_function.loc[a["function"].iloc[0]], by_function.loc[b["function"].iloc[0]]
+    assert (fa["launches"], fb["launches"]) == (3, 1)
+    assert fa["first_launch"] == 0 and fb["first_launch"] == 3
+    assert fa["total_duration_ns"] == pytest.approx(3 * a["duration_ns"].iloc[0])
+    assert fa["duration_ns"] == pytest.approx(a["duration_ns"].iloc[0])  # the median launch
+    assert fa["achieved_flops"] == pytest.approx(a["achieved_flops"].iloc[0])
+    assert fa["top_stall"] == a["top_stall"].iloc[0] and fa["kernel"] == a["kernel"].iloc[0]
+    total = 3 * a["duration_ns"].iloc[0] + b["duration_ns"].iloc[0]
+    assert fa["share_pct"] == pytest.approx(100 * fa["total_duration_ns"] / total)
+    assert folded["share_pct"].sum() == pytest.approx(100)
+    assert folded["total_duration_ns"].is_monotonic_decreasing  # where the time goes, first
+
+
+def test_a_different_shape_is_another_kernel(two_kernels):
+    a, _ = two_kernels
+    kernels = many_launch_report(a, a, 2, 2)
+    kernels.loc[2:, "grid"] = "(1, 1, 1)"
+    assert group_launches(kernels)["launches"].tolist() == [2, 2]
+
+
+def test_reports_stay_apart_in_their_order(two_kernels):
+    a, b = two_kernels
+    one, two = many_launch_report(a, b, 1, 1), many_launch_report(a, b, 2, 1)
+    two["report"] = "other.ncu-rep"
+    folded = group_launches(pd.concat([two, one], ignore_index=True))
+    assert folded["report"].tolist() == ["other.ncu-rep"] * 2 + ["many.ncu-rep"] * 2
+    for _, shares in folded.groupby("report"):
+        assert shares["share_pct"].sum() == pytest.approx(100)
+
+
+def test_per_kernel_rows_formatting(two_kernels):
+    a, b = two_kernels
+    folded = group_launches(many_launch_report(a, b, 3, 1))
+    rows = summary_rows(folded, per_kernel=True)
+    assert all(len(r) == len(summary_headers(per_kernel=True)) for r in rows)
+    top = folded.iloc[0]
+    assert rows[0][0] == str(top["launches"])
+    assert rows[0][3] == f"{top['total_duration_ns'] / 1e6:,.3f}"
+    assert rows[0][4] == f"{top['share_pct']:.1f}%"
+
+
+def test_rows_option_on_the_command_line(tmp_path):
+    paths = [f.report for f in FIXTURES[:2]]
+    per_kernel = run(*paths, "--rows", "kernel")
+    assert per_kernel.exit_code == 0, per_kernel.output
+    assert "launches" in per_kernel.stdout and "share" in per_kernel.stdout
+    assert "1 launches of 1 kernels" in per_kernel.stdout
+    auto = run(*paths)  # a launch per report: auto lists launches
+    assert auto.exit_code == 0 and "share" not in auto.stdout and "time µs" in auto.stdout
+    bad = run(*paths, "--rows", "kernels")
+    assert bad.exit_code != 0 and "kernels" in bad.output
