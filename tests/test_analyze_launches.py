@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pandas as pd
 import pytest
 from ncu_fixtures import fixtures, no_fixtures_reason
@@ -87,3 +89,34 @@ def test_rows_option_on_the_command_line(tmp_path):
     assert auto.exit_code == 0 and "share" not in auto.stdout and "time µs" in auto.stdout
     bad = run(*paths, "--rows", "kernels")
     assert bad.exit_code != 0 and "kernels" in bad.output
+
+
+MANY = Path(__file__).resolve().parent / "data" / "many-h200" / "many_20launches.ncu-rep.xz"
+
+
+@pytest.fixture(scope="module")
+def many_kernels() -> pd.DataFrame:
+    return read_tables(MANY, ["kernels"])["kernels"]
+
+
+def test_real_many_launch_report_folds_into_its_three_kernels(many_kernels):
+    """The report: 20 launches of naive, coalesced and smem in turn (tests/data/many-h200)."""
+    assert many_kernels["launch"].tolist() == list(range(20))
+    assert many_kernels["kernel"].tolist() == (["sgemm_naive", "sgemm_coalesced", "sgemm_smem"] * 7)[:20]
+    folded = group_launches(many_kernels)
+    assert dict(zip(folded["kernel"], folded["launches"])) == {"sgemm_naive": 7, "sgemm_coalesced": 7, "sgemm_smem": 6}
+    assert folded["first_launch"].tolist() == [0, 1, 2]  # naive, the slowest, comes first
+    for _, row in folded.iterrows():
+        durations = many_kernels.loc[many_kernels["kernel"] == row["kernel"], "duration_ns"]
+        assert row["total_duration_ns"] == pytest.approx(durations.sum())
+        assert row["duration_ns"] == pytest.approx(durations.median())
+    assert folded["share_pct"].sum() == pytest.approx(100)
+
+
+def test_rows_auto_lists_a_short_report_per_launch_and_kernel_folds_it():
+    listed = run(MANY)
+    assert listed.exit_code == 0, listed.output
+    assert "time µs" in listed.stdout and listed.stdout.count("sgemm_naive") == 7
+    folded = run(MANY, "--rows", "kernel")
+    assert folded.exit_code == 0, folded.output
+    assert "20 launches of 3 kernels" in folded.stdout and folded.stdout.count("sgemm_naive") == 1
