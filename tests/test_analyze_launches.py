@@ -84,7 +84,7 @@ def test_rows_option_on_the_command_line(tmp_path):
     per_kernel = run(*paths, "--rows", "kernel")
     assert per_kernel.exit_code == 0, per_kernel.output
     assert "launches" in per_kernel.stdout and "share" in per_kernel.stdout
-    assert "1 launches of 1 kernels" in per_kernel.stdout
+    assert "1 launch of 1 kernel;" in per_kernel.stdout
     auto = run(*paths)  # a launch per report: auto lists launches
     assert auto.exit_code == 0 and "share" not in auto.stdout and "time µs" in auto.stdout
     bad = run(*paths, "--rows", "kernels")

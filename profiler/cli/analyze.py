@@ -85,7 +85,7 @@ def _print_summary(kernels: Any, rows: Rows) -> None:
         shown = group_launches(launches) if per_kernel else launches
         title = str(report)
         if per_kernel:
-            title += f"  ({len(launches)} launches of {len(shown)} kernels; --rows launch lists each)"
+            title += f"  ({_count(len(launches), 'launch')} of {_count(len(shown), 'kernel')}; --rows launch lists each)"
         table = Table(title=title, title_justify="left")
         for header in summary_headers(per_kernel):
             left = header in ("kernel", "occupancy", "top stall")
@@ -93,6 +93,10 @@ def _print_summary(kernels: Any, rows: Rows) -> None:
         for row in summary_rows(shown, per_kernel):
             table.add_row(*row)
         console.print(table)
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}es" if noun.endswith("h") else f"{n} {noun}s"
 
 
 def summary_headers(per_kernel: bool = False) -> list[str]:
