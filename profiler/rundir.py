@@ -21,6 +21,7 @@ from .errors import GemmprofError
 
 SCHEMA_VERSION = 1
 RUN_JSON = "run.json"
+REPORT_SUFFIXES = (".ncu-rep", ".ncu-rep.xz")  # what a run's ncu/ folder holds: reports, xz-packed or not
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_REPORTS_DIR = REPO_ROOT / "reports"
 

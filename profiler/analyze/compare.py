@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from ..extract.metrics import describe
+from .values import numeric_column as _num
 
 KEYS = ["kernel", "M", "N", "K"]
 REGRESSIONS = ("slower", "broken")
@@ -56,12 +57,6 @@ ENVIRONMENT_KEYS = {
     "gpu_name": "GPU", "driver": "driver", "cuda_runtime": "CUDA runtime", "cublas_version": "cuBLAS",
     "sm_clock_max_mhz": "SM clock max (MHz)", "mem_clock_max_mhz": "memory clock max (MHz)",
 }
-
-
-def _num(frame: pd.DataFrame, column: str) -> pd.Series:
-    if column not in frame.columns:
-        return pd.Series(np.nan, index=frame.index, dtype="float64")
-    return pd.to_numeric(frame[column], errors="coerce").astype("float64")
 
 
 def _bench_side(bench: pd.DataFrame) -> pd.DataFrame:

@@ -24,6 +24,7 @@ import numpy as np
 import pandas as pd
 
 from ..extract.metrics import SHARED_BYTES_PER_WAVEFRONT
+from .values import number as _num
 
 FP32_BYTES = 4
 
@@ -241,6 +242,3 @@ def uncoalesced_lines(source: pd.DataFrame, n: int = 3) -> pd.DataFrame:
     return out[["report", "launch", "file", "line", "code", "l2_global_sectors", "l2_global_sectors_ideal",
                 "l2_global_excess_sectors"]].reset_index(drop=True)
 
-
-def _num(v) -> float:
-    return np.nan if v is None or pd.isna(v) else float(v)

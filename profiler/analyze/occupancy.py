@@ -9,6 +9,8 @@ import math
 import numpy as np
 import pandas as pd
 
+from .values import number as _num
+
 # Registers in one SM's register file (64K 32-bit registers on every GPU since Maxwell).
 REGISTERS_PER_SM = 65536
 # Registers are allocated to a thread in multiples of this (256 per warp).
@@ -76,6 +78,3 @@ def occupancy(kernels: pd.DataFrame) -> pd.DataFrame:
         })
     return pd.DataFrame(rows, columns=COLUMNS)
 
-
-def _num(v) -> float:
-    return np.nan if v is None or pd.isna(v) else float(v)

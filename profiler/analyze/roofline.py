@@ -22,6 +22,7 @@ import pandas as pd
 from ..errors import GemmprofError
 from ..extract.metrics import SHARED_BYTES_PER_WAVEFRONT, describe
 from ..manifest import CUBLAS, REFERENCES, load_manifest
+from .values import numeric_column as _num
 
 CUBLAS_LABEL = "cuBLAS"
 # Peaks that differ across launches by more than this fraction of their median get a note.
@@ -69,12 +70,6 @@ class Roofline:
     ceilings: pd.DataFrame
     notes: tuple[str, ...] = field(default=())
     gpu: str | None = None
-
-
-def _num(frame: pd.DataFrame, column: str) -> pd.Series:
-    if column not in frame.columns:
-        return pd.Series(np.nan, index=frame.index, dtype="float64")
-    return pd.to_numeric(frame[column], errors="coerce").astype("float64")
 
 
 def shared_bytes(kernels: pd.DataFrame) -> pd.Series:

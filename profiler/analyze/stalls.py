@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from ..extract.metrics import NOT_A_STALL, SAMPLED_STALL_REASONS, STALL_REASONS
+from .values import number as _value
 
 
 @dataclass(frozen=True)
@@ -161,6 +162,3 @@ def sampled_reasons(source: pd.DataFrame, n: int = 3) -> list[list[tuple[str, fl
         out.append(pairs[:n])
     return out
 
-
-def _value(v) -> float:
-    return np.nan if v is None or pd.isna(v) else float(v)

@@ -27,6 +27,7 @@ import pandas as pd
 from .memory import gemm_min_bytes, shared_utilisation_pct
 from .occupancy import SCHEDULERS_PER_SM, occupancy
 from .stalls import STALLS, stall_breakdown
+from .values import numeric_column
 
 # The FMA pipe is the limit from this share of its peak: the best FP32 SGEMMs reach 70-80%.
 FP32_BOUND_PCT = 70.0
@@ -189,9 +190,7 @@ def utilisation(kernels: pd.DataFrame) -> pd.DataFrame:
     FP16 peak), issue (issue slots used); ffma_share (FFMAs among issued
     warp instructions); blocks, waves and sm_fill (share of SMs given a block)."""
     def col(name: str) -> pd.Series:  # a missing column (an older table) reads as unknown
-        if name in kernels.columns:
-            return pd.to_numeric(kernels[name], errors="coerce").astype("float64")
-        return pd.Series(np.nan, index=kernels.index)
+        return numeric_column(kernels, name)
 
     seconds = col("duration_ns") * 1e-9
     issue_slots = col("smsp_cycles") * ISSUE_SLOTS_PER_SM * col("sm_count")

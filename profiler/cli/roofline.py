@@ -45,7 +45,7 @@ def roofline(
     kernels, run = load_kernels(paths or [])
     console = Console(stderr=True)
     rf = make_roofline(kernels)
-    fig = roofline_figure(kernels, title=title)
+    fig = roofline_figure(kernels, title=title, rf=rf)
     output.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(output, dpi=dpi)
     for note in rf.notes:
@@ -92,7 +92,8 @@ def load_kernels(paths: list[Path]):
     import pandas as pd
 
     from ..errors import GemmprofError
-    from ..extract.tables import REPORT_SUFFIXES, read_reports
+    from ..extract.tables import read_reports
+    from ..rundir import REPORT_SUFFIXES
     from ..rundir import RUN_JSON, RunDir
 
     if not paths:
@@ -132,7 +133,7 @@ def load_kernels(paths: list[Path]):
 
 
 def _holds_reports(folder: Path) -> bool:
-    from ..extract.tables import REPORT_SUFFIXES
+    from ..rundir import REPORT_SUFFIXES
 
     return folder.is_dir() and any(p.name.endswith(REPORT_SUFFIXES) and not p.name.startswith(".")
                                    for p in folder.iterdir())

@@ -25,6 +25,7 @@ from typing import Any, Iterable
 import pandas as pd
 
 from ..errors import GemmprofError
+from ..rundir import REPORT_SUFFIXES
 from . import metrics as mt
 from .ncu_reader import Report, must_isolate, open_report, prepare_file
 from .rows import METRIC_COLUMNS, RULE_COLUMNS, TABLES, Rows, parse_nvtx, read_rows
@@ -44,8 +45,6 @@ __all__ = [
     "sass",
     "source",
 ]
-
-REPORT_SUFFIXES = (".ncu-rep", ".ncu-rep.xz")
 
 ENV_WORKERS = "GEMMPROF_EXTRACT_WORKERS"  # force the number of worker processes (1: none)
 PARALLEL_MIN_LAUNCHES = 96  # below this, starting workers (~1 s) costs more than it saves

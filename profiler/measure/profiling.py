@@ -13,11 +13,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from ..manifest import KernelSpec
-from ..rundir import RunDir, write_atomic
+from ..rundir import REPORT_SUFFIXES, RunDir, write_atomic
 from ..subprocess_env import child_env
 from .ncu import NcuOptions, NcuResult, failure, ncu_command, run_ncu, target_argv
 
-REPORT_SUFFIXES = (".ncu-rep", ".ncu-rep.xz")
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ from matplotlib.ticker import (
     NullLocator,
 )
 
-from ..analyze.roofline import LEVELS, format_rate, ladder_labels, roofline
+from ..analyze.roofline import LEVELS, Roofline, format_rate, ladder_labels, roofline
 from ..manifest import REFERENCES, TIERS
 
 LEVEL_MARKERS = {"DRAM": "o", "L2": "s", "shared": "D", "L1": "^"}
@@ -133,13 +133,14 @@ def _footnote(fig: Figure, notes, y: float = 0.01) -> None:
         fig.text(0.01, y, text, fontsize=FONT - 1.5, color="#444444", va="bottom", ha="left", gid="notes")
 
 
-def roofline_figure(kernels: pd.DataFrame, title: str | None = None) -> Figure:
+def roofline_figure(kernels: pd.DataFrame, title: str | None = None, rf: Roofline | None = None) -> Figure:
     """A hierarchical roofline of the launches in a `kernels` table: log-log FLOP/s against
     arithmetic intensity, a bandwidth ceiling per memory level and the FP32 FMA peak (the tensor
     peak too when a launch used tensor cores), all from the reports' own peak metrics. Each kernel
     is a row of points, one per memory level (colour per kernel, marker per level), labelled once
-    at its right end; labels are spread apart so none overlap."""
-    rf = roofline(kernels)
+    at its right end; labels are spread apart so none overlap. `rf`: the roofline of `kernels`,
+    when the caller has it already."""
+    rf = roofline(kernels) if rf is None else rf
     points, table = rf.points, rf.ceilings
     memory = table[table["kind"] == "memory"]
     compute = table[table["kind"] == "compute"]

@@ -1,0 +1,19 @@
+"""Reading numbers out of tables that may be old or partial: a missing column or value is unknown
+(NaN), never an error, so analyses run on any report and on run directories of older versions."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+
+def numeric_column(frame: pd.DataFrame, column: str) -> pd.Series:
+    """`frame[column]` as float64; all NaN when the table lacks the column."""
+    if column not in frame.columns:
+        return pd.Series(np.nan, index=frame.index, dtype="float64")
+    return pd.to_numeric(frame[column], errors="coerce").astype("float64")
+
+
+def number(value) -> float:
+    """A cell as a float; None, NaN and pandas' NA as NaN."""
+    return np.nan if value is None or pd.isna(value) else float(value)
