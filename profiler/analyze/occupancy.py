@@ -9,6 +9,7 @@ import math
 import numpy as np
 import pandas as pd
 
+from ..extract.metrics import OCCUPANCY_LIMITS
 from .values import number as _num
 
 # Registers in one SM's register file (64K 32-bit registers on every GPU since Maxwell).
@@ -21,13 +22,7 @@ WARP_SIZE = 32
 # Achieved occupancy below this share of theoretical points at uneven blocks or a partial wave.
 ACHIEVED_GAP_RATIO = 0.8
 
-LIMITS = (
-    ("registers", "occupancy_limit_registers"),
-    ("shared memory", "occupancy_limit_shared_mem"),
-    ("warps", "occupancy_limit_warps"),
-    ("blocks", "occupancy_limit_blocks"),
-    ("barriers", "occupancy_limit_barriers"),
-)
+LIMITS = OCCUPANCY_LIMITS
 
 COLUMNS = [
     "report", "launch", "achieved_pct", "theoretical_pct", "blocks_per_sm", "warps_per_block",

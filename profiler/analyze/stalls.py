@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..extract.metrics import NOT_A_STALL, SAMPLED_STALL_REASONS, STALL_REASONS
+from ..extract.metrics import SAMPLED_STALL_REASONS, STALL_ONLY, STALL_REASONS
 from .values import number as _value
 
 
@@ -100,8 +100,6 @@ STALLS: dict[str, Stall] = {s.reason: s for s in (
 # Every reason ncu reports must be explained here (checked by the tests).
 assert set(STALL_REASONS) <= set(STALLS) and set(SAMPLED_STALL_REASONS.values()) <= set(STALLS)
 
-# Reasons that count toward 'stall cycles' (selected is the issue cycle itself).
-STALL_ONLY = tuple(r for r in STALL_REASONS if r not in NOT_A_STALL)
 
 
 def explain(reason: str) -> Stall:

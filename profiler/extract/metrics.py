@@ -137,6 +137,8 @@ STALL_REASONS = (
 )
 # "selected" is the cycle the warp issues: not a stall, never the top stall.
 NOT_A_STALL = ("selected",)
+# Reasons that count toward stall cycles (selected is the issue cycle itself).
+STALL_ONLY = tuple(r for r in STALL_REASONS if r not in NOT_A_STALL)
 
 # Stall reasons of PC sampling (the source page): ncu name -> our reason key.
 SAMPLED_STALL_REASONS = {
@@ -390,16 +392,19 @@ def tensor_flop(frame: Any) -> np.ndarray:
     return total
 
 
+# Each resource that caps blocks per SM, and its column; ties are named in this order.
+OCCUPANCY_LIMITS = (
+    ("registers", "occupancy_limit_registers"),
+    ("shared memory", "occupancy_limit_shared_mem"),
+    ("warps", "occupancy_limit_warps"),
+    ("blocks", "occupancy_limit_blocks"),
+    ("barriers", "occupancy_limit_barriers"),
+)
+
+
 def occupancy_limiter(frame: Any) -> list[str | None]:
     """The resource allowing the fewest blocks per SM (ties listed in a fixed order)."""
-    names = {
-        "registers": "occupancy_limit_registers",
-        "shared memory": "occupancy_limit_shared_mem",
-        "warps": "occupancy_limit_warps",
-        "blocks": "occupancy_limit_blocks",
-        "barriers": "occupancy_limit_barriers",
-    }
-    limits = {name: _f(frame, column) for name, column in names.items()}
+    limits = {name: _f(frame, column) for name, column in OCCUPANCY_LIMITS}
     n = len(next(iter(limits.values())))
     return [choose_limiter({name: values[i] for name, values in limits.items()}) for i in range(n)]
 
@@ -415,7 +420,7 @@ def choose_limiter(limits: dict[str, float]) -> str | None:
 
 def top_stall(frame: Any) -> list[str | None]:
     """The stall reason costing the most cycles per issued instruction ('selected' excluded)."""
-    reasons = [r for r in STALL_REASONS if r not in NOT_A_STALL]
+    reasons = STALL_ONLY
     values = np.vstack([_f(frame, f"stall_{r}") for r in reasons])
     out: list[str | None] = []
     for i in range(values.shape[1]):
