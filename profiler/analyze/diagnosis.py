@@ -73,6 +73,11 @@ class Diagnosis:
     def profiled(self) -> bool:
         return self.launch is not None
 
+    @property
+    def is_reference(self) -> bool:
+        """A cuBLAS reference (manifest.REFERENCES): the yardstick, not a kernel to fix."""
+        return self.name in REFERENCES
+
 
 @dataclass
 class RunDiagnosis:
@@ -261,7 +266,7 @@ def _add_bench(d: Diagnosis, bench: pd.DataFrame | None, shape) -> None:
                 f"timed at {row['M']}x{row['N']}x{row['K']}, not at the profile shape"
     if row is not None and row.get("status") == "PASS":
         d.gflops, d.time_ms = float(row.get("gflops", np.nan)), float(row.get("median_ms", np.nan))
-        d.pct_cublas = float(row.get("pct_of_cublas", np.nan)) if d.name not in REFERENCES else 100.0
+        d.pct_cublas = float(row.get("pct_of_cublas", np.nan)) if not d.is_reference else 100.0
         d.gflops_source = "bench"
     elif row is not None:
         d.gflops_source = "untimed"  # failed verification there: never timed, and not from ncu either
@@ -320,7 +325,7 @@ def _add_profile(d: Diagnosis, launch: dict, per: Mapping[str, pd.DataFrame | No
     d.hot_lines, d.listing, d.source_file = _lines(source)
     if per.get("source") is None:
         d.warnings.append("No source table in this run: no source lines.")
-    elif d.hot_lines.empty and d.name not in REFERENCES:  # cuBLAS never has line information
+    elif d.hot_lines.empty and not d.is_reference:  # cuBLAS never has line information
         d.warnings.append("No line information for this kernel: it was not compiled with -lineinfo.")
 
 

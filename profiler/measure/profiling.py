@@ -18,7 +18,6 @@ from ..subprocess_env import child_env
 from .ncu import NcuOptions, NcuResult, failure, ncu_command, run_ncu, target_argv
 
 
-
 @dataclass(frozen=True)
 class ProfileJob:
     name: str

@@ -34,6 +34,7 @@ from ..analyze.verdict import (
     fmt_way,
 )
 from ..extract.metrics import describe
+from ..manifest import REFERENCES
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 FORMATS = {"html": ".html", "md": ".md"}
@@ -326,7 +327,7 @@ def index_view(run: RunDiagnosis) -> dict[str, Any]:
             Cell(d.verdict.label if d.verdict else "not profiled"), Cell(d.verdict.problem if d.verdict else ""),
             status_cell(d.status, d.status_note),
         ])
-        summary.row_classes.append("top" if d.name == "cublas" else "")
+        summary.row_classes.append("top" if d.is_reference else "")
     shapes = list(dict.fromkeys(run.sizes["shape"])) if not run.sizes.empty else []
     sizes = Table(["kernel", *[f"{s} GFLOP/s" for s in shapes]], align="l" + "r" * len(shapes), cls="sizes")
     for name in dict.fromkeys(run.sizes["kernel"]) if shapes else []:
@@ -340,7 +341,7 @@ def index_view(run: RunDiagnosis) -> dict[str, Any]:
             r = r.iloc[0] if isinstance(r, pd.DataFrame) else r
             if r["status"] == "PASS":
                 text = fmt_num(r["gflops"]) + ("*" if r.get("throttled") is True else "")
-                if name != "cublas" and not _nan(r["pct_cublas"]):
+                if name not in REFERENCES and not _nan(r["pct_cublas"]):
                     text += f" ({fmt_pct(r['pct_cublas'])})"
                 cells.append(_num_cell(text))
             else:
