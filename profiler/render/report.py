@@ -23,6 +23,7 @@ import pandas as pd
 from markupsafe import Markup, escape
 
 from ..analyze.diagnosis import Diagnosis, RunDiagnosis
+from ..analyze.ladder import SAME_POINTS, SAME_RATIO
 from ..analyze.memory import gemm_min_bytes
 from ..analyze.occupancy import LIMITS
 from ..analyze.verdict import (
@@ -488,7 +489,8 @@ def environment(fmt: str) -> jinja2.Environment:
         keep_trailing_newline=True,
         undefined=jinja2.StrictUndefined,
     )
-    env.globals.update(fmt=fmt, ext=FORMATS[fmt], HOT_SHARE_PCT=HOT_SHARE_PCT, MD_CODE_WIDTH=MD_CODE_WIDTH)
+    env.globals.update(fmt=fmt, ext=FORMATS[fmt], HOT_SHARE_PCT=HOT_SHARE_PCT, MD_CODE_WIDTH=MD_CODE_WIDTH,
+                       SAME_PCT=100 * SAME_RATIO, SAME_POINTS=SAME_POINTS)
     env.filters.update(num=fmt_num, pct=fmt_pct, bytes=fmt_bytes, times=fmt_times, way=fmt_way, compact=fmt_count,
                        ncu=_ncu_text(fmt), prose=_prose(fmt), md_cell=_md_cell, md_code=_md_code, heat=_heat)
     return env
