@@ -25,6 +25,7 @@ import pandas as pd
 
 from ..extract.metrics import SHARED_BYTES_PER_WAVEFRONT
 from .values import number as _num
+from .values import numeric_column
 
 FP32_BYTES = 4
 
@@ -192,10 +193,16 @@ def traffic(kernels: pd.DataFrame, reads_c: bool = True) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["report", "launch", "level", "bytes", "minimum", "times"])
 
 
+def shared_bytes(kernels: pd.DataFrame) -> pd.Series:
+    """Shared-memory bytes as the bandwidth peak counts them: wavefronts (loads, stores, cp.async)
+    times the 128 bytes one wavefront can move. Missing parts count 0 unless all are missing."""
+    parts = pd.concat([numeric_column(kernels, col) for _, col, _, _ in SHARED_KINDS], axis=1)
+    return parts.sum(axis=1, min_count=1) * SHARED_BYTES_PER_WAVEFRONT
+
+
 def shared_utilisation_pct(kernels: pd.DataFrame) -> pd.Series:
     """Shared-memory wavefronts (loads, stores, cp.async) per second over the peak rate, in %."""
-    wavefronts = sum(kernels[col].fillna(0) for _, col, _, _ in SHARED_KINDS if col in kernels.columns)
-    rate = wavefronts * SHARED_BYTES_PER_WAVEFRONT / (kernels["duration_ns"] * 1e-9)
+    rate = shared_bytes(kernels).fillna(0) / (kernels["duration_ns"] * 1e-9)
     return 100.0 * rate / kernels["peak_shared_bytes_per_s"]
 
 

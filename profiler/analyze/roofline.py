@@ -20,8 +20,9 @@ import numpy as np
 import pandas as pd
 
 from ..errors import GemmprofError
-from ..extract.metrics import SHARED_BYTES_PER_WAVEFRONT, describe
+from ..extract.metrics import describe
 from ..manifest import CUBLAS, REFERENCES, load_manifest
+from .memory import shared_bytes  # noqa: F401  (a roofline level; tests import it from here)
 from .values import numeric_column as _num
 
 CUBLAS_LABEL = "cuBLAS"
@@ -58,7 +59,6 @@ COMPUTE: tuple[Compute, ...] = (
     Compute("FP32 FMA", "peak_fp32_flops", tensor=False),
     Compute("tensor FP16", "peak_tensor_fp16_flops", tensor=True),
 )
-SHARED_WAVEFRONT_COLUMNS = ("shared_load_wavefronts", "shared_store_wavefronts", "shared_ldgsts_wavefronts")
 
 
 @dataclass(frozen=True)
@@ -70,14 +70,6 @@ class Roofline:
     ceilings: pd.DataFrame
     notes: tuple[str, ...] = field(default=())
     gpu: str | None = None
-
-
-def shared_bytes(kernels: pd.DataFrame) -> pd.Series:
-    """Shared-memory bytes as the bandwidth peak counts them: wavefronts (loads, stores, cp.async)
-    times the 128 bytes one wavefront can move. Missing parts count 0 unless all are missing."""
-    parts = pd.concat([_num(kernels, c) for c in SHARED_WAVEFRONT_COLUMNS], axis=1)
-    total = parts.sum(axis=1, min_count=1)
-    return total * SHARED_BYTES_PER_WAVEFRONT
 
 
 def kernel_names(kernels: pd.DataFrame) -> pd.Series:
