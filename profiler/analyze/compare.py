@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from ..extract.metrics import describe
+from .roofline import kernel_names
 from .values import numeric_column as _num
 
 KEYS = ["kernel", "M", "N", "K"]
@@ -142,9 +143,8 @@ def compare_bench(base: pd.DataFrame, new: pd.DataFrame, threshold: float = DEFA
 def per_kernel_metrics(kernels: pd.DataFrame) -> pd.DataFrame:
     """The `KEY_METRICS` per kernel and shape of a kernels table: summed over a kernel's launches
     (cuBLAS may launch several), or the longest launch's value; FLOP/s recomputed from the sums."""
-    name = kernels["kernel_key"] if "kernel_key" in kernels.columns else kernels["function"]
     frame = pd.DataFrame({
-        "kernel": name.fillna(kernels.get("function", name)).astype(str),
+        "kernel": kernel_names(kernels),
         "M": _num(kernels, "M").astype("Int64"), "N": _num(kernels, "N").astype("Int64"), "K": _num(kernels, "K").astype("Int64"),
         "flop": _num(kernels, "fp32_flop").fillna(0) + _num(kernels, "tensor_flop").fillna(0),
     })

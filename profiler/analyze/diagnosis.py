@@ -21,6 +21,7 @@ import pandas as pd
 from ..manifest import CUBLAS, REFERENCES, KernelSpec
 from . import ladder, memory, stalls
 from .occupancy import occupancy
+from .roofline import kernel_names
 from .verdict import Verdict, classify, utilisation
 
 
@@ -165,11 +166,7 @@ def _named(kernels: pd.DataFrame | None) -> pd.DataFrame | None:
     """The kernels table with a `name` column: gemmprof's kernel name, else the function name."""
     if kernels is None:
         return None
-    out = kernels.copy()
-    key = out["kernel_key"] if "kernel_key" in out.columns else pd.Series([None] * len(out), index=out.index)
-    function = out["function"] if "function" in out.columns else out.get("kernel")
-    out["name"] = [k if isinstance(k, str) and k else str(f) for k, f in zip(key, function)]
-    return out
+    return kernels.assign(name=kernel_names(kernels))
 
 
 def _shape_of(record: Mapping) -> tuple[int, int, int] | None:
