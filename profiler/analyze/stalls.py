@@ -100,6 +100,22 @@ STALLS: dict[str, Stall] = {s.reason: s for s in (
 # Every reason ncu reports must be explained here (checked by the tests).
 assert set(STALL_REASONS) <= set(STALLS) and set(SAMPLED_STALL_REASONS.values()) <= set(STALLS)
 
+# The reasons by what they wait for (the report's stall chart colours by group); each reason is in
+# exactly one group.
+STALL_GROUPS: dict[str, tuple[str, ...]] = {
+    "memory": ("lg_throttle", "long_scoreboard", "tex_throttle", "drain", "imc_miss"),
+    "shared / MIO": ("mio_throttle", "short_scoreboard"),
+    "sync": ("barrier", "membar", "sleeping", "warpgroup_arrive", "gmma"),
+    "pipes / issue": ("math_pipe_throttle", "dispatch_stall", "wait", "branch_resolving", "no_instruction", "misc"),
+    "ready (not a cost)": ("not_selected", "selected"),
+}
+assert sorted(r for reasons in STALL_GROUPS.values() for r in reasons) == sorted(STALLS)
+
+
+def stall_group(reason: str) -> str:
+    """The group of a reason; one ncu added after this table is 'pipes / issue'."""
+    return next((g for g, reasons in STALL_GROUPS.items() if reason in reasons), "pipes / issue")
+
 
 
 def explain(reason: str) -> Stall:

@@ -7,20 +7,13 @@ from __future__ import annotations
 import pandas as pd
 from matplotlib.figure import Figure
 
-from ..analyze.stalls import explain
+from ..analyze.stalls import STALL_GROUPS, explain, stall_group
 from ..analyze.verdict import fmt_bytes, fmt_num, fmt_pct, fmt_times
 
 FONT = 9
 WIDTH_IN = 6.4
 
-# Stall reasons by what they wait for, one colour each (Okabe-Ito, colour-blind safe).
-STALL_GROUPS = {
-    "memory": ("lg_throttle", "long_scoreboard", "tex_throttle", "drain", "imc_miss"),
-    "shared / MIO": ("mio_throttle", "short_scoreboard"),
-    "sync": ("barrier", "membar", "sleeping", "warpgroup_arrive", "gmma"),
-    "pipes / issue": ("math_pipe_throttle", "dispatch_stall", "wait", "branch_resolving", "no_instruction", "misc"),
-    "ready (not a cost)": ("not_selected", "selected"),
-}
+# One colour per group of stall reasons (analyze.stalls.STALL_GROUPS; Okabe-Ito, colour-blind safe).
 GROUP_COLORS = {
     "memory": "#D55E00",
     "shared / MIO": "#E69F00",
@@ -29,10 +22,6 @@ GROUP_COLORS = {
     "ready (not a cost)": "#AAAAAA",
 }
 LEVEL_COLOR = "#0072B2"
-
-
-def stall_group(reason: str) -> str:
-    return next((g for g, reasons in STALL_GROUPS.items() if reason in reasons), "pipes / issue")
 
 
 def stall_figure(stalls: pd.DataFrame, title: str = "Warp stalls") -> Figure:
