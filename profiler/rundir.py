@@ -103,3 +103,18 @@ def command_line() -> str:
 
 def slugify(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "-", text).strip("-")
+
+
+def newest_run(root: Path | None = None, need_table: str | None = None) -> Path:
+    """The run directory under `root` (default: ./reports, else the checkout's reports/) whose
+    run.json changed last, among those holding `need_table` when given: what `report` and
+    `roofline` read when no run is named."""
+    roots = [root] if root is not None else [Path("reports"), DEFAULT_REPORTS_DIR]
+    for folder in roots:
+        if folder.is_dir():
+            runs = [p.parent for p in folder.glob(f"*/{RUN_JSON}") if need_table is None or RunDir(p.parent).has_table(need_table)]
+            if runs:
+                return max(runs, key=lambda p: (p / RUN_JSON).stat().st_mtime)
+    what = f"run directory with a {need_table} table" if need_table else "run directory"
+    raise GemmprofError(f"no {what} found under reports/",
+                        "pass one (e.g. reports/sample-h200), or run gemmprof bench or profile first")

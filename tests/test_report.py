@@ -226,7 +226,7 @@ def test_a_bench_only_run(tmp_path):
 
 
 def test_newest_run_is_the_default(tmp_path, monkeypatch):
-    from profiler.cli.report import newest_run
+    from profiler.rundir import newest_run
 
     for name, mtime in (("old", 1_000_000), ("new", 2_000_000)):
         (tmp_path / name).mkdir()

@@ -32,7 +32,7 @@ def report(
     from ..errors import GemmprofError
     from ..manifest import load_manifest
     from ..render.report import report_files
-    from ..rundir import RunDir, write_atomic
+    from ..rundir import RunDir, newest_run, write_atomic
 
     console = Console() if sys.stdout.isatty() else Console(width=200)  # piped: do not wrap at 80
     run = RunDir(run_dir if run_dir is not None else newest_run())
@@ -68,18 +68,3 @@ def report(
                 verdict = f"{d.verdict.label}: {d.verdict.problem}" if d.verdict else "not profiled"
                 console.print(f"  {d.name:<12} {verdict}")
     console.print(f"wrote {written} files; open {target / 'index.html'} (summary for CI: {target / 'summary.md'})")
-
-
-def newest_run(root: Path | None = None) -> Path:
-    """The run directory under `root` (default: ./reports, else the checkout's reports/) whose
-    run.json changed last."""
-    from ..errors import GemmprofError
-    from ..rundir import DEFAULT_REPORTS_DIR, RUN_JSON
-
-    roots = [root] if root is not None else [Path("reports"), DEFAULT_REPORTS_DIR]
-    for folder in roots:
-        if folder.is_dir():
-            runs = [p.parent for p in folder.glob(f"*/{RUN_JSON}")]
-            if runs:
-                return max(runs, key=lambda p: (p / RUN_JSON).stat().st_mtime)
-    raise GemmprofError("no run directory found under reports/", "pass RUN_DIR, or run gemmprof bench or profile first")

@@ -94,10 +94,10 @@ def load_kernels(paths: list[Path]):
     from ..errors import GemmprofError
     from ..extract.tables import read_reports
     from ..rundir import REPORT_SUFFIXES
-    from ..rundir import RUN_JSON, RunDir
+    from ..rundir import RUN_JSON, RunDir, newest_run
 
     if not paths:
-        run = newest_run()
+        run = RunDir(newest_run(need_table="kernels"))
         return run.read_table("kernels"), run
     frames, runs = [], []
     for path in paths:
@@ -137,16 +137,3 @@ def _holds_reports(folder: Path) -> bool:
 
     return folder.is_dir() and any(p.name.endswith(REPORT_SUFFIXES) and not p.name.startswith(".")
                                    for p in folder.iterdir())
-
-
-def newest_run():
-    """The most recently written run directory under reports/ that has a kernels table."""
-    from ..errors import GemmprofError
-    from ..rundir import DEFAULT_REPORTS_DIR, RUN_JSON, RunDir
-
-    candidates = sorted((p for p in DEFAULT_REPORTS_DIR.glob(f"*/{RUN_JSON}") if RunDir(p.parent).has_table("kernels")),
-                        key=lambda p: p.stat().st_mtime, reverse=True)
-    if not candidates:
-        raise GemmprofError(f"no profiled run under {DEFAULT_REPORTS_DIR}",
-                            "pass a run directory, e.g. gemmprof roofline reports/sample-h200")
-    return RunDir(candidates[0].parent)
