@@ -169,6 +169,16 @@ class KernelSpec:
         ]
         return f"{self.name} needs " + ", ".join(wrong) if wrong else None
 
+    def gpu_too_old(self, cc: tuple[int, int]) -> str | None:
+        """Why a GPU of compute capability `cc` cannot run this kernel (below min_cc), or None."""
+        if self.min_cc and cc[0] * 10 + cc[1] < self.min_cc:
+            return f"{self.name} needs compute capability {self.min_cc // 10}.{self.min_cc % 10}, this GPU has {cc[0]}.{cc[1]}"
+        return None
+
+    def cannot_run(self, M: int, N: int, K: int, cc: tuple[int, int]) -> str | None:
+        """Why this kernel cannot run shape (M, N, K) on a GPU of compute capability `cc`, or None."""
+        return self.gpu_too_old(cc) or self.unsupported_reason(M, N, K)
+
     def launch(self, M: int, N: int, K: int) -> Launch:
         def dims(exprs: tuple[Expr, ...]) -> tuple[int, int, int]:
             values = [evaluate(e, M, N, K) for e in exprs] + [1] * (3 - len(exprs))

@@ -90,14 +90,13 @@ def test_gather_shapes_merges_and_dedups():
 
 def test_kernels_for_a_newer_gpu_are_skipped_with_the_reason():
     from profiler.manifest import load_manifest
-    from profiler.measure.worker import gpu_too_old
 
     by_name = {s.name: s for s in load_manifest()}
     wgmma, cpasync, naive = by_name["wgmma"], by_name["cpasync"], by_name["naive"]
-    assert gpu_too_old(wgmma, (8, 0)) == "wgmma needs compute capability 9.0, this GPU has 8.0"
-    assert gpu_too_old(wgmma, (9, 0)) is None and gpu_too_old(cpasync, (8, 0)) is None
-    assert "needs compute capability 8.0" in gpu_too_old(cpasync, (7, 5))
-    assert gpu_too_old(naive, (7, 0)) is None  # no min_cc: runs anywhere
+    assert wgmma.gpu_too_old((8, 0)) == "wgmma needs compute capability 9.0, this GPU has 8.0"
+    assert wgmma.gpu_too_old((9, 0)) is None and cpasync.gpu_too_old((8, 0)) is None
+    assert "needs compute capability 8.0" in cpasync.gpu_too_old((7, 5))
+    assert naive.gpu_too_old((7, 0)) is None  # no min_cc: runs anywhere
 
 
 def test_git_commit_named_in_the_environment_wins(tmp_path, monkeypatch):

@@ -96,6 +96,14 @@ def test_one_report_per_kernel_and_tables(fake_ncu, tmp_path):
     assert all((run / "extract" / r / "done").is_file() for r in reports)
 
 
+def test_kernels_that_cannot_run_the_shape_are_skipped_with_the_reason(fake_ncu, tmp_path):
+    # vectorized needs N and K multiples of 4: at 512x255x128 it is skipped, naive is profiled
+    result, run = profile(tmp_path, "-k", "naive", "-k", "vectorized", "--mnk", "512", "255", "128")
+    assert result.exit_code == 0, result.output
+    assert "vectorized: skipped (vectorized needs N=255 is not a multiple of 4)" in result.output
+    assert sorted(p.name for p in (run / "ncu").iterdir()) == ["naive_512x255x128.ncu-rep"]
+
+
 def test_rerun_skips_finished_reports_unless_forced(fake_ncu, tmp_path):
     profile(tmp_path, "-k", "naive", "--size", "64")
     report = tmp_path / "runs" / "r" / "ncu" / "naive_64x64x64.ncu-rep"

@@ -64,6 +64,18 @@ def profile(
     # NVML only: the CUDA side (runtime, cuBLAS, SMs) is reported by the first target instead.
     env = collect_environment(ncu=str(exe), need_gpu=True, nvml_only=True)
     phases = {"environment_s": time.perf_counter() - started}
+    M, N, K = shape
+    # cuBLAS once per precision tier in the selection (FP32 SGEMM, FP16 GemmEx), as bench does.
+    tiers = sorted({s.tier for s in specs}) or ["fp32"]
+    cc = tuple(int(part) for part in env["compute_capability"].split("."))
+    runnable = []
+    for s in specs:  # a kernel that cannot run here is a SKIP, as in bench, not a failed ncu run
+        reason = s.cannot_run(M, N, K, cc)
+        if reason:
+            console.print(f"  {s.name}: skipped ({reason})")
+        else:
+            runnable.append(s)
+    specs = runnable
     # Compile in the background: cuBLAS is profiled first and needs no cubin.
     builder = ThreadPoolExecutor(max_workers=1)
     building = builder.submit(build_all, specs, env["arch"]) if specs else None
@@ -73,9 +85,6 @@ def profile(
         "kind": "profile", "command": command_line(), "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "git_commit": commit, "git_dirty": dirty, "environment": env,
     })
-    M, N, K = shape
-    # cuBLAS once per precision tier in the selection (FP32 SGEMM, FP16 GemmEx), as bench does.
-    tiers = sorted({s.tier for s in specs}) or ["fp32"]
     references = [ProfileJob(reference_name(t), t, None) for t in tiers] if with_cublas else []
     jobs = references + [ProfileJob(s.name, s.tier, s) for s in specs]
     console.print(f"[bold]{env['gpu_name']}[/]: ncu {env['ncu_version']} --set {section_set} --clock-control {clock_control}; "

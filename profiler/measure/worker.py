@@ -62,13 +62,6 @@ def measure_shape(cp, runners: dict, name: str, M: int, N: int, K: int, tier: st
     return rec
 
 
-def gpu_too_old(spec: KernelSpec, cc: tuple[int, int]) -> str | None:
-    """Why this GPU cannot run the kernel (its compute capability is below the spec's min_cc)."""
-    if spec.min_cc and cc[0] * 10 + cc[1] < spec.min_cc:
-        return f"{spec.name} needs compute capability {spec.min_cc // 10}.{spec.min_cc % 10}, this GPU has {cc[0]}.{cc[1]}"
-    return None
-
-
 def main() -> int:
     job = json.loads(sys.stdin.read())
     name, tier = job["kernel"], job.get("tier", "fp32")
@@ -85,7 +78,7 @@ def main() -> int:
         runners[name] = runners[CUBLAS]
     else:  # the job carries the spec, so kernels outside the manifest (tests) run too
         spec = KernelSpec.from_dict(job["spec"])
-        too_old = gpu_too_old(spec, info.compute_capability)
+        too_old = spec.gpu_too_old(info.compute_capability)
         if too_old:  # its cubin would not even load here: a SKIP with the reason, not an ERROR
             for M, N, K in job["shapes"]:
                 _emit({"kernel": name, "tier": tier, "M": M, "N": N, "K": K, "status": "SKIP", "reason": too_old})
