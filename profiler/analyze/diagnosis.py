@@ -224,7 +224,8 @@ def _per_launch(chosen: pd.DataFrame, tables: Mapping[str, pd.DataFrame]) -> dic
         "stalls": stalls.top_stalls(chosen, TOP_STALLS),
         "utilisation": utilisation(chosen),
     }
-    out["verdicts"] = classify(chosen, out["mix"], out["conflicts"], out["coalescing"], source)
+    out["verdicts"] = classify(chosen, out["mix"], out["conflicts"], out["coalescing"], source,
+                               util=out["utilisation"], occ=out["occupancy"])
     return out
 
 

@@ -215,13 +215,15 @@ def utilisation(kernels: pd.DataFrame) -> pd.DataFrame:
 
 
 def classify(kernels: pd.DataFrame, mix: pd.DataFrame | None = None, conflicts: pd.DataFrame | None = None,
-             coalescing: pd.DataFrame | None = None, source: pd.DataFrame | None = None) -> pd.DataFrame:
+             coalescing: pd.DataFrame | None = None, source: pd.DataFrame | None = None,
+             util: pd.DataFrame | None = None, occ: pd.DataFrame | None = None) -> pd.DataFrame:
     """One verdict per launch of `kernels`. The optional frames add evidence: `mix` from
     `memory.instruction_mix`, `conflicts` from `memory.bank_conflicts`, `coalescing` from
-    `memory.coalescing`, `source` (the run's table) where the deciding stalls happen.
+    `memory.coalescing`, `source` (the run's table) where the deciding stalls happen; `util` and
+    `occ`, `utilisation(kernels)` and `occupancy(kernels)` when the caller has them already.
     Columns: report, launch, verdict (a `Verdict`), bound, label, problem."""
-    util = utilisation(kernels)
-    occ = occupancy(kernels)
+    util = utilisation(kernels) if util is None else util
+    occ = occupancy(kernels) if occ is None else occ
     stalls = stall_breakdown(kernels)
     rows = []
     for i, record in enumerate(kernels.to_dict("records")):
