@@ -55,11 +55,11 @@ for s in $STEPS; do
            fast=${FAST_KERNELS:-$(python3 -c 'from profiler.manifest import load_manifest; print(" ".join(s.name for s in load_manifest() if s.index >= 10), "best")')}
            fast_k=""; for k in $fast; do fast_k="$fast_k -k $k"; done
            COLUMNS=180 python3 -m profiler bench $fast_k --sizes "${FAST_SIZES:-4096,8192}" --out "$WORK/runs" --run-id fast || status=1
-           prof_k=""; for k in $fast; do [ "$k" = best ] || prof_k="$prof_k -k $k"; done
-           COLUMNS=160 python3 -m profiler profile $prof_k -k cublas --size 4096 --out "$WORK/runs" --run-id fastprof || status=1
+           # dispatchers (e.g. best) are not profiled: only the kernels they choose from are
+           prof_k=$(python3 -c 'import sys; from profiler.manifest import split_names; print(" ".join("-k " + n for n in split_names(sys.argv[1:])[0]))' $fast)
+           COLUMNS=160 python3 -m profiler profile $prof_k -k cublas --size 4096 --xz --out "$WORK/runs" --run-id fastprof || status=1
            COLUMNS=220 python3 -m profiler analyze "$WORK/runs/fastprof" || status=1
-           python3 -m profiler report "$WORK/runs/fastprof" >/dev/null || status=1
-           for f in "$WORK"/runs/fastprof/ncu/*.ncu-rep; do xz -T0 -6 "$f"; done ;;
+           python3 -m profiler report "$WORK/runs/fastprof" >/dev/null || status=1 ;;
       overhead) step "profile --kernel all --size 2048 against bare ncu"
            # cold (fresh machine: compile, first ncu start), then bare ncu, then gemmprof again: the
            # fair comparison is the second gemmprof run against the bare replay between the two.
