@@ -268,6 +268,8 @@ def _check_textures(spec: KernelSpec, where: str) -> None:
         raise GemmprofError(f"{where}: {spec.name}: textures must name each of {sorted(TEXTURE_ROW_DIM)} at most once, got {list(spec.textures)}")
     if spec.tier != "fp32":
         raise GemmprofError(f"{where}: {spec.name}: textures are float4 texels: fp32 tier only")
+    if spec.tensor_maps:  # the TMA launcher passes the fixed arguments and its maps, nothing else
+        raise GemmprofError(f"{where}: {spec.name}: textures and tensor_maps cannot be combined")
     for matrix in spec.textures:
         dim = TEXTURE_ROW_DIM[matrix]
         if spec.contract.get(dim, 1) % TEXEL_FLOATS:

@@ -63,6 +63,8 @@ def test_spec_from_json_written_before_the_key_existed():
         (('["A", "B"]', '["A", "C"]'), "at most once"),
         (('["A", "B"]', '["B", "B"]'), "at most once"),
         (('tier = "fp32"', 'tier = "fp16"'), "fp32 tier only"),
+        (('textures = ["A", "B"]\n', 'textures = ["A", "B"]\ntensor_maps = [{ operand = "C", box = [32, 8] }]\n'),
+         "cannot be combined"),
         (("contract = { N = 4, K = 4 }", "contract = { N = 4 }"), "K a multiple of 4"),
         (("contract = { N = 4, K = 4 }", "contract = { N = 2, K = 8 }"), "N a multiple of 4"),
         (("contract = { N = 4, K = 4 }\n", ""), "K a multiple of 4"),
