@@ -19,6 +19,9 @@ from .errors import GemmprofError
 # The baseline every kernel is verified and timed against; its rows and reports carry this name.
 CUBLAS = "cublas"
 
+# Bytes of one element of each tier's input type (fp16 inputs; fp32 inputs and every C).
+ELEMENT_BYTES = {"fp16": 2, "fp32": 4}
+
 KERNELS_DIR = Path(__file__).resolve().parent.parent / "kernels"
 MANIFEST_PATH = KERNELS_DIR / "ladder.toml"
 
@@ -109,8 +112,12 @@ class TensorMapSpec:
             raise ValueError(f"{label}: tensor map swizzle must be 0, 32, 64 or 128 bytes, got {tm.swizzle}")
         return tm
 
+    def element_type(self, tier: str) -> str:
+        """A and B have the tier's input type; C is always float."""
+        return tier if self.operand in ("A", "B") else "fp32"
+
     def element_bytes(self, tier: str) -> int:
-        return 2 if tier == "fp16" and self.operand != "C" else 4
+        return ELEMENT_BYTES[self.element_type(tier)]
 
     def check(self, tier: str, label: str) -> None:
         """TMA's rules on the box: inner extent a multiple of 16 bytes, within the swizzle span."""

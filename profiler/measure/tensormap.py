@@ -21,7 +21,6 @@ from ..manifest import TensorMapSpec
 
 # CUtensorMapDataType, CUtensorMapSwizzle, ... (cuda.h)
 DATA_TYPE = {"fp16": 6, "fp32": 7}  # CU_TENSOR_MAP_DATA_TYPE_FLOAT16 / _FLOAT32
-ELEMENT_BYTES = {"fp16": 2, "fp32": 4}
 SWIZZLE = {0: 0, 32: 1, 64: 2, 128: 3}  # bytes -> CU_TENSOR_MAP_SWIZZLE_NONE / 32B / 64B / 128B
 INTERLEAVE_NONE = 0
 L2_PROMOTION_256B = 3  # CU_TENSOR_MAP_L2_PROMOTION_L2_256B
@@ -54,16 +53,11 @@ def operand_shape(operand: str, M: int, N: int, K: int) -> tuple[int, int]:
     return {"A": (M, K), "B": (K, N), "C": (M, N)}[operand]
 
 
-def element_type(operand: str, tier: str) -> str:
-    """A and B have the tier's input type; C is always float."""
-    return tier if operand in ("A", "B") else "fp32"
-
-
 def encoding(tm: TensorMapSpec, tier: str, M: int, N: int, K: int) -> Encoding:
     """What to ask cuTensorMapEncodeTiled for, for operand `tm.operand` of an (M, N, K) problem."""
     rows, cols = operand_shape(tm.operand, M, N, K)
-    etype = element_type(tm.operand, tier)
-    row_bytes = cols * ELEMENT_BYTES[etype]
+    etype = tm.element_type(tier)
+    row_bytes = cols * tm.element_bytes(tier)
     if row_bytes % 16:
         raise GemmprofError(f"tensor map of {tm.operand}: a row is {row_bytes} bytes, TMA needs a multiple of 16")
     return Encoding(
