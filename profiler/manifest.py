@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import operator
 import tomllib
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -213,6 +214,12 @@ def reference_name(tier: str) -> str:
 
 # Reference name -> its tier, for every tier.
 REFERENCES = {reference_name(t): t for t in TIERS}
+
+
+def reference_tiers(kernels: Iterable[KernelSpec | Dispatcher]) -> list[str]:
+    """The tiers whose cuBLAS reference a selection is compared with: one per tier present (FP32
+    SGEMM, FP16 GemmEx), FP32 alone for an empty selection. Bench and profile both use it."""
+    return sorted({k.tier for k in kernels}) or ["fp32"]
 
 
 def parse_manifest(text: str, where: str = "ladder.toml") -> tuple[KernelSpec, ...]:

@@ -100,3 +100,13 @@ def test_spec_survives_the_trip_to_a_child_process():
         again = KernelSpec.from_dict(json.loads(json.dumps(asdict(spec))))
         assert again == spec
         assert again.launch(1536, 512, 2048) == spec.launch(1536, 512, 2048)
+
+
+def test_reference_tiers_of_a_selection():
+    from profiler.manifest import load_dispatchers, reference_tiers, select_kernels
+
+    assert reference_tiers([]) == ["fp32"]
+    assert reference_tiers(select_kernels(["naive", "smem"])) == ["fp32"]
+    assert reference_tiers(select_kernels(["naive", "wgmma"])) == ["fp16", "fp32"]
+    assert reference_tiers(select_kernels(["wgmma"])) == ["fp16"]
+    assert reference_tiers(list(load_dispatchers())) == sorted({d.tier for d in load_dispatchers()})

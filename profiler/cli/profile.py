@@ -37,7 +37,7 @@ def profile(
     from ..errors import GemmprofError
     from ..extract import metrics as metric_table
     from ..extract.run import extract_run
-    from ..manifest import CUBLAS, reference_name, select_kernels
+    from ..manifest import CUBLAS, reference_name, reference_tiers, select_kernels
     from ..measure.build import build_all
     from ..measure.device import collect_environment, git_commit
     from ..measure.ncu import CLOCK_CONTROLS, NcuOptions, resolve_ncu
@@ -65,8 +65,7 @@ def profile(
     env = collect_environment(ncu=str(exe), need_gpu=True, nvml_only=True)
     phases = {"environment_s": time.perf_counter() - started}
     M, N, K = shape
-    # cuBLAS once per precision tier in the selection (FP32 SGEMM, FP16 GemmEx), as bench does.
-    tiers = sorted({s.tier for s in specs}) or ["fp32"]
+    tiers = reference_tiers(specs)  # of the selection, before kernels that cannot run are dropped
     cc = tuple(int(part) for part in env["compute_capability"].split("."))
     runnable = []
     for s in specs:  # a kernel that cannot run here is a SKIP, as in bench, not a failed ncu run

@@ -13,7 +13,7 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import asdict
 
-from ..manifest import Dispatcher, KernelSpec, reference_name
+from ..manifest import Dispatcher, KernelSpec, reference_name, reference_tiers
 from ..subprocess_env import child_env
 from .timing import TimingPolicy
 
@@ -80,9 +80,8 @@ def bench(specs: list[KernelSpec], cubins: dict[str, str], shapes: list[Shape], 
     """cuBLAS first (the reference every row is compared with), then the ladder in order, then
     each dispatcher: per shape the kernel its rules choose, recorded under the dispatcher's name
     with `dispatched_to` saying which kernel ran. `cubins` covers every kernel they may choose."""
-    tiers = sorted({s.tier for s in specs} | {d.tier for d in dispatchers}) or ["fp32"]
     if include_cublas:
-        for tier in tiers:
+        for tier in reference_tiers([*specs, *dispatchers]):
             bench_kernel(reference_name(tier), tier, None, shapes, policy, on_record, device=device)
     for spec in specs:
         bench_kernel(spec.name, spec.tier, cubins[spec.name], shapes, policy, on_record, seed=spec.index * 1000,
