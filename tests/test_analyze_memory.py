@@ -29,6 +29,31 @@ def test_gemm_minimum():
     assert memory.gemm_min_bytes(2048, 2048, 2048)["total"] == 4 * (3 * 2048**2 + 2048**2)
 
 
+def test_gemm_minimum_with_half_precision_inputs():
+    # FP16 A and B (2 bytes), FP32 C: read 2 * (8 + 12) + 4 * 6, write 4 * 6.
+    assert memory.gemm_min_bytes(2, 3, 4, input_bytes=2) == {"read": 64, "write": 24, "total": 88}
+
+
+def test_input_bytes_of_a_launch():
+    assert memory.input_bytes({"kernel_key": "wgmma"}) == 2  # the fp16 tier, from the manifest
+    assert memory.input_bytes({"kernel_key": "cublas-fp16"}) == 2
+    assert memory.input_bytes({"kernel_key": "naive", "tensor_fp16_flop": 0.0}) == 4
+    assert memory.input_bytes({"kernel_key": None, "tensor_fp16_flop": 1e9}) == 2  # another program's
+    assert memory.input_bytes({"kernel_key": None, "tensor_fp8_flop": 1e9}) == 1
+    assert memory.input_bytes({"kernel_key": None, "tensor_tf32_flop": 1e9}) == 4
+    assert memory.input_bytes({}) == 4
+
+
+@need_sample
+def test_fp16_kernels_are_held_to_the_fp16_minimum():
+    kernels = pd.read_parquet(SAMPLE / "kernels.parquet")
+    traffic = memory.traffic(kernels[kernels["kernel_key"].isin(["wgmma", "naive"])])
+    minimum = traffic[traffic["level"] == "DRAM read"].set_index("report")["minimum"]
+    by_key = kernels.set_index("report")["kernel_key"]
+    n = 2048**2
+    assert {by_key[i]: m for i, m in minimum.items()} == {"wgmma": 2 * 2 * n + 4 * n, "naive": 4 * 3 * n}
+
+
 def test_opcode():
     assert memory.opcode("@!P0 LDS.U.128 R4, [R2+0x10]") == "LDS"
     assert memory.opcode("FFMA R1, R2, R3, R1") == "FFMA"

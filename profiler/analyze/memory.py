@@ -19,11 +19,13 @@ over that minimum is how many times each byte was fetched there.
 from __future__ import annotations
 
 import re
+from functools import cache
 
 import numpy as np
 import pandas as pd
 
 from ..extract.metrics import SHARED_BYTES_PER_WAVEFRONT
+from ..manifest import ELEMENT_BYTES, REFERENCES, load_manifest
 from .values import number as _num
 from .values import numeric_column
 
@@ -76,11 +78,38 @@ TRAFFIC_LEVELS = (
 _KEYS = ["report", "launch"]
 
 
-def gemm_min_bytes(M: int, N: int, K: int, element_bytes: int = FP32_BYTES, reads_c: bool = True) -> dict[str, int]:
-    """Least traffic of one GEMM: A and B read once, C read once (when beta != 0) and written once."""
-    read = element_bytes * (M * K + K * N + (M * N if reads_c else 0))
-    write = element_bytes * M * N
+# Bytes of A and B elements for each tensor-core input type a report may show (TF32 reads FP32).
+TENSOR_INPUT_BYTES = (("tensor_fp16_flop", 2), ("tensor_bf16_flop", 2), ("tensor_fp8_flop", 1))
+
+
+def gemm_min_bytes(M: int, N: int, K: int, input_bytes: int = FP32_BYTES, reads_c: bool = True) -> dict[str, int]:
+    """Least traffic of one GEMM: A and B (`input_bytes` an element) read once, C (FP32) read once
+    when beta != 0 and written once."""
+    read = input_bytes * (M * K + K * N) + (FP32_BYTES * M * N if reads_c else 0)
+    write = FP32_BYTES * M * N
     return {"read": read, "write": write, "total": read + write}
+
+
+def input_bytes(record: dict) -> int:
+    """Bytes of one element of A and B in a launch (a kernels-table row): the tier's input type for
+    gemmprof's kernels and cuBLAS references, else what its tensor cores read, else FP32."""
+    tier = _tiers().get(record.get("kernel_key"))
+    if tier is not None:
+        return ELEMENT_BYTES[tier]
+    return next((size for column, size in TENSOR_INPUT_BYTES if _num(record.get(column)) > 0), FP32_BYTES)
+
+
+def launch_min_bytes(record: dict, reads_c: bool = True) -> dict[str, int] | None:
+    """`gemm_min_bytes` of a launch, from its shape and input type; None without a shape."""
+    M, N, K = (record.get(d) for d in "MNK")
+    if any(v is None or pd.isna(v) for v in (M, N, K)):
+        return None
+    return gemm_min_bytes(int(M), int(N), int(K), input_bytes(record), reads_c)
+
+
+@cache
+def _tiers() -> dict[str, str]:
+    return {**REFERENCES, **{s.name: s.tier for s in load_manifest()}}
 
 
 def n_way(wavefronts: float, conflicts: float) -> float:
@@ -180,10 +209,9 @@ def traffic(kernels: pd.DataFrame, reads_c: bool = True) -> pd.DataFrame:
     each byte was fetched there)."""
     rows = []
     for record in kernels.to_dict("records"):
-        M, N, K = (record.get(d) for d in "MNK")
-        if any(pd.isna(v) for v in (M, N, K)):
+        least = launch_min_bytes(record, reads_c)
+        if least is None:
             continue
-        least = gemm_min_bytes(int(M), int(N), int(K), reads_c=reads_c)
         for level, column, which in TRAFFIC_LEVELS:
             value = _num(record.get(column))
             if np.isnan(value):

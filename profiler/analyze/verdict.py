@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .memory import gemm_min_bytes, shared_utilisation_pct
+from .memory import launch_min_bytes, shared_utilisation_pct
 from .occupancy import SCHEDULERS_PER_SM, occupancy
 from .stalls import STALLS, stall_breakdown
 from .values import numeric_column
@@ -353,9 +353,10 @@ def _math_op(s: Signals) -> str:
 
 def _traffic_sentence(s: Signals, level: str, column: str) -> str:
     k = s.launch
-    if any(pd.isna(k.get(d)) for d in "MNK") or pd.isna(k.get(column)):
+    minimum = launch_min_bytes(k)
+    if minimum is None or pd.isna(k.get(column)):
         return ""
-    least = gemm_min_bytes(int(k["M"]), int(k["N"]), int(k["K"]))["total"]
+    least = minimum["total"]
     return (f"{level} moved {fmt_bytes(k[column])}, {fmt_times(k[column] / least)} the {fmt_bytes(least)} the GEMM "
             f"needs.")
 

@@ -24,7 +24,7 @@ from markupsafe import Markup, escape
 
 from ..analyze.diagnosis import Diagnosis, RunDiagnosis
 from ..analyze.ladder import SAME_POINTS, SAME_RATIO
-from ..analyze.memory import gemm_min_bytes
+from ..analyze.memory import launch_min_bytes
 from ..analyze.occupancy import LIMITS
 from ..analyze.verdict import (
     fmt_bytes,
@@ -221,10 +221,9 @@ def _traffic_table(d: Diagnosis) -> Table:
 
 
 def _traffic_notes(d: Diagnosis) -> dict:
-    if not d.shape:
+    least = launch_min_bytes(d.launch) if d.launch else None
+    if least is None:
         return {}
-    M, N, K = d.shape
-    least = gemm_min_bytes(M, N, K)
     writes = d.traffic[d.traffic["level"] == "DRAM write"] if not d.traffic.empty else d.traffic
     low_writes = len(writes) and float(writes["times"].iloc[0]) < 0.9
     return {"read": fmt_bytes(least["read"]), "write": fmt_bytes(least["write"]), "total": fmt_bytes(least["total"]),
