@@ -38,7 +38,9 @@ class KeyMetric:
 
     column: str
     label: str
-    combine: str  # "sum" over the launches of one kernel, or "longest": the longest launch's value
+    # "sum" over the launches of one kernel, "longest": the longest launch's value, or "flops":
+    # the FLOPs of all its launches over their summed time
+    combine: str
     higher_is_better: bool | None = None
 
 

@@ -421,9 +421,15 @@ def _tensor(s: Signals) -> Verdict:
     return _verdict("tensor", "at the tensor-core roof", summary, [_sides(s), *_stall_evidence(s, n=1)], None, s)
 
 
+def uses_tensor_cores(u: dict) -> bool:
+    """Whether a launch's utilisation (a row of `utilisation`) shows tensor-core work: then its
+    math is measured against the FP16 tensor peak, not the FP32 pipe."""
+    return not pd.isna(u.get("tensor", np.nan)) and u["tensor"] > 0
+
+
 def math_share(u: dict) -> str:
     """'FP32 at 61% of peak', or for a launch that used tensor cores, their share of the FP16 peak."""
-    if not pd.isna(u.get("tensor", np.nan)) and u["tensor"] > 0:
+    if uses_tensor_cores(u):
         return f"tensor cores at {fmt_pct(u['tensor'])} of their FP16 peak"
     return f"FP32 at {fmt_pct(u['fp32'])} of peak"
 

@@ -33,6 +33,7 @@ from ..analyze.verdict import (
     fmt_pct,
     fmt_times,
     fmt_way,
+    uses_tensor_cores,
 )
 from ..extract.metrics import describe
 from ..manifest import REFERENCES
@@ -98,7 +99,7 @@ def kernel_view(d: Diagnosis, run: RunDiagnosis) -> dict[str, Any]:
         ("time", Cell(f"{fmt_num(d.time_ms)} ms" if not _nan(d.time_ms) else "n/a")),
     ]
     if d.utilisation:
-        if d.utilisation.get("tensor", 0) > 0:  # a tensor-core kernel: its FMA pipe share says nothing
+        if uses_tensor_cores(d.utilisation):  # its FMA pipe share says nothing
             facts.append(("tensor cores", Cell(fmt_pct(d.utilisation["tensor"]) + " of FP16 peak")))
         else:
             facts.append(("FP32 pipe", Cell(fmt_pct(d.utilisation["fp32"]) + " of peak")))
