@@ -10,9 +10,6 @@ from typing import Annotated
 
 import typer
 
-VERDICT_STYLE = {"slower": "bold red", "broken": "bold red", "faster": "green", "fixed": "green",
-                 "noise": "yellow", "same": "", "added": "cyan", "removed": "cyan", "not timed": "dim"}
-
 
 def compare(
     base: Annotated[Path, typer.Argument(help="The base run: a run directory with a bench table (or a bench .csv/.parquet with its .run.json beside it).", show_default=False)],
@@ -38,6 +35,7 @@ def compare(
         summarize,
     )
     from ..errors import GemmprofError
+    from ..render.console import compare_metrics_table, compare_table
 
     fraction = parse_threshold(threshold)
     base_bench, base_meta, base_kernels = load_run(base)
@@ -75,9 +73,9 @@ def compare(
         for what, b, n in env_diff:
             if what != "GPU":
                 console.print(f"[yellow]note:[/] {what} differs: {b} (base) vs {n} (new)", highlight=False)
-        console.print(bench_table(table, f"{base} -> {new} (threshold {100 * fraction:g}%)"))
+        console.print(compare_table(table, f"{base} -> {new} (threshold {100 * fraction:g}%)"))
         if metrics is not None and len(metrics):
-            console.print(metrics_table(metrics, fraction))
+            console.print(compare_metrics_table(metrics, fraction))
         summary = ", ".join(f"{v} {k}" for k, v in counts.items() if k != "regressions")
         style = "bold red" if counts["regressions"] else "green"
         console.print(f"[{style}]{counts['regressions']} regression(s)[/] ({summary})", highlight=False)
@@ -126,69 +124,3 @@ def load_run(path: Path):
     if "kernel" not in bench.columns or "median_ms" not in bench.columns:
         raise GemmprofError(f"{path} is not a bench table (no kernel and median_ms columns)")
     return bench, meta, None
-
-
-def _pct(value: float) -> str:
-    return "" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{100 * value:+.1f}%"
-
-
-def _ms(median, p10, p90) -> str:
-    if median is None or (isinstance(median, float) and math.isnan(median)):
-        return ""
-    spread = "" if any(v is None or math.isnan(v) for v in (p10, p90)) else f" ({p10:.4g}–{p90:.4g})"
-    return f"{median:.4g}{spread}"
-
-
-def bench_table(table, title: str):
-    from rich.table import Table
-
-    t = Table(title=title, title_justify="left")
-    for header in ("kernel", "M x N x K", "base ms (p10–p90)", "new ms (p10–p90)", "Δ time", "base GFLOP/s",
-                   "new GFLOP/s", "Δ GFLOP/s", "verdict"):
-        t.add_column(header, justify="left" if header in ("kernel", "verdict") else "right")
-    for r in table.to_dict("records"):
-        status = ""
-        if r["verdict"] in ("broken", "fixed", "not timed"):
-            status = f" ({r['status_base']} -> {r['status_new']})"
-        elif r["verdict"] in ("added", "removed"):
-            only = r["status_new"] if r["verdict"] == "added" else r["status_base"]
-            status = f" ({only})" if only != "PASS" else ""
-        style = VERDICT_STYLE.get(r["verdict"], "")
-        t.add_row(r["kernel"], f"{r['M']}x{r['N']}x{r['K']}",
-                  _ms(r["base_ms"], r["base_p10_ms"], r["base_p90_ms"]), _ms(r["new_ms"], r["new_p10_ms"], r["new_p90_ms"]),
-                  _pct(r["time_change"]),
-                  "" if math.isnan(r["base_gflops"]) else f"{r['base_gflops']:,.0f}",
-                  "" if math.isnan(r["new_gflops"]) else f"{r['new_gflops']:,.0f}",
-                  _pct(r["gflops_change"]),
-                  f"[{style}]{r['verdict']}[/]{status}" if style else r["verdict"] + status)
-    return t
-
-
-def metrics_table(metrics, threshold: float):
-    """Per kernel and shape, the relative change of each key ncu metric; changes beyond the
-    threshold in the bad direction red, in the good direction green."""
-    from rich.table import Table
-
-    from ..analyze.compare import KEY_METRICS
-
-    present = [m for m in KEY_METRICS if m.column in set(metrics["metric"])]
-    t = Table(title="Nsight Compute metrics, change new vs base", title_justify="left")
-    t.add_column("kernel")
-    t.add_column("M x N x K", justify="right")
-    for m in present:
-        t.add_column(f"Δ {m.label}", justify="right")
-    for (kernel, M, N, K), rows in metrics.groupby(["kernel", "M", "N", "K"], sort=False):
-        by_metric = rows.set_index("metric")
-        cells = []
-        for m in present:
-            if m.column not in by_metric.index:
-                cells.append("")
-                continue
-            change = by_metric.loc[m.column, "change"]
-            text = _pct(change)
-            if text and m.higher_is_better is not None and abs(change) > threshold:
-                good = (change > 0) == m.higher_is_better
-                text = f"[{'green' if good else 'red'}]{text}[/]"
-            cells.append(text)
-        t.add_row(kernel, f"{M}x{N}x{K}", *cells)
-    return t

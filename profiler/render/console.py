@@ -58,3 +58,74 @@ def key_value_table(rows: list[tuple[str, object]], title: str = "") -> Table:
     for k, v in rows:
         t.add_row(k, "" if v is None else escape(str(v)))
     return t
+
+
+# ---------------------------------------------------------------------------------------------
+# gemmprof compare
+
+VERDICT_STYLE = {"slower": "bold red", "broken": "bold red", "faster": "green", "fixed": "green",
+                 "noise": "yellow", "same": "", "added": "cyan", "removed": "cyan", "not timed": "dim"}
+
+
+def _change(value: float) -> str:
+    """A relative change (new / base - 1) as '+3.1%'; blank when unknown."""
+    return "" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{100 * value:+.1f}%"
+
+
+def _ms(median, p10, p90) -> str:
+    if median is None or (isinstance(median, float) and math.isnan(median)):
+        return ""
+    spread = "" if any(v is None or math.isnan(v) for v in (p10, p90)) else f" ({p10:.4g}–{p90:.4g})"
+    return f"{median:.4g}{spread}"
+
+
+def compare_table(table: pd.DataFrame, title: str) -> Table:
+    """`gemmprof compare`'s table: per kernel and shape, both runs' medians with their spread, the
+    changes and the verdict (coloured)."""
+    t = Table(title=title, title_justify="left")
+    for header in ("kernel", "M x N x K", "base ms (p10–p90)", "new ms (p10–p90)", "Δ time", "base GFLOP/s",
+                   "new GFLOP/s", "Δ GFLOP/s", "verdict"):
+        t.add_column(header, justify="left" if header in ("kernel", "verdict") else "right")
+    for r in table.to_dict("records"):
+        status = ""
+        if r["verdict"] in ("broken", "fixed", "not timed"):
+            status = f" ({r['status_base']} -> {r['status_new']})"
+        elif r["verdict"] in ("added", "removed"):
+            only = r["status_new"] if r["verdict"] == "added" else r["status_base"]
+            status = f" ({only})" if only != "PASS" else ""
+        style = VERDICT_STYLE.get(r["verdict"], "")
+        t.add_row(r["kernel"], f"{r['M']}x{r['N']}x{r['K']}",
+                  _ms(r["base_ms"], r["base_p10_ms"], r["base_p90_ms"]), _ms(r["new_ms"], r["new_p10_ms"], r["new_p90_ms"]),
+                  _change(r["time_change"]),
+                  _num(r["base_gflops"], ",.0f"), _num(r["new_gflops"], ",.0f"),
+                  _change(r["gflops_change"]),
+                  f"[{style}]{r['verdict']}[/]{status}" if style else r["verdict"] + status)
+    return t
+
+
+def compare_metrics_table(metrics: pd.DataFrame, threshold: float) -> Table:
+    """Per kernel and shape, the relative change of each key ncu metric; changes beyond the
+    threshold in the bad direction red, in the good direction green."""
+    from ..analyze.compare import KEY_METRICS
+
+    present = [m for m in KEY_METRICS if m.column in set(metrics["metric"])]
+    t = Table(title="Nsight Compute metrics, change new vs base", title_justify="left")
+    t.add_column("kernel")
+    t.add_column("M x N x K", justify="right")
+    for m in present:
+        t.add_column(f"Δ {m.label}", justify="right")
+    for (kernel, M, N, K), rows in metrics.groupby(["kernel", "M", "N", "K"], sort=False):
+        by_metric = rows.set_index("metric")
+        cells = []
+        for m in present:
+            if m.column not in by_metric.index:
+                cells.append("")
+                continue
+            change = by_metric.loc[m.column, "change"]
+            text = _change(change)
+            if text and m.higher_is_better is not None and abs(change) > threshold:
+                good = (change > 0) == m.higher_is_better
+                text = f"[{'green' if good else 'red'}]{text}[/]"
+            cells.append(text)
+        t.add_row(kernel, f"{M}x{N}x{K}", *cells)
+    return t
