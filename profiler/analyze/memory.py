@@ -221,6 +221,16 @@ def traffic(kernels: pd.DataFrame, reads_c: bool = True) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["report", "launch", "level", "bytes", "minimum", "times"])
 
 
+# DRAM writes under this share of C's size: the rest of C was still in L2 (write-back) at the end.
+LOW_WRITES_RATIO = 0.9
+
+
+def writes_below_minimum(traffic_rows: pd.DataFrame) -> bool:
+    """Whether a launch's `traffic` rows show DRAM writes well below the C it must write."""
+    writes = traffic_rows[traffic_rows["level"] == "DRAM write"] if not traffic_rows.empty else traffic_rows
+    return bool(len(writes) and float(writes["times"].iloc[0]) < LOW_WRITES_RATIO)
+
+
 def shared_bytes(kernels: pd.DataFrame) -> pd.Series:
     """Shared-memory bytes as the bandwidth peak counts them: wavefronts (loads, stores, cp.async)
     times the 128 bytes one wavefront can move. Missing parts count 0 unless all are missing."""

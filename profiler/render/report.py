@@ -24,7 +24,7 @@ from markupsafe import Markup, escape
 
 from ..analyze.diagnosis import Diagnosis, RunDiagnosis
 from ..analyze.ladder import SAME_POINTS, SAME_RATIO
-from ..analyze.memory import launch_min_bytes
+from ..analyze.memory import launch_min_bytes, writes_below_minimum
 from ..analyze.occupancy import LIMITS
 from ..analyze.verdict import (
     fmt_bytes,
@@ -225,10 +225,8 @@ def _traffic_notes(d: Diagnosis) -> dict:
     least = launch_min_bytes(d.launch) if d.launch else None
     if least is None:
         return {}
-    writes = d.traffic[d.traffic["level"] == "DRAM write"] if not d.traffic.empty else d.traffic
-    low_writes = len(writes) and float(writes["times"].iloc[0]) < 0.9
     return {"read": fmt_bytes(least["read"]), "write": fmt_bytes(least["write"]), "total": fmt_bytes(least["total"]),
-            "low_writes": bool(low_writes)}
+            "low_writes": writes_below_minimum(d.traffic)}
 
 
 _MIX_ROWS = (
