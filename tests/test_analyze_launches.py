@@ -10,7 +10,7 @@ from ncu_fixtures import fixtures, no_fixtures_reason
 from test_cli_analyze import run
 
 from profiler.analyze.launches import group_launches
-from profiler.cli.analyze import summary_headers, summary_rows
+from profiler.render.console import summary_headers, summary_rows
 from profiler.extract.tables import read_tables
 
 FIXTURES = fixtures()

@@ -12,7 +12,8 @@ import typer
 from ncu_fixtures import fixtures, no_fixtures_reason
 from typer.testing import CliRunner
 
-from profiler.cli.analyze import analyze, summary_headers, summary_rows
+from profiler.cli.analyze import analyze
+from profiler.render.console import summary_headers, summary_rows
 from profiler.errors import GemmprofError
 from profiler.extract.tables import read_tables
 

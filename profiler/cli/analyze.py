@@ -75,9 +75,9 @@ def analyze(
 
 def _print_summary(kernels: Any, rows: Rows) -> None:
     from rich.console import Console
-    from rich.table import Table
 
     from ..analyze.launches import group_launches
+    from ..render.console import count_of, launch_summary_table
 
     console = Console() if sys.stdout.isatty() else Console(width=200)  # piped: do not wrap at 80
     for report, launches in kernels.groupby("report", sort=False):
@@ -85,55 +85,5 @@ def _print_summary(kernels: Any, rows: Rows) -> None:
         shown = group_launches(launches) if per_kernel else launches
         title = str(report)
         if per_kernel:
-            title += f"  ({_count(len(launches), 'launch')} of {_count(len(shown), 'kernel')}; --rows launch lists each)"
-        table = Table(title=title, title_justify="left")
-        for header in summary_headers(per_kernel):
-            left = header in ("kernel", "occupancy", "top stall")
-            table.add_column(header, justify="left" if left else "right", no_wrap=header == "kernel")
-        for row in summary_rows(shown, per_kernel):
-            table.add_row(*row)
-        console.print(table)
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}es" if noun.endswith("h") else f"{n} {noun}s"
-
-
-def summary_headers(per_kernel: bool = False) -> list[str]:
-    first = ["launches", "kernel", "shape", "total ms", "share", "median µs"] if per_kernel else ["#", "kernel", "shape", "time µs"]
-    return first + ["GFLOP/s", "% of peak", "DRAM MB", "bank conflicts", "occupancy", "top stall"]
-
-
-def summary_rows(kernels: Any, per_kernel: bool = False) -> list[list[str]]:
-    """The summary, formatted: one list of cells per launch, or per kernel of
-    `analyze.launches.group_launches` (pure, for the table and tests)."""
-
-    import pandas as pd
-
-    def num(value: Any, fmt: str) -> str:
-        return "-" if pd.isna(value) else format(value, fmt)
-
-    rows = []
-    for r in kernels.to_dict("records"):
-        name = r["kernel_key"] if isinstance(r["kernel_key"], str) else r["function"]
-        name = name if len(name) <= 48 else name[:45] + "..."
-        shape = "-" if pd.isna(r["M"]) else f"{r['M']:.0f}x{r['N']:.0f}x{r['K']:.0f}"
-        occupancy = f"{num(r['achieved_occupancy_pct'], '.0f')}% of {num(r['theoretical_occupancy_pct'], '.0f')}%"
-        if isinstance(r["occupancy_limiter"], str):
-            occupancy += f" ({r['occupancy_limiter']})"
-        stall = r["top_stall"]
-        top = f"{stall} {num(r['stall_' + stall], '.1f')}" if isinstance(stall, str) else "-"
-        if per_kernel:
-            first = [str(r["launches"]), name, shape, num(r["total_duration_ns"] / 1e6, ",.3f"),
-                     num(r["share_pct"], ".1f") + "%", num(r["duration_ns"] / 1e3, ",.1f")]
-        else:
-            first = [str(r["launch"]), name, shape, num(r["duration_ns"] / 1e3, ",.1f")]
-        rows.append(first + [
-            num(r["achieved_flops"] / 1e9, ",.0f"),
-            num(r["peak_pct"], ".1f"),
-            num(r["dram_bytes"] / 1e6, ",.2f"),
-            num(r["shared_bank_conflicts"], ",.0f"),
-            occupancy,
-            top,
-        ])
-    return rows
+            title += f"  ({count_of(len(launches), 'launch')} of {count_of(len(shown), 'kernel')}; --rows launch lists each)"
+        console.print(launch_summary_table(shown, title, per_kernel))

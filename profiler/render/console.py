@@ -129,3 +129,62 @@ def compare_metrics_table(metrics: pd.DataFrame, threshold: float) -> Table:
             cells.append(text)
         t.add_row(kernel, f"{M}x{N}x{K}", *cells)
     return t
+
+
+# ---------------------------------------------------------------------------------------------
+# gemmprof analyze
+
+
+def launch_summary_table(kernels: pd.DataFrame, title: str, per_kernel: bool = False) -> Table:
+    """`analyze`'s summary of one report: a row per launch, or per kernel of
+    `analyze.launches.group_launches` (`per_kernel`)."""
+    table = Table(title=title, title_justify="left")
+    for header in summary_headers(per_kernel):
+        left = header in ("kernel", "occupancy", "top stall")
+        table.add_column(header, justify="left" if left else "right", no_wrap=header == "kernel")
+    for row in summary_rows(kernels, per_kernel):
+        table.add_row(*row)
+    return table
+
+
+def count_of(n: int, noun: str) -> str:
+    """'1 launch', '3 launches', '2 kernels'."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}es" if noun.endswith("h") else f"{n} {noun}s"
+
+
+def summary_headers(per_kernel: bool = False) -> list[str]:
+    first = ["launches", "kernel", "shape", "total ms", "share", "median µs"] if per_kernel else ["#", "kernel", "shape", "time µs"]
+    return first + ["GFLOP/s", "% of peak", "DRAM MB", "bank conflicts", "occupancy", "top stall"]
+
+
+def summary_rows(kernels: pd.DataFrame, per_kernel: bool = False) -> list[list[str]]:
+    """The summary, formatted: one list of cells per launch, or per kernel of
+    `analyze.launches.group_launches` (pure, for the table and tests)."""
+    from ..analyze.roofline import kernel_names
+
+    def num(value, fmt: str) -> str:
+        return "-" if pd.isna(value) else format(value, fmt)
+
+    rows = []
+    for name, r in zip(kernel_names(kernels), kernels.to_dict("records")):
+        name = name if len(name) <= 48 else name[:45] + "..."
+        shape = "-" if pd.isna(r["M"]) else f"{r['M']:.0f}x{r['N']:.0f}x{r['K']:.0f}"
+        occupancy = f"{num(r['achieved_occupancy_pct'], '.0f')}% of {num(r['theoretical_occupancy_pct'], '.0f')}%"
+        if isinstance(r["occupancy_limiter"], str):
+            occupancy += f" ({r['occupancy_limiter']})"
+        stall = r["top_stall"]
+        top = f"{stall} {num(r['stall_' + stall], '.1f')}" if isinstance(stall, str) else "-"
+        if per_kernel:
+            first = [str(r["launches"]), name, shape, num(r["total_duration_ns"] / 1e6, ",.3f"),
+                     num(r["share_pct"], ".1f") + "%", num(r["duration_ns"] / 1e3, ",.1f")]
+        else:
+            first = [str(r["launch"]), name, shape, num(r["duration_ns"] / 1e3, ",.1f")]
+        rows.append(first + [
+            num(r["achieved_flops"] / 1e9, ",.0f"),
+            num(r["peak_pct"], ".1f"),
+            num(r["dram_bytes"] / 1e6, ",.2f"),
+            num(r["shared_bank_conflicts"], ",.0f"),
+            occupancy,
+            top,
+        ])
+    return rows
