@@ -8,7 +8,7 @@ from conftest import SAMPLE_RUN
 
 from profiler.analyze import verdict as vd
 from profiler.analyze.memory import bank_conflicts, coalescing, instruction_mix
-from profiler.extract.metrics import STALL_REASONS
+from profiler.stall_table import LAUNCH_REASONS as STALL_REASONS
 
 SAMPLE = SAMPLE_RUN
 

@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from profiler.extract import metrics as mt
+from profiler.stall_table import LAUNCH_REASONS
 from profiler.extract.units import parse_unit, unit_factor
 
 # The columns other modules rely on: the contract of the `kernels` table.
@@ -100,7 +101,7 @@ def synthetic(**overrides) -> pd.DataFrame:
         shared_load_bank_conflicts=5.0, shared_store_bank_conflicts=7.0,
         occupancy_limit_registers=4, occupancy_limit_shared_mem=8, occupancy_limit_warps=4,
         occupancy_limit_blocks=32, occupancy_limit_barriers=32,
-        **{f"stall_{r}": 0.1 for r in mt.STALL_REASONS},
+        **{f"stall_{r}": 0.1 for r in LAUNCH_REASONS},
     )
     row["stall_selected"] = 9.0  # never the top stall
     row["stall_long_scoreboard"] = 3.0

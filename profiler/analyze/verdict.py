@@ -26,7 +26,7 @@ import pandas as pd
 
 from .memory import launch_min_bytes, shared_utilisation_pct
 from .occupancy import SCHEDULERS_PER_SM, occupancy
-from .stalls import STALLS, stall_breakdown
+from .stalls import BY_REASON, stall_breakdown
 from .values import numeric_column
 
 # The FMA pipe is the limit from this share of its peak: the best FP32 SGEMMs reach 70-80%.
@@ -317,7 +317,7 @@ def _stall_evidence(s: Signals, reasons: tuple[str, ...] | None = None, n: int =
     for r in real.head(n).to_dict("records"):
         if reasons is None and r["share_pct"] < STALL_NOTABLE_PCT and out:
             break
-        out.append(f"{_upper(STALLS[r['reason']].label)}: {fmt_num(r['cycles_per_inst'])} stall cycles per "
+        out.append(f"{_upper(BY_REASON[r['reason']].label)}: {fmt_num(r['cycles_per_inst'])} stall cycles per "
                    f"issued instruction ({fmt_pct(r['share_pct'])} of all cycles between issues).")
     return out
 
@@ -334,7 +334,7 @@ def _where(s: Signals, reason: str | None) -> str:
         return ""
     top = have.loc[have[column].idxmax()]
     code = top["code"].split("//")[0].strip() if isinstance(top.get("code"), str) else ""
-    return (f"{fmt_pct(100.0 * top[column] / counts.sum())} of the {STALLS[reason].label} samples are at line "
+    return (f"{fmt_pct(100.0 * top[column] / counts.sum())} of the {BY_REASON[reason].label} samples are at line "
             f"{int(top['line'])}" + (f": `{code}`." if code else "."))
 
 
@@ -547,7 +547,7 @@ def _latency(s: Signals) -> Verdict:
                  f"{fmt_num(o['registers_for_next_block'])} would fit one more block per SM.")
     busy = max(u["sm"], u["memory"])
     summary = (f"Latency bound: the schedulers issue on only {fmt_pct(u['issue'])} of cycles"
-               + (f", the top stall being {STALLS[top].label} ({fmt_num(s.stall(top)[0])} cycles per instruction)"
+               + (f", the top stall being {BY_REASON[top].label} ({fmt_num(s.stall(top)[0])} cycles per instruction)"
                   if top else "")
                + f"; no unit is saturated (busiest {fmt_pct(busy)}), {math_share(u)}.")
     evidence = [

@@ -22,6 +22,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ..stall_table import BY_REASON, COST_REASONS, LAUNCH_REASONS, SAMPLED_NAMES
+
 LAUNCH = "launch"
 INSTRUCTION = "instruction"
 
@@ -111,57 +113,6 @@ SASS_FIELDS: tuple[Field, ...] = (
     Field("file", "text", "Source file the instruction came from (needs nvcc -lineinfo).", "str"),
     Field("line", "index", "Line in that file (1-based).", "Int64"),
 )
-
-# Warp stall reasons of the WarpStateStats section, as ncu spells them in
-# smsp__average_warps_issue_stalled_<reason>_per_issue_active.ratio.
-STALL_REASONS = (
-    "barrier",
-    "branch_resolving",
-    "dispatch_stall",
-    "drain",
-    "gmma",
-    "imc_miss",
-    "lg_throttle",
-    "long_scoreboard",
-    "math_pipe_throttle",
-    "membar",
-    "mio_throttle",
-    "misc",
-    "no_instruction",
-    "not_selected",
-    "selected",
-    "short_scoreboard",
-    "sleeping",
-    "tex_throttle",
-    "wait",
-)
-# "selected" is the cycle the warp issues: not a stall, never the top stall.
-NOT_A_STALL = ("selected",)
-# Reasons that count toward stall cycles (selected is the issue cycle itself).
-STALL_ONLY = tuple(r for r in STALL_REASONS if r not in NOT_A_STALL)
-
-# Stall reasons of PC sampling (the source page): ncu name -> our reason key.
-SAMPLED_STALL_REASONS = {
-    "barrier": "barrier",
-    "branch_resolving": "branch_resolving",
-    "dispatch_stall": "dispatch_stall",
-    "drain": "drain",
-    "imc_miss": "imc_miss",
-    "lg_throttle": "lg_throttle",
-    "long_scoreboard": "long_scoreboard",
-    "math_pipe_throttle": "math_pipe_throttle",
-    "membar": "membar",
-    "mio_throttle": "mio_throttle",
-    "misc": "misc",
-    "no_instructions": "no_instruction",
-    "not_selected": "not_selected",
-    "selected": "selected",
-    "short_scoreboard": "short_scoreboard",
-    "sleeping": "sleeping",
-    "tex_throttle": "tex_throttle",
-    "wait": "wait",
-    "warpgroup_arrive": "warpgroup_arrive",
-}
 
 # Bytes one shared-memory wavefront moves at most: 32 banks x 4 bytes.
 SHARED_BYTES_PER_WAVEFRONT = 128
@@ -280,11 +231,11 @@ def _launch_metrics() -> tuple[Metric, ...]:
         m("dram_throughput_pct", "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed", "%",
           "Device-memory throughput in percent of its peak."),
     ]
-    for reason in STALL_REASONS:
+    for reason in LAUNCH_REASONS:
         table.append(
             m(
                 f"stall_{reason}",
-                f"smsp__average_warps_issue_stalled_{reason}_per_issue_active.ratio",
+                f"smsp__average_warps_issue_stalled_{BY_REASON[reason].launch_name}_per_issue_active.ratio",
                 "cycle/inst",
                 f"Cycles a warp spends stalled on {reason.replace('_', ' ')} per issued instruction.",
             )
@@ -312,7 +263,7 @@ def _instruction_metrics() -> tuple[Metric, ...]:
         m("l2_global_excess_sectors", "derived__memory_l2_theoretical_sectors_global_excessive", "sector",
           "L2 sectors beyond the ideal: the cost of uncoalesced global access here.", INSTRUCTION),
     ]
-    for ncu_reason, reason in SAMPLED_STALL_REASONS.items():
+    for ncu_reason, reason in SAMPLED_NAMES.items():
         table.append(
             m(
                 f"samples_{reason}",
@@ -419,8 +370,9 @@ def choose_limiter(limits: dict[str, float]) -> str | None:
 
 
 def top_stall(frame: Any) -> list[str | None]:
-    """The stall reason costing the most cycles per issued instruction ('selected' excluded)."""
-    reasons = STALL_ONLY
+    """The stall reason costing the most cycles per issued instruction, among the reasons that are
+    a cost ('selected' and 'not selected' never are: `stall_table`)."""
+    reasons = tuple(r for r in COST_REASONS if r in LAUNCH_REASONS)
     values = np.vstack([_f(frame, f"stall_{r}") for r in reasons])
     out: list[str | None] = []
     for i in range(values.shape[1]):
@@ -476,7 +428,7 @@ DERIVED: tuple[Derived, ...] = (
                                                                _f(f, "peak_tensor_fp16_flops"), _f(f, "peak_fp32_flops"))),
     Derived("occupancy_limiter", "text",
             "What caps blocks per SM: registers, shared memory, warps, blocks or barriers.", occupancy_limiter),
-    Derived("top_stall", "text", "Stall reason with the most cycles per issued instruction.", top_stall),
+    Derived("top_stall", "text", "Stall reason that is a cost with the most cycles per issued instruction.", top_stall),
 )
 
 
