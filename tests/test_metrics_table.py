@@ -240,7 +240,8 @@ def test_a_double_precision_launch_is_measured_against_the_fp64_peak():
 
 def test_register_zeroing_hfma2_is_not_counted_as_math():
     # cuBLAS's FP32 kernel zeroes registers with HFMA2.MMA: a few FP16 "FLOPs" beside the FFMAs.
-    r = derive(synthetic(smsp_cycles=1000.0, hfma_thread_inst_per_cycle=0.5))
+    r = derive(synthetic(smsp_cycles=1000.0, hfma_thread_inst_per_cycle=0.5, hadd_thread_inst_per_cycle=0.0,
+                         hmul_thread_inst_per_cycle=0.0))
     assert r["fp16_flop"] == 2000 and r["math_pipe"] == "fp32"
     assert r["achieved_flops"] == pytest.approx(r["fp32_flop"] / (r["duration_ns"] * 1e-9))
 
