@@ -29,6 +29,8 @@ MANIFEST_PATH = KERNELS_DIR / "ladder.toml"
 # Extra manifests (the user's own kernels, the probes): os.pathsep-separated TOML paths. An
 # environment variable, so bench workers and ncu targets (child processes) see the same kernels.
 MANIFEST_ENV = "GEMMPROF_MANIFEST"
+# The probe kernels (one planted bottleneck each), an extra manifest that ships with the ladder.
+PROBES_MANIFEST = KERNELS_DIR / "probes" / "probes.toml"
 
 # Names the manifest's expressions may use besides M, N and K.
 _FUNCTIONS = {"cdiv": lambda a, b: -(-a // b), "min": min, "max": max}
@@ -353,8 +355,9 @@ def extra_manifest_paths(value: str | None = None) -> tuple[Path, ...]:
 
 
 def load_manifest(path: Path | None = None) -> tuple[KernelSpec, ...]:
-    """The ladder plus the kernels of the extra manifests in $GEMMPROF_MANIFEST (or, given a path,
-    that manifest alone). Cached per value of the variable, so a changed value is seen at once."""
+    """The ladder plus the kernels of the extra manifests in $GEMMPROF_MANIFEST; given a path,
+    that manifest's kernels alone (an extra one numbered after the ladder, its predecessors may
+    be rungs). Cached per value of the variable, so a changed value is seen at once."""
     if path is not None:
         return _load_one(Path(path))
     return _load_all(os.environ.get(MANIFEST_ENV, ""))
@@ -362,7 +365,10 @@ def load_manifest(path: Path | None = None) -> tuple[KernelSpec, ...]:
 
 @cache
 def _load_one(path: Path) -> tuple[KernelSpec, ...]:
-    return read_manifest(path)
+    if path == MANIFEST_PATH:
+        return read_manifest(path)
+    ladder = _load_one(MANIFEST_PATH)
+    return read_manifest(path, known=[s.name for s in ladder], first_index=len(ladder) + 1)
 
 
 @cache
