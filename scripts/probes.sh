@@ -46,7 +46,7 @@ step "analyze"
 COLUMNS=220 python3 -m profiler analyze "$RUN" || status=1
 step "report"
 python3 -m profiler report --manifest "$MANIFEST" "$RUN" -o "$RUN/report" || status=1
-[ -f "$RUN/report/diagnosis.json" ] && python3 -c "import json,sys; [print(d.get('kernel'), '|', d.get('bound'), '|', d.get('cause'), '|', d.get('problem')) for d in json.load(open(sys.argv[1]))]" "$RUN/report/diagnosis.json" 2>/dev/null
+[ -f "$RUN/report/diagnosis.json" ] && python3 -c "import json,sys; [print(d.get('kernel'), '|', d.get('bound'), '|', d.get('cause'), '|', d.get('problem')) for d in json.load(open(sys.argv[1]))['kernels']]" "$RUN/report/diagnosis.json" 2>/dev/null
 step "SASS instruction mix of each probe (cuobjdump -sass)"
 python3 - <<'PY' || status=1
 import collections, re, subprocess
