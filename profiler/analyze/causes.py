@@ -36,8 +36,12 @@ LOCAL_PER_MATH_MIN = 0.05
 LOCAL_SAMPLES_MIN_PCT = 10.0
 # Spilled requests from this share of local-memory requests: spills rather than an array.
 SPILL_SHARE_MIN_PCT = 50.0
-# Samples at atomic instructions from this share: the atomics are the cause.
+# Samples at atomic instructions from this share: the atomics are the cause. Or atomic sectors at
+# this many per L2 cycle (one slice serves about one same-address atomic per few cycles) while the
+# L2 as a whole is mostly idle: the atomics serialise on a few addresses.
 ATOMIC_SAMPLES_MIN_PCT = 20.0
+ATOMIC_SERIAL_RATE_MIN = 0.05
+ATOMIC_L2_BUSY_MAX_PCT = 25.0
 # Threads active per instruction below this (of 32) with branches not uniform: divergence.
 DIVERGENT_THREADS_MAX = 26.0
 BRANCH_UNIFORM_MAX_PCT = 90.0
@@ -143,19 +147,27 @@ def local_memory(s: Signals) -> Verdict | None:
 
 
 def atomics(s: Signals) -> Verdict | None:
-    share = _num((s.regions or {}).get("atomic_samples_pct"))
     k = s.launch
-    if np.isnan(share) or share < ATOMIC_SAMPLES_MIN_PCT:
+    share = _num((s.regions or {}).get("atomic_samples_pct"))
+    sectors = np.nansum([_num(k.get("atomic_l2_sectors")), _num(k.get("reduction_l2_sectors"))])
+    l2_cycles = _num(k.get("duration_ns")) * 1e-9 * _num(k.get("l2_clock_hz"))
+    rate = sectors / l2_cycles if l2_cycles > 0 else np.nan
+    l2_busy = _num(k.get("l2_throughput_pct"))
+    serialised = rate >= ATOMIC_SERIAL_RATE_MIN and (np.isnan(l2_busy) or l2_busy < ATOMIC_L2_BUSY_MAX_PCT)
+    if not (share >= ATOMIC_SAMPLES_MIN_PCT or serialised):
         return None
     requests = np.nansum([_num(k.get("atomic_requests")), _num(k.get("reduction_requests"))])
+    math = _math_instructions(s)
     cure = ("Accumulate privately first (registers, then one atomic per block or per warp after a shuffle "
             "reduction) and spread the target addresses; atomics to one address serialise at one L2 slice.")
     return _v("atomics", "atomics", "atomics", "atomics serialised on a few addresses",
-              f"{fmt_pct(share)} of the warps' samples wait at atomic instructions: "
-              f"{fmt_count(requests)} atomic requests, {fmt_bytes(_num(k.get('atomic_bytes')))} of atomic traffic at L2.",
-              [f"Atomic requests per {_math_name(s)}: {fmt_num(requests / _math_instructions(s))}."
-               if _math_instructions(s) > 0 else "", _sides(s), *_stalls(s, ("lg_throttle", "long_scoreboard", "membar"))],
-              cure)
+              f"{fmt_count(sectors)} atomic sectors in {fmt_num(_num(k.get('duration_ns')) / 1e6)} ms: one every "
+              f"{fmt_num(1 / rate if rate > 0 else np.nan)} L2 cycles, the pace of one L2 slice, while the L2 as a whole "
+              f"is {fmt_pct(l2_busy)} busy: the atomics wait on each other.",
+              [f"{fmt_count(requests)} atomic requests ({fmt_num(requests / math)} per {_math_name(s)})." if math > 0 else "",
+               f"{fmt_pct(share)} of the warps' samples are at atomic instructions; the queues behind them back up "
+               f"(see the stalls)." if share > 0 else "",
+               *_stalls(s, ("mio_throttle", "lg_throttle", "long_scoreboard")), _sides(s)], cure)
 
 
 def divergence(s: Signals) -> Verdict | None:
@@ -219,24 +231,30 @@ def epilogue(s: Signals) -> Verdict | None:
     share, line_share = _num(r.get("epilogue_pct")), _num(r.get("epilogue_line_pct"))
     if np.isnan(share) or share < EPILOGUE_MIN_PCT or np.isnan(line_share) or line_share < EPILOGUE_LINE_MIN_PCT:
         return None
-    t = s.techniques or {}
-    line = f"line {r['epilogue_line']}" if r.get("epilogue_line") is not None else "one instruction"
+    t, c = s.techniques or {}, s.coalescing or {}
+    line = f"line {int(r['epilogue_line'])}" if _num(r.get("epilogue_line")) == _num(r.get("epilogue_line")) else "one instruction"
     reason = r.get("epilogue_top_reason")
     waiting = f", mostly {BY_REASON[reason].label}" if reason in BY_REASON else ""
+    worst = np.nanmax([_num(c.get("load_ratio")), _num(c.get("store_ratio")), 0.0])
+    fix_c = (f"Read and write C coalesced first (its accesses request {fmt_num(worst)}x the sectors of coalesced "
+             f"ones): consecutive threads on consecutive columns, through shared memory if the fragment layout needs "
+             f"it. Then " if worst >= SCATTERED_RATIO_MIN else "")
     if t.get("tma") or t.get("wgmma"):
-        cure = ("Overlap the epilogue with the next tile's main loop: a persistent kernel whose consumer warpgroups "
-                "alternate (one stores while the other computes), or load C early with TMA into shared memory and "
-                "store through TMA, so the tensor cores do not wait for C.")
+        cure = fix_c + ("overlap the epilogue with the next tile's main loop: a persistent kernel whose consumer "
+                        "warpgroups alternate (one stores while the other computes), or load C early with TMA into "
+                        "shared memory and store through TMA, so the tensor cores do not wait for C.")
     else:
-        cure = ("Make the epilogue cheap or overlap it: load C early (before the last k tiles), read and write C "
-                "coalesced (through shared memory if needed), and give the grid enough blocks per SM that one "
-                "block's epilogue overlaps another's main loop.")
-    return _v("latency", "latency and occupancy", "epilogue", f"epilogue-bound: {fmt_pct(share)} of the time after "
-              f"the main loop", f"{fmt_pct(share)} of the warps' samples fall after the main loop, "
-              f"{fmt_pct(line_share)} at {line}{waiting}: the epilogue, not the loop, is where the time goes.",
+        cure = fix_c + ("make the epilogue cheap or overlap it: load C early (before the last k tiles), and give the "
+                        "grid enough blocks per SM that one block's epilogue overlaps another's main loop.")
+    cure = cure[:1].upper() + cure[1:]
+    return _v("latency", "latency and occupancy", "epilogue", f"epilogue-bound: {fmt_pct(line_share)} of the samples "
+              f"at the epilogue's {line}", f"{fmt_pct(line_share)} of the warps' samples sit at {line}, after the main "
+              f"loop{waiting} ({fmt_pct(share)} after the loop in all): the epilogue, not the loop, is where the time "
+              f"goes.",
               [f"Samples: prologue {fmt_pct(_num(r.get('prologue_pct')))}, main loop {fmt_pct(_num(r.get('loop_pct')))}, "
                f"epilogue {fmt_pct(share)}.",
                f"Hottest epilogue instruction: `{r['epilogue_code']}`." if r.get("epilogue_code") else "",
+               f"Global accesses request {fmt_num(worst)}x the sectors of coalesced ones (C)." if fix_c else "",
                _hopper_sentence(s), _sides(s)], cure)
 
 
@@ -290,7 +308,7 @@ def occupancy_capped(s: Signals) -> Verdict | None:
 # The order matters: what leaves SMs idle first, then what is wrong whatever the tiling, then where
 # the time sits (epilogue, barriers), then occupancy.
 CHECKS: tuple[Callable[[Signals], Verdict | None], ...] = (
-    small_grid, tail, fp64, local_memory, atomics, divergence, scattered, bank_conflicts, epilogue, barrier,
+    small_grid, tail, fp64, local_memory, atomics, divergence, epilogue, scattered, bank_conflicts, barrier,
 )
 # Tried after the Speed Of Light's compute and memory bounds, before plain latency.
 LATE_CHECKS: tuple[Callable[[Signals], Verdict | None], ...] = (occupancy_capped,)

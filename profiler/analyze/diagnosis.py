@@ -104,7 +104,7 @@ def diagnosis_records(run: RunDiagnosis) -> list[dict]:
         v = d.verdict
         out.append({
             "kernel": d.name, "function": (d.launch or {}).get("function"),
-            "shape": list(d.shape) if d.shape else None, "status": d.status, "reference": d.is_reference,
+            "shape": list(_shape_of(d.launch or {}) or d.shape or ()) or None, "status": d.status, "reference": d.is_reference,
             "bound": v.bound if v else None, "label": v.label if v else None, "cause": v.cause if v else None,
             "problem": v.problem if v else None, "summary": v.summary if v else None,
             "cure": v.cure if v else None, "evidence": list(v.evidence) if v else [],

@@ -1,8 +1,9 @@
 """Where a launch's time goes in its code: the share of PC samples before, in and after the main
 loop, and the line that holds most of a region's samples.
 
-The main loop is the span of instructions executed at least `HOT_SHARE` as often as the busiest
-one (the loop body runs once per k step, prologue and epilogue once per tile); PC samples are
+The main loop is the span of the math instructions (MMA, else FFMA or DFMA) executed at least
+`HOT_SHARE` as often as the busiest of them (the loop body runs once per k step, prologue and
+epilogue once per tile; an epilogue may loop too, so the span is set by the math); PC samples are
 taken at a fixed interval, so a region's share of them is its share of the warps' time. A kernel
 whose epilogue holds a large share (the C load and store of a short-K GEMM, a slow store pattern)
 is told so, with the line, instead of being told to speed up a loop that is not the problem.
@@ -35,6 +36,17 @@ def time_regions(sass: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=_COLUMNS)
 
 
+def _math_mask(classes: np.ndarray, executed: np.ndarray) -> np.ndarray:
+    """The launch's math instructions, as `memory.instruction_mix` picks its math op: MMAs when it ran
+    any (the FFMAs are then the epilogue's), FP64 when those outnumber the FFMAs, else the FFMAs."""
+    ran = executed > 0
+    for cls in ("mma",):
+        if (mask := (classes == cls) & ran).any():
+            return mask
+    fp64, ffma = (classes == "fp64") & ran, (classes == "ffma") & ran
+    return fp64 if executed[fp64].sum() > executed[ffma].sum() else ffma
+
+
 def _split(group: pd.DataFrame) -> dict:
     g = group.sort_values("offset", kind="stable")
     executed = g["inst_executed"].fillna(0).to_numpy(dtype="float64")
@@ -44,11 +56,13 @@ def _split(group: pd.DataFrame) -> dict:
                                                       "epilogue_code": None, "epilogue_top_reason": None}
     if total <= 0 or executed.max() <= 0:
         return empty
-    hot = np.flatnonzero(executed >= HOT_SHARE * executed.max())
+    classes = np.array([OPCODE_CLASSES.get(opcode(str(t)), "other") for t in g["sass"]])
+    math = _math_mask(classes, executed)
+    basis = executed[math] if math.any() else executed
+    hot = np.flatnonzero((executed >= HOT_SHARE * basis.max()) & (math if math.any() else True))
     first, last = hot.min(), hot.max()
     region = np.where(np.arange(len(g)) < first, 0, np.where(np.arange(len(g)) > last, 2, 1))
     out = {f"{name}_pct": 100.0 * samples[region == i].sum() / total for i, name in enumerate(REGIONS)}
-    classes = np.array([OPCODE_CLASSES.get(opcode(str(t)), "other") for t in g["sass"]])
     out |= {f"{c}_samples_pct": 100.0 * samples[classes == c].sum() / total for c in SAMPLED_CLASSES}
     tail = g[region == 2]
     tail = tail[tail["samples"].fillna(0) > 0]
