@@ -407,7 +407,9 @@ def _facts(d: Diagnosis) -> dict:
         "l1_bytes": k.get("l1_bytes", np.nan),
         "global_load_per_math": m.get("global_load_per_math", np.nan),
         "shared_load_per_math": m.get("shared_load_per_math", np.nan),
-        "shared_load_wavefronts": k.get("shared_load_wavefronts", np.nan),
+        # wgmma's shared reads are invisible to the wavefront counters: not measured, never "x0"
+        "shared_load_wavefronts": np.nan if k.get("shared_gmma_inst", 0) and k.get("shared_gmma_inst") > 0
+        else k.get("shared_load_wavefronts", np.nan),
         "load_conflicts": conflict("load"), "store_conflicts": conflict("store"),
         "achieved_occupancy_pct": k.get("achieved_occupancy_pct", np.nan),
         "registers_per_thread": k.get("registers_per_thread", np.nan),
