@@ -96,7 +96,7 @@ def test_spread_edge_and_missing_spread():
     no_spread = {"median_ms": 1.0, "p10_ms": np.nan, "p90_ms": np.nan}
     slower = {"median_ms": 1.1, "p10_ms": np.nan, "p90_ms": np.nan}
     assert verdict("PASS", "PASS", no_spread, slower, 0.03)[0] == "slower"
-    assert verdict("PASS", "SKIP", base, no_spread, 0.03)[0] == "not timed"
+    assert verdict("PASS", "SKIP", base, no_spread, 0.03)[0] == "broken"  # PASS -> anything else is a regression
     assert verdict("FAIL", "ERROR", no_spread, no_spread, 0.03)[0] == "not timed"
     assert verdict("PASS", "ERROR", base, no_spread, 0.03)[0] == "broken"
 
@@ -249,7 +249,7 @@ def test_cli_different_gpus(tmp_path):
 ])
 def test_cli_wrong_input_is_one_line(tmp_path, setup, message):
     result = gemmprof("compare", SAMPLE, setup(tmp_path))
-    assert result.returncode == 2, result.stdout
+    assert result.returncode == 3, result.stdout  # a run compare cannot read: not "no regression"
     assert message in result.stderr and "Traceback" not in result.stderr
 
 
@@ -263,4 +263,4 @@ def test_cli_bench_csv_with_run_json_beside_it(tmp_path):
     lonely = tmp_path / "bench.csv"
     shutil.copy(RESULTS / "bench.csv", lonely)
     result = gemmprof("compare", SAMPLE, lonely)
-    assert result.returncode == 2 and "no run.json beside it" in result.stderr
+    assert result.returncode == 3 and "no run.json beside it" in result.stderr

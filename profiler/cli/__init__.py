@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import importlib
 import sys
+import warnings
 
 import typer
 
-from ..errors import GemmprofError
+from ..errors import GemmprofError, GemmprofWarning
 
 app = typer.Typer(
     name="gemmprof",
@@ -33,15 +34,29 @@ for _name in COMMANDS:
     app.command(_name)(getattr(_module, _name.replace("-", "_")))
 
 
+_show_warning = warnings.showwarning
+
+
+def _one_line_warning(message, category, filename, lineno, file=None, line=None):
+    """GemmprofWarnings print as one line on stderr; other warnings as Python prints them."""
+    if issubclass(category, GemmprofWarning):
+        typer.secho(f"gemmprof: warning: {message}", fg=typer.colors.YELLOW, err=True)
+    else:
+        _show_warning(message, category, filename, lineno, file, line)
+
+
+warnings.showwarning = _one_line_warning
+
+
 def main() -> None:
     try:
         app()
     except GemmprofError as exc:
         typer.secho(f"gemmprof: error: {exc}", fg=typer.colors.RED, err=True)
-        sys.exit(2)
-    except KeyboardInterrupt:
+        sys.exit(exc.exit_code)
+    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM where a command turned it into one
         typer.secho("gemmprof: interrupted", err=True)
-        sys.exit(130)
+        sys.exit(128 + getattr(exc, "signum", 2))
 
 
 if __name__ == "__main__":
