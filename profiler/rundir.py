@@ -17,11 +17,12 @@ from pathlib import Path
 import pandas as pd
 
 from . import __version__
-from .errors import GemmprofError
-from .schema import check_run_meta, check_table, read_frame
+from .errors import GemmprofError, warn
+from .schema import check_profile_record, check_run_meta, check_table, read_frame
 
 SCHEMA_VERSION = 1
 RUN_JSON = "run.json"
+PROFILE_LOG = "profile.jsonl"
 REPORT_SUFFIXES = (".ncu-rep", ".ncu-rep.xz")  # what a run's ncu/ folder holds: reports, xz-packed or not
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_REPORTS_DIR = REPO_ROOT / "reports"
@@ -92,6 +93,24 @@ class RunDir:
         if found is None:
             raise GemmprofError(f"run {self.path} has no {name} table", f"run the step that writes {name}.csv first")
         return check_table(name, read_frame(found), str(found))
+
+    def read_profile_log(self) -> pd.DataFrame | None:
+        """profile.jsonl as a frame (None when absent): a line that is not valid JSON or fails its
+        schema is skipped with a warning naming the file and the line."""
+        log = self.path / PROFILE_LOG
+        if not log.is_file():
+            return None
+        records = []
+        for number, line in enumerate(log.read_bytes().decode("utf-8", errors="replace").splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                records.append(check_profile_record(json.loads(line), f"{log}:{number}"))
+            except (json.JSONDecodeError, RecursionError):
+                warn(f"{log}:{number}: not valid JSON, line skipped")
+            except GemmprofError as exc:
+                warn(f"{exc.message}; line skipped")
+        return pd.DataFrame(records)
 
     def has_table(self, name: str) -> bool:
         if name == "bench" and (self.path / "bench.jsonl").is_file():

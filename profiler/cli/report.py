@@ -3,7 +3,6 @@ run index (index.html, summary.md)."""
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -25,12 +24,12 @@ def report(
     ncu's rules, its hottest source lines, and what changed from the rung below. Writes
     KERNEL.md and a self-contained KERNEL.html per kernel, index.html, and summary.md (made
     to fit a CI job summary)."""
-    import pandas as pd
     from rich.console import Console
 
     from ..analyze.diagnosis import diagnose_run
     from ..errors import GemmprofError
     from ..manifest import load_manifest
+    from ..outdir import write_files
     from ..render.report import report_files
     from ..rundir import RunDir, newest_run, write_atomic
 
@@ -47,9 +46,7 @@ def report(
                                 f"extract them first: gemmprof analyze {run.path} --parquet {run.path}")
         raise GemmprofError(f"run {run.path} holds no kernels: neither a profile (kernels table) nor a benchmark "
                             f"(bench table)", "run gemmprof bench or gemmprof profile into it")
-    log = run.path / "profile.jsonl"
-    profile_log = pd.DataFrame([json.loads(line) for line in log.read_text().splitlines() if line.strip()]) \
-        if log.is_file() else None
+    profile_log = run.read_profile_log()
 
     diagnosis = diagnose_run(tables, load_manifest(), meta, profile_log)
     for warning in diagnosis.warnings:
@@ -58,13 +55,18 @@ def report(
     console.print(f"report of {run.path} ({len(diagnosis.kernels)} kernels, "
                   f"{sum(d.profiled for d in diagnosis.kernels)} profiled) -> {target}")
     written = 0
-    with console.status("rendering") as status:
-        for name, content in report_files(diagnosis, tables.get("kernels"), tables.get("bench")):
-            write_atomic(target / name, content)
-            written += 1
-            status.update(f"rendering: wrote {name}")
-            if name.endswith(".html") and name != "index.html":
-                d = next(k for k in diagnosis.kernels if f"{k.name}.html" == name)
-                verdict = f"{d.verdict.label}: {d.verdict.problem}" if d.verdict else "not profiled"
-                console.print(f"  {d.name:<12} {verdict}")
+
+    def fill(folder: Path) -> None:  # the whole report, into a folder that then replaces `target` (if ours)
+        nonlocal written
+        with console.status("rendering") as status:
+            for name, content in report_files(diagnosis, tables.get("kernels"), tables.get("bench")):
+                write_atomic(folder / name, content)
+                written += 1
+                status.update(f"rendering: wrote {name}")
+                if name.endswith(".html") and name != "index.html":
+                    d = next(k for k in diagnosis.kernels if f"{k.name}.html" == name)
+                    verdict = f"{d.verdict.label}: {d.verdict.problem}" if d.verdict else "not profiled"
+                    console.print(f"  {d.name:<12} {verdict}")
+
+    write_files(target, fill, signature=("index.html", "summary.md"))
     console.print(f"wrote {written} files; open {target / 'index.html'} (summary for CI: {target / 'summary.md'})")
