@@ -13,6 +13,7 @@ import warnings
 import typer
 
 from ..errors import GemmprofError, GemmprofWarning
+from ..signals import Terminated
 
 app = typer.Typer(
     name="gemmprof",
@@ -54,9 +55,12 @@ def main() -> None:
     except GemmprofError as exc:
         typer.secho(f"gemmprof: error: {exc}", fg=typer.colors.RED, err=True)
         sys.exit(exc.exit_code)
-    except KeyboardInterrupt as exc:  # Ctrl-C, or SIGTERM where a command turned it into one
+    except KeyboardInterrupt:
         typer.secho("gemmprof: interrupted", err=True)
-        sys.exit(128 + getattr(exc, "signum", 2))
+        sys.exit(130)
+    except Terminated as exc:  # SIGTERM where a command handles it like Ctrl-C (bench)
+        typer.secho("gemmprof: terminated", err=True)
+        sys.exit(128 + exc.signum)
 
 
 if __name__ == "__main__":
