@@ -48,7 +48,7 @@ def as_table(records: list[dict]) -> pd.DataFrame:
     """Result records as a bench table; every column the bench schema requires is present (a
     bench of only FAIL or ERROR rows has no times, yet its table still has the column)."""
     table = pd.DataFrame(records)
-    for column in ("kernel", "M", "N", "K", "status", "median_ms"):
+    for column in ("kernel", "M", "N", "K", "status", "median_ms", "gflops"):
         if column not in table.columns:
             table[column] = pd.Series([float("nan")] * len(table), index=table.index, dtype="float64")
     return table

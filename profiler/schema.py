@@ -30,6 +30,7 @@ class Field:
     kind: str
     required: bool = False
     positive: bool = False  # numbers: above zero wherever present (times, sizes)
+    filled: bool = False  # no empty cell (the keys a row is known by)
 
 
 # run.json (and <stem>.run.json beside a bench table)
@@ -65,21 +66,35 @@ _TIMES = ("median_ms", "mean_ms", "p10_ms", "p90_ms", "min_ms",
 # Tables by name (RunDir.read_table): the columns readers rely on.
 TABLES: dict[str, tuple[Field, ...]] = {
     "bench": (
-        Field("kernel", TEXT, required=True),
-        Field("M", INT, required=True, positive=True), Field("N", INT, required=True, positive=True),
-        Field("K", INT, required=True, positive=True),
-        Field("status", TEXT, required=True), Field("median_ms", NUMBER, required=True, positive=True),
+        Field("kernel", TEXT, required=True, filled=True),
+        *(Field(dim, INT, required=True, positive=True, filled=True) for dim in "MNK"),
+        Field("status", TEXT, required=True, filled=True), Field("median_ms", NUMBER, required=True, positive=True),
+        Field("gflops", NUMBER, required=True),
         *(Field(c, NUMBER, positive=True) for c in _TIMES if c != "median_ms"),
-        Field("tier", TEXT), Field("gflops", NUMBER), Field("pct_of_cublas", NUMBER), Field("cv", NUMBER),
-    ),
-    "kernels": (
-        Field("duration_ns", NUMBER, required=True, positive=True),
-        Field("M", INT, positive=True), Field("N", INT, positive=True), Field("K", INT, positive=True),
-        Field("launch", INT),
-        *(Field(c, NUMBER) for c in ("fp32_flop", "tensor_flop", "dram_bytes", "l2_bytes", "achieved_flops",
-                                      "achieved_occupancy_pct", "registers_per_thread", "sm_clock_hz")),
+        Field("tier", TEXT), Field("pct_of_cublas", NUMBER), Field("cv", NUMBER),
     ),
 }
+
+
+def _kernels_fields() -> tuple[Field, ...]:
+    """The kernels table's columns, from the one metric table (`extract.metrics`): its dtypes
+    say which are numbers; (report, launch) names a launch; times and peaks are above zero."""
+    from .extract import metrics as mt
+
+    declared = {"report": Field("report", TEXT, required=True, filled=True),
+                "launch": Field("launch", INT, required=True, filled=True),
+                "duration_ns": Field("duration_ns", NUMBER, required=True, positive=True)}
+    for column in (*mt.LAUNCH_FIELDS, *mt.metrics_at(mt.LAUNCH), *mt.DERIVED):
+        name = column.column
+        if name in declared:
+            continue
+        dtype = getattr(column, "dtype", "text" if getattr(column, "unit", "") == "text" else "float64")
+        kind = INT if dtype == "Int64" else TEXT if dtype in ("str", "text", "object") else NUMBER
+        declared[name] = Field(name, kind, positive=name.startswith("peak_") or name in ("M", "N", "K"))
+    return tuple(declared.values())
+
+
+TABLES["kernels"] = _kernels_fields()
 
 
 def check_object(data: object, fields: tuple[Field, ...], where: str, what: str = "") -> dict:
@@ -122,7 +137,17 @@ def check_table(name: str, frame: pd.DataFrame, where: str) -> pd.DataFrame:
         raise GemmprofError(f"{where}: no column {', '.join(map(repr, missing))} (a {name} table needs {needs})")
     out = frame.copy()
     for f in fields:
-        if f.name not in out.columns or f.kind not in (INT, NUMBER):
+        if f.name not in out.columns:
+            continue
+        if f.kind == TEXT:
+            column = out[f.name]
+            if f.filled and column.isna().any():
+                row = int(np.flatnonzero(column.isna().to_numpy())[0])
+                raise GemmprofError(f"{where}: column {f.name!r} is empty in row {row + 1}")
+            if not column.map(lambda v: v is None or isinstance(v, str) or pd.isna(v)).all():
+                out[f.name] = column.map(lambda v: v if v is None or isinstance(v, str) or pd.isna(v) else str(v))
+            continue
+        if f.kind not in (INT, NUMBER):
             continue
         column = out[f.name]
         if column.dtype == bool:
@@ -135,12 +160,14 @@ def check_table(name: str, frame: pd.DataFrame, where: str) -> pd.DataFrame:
                                 f"the {name} table's {f.name} must be numeric")
         already = pd.api.types.is_numeric_dtype(column.dtype)  # keep a typed column's dtype as it is
         numbers = numbers.astype("float64")
+        if f.filled and numbers.isna().any():
+            raise GemmprofError(f"{where}: column {f.name!r} is empty in row {int(np.flatnonzero(numbers.isna().to_numpy())[0]) + 1}")
         finite = numbers[np.isfinite(numbers)]
         if f.positive and (finite <= 0).any():
             value = finite[finite <= 0].iloc[0]
             raise GemmprofError(f"{where}: column {f.name!r} holds {value:g}; it must be above zero")
         if f.kind == INT:
-            if (finite != np.floor(finite)).any() or (finite.abs() > 2**53).any():
+            if np.isinf(numbers).any() or (finite != np.floor(finite)).any() or (finite.abs() > 2**53).any():
                 raise GemmprofError(f"{where}: column {f.name!r} must hold whole numbers")
             if not already:
                 out[f.name] = numbers.where(np.isfinite(numbers)).astype("Int64")
