@@ -78,11 +78,11 @@ TABLES: dict[str, tuple[Field, ...]] = {
 
 def _kernels_fields() -> tuple[Field, ...]:
     """The kernels table's columns, from the one metric table (`extract.metrics`): its dtypes
-    say which are numbers; (report, launch) names a launch; times and peaks are above zero."""
+    say which are numbers; (report, launch) names a launch (`report` needs them, see
+    `require_columns`; a roofline of a hand-made table does not); times and peaks are above zero."""
     from .extract import metrics as mt
 
-    declared = {"report": Field("report", TEXT, required=True, filled=True),
-                "launch": Field("launch", INT, required=True, filled=True),
+    declared = {"report": Field("report", TEXT, filled=True), "launch": Field("launch", INT, filled=True),
                 "duration_ns": Field("duration_ns", NUMBER, required=True, positive=True)}
     for column in (*mt.LAUNCH_FIELDS, *mt.metrics_at(mt.LAUNCH), *mt.DERIVED):
         name = column.column
@@ -174,6 +174,13 @@ def check_table(name: str, frame: pd.DataFrame, where: str) -> pd.DataFrame:
         elif not already:
             out[f.name] = numbers
     return out
+
+
+def require_columns(frame: pd.DataFrame, columns: tuple[str, ...], where: str, why: str) -> None:
+    """What one reader needs beyond the table's schema, as the same one-line error."""
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise GemmprofError(f"{where}: no column {', '.join(map(repr, missing))} ({why})")
 
 
 def check_profile_record(data: object, where: str) -> dict:

@@ -32,6 +32,7 @@ def report(
     from ..outdir import write_files
     from ..render.report import report_files
     from ..rundir import RunDir, newest_run, write_atomic
+    from ..schema import require_columns
 
     console = Console() if sys.stdout.isatty() else Console(width=200)  # piped: do not wrap at 80
     run = RunDir(run_dir if run_dir is not None else newest_run())
@@ -39,6 +40,9 @@ def report(
         raise GemmprofError(f"{run.path} is not a directory", "pass a run directory written by gemmprof bench or profile")
     meta = run.meta()
     tables = {name: run.read_table(name) for name in TABLES if run.has_table(name)}
+    if "kernels" in tables and len(tables["kernels"]):
+        require_columns(tables["kernels"], ("report", "launch"), str(run.table_file("kernels")),
+                        "the report names each launch by its report and launch number")
     if "kernels" not in tables and "bench" not in tables:
         reports = [*run.path.glob("*.ncu-rep*"), *run.path.glob("ncu/*.ncu-rep*")]
         if reports:
