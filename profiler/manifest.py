@@ -54,12 +54,39 @@ _COMPARE_OPS = {
 
 Expr = int | str
 
+# Bounds on an expression, checked before `ast.parse` (whose recursion a long chain of terms
+# exhausts): launch geometry and dispatch conditions are a line, not a program.
+MAX_EXPR_CHARS = 400
+MAX_EXPR_DEPTH = 24  # nested parentheses or calls
+
 
 def evaluate(expr: Expr, M: int, N: int, K: int) -> int:
     """Evaluate an integer expression over M, N, K (arithmetic, cdiv, min, max, comparisons,
-    and/or; nothing else)."""
+    and/or; nothing else). Every way it can fail (syntax, size, division by zero, a name or
+    operator not allowed, a value that is not an expression) is a ValueError."""
+    try:
+        return _evaluate(expr, M, N, K)
+    except ZeroDivisionError:
+        raise ValueError(f"{expr!r} divides by zero at M={M}, N={N}, K={K}") from None
+    except SyntaxError as exc:
+        raise ValueError(f"{expr!r} is not an expression ({exc.msg})") from None
+    except (TypeError, RecursionError, MemoryError, OverflowError) as exc:
+        raise ValueError(f"{str(expr)[:60]!r} cannot be evaluated ({type(exc).__name__})") from None
+
+
+def _evaluate(expr: Expr, M: int, N: int, K: int) -> int:
+    if isinstance(expr, bool) or not isinstance(expr, (int, str)):
+        raise ValueError(f"an expression must be an integer or a string, not {type(expr).__name__} {str(expr)[:40]!r}")
     if isinstance(expr, int):
         return expr
+    if len(expr) > MAX_EXPR_CHARS:
+        raise ValueError(f"expression of {len(expr)} characters; at most {MAX_EXPR_CHARS}")
+    depth = deepest = 0
+    for ch in expr:
+        depth += (ch == "(") - (ch == ")")
+        deepest = max(deepest, depth)
+    if deepest > MAX_EXPR_DEPTH:
+        raise ValueError(f"expression nests {deepest} parentheses deep; at most {MAX_EXPR_DEPTH}")
     names = {"M": M, "N": N, "K": K}
 
     def walk(node: ast.AST) -> int:
@@ -246,7 +273,7 @@ def parse_manifest(text: str, where: str = "ladder.toml", known: Iterable[str] =
     except tomllib.TOMLDecodeError as exc:
         raise GemmprofError(f"{where} is not valid TOML: {exc}") from None
     specs: list[KernelSpec] = []
-    for i, entry in enumerate(data.get("kernel", []), start=first_index):
+    for i, entry in enumerate(_entries(data, "kernel", where), start=first_index):
         label = entry.get("name", f"kernel #{i - first_index + 1}")
         missing = [k for k in _REQUIRED if k not in entry]
         unknown = sorted(set(entry) - _ALLOWED)
@@ -254,6 +281,7 @@ def parse_manifest(text: str, where: str = "ladder.toml", known: Iterable[str] =
             raise GemmprofError(
                 f"{where}: {label}: missing {missing}" if missing else f"{where}: {label}: unknown keys {unknown}"
             )
+        _check_types(entry, label, where)
         if entry["tier"] not in TIERS:
             raise GemmprofError(f"{where}: {label}: tier must be one of {TIERS}")
         try:
@@ -281,7 +309,7 @@ def parse_manifest(text: str, where: str = "ladder.toml", known: Iterable[str] =
         _check_textures(spec, where)
         try:  # every expression must evaluate on a plain shape
             spec.launch(1024, 1024, 1024)
-        except (ValueError, TypeError, ZeroDivisionError, SyntaxError, RecursionError, MemoryError) as exc:
+        except (ValueError, TypeError, IndexError, ZeroDivisionError, SyntaxError, RecursionError, MemoryError) as exc:
             raise GemmprofError(f"{where}: {label}: bad launch expression: {exc}") from None
         _check_probe_shape(spec, where)
         specs.append(spec)
@@ -306,6 +334,46 @@ def _check_probe_shape(spec: KernelSpec, where: str) -> None:
     reason = spec.unsupported_reason(*shape)
     if reason:
         raise GemmprofError(f"{where}: {spec.name}: probe_shape {list(shape)} is outside the contract ({reason})")
+
+
+# The TOML type of each kernel key ("expr": an integer or an expression string; "list of X").
+_KEY_TYPES = {
+    "name": str, "file": str, "entry": str, "tier": str, "idea": str, "predecessor": str, "arch": str,
+    "grid": "list of expr", "block": "list of expr", "smem_bytes": "expr", "contract": "table of int",
+    "spill_free": bool, "min_cc": int, "nvcc_flags": "list of str", "tensor_maps": "list of table",
+    "textures": "list of str",
+}
+_ELEMENT = {"expr": (int, str), "str": str, "int": int, "table": dict}
+
+
+def _entries(data: dict, key: str, where: str) -> list[dict]:
+    """`[[key]]` tables of the manifest: a list of tables, else a one-line error."""
+    entries = data.get(key, [])
+    if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
+        raise GemmprofError(f"{where}: '{key}' must be an array of tables ([[{key}]] entries)")
+    return entries
+
+
+def _check_types(entry: dict, label: str, where: str) -> None:
+    """Each key of a kernel entry has its declared TOML type (a number where a list belongs is a
+    one-line error naming the kernel and the key, not a TypeError later)."""
+    for key, expected in _KEY_TYPES.items():
+        if key not in entry:
+            continue
+        value = entry[key]
+        if isinstance(expected, type):
+            ok = isinstance(value, expected) and (expected is bool or not isinstance(value, bool))
+        elif expected == "expr":
+            ok = isinstance(value, (int, str)) and not isinstance(value, bool)
+        else:
+            container, _, element = expected.split(" ")
+            kind = _ELEMENT[element]
+            items = value.values() if container == "table" and isinstance(value, dict) else value
+            ok = isinstance(value, dict if container == "table" else list) and all(
+                isinstance(v, kind) and not isinstance(v, bool) for v in items)
+        if not ok:
+            raise GemmprofError(f"{where}: {label}: {key} must be {expected.__name__ if isinstance(expected, type) else expected}, "
+                                f"got {str(value)[:40]!r}")
 
 
 def _check_textures(spec: KernelSpec, where: str) -> None:
@@ -427,20 +495,32 @@ class Dispatcher:
     def choose(self, M: int, N: int, K: int, kernels: dict[str, KernelSpec]) -> KernelSpec | None:
         for rule in self.rules:
             spec = kernels[rule.kernel]
-            if evaluate(rule.when, M, N, K) and spec.unsupported_reason(M, N, K) is None:
+            try:
+                holds = evaluate(rule.when, M, N, K)
+            except ValueError as exc:  # e.g. a condition dividing by zero at this shape only
+                raise GemmprofError(f"dispatch {self.name}: rule for {rule.kernel}: {exc}",
+                                    "fix the condition in the manifest") from None
+            if holds and spec.unsupported_reason(M, N, K) is None:
                 return spec
         return None
 
 
 def parse_dispatchers(text: str, kernels: tuple[KernelSpec, ...], where: str = "ladder.toml") -> tuple[Dispatcher, ...]:
-    data = tomllib.loads(text)
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise GemmprofError(f"{where} is not valid TOML: {exc}") from None
     names = {s.name: s for s in kernels}
     out = []
-    for i, entry in enumerate(data.get("dispatch", []), start=1):
+    for i, entry in enumerate(_entries(data, "dispatch", where), start=1):
         label = entry.get("name", f"dispatch #{i}")
         unknown = sorted(set(entry) - {"name", "tier", "idea", "rules", "derived_from"})
         if unknown or not all(k in entry for k in ("name", "tier", "idea", "rules")):
             raise GemmprofError(f"{where}: dispatch {label}: needs name, tier, idea, rules" + (f"; unknown keys {unknown}" if unknown else ""))
+        if not all(isinstance(entry[k], str) for k in ("name", "tier", "idea")) or not isinstance(entry.get("derived_from", ""), str):
+            raise GemmprofError(f"{where}: dispatch {label}: name, tier, idea and derived_from must be strings")
+        if not isinstance(entry["rules"], list) or not all(isinstance(r, dict) for r in entry["rules"]):
+            raise GemmprofError(f"{where}: dispatch {label}: rules must be an array of tables ({{kernel = ..., when = ...}})")
         if label in names or label == CUBLAS:
             raise GemmprofError(f"{where}: dispatch {label}: the name is taken by a kernel")
         rules = []
@@ -451,8 +531,8 @@ def parse_dispatchers(text: str, kernels: tuple[KernelSpec, ...], where: str = "
                 raise GemmprofError(f"{where}: dispatch {label}: {rule['kernel']} is not a {entry['tier']} kernel")
             try:
                 evaluate(rule.get("when", 1), 1024, 1024, 1024)
-            except (ValueError, TypeError, SyntaxError) as exc:
-                raise GemmprofError(f"{where}: dispatch {label}: bad condition {rule.get('when')!r}: {exc}") from None
+            except ValueError as exc:
+                raise GemmprofError(f"{where}: dispatch {label}: rule for {rule['kernel']}: bad condition: {exc}") from None
             rules.append(DispatchRule(rule["kernel"], rule.get("when", 1)))
         out.append(Dispatcher(entry["name"], entry["tier"], entry["idea"], tuple(rules), entry.get("derived_from", "")))
     return tuple(out)

@@ -17,10 +17,12 @@ from pathlib import Path
 import pandas as pd
 
 from . import __version__
-from .errors import GemmprofError
+from .errors import GemmprofError, warn
+from .schema import check_profile_record, check_run_meta, check_table, read_frame
 
 SCHEMA_VERSION = 1
 RUN_JSON = "run.json"
+PROFILE_LOG = "profile.jsonl"
 REPORT_SUFFIXES = (".ncu-rep", ".ncu-rep.xz")  # what a run's ncu/ folder holds: reports, xz-packed or not
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_REPORTS_DIR = REPO_ROOT / "reports"
@@ -74,24 +76,61 @@ class RunDir:
         df.to_parquet(tmp, index=False)
         tmp.replace(self.path / f"{name}.parquet")
 
+    def table_file(self, name: str) -> Path | None:
+        """The file `read_table` reads for `name`: the parquet, else the CSV, else None."""
+        return next((f for f in (self.path / f"{name}.parquet", self.path / f"{name}.csv") if f.is_file()), None)
+
     def read_table(self, name: str) -> pd.DataFrame:
-        pq, csv = self.path / f"{name}.parquet", self.path / f"{name}.csv"
-        if pq.is_file():
-            return pd.read_parquet(pq)
-        if csv.is_file():
-            return pd.read_csv(csv)
-        raise GemmprofError(f"run {self.path} has no {name} table", f"run the step that writes {name}.csv first")
+        """A table, checked against its schema (`profiler.schema`). The bench table is rebuilt
+        from bench.jsonl when the table is missing or older than it (an interrupted bench)."""
+        from .bench_log import stale_bench_table
+
+        if name == "bench" and stale_bench_table(self):
+            from .bench_log import rebuild_bench_table
+
+            return rebuild_bench_table(self)
+        found = self.table_file(name)
+        if found is None:
+            raise GemmprofError(f"run {self.path} has no {name} table", f"run the step that writes {name}.csv first")
+        return check_table(name, read_frame(found), str(found))
+
+    def read_profile_log(self) -> pd.DataFrame | None:
+        """profile.jsonl as a frame (None when absent): a line that is not valid JSON or fails its
+        schema is skipped with a warning naming the file and the line."""
+        log = self.path / PROFILE_LOG
+        if not log.is_file():
+            return None
+        records = []
+        for number, line in enumerate(log.read_bytes().decode("utf-8", errors="replace").splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                records.append(check_profile_record(json.loads(line), f"{log}:{number}"))
+            except (json.JSONDecodeError, RecursionError):
+                warn(f"{log}:{number}: not valid JSON, line skipped")
+            except GemmprofError as exc:
+                warn(f"{exc.message}; line skipped")
+        return pd.DataFrame(records)
 
     def has_table(self, name: str) -> bool:
-        return (self.path / f"{name}.parquet").is_file() or (self.path / f"{name}.csv").is_file()
+        if name == "bench" and (self.path / "bench.jsonl").is_file():
+            return True
+        return self.table_file(name) is not None
 
 
 def read_meta_file(f: Path) -> dict:
     """A run.json (or a copy such as bench.run.json), schema version checked."""
     try:
-        meta = json.loads(f.read_text())
+        meta = json.loads(f.read_bytes().decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise GemmprofError(f"{f} is not UTF-8 text (byte {exc.start})", "a run.json is written by gemmprof as JSON") from None
     except json.JSONDecodeError as exc:
         raise GemmprofError(f"{f} is not valid JSON: {exc}") from None
+    except RecursionError:
+        raise GemmprofError(f"{f} nests too deeply to be a run.json") from None
+    except OSError as exc:
+        raise GemmprofError(f"{f} cannot be read: {exc.strerror or exc}") from None
+    check_run_meta(meta, str(f))
     if meta.get("schema_version") != SCHEMA_VERSION:
         raise GemmprofError(f"{f} has schema version {meta.get('schema_version')!r}; this gemmprof reads {SCHEMA_VERSION}")
     return meta

@@ -96,7 +96,7 @@ def test_spread_edge_and_missing_spread():
     no_spread = {"median_ms": 1.0, "p10_ms": np.nan, "p90_ms": np.nan}
     slower = {"median_ms": 1.1, "p10_ms": np.nan, "p90_ms": np.nan}
     assert verdict("PASS", "PASS", no_spread, slower, 0.03)[0] == "slower"
-    assert verdict("PASS", "SKIP", base, no_spread, 0.03)[0] == "not timed"
+    assert verdict("PASS", "SKIP", base, no_spread, 0.03)[0] == "broken"  # PASS -> anything else is a regression
     assert verdict("FAIL", "ERROR", no_spread, no_spread, 0.03)[0] == "not timed"
     assert verdict("PASS", "ERROR", base, no_spread, 0.03)[0] == "broken"
 
@@ -249,7 +249,7 @@ def test_cli_different_gpus(tmp_path):
 ])
 def test_cli_wrong_input_is_one_line(tmp_path, setup, message):
     result = gemmprof("compare", SAMPLE, setup(tmp_path))
-    assert result.returncode == 2, result.stdout
+    assert result.returncode == 3, result.stdout  # a run compare cannot read: not "no regression"
     assert message in result.stderr and "Traceback" not in result.stderr
 
 
@@ -263,4 +263,79 @@ def test_cli_bench_csv_with_run_json_beside_it(tmp_path):
     lonely = tmp_path / "bench.csv"
     shutil.copy(RESULTS / "bench.csv", lonely)
     result = gemmprof("compare", SAMPLE, lonely)
-    assert result.returncode == 2 and "no run.json beside it" in result.stderr
+    assert result.returncode == 3 and "no run.json beside it" in result.stderr
+
+
+# --- runs compare must not trust (exit 3), and regressions it used to miss (issue 12) ------------
+
+
+def test_pass_to_skip_and_pass_without_a_time_are_regressions():
+    base = pd.DataFrame([row("a", 1.0, 0.99, 1.01), row("b", 1.0, 0.99, 1.01), row("c", 1.0, 0.99, 1.01)])
+    new = pd.DataFrame([row("a", 1.0, 0.99, 1.01, status="SKIP"), row("b", 1.0, 0.99, 1.01), row("c", 1.0, 0.99, 1.01)])
+    new.loc[1, "median_ms"] = np.nan  # b: PASS with no time
+    table = compare_bench(base, new).set_index("kernel")
+    assert table["verdict"].to_dict() == {"a": "broken", "b": "unmeasured", "c": "same"}
+    assert table["regression"].to_dict() == {"a": True, "b": True, "c": False}
+
+
+def test_zero_base_median_is_no_traceback():
+    base = pd.DataFrame([row("a", 1.0, 0.99, 1.01)]).assign(median_ms=0.0, gflops=0.0)
+    table = compare_bench(base, pd.DataFrame([row("a", 1.0, 0.99, 1.01)]))
+    assert table.loc[0, "verdict"] == "not timed" and np.isnan(table.loc[0, "gflops_change"])
+
+
+def bad_new_run(tmp_path, kind):
+    bench = pd.read_parquet(SAMPLE / "bench.parquet")
+    path = tmp_path / "new"
+    if kind == "incomplete":  # an interrupted bench: only the cuBLAS rows
+        make_run(path, bench[bench["kernel"].str.startswith("cublas")])
+        meta = json.loads((path / "run.json").read_text())
+        (path / "run.json").write_text(json.dumps({**meta, "complete": False}))
+    elif kind == "empty":
+        make_run(path, bench)
+        (path / "bench.csv").write_text("")
+    elif kind == "header only":
+        make_run(path, bench.head(0))
+    elif kind == "no kernel column":
+        make_run(path, bench.drop(columns="kernel"))
+    elif kind == "no median column":
+        make_run(path, bench.drop(columns="median_ms"))
+    elif kind == "times as strings":
+        make_run(path, bench.assign(median_ms=bench["median_ms"].astype(str).str.replace(".", ",", regex=False)))
+    elif kind == "negative times":
+        make_run(path, bench.assign(median_ms=-bench["median_ms"]))
+    elif kind == "zero times":
+        make_run(path, bench.assign(median_ms=0.0))
+    elif kind == "truncated parquet":
+        make_run(path, bench)
+        (path / "bench.csv").unlink()
+        data = (SAMPLE / "bench.parquet").read_bytes()
+        (path / "bench.parquet").write_bytes(data[: len(data) // 3])
+    return path
+
+
+@pytest.mark.parametrize("kind, fragment", [
+    ("incomplete", "is incomplete"), ("empty", "is empty"), ("header only", "holds no rows"),
+    ("no kernel column", "no column 'kernel'"), ("no median column", "no column 'median_ms'"),
+    ("times as strings", "column 'median_ms' holds a non-number"), ("negative times", "must be above zero"),
+    ("zero times", "must be above zero"), ("truncated parquet", "bench.parquet cannot be read"),
+])
+def test_cli_untrustworthy_run_exits_3(tmp_path, kind, fragment):
+    new = bad_new_run(tmp_path, kind)
+    for args in ((SAMPLE, new), (new, SAMPLE)):  # either side
+        result = gemmprof("compare", *args)
+        assert result.returncode == 3, (kind, result.stdout, result.stderr)
+        assert fragment in result.stderr and "Traceback" not in result.stderr + result.stdout
+        assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_cli_pass_to_skip_exits_1(tmp_path):
+    bench = pd.read_parquet(SAMPLE / "bench.parquet")
+    pick = (bench["kernel"] == "smem") & (bench["M"] == 512)
+    bench.loc[pick, "status"] = "SKIP"
+    result = gemmprof("compare", SAMPLE, make_run(tmp_path / "new", bench))
+    assert result.returncode == 1 and "broken (PASS -> SKIP)" in result.stdout
+
+
+def test_compare_help_documents_exit_3():
+    assert "3 a run is incomplete" in " ".join(gemmprof("compare", "--help").stdout.split()).replace("│", "").replace("  ", " ")

@@ -110,3 +110,48 @@ def test_reference_tiers_of_a_selection():
     assert reference_tiers(select_kernels(["naive", "wgmma"])) == ["fp16", "fp32"]
     assert reference_tiers(select_kernels(["wgmma"])) == ["fp16"]
     assert reference_tiers(list(load_dispatchers())) == sorted({d.tier for d in load_dispatchers()})
+
+
+# --- hostile manifests: one line naming the kernel, never a traceback (issue 12) -----------------
+
+_ENTRY = '[[kernel]]\nname = "x"\nfile = "x.cu"\nentry = "x"\ntier = "fp32"\nidea = "i"\nblock = [256]\n'
+
+
+@pytest.mark.parametrize("grid, fragment", [
+    ('["cdiv(M, 32"]', "was never closed"),
+    ('["' + " + ".join(["M"] * 1500) + '"]', "at most 400"),
+    ('["' + "(" * 30 + "M" + ")" * 30 + '"]', "parentheses deep"),
+    ('["M // 0"]', "divides by zero"),
+    ('["cdiv(M, 0)"]', "divides by zero"),
+    ('["min()"]', "cannot be evaluated"),
+    ("5", "grid must be list of expr"),
+    ('["M ** 9"]', "unsupported expression"),
+])
+def test_bad_expressions_are_one_line_naming_the_kernel(grid, fragment):
+    from profiler.manifest import parse_manifest
+
+    with pytest.raises(GemmprofError) as caught:
+        parse_manifest(_ENTRY + f"grid = {grid}\n")
+    message = str(caught.value)
+    assert fragment in message and message.startswith("ladder.toml: x:") and "\n" not in message
+
+
+def test_a_dispatch_rule_dividing_by_zero_names_dispatcher_and_kernel():
+    from profiler.manifest import Dispatcher, DispatchRule, load_manifest, parse_dispatchers
+
+    kernels = load_manifest()
+    text = '[[dispatch]]\nname = "b"\ntier = "fp32"\nidea = "i"\nrules = [{kernel = "naive", when = "K // (M - 1024)"}]\n'
+    with pytest.raises(GemmprofError, match=r"dispatch b: rule for naive: bad condition: .* divides by zero"):
+        parse_dispatchers(text, kernels)
+    # a condition that is fine at 1024 but divides by zero at another shape: caught when choosing
+    d = Dispatcher("b", "fp32", "i", (DispatchRule("naive", "K // (M - 512)"),))
+    with pytest.raises(GemmprofError, match="dispatch b: rule for naive: .* divides by zero at M=512"):
+        d.choose(512, 512, 512, {s.name: s for s in kernels})
+
+
+@pytest.mark.parametrize("text", ["kernel = 5", "kernel = [1, 2]", "[kernel]\nname = 'x'"])
+def test_kernel_must_be_an_array_of_tables(text):
+    from profiler.manifest import parse_manifest
+
+    with pytest.raises(GemmprofError, match="array of tables"):
+        parse_manifest(text)

@@ -137,3 +137,17 @@ def test_forced_rerun_replaces_its_record(fake_ncu, tmp_path):
     assert sorted(r["kernel"] for r in records) == ["naive", "smem"]
     meta = json.loads((run / "run.json").read_text())
     assert meta["ncu_wall_s"] == pytest.approx(next(r["ncu_wall_s"] for r in records if r["kernel"] == "naive"))
+
+
+def test_force_xz_removes_the_uncompressed_twin(fake_ncu, tmp_path):
+    """profile, then profile --force --xz: one report per launch, one log line, one table row."""
+    profile(tmp_path, "-k", "naive", "--size", "64")
+    result, run = profile(tmp_path, "-k", "naive", "--size", "64", "--force", "--xz")
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in (run / "ncu").iterdir()) == ["naive_64x64x64.ncu-rep.xz"]
+    assert sorted(p.name for p in (run / "extract").iterdir()) == ["naive_64x64x64.ncu-rep.xz"]
+    records = [json.loads(line) for line in (run / "profile.jsonl").read_text().splitlines()]
+    assert [r["report"] for r in records] == ["ncu/naive_64x64x64.ncu-rep.xz"]
+    import pandas as pd
+
+    assert pd.read_parquet(run / "kernels.parquet")["kernel_key"].tolist() == ["naive"]

@@ -9,8 +9,10 @@ The verdict of one kernel and shape, base -> new:
 - `faster`: the mirror image (new p90 below the base p10, time down by more than the threshold);
 - `noise`: the median moved by more than the threshold, but inside the measured spread;
 - `same`: the median moved by no more than the threshold;
-- `broken` (a regression): it passed verification in the base run and FAILs or ERRORs now;
-- `fixed`: the reverse; `not timed`: not timed in either run (or skipped in the new one);
+- `broken` (a regression): it passed verification in the base run and does not pass now (FAIL,
+  ERROR, SKIP or anything else: a CI gate must not let a kernel quietly drop out);
+- `unmeasured` (a regression): PASS in both, but the new run holds no usable time for it (NaN);
+- `fixed`: the reverse of broken; `not timed`: not timed in either run, or the base has no time;
 - `added` / `removed`: the kernel and shape is in one run only.
 """
 
@@ -26,9 +28,8 @@ from .roofline import kernel_names
 from .values import numeric_column as _num
 
 KEYS = ["kernel", "M", "N", "K"]
-REGRESSIONS = ("slower", "broken")
+REGRESSIONS = ("slower", "broken", "unmeasured")
 TIMED = "PASS"
-FAILED = ("FAIL", "ERROR")
 DEFAULT_THRESHOLD = 0.03
 
 
@@ -81,15 +82,17 @@ def verdict(status_base, status_new, base: dict, new: dict, threshold: float) ->
         return "added", np.nan
     if status_new is None:
         return "removed", np.nan
-    if status_base == TIMED and status_new in FAILED:
+    if status_base == TIMED and status_new != TIMED:
         return "broken", np.nan
     if status_base != TIMED and status_new == TIMED:
         return "fixed", np.nan
     if status_base != TIMED or status_new != TIMED:
         return "not timed", np.nan
-    change = new["median_ms"] / base["median_ms"] - 1.0
-    if not np.isfinite(change):
+    if not _usable(new["median_ms"]):
+        return "unmeasured", np.nan
+    if not _usable(base["median_ms"]):
         return "not timed", np.nan
+    change = new["median_ms"] / base["median_ms"] - 1.0
     if abs(change) <= threshold:
         return "same", change
     # Without a recorded spread (p10/p90 missing), the median alone decides.
@@ -100,6 +103,16 @@ def verdict(status_base, status_new, base: dict, new: dict, threshold: float) ->
     if change > 0:
         return ("slower" if new_p10 > base_p90 else "noise"), change
     return ("faster" if new_p90 < base_p10 else "noise"), change
+
+
+def _usable(ms) -> bool:
+    """A time that can be compared: a finite number above zero."""
+    return ms is not None and not pd.isna(ms) and np.isfinite(ms) and ms > 0
+
+
+def _ratio_change(new, base) -> float:
+    """new / base - 1, NaN where base is zero or either is unknown (never a ZeroDivisionError)."""
+    return new / base - 1.0 if _usable(base) and new is not None and not pd.isna(new) else np.nan
 
 
 def compare_bench(base: pd.DataFrame, new: pd.DataFrame, threshold: float = DEFAULT_THRESHOLD) -> pd.DataFrame:
@@ -132,7 +145,7 @@ def compare_bench(base: pd.DataFrame, new: pd.DataFrame, threshold: float = DEFA
             "new_p10_ms": r["p10_ms_new"], "new_p90_ms": r["p90_ms_new"],
             "time_change": change,
             "base_gflops": r["gflops_base"], "new_gflops": r["gflops_new"],
-            "gflops_change": r["gflops_new"] / r["gflops_base"] - 1.0 if status_base == status_new == TIMED else np.nan,
+            "gflops_change": _ratio_change(r["gflops_new"], r["gflops_base"]) if status_base == status_new == TIMED else np.nan,
             "base_pct_of_cublas": r["pct_of_cublas_base"], "new_pct_of_cublas": r["pct_of_cublas_new"],
             "verdict": kind, "regression": kind in REGRESSIONS,
         })

@@ -182,7 +182,7 @@ def roofline_points(kernels: pd.DataFrame, ceiling_table: pd.DataFrame | None = 
         peak = compute.get(r["tensor_flop"] > 0, compute.get(False, np.nan))
         for level in LEVELS:
             moved = r[level.bytes_column]
-            if not moved or np.isnan(moved) or not r["flop"] or np.isnan(r["flops"]):
+            if not (moved > 0 and r["flop"] > 0 and r["flops"] > 0):  # NaN, zero or negative: no point on log axes
                 continue
             intensity = r["flop"] / moved
             memory_roof = bandwidth.get(level.name, np.nan) * intensity
@@ -191,7 +191,7 @@ def roofline_points(kernels: pd.DataFrame, ceiling_table: pd.DataFrame | None = 
                 "kernel": r["kernel"], "label": r["label"], "order": r["order"],
                 "M": r["M"], "N": r["N"], "K": r["K"], "level": level.name,
                 "flop": r["flop"], "bytes": moved, "intensity": intensity, "flops": r["flops"],
-                "duration_ns": r["duration_ns"], "roof": roof, "pct_of_roof": 100 * r["flops"] / roof,
+                "duration_ns": r["duration_ns"], "roof": roof, "pct_of_roof": 100 * r["flops"] / roof if roof > 0 else np.nan,
                 "limit": level.name if memory_roof < peak else compute_name.get(r["tensor_flop"] > 0, "compute"),
             })
     columns = ["kernel", "label", "order", "M", "N", "K", "level", "flop", "bytes", "intensity", "flops",

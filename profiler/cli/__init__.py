@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import importlib
 import sys
+import warnings
 
 import typer
 
-from ..errors import GemmprofError
+from ..errors import GemmprofError, GemmprofWarning
+from ..signals import Terminated
 
 app = typer.Typer(
     name="gemmprof",
@@ -33,15 +35,32 @@ for _name in COMMANDS:
     app.command(_name)(getattr(_module, _name.replace("-", "_")))
 
 
+_show_warning = warnings.showwarning
+
+
+def _one_line_warning(message, category, filename, lineno, file=None, line=None):
+    """GemmprofWarnings print as one line on stderr; other warnings as Python prints them."""
+    if issubclass(category, GemmprofWarning):
+        typer.secho(f"gemmprof: warning: {message}", fg=typer.colors.YELLOW, err=True)
+    else:
+        _show_warning(message, category, filename, lineno, file, line)
+
+
+warnings.showwarning = _one_line_warning
+
+
 def main() -> None:
     try:
         app()
     except GemmprofError as exc:
         typer.secho(f"gemmprof: error: {exc}", fg=typer.colors.RED, err=True)
-        sys.exit(2)
+        sys.exit(exc.exit_code)
     except KeyboardInterrupt:
         typer.secho("gemmprof: interrupted", err=True)
         sys.exit(130)
+    except Terminated as exc:  # SIGTERM where a command handles it like Ctrl-C (bench)
+        typer.secho("gemmprof: terminated", err=True)
+        sys.exit(128 + exc.signum)
 
 
 if __name__ == "__main__":

@@ -48,20 +48,18 @@ def analyze(
     The summary: time, GFLOP/s, share of the peak (FP32; FP16 tensor cores for a launch that used
     them), DRAM traffic, bank conflicts, occupancy and its limiter, the top stall. Exports: kernels, rules, source, sass and metrics tables."""
     from ..extract.tables import TABLES, read_reports
+    from ..outdir import write_files
 
     exporting = csv_dir is not None or parquet_dir is not None
     tables = TABLES if exporting else ("kernels",)
     frames = read_reports(reports, tables)
+    formats: dict[Path, list[str]] = {}  # --csv and --parquet may name one folder: written together
     for folder, suffix in ((csv_dir, "csv"), (parquet_dir, "parquet")):
-        if folder is None:
-            continue
-        folder.mkdir(parents=True, exist_ok=True)
-        for name, frame in frames.items():
-            target = folder / f"{name}.{suffix}"
-            if suffix == "csv":
-                frame.to_csv(target, index=False)
-            else:
-                frame.to_parquet(target, index=False)
+        if folder is not None:
+            formats.setdefault(folder, []).append(suffix)
+    for folder, suffixes in formats.items():
+        write_files(folder, lambda tmp, suffixes=suffixes: _export(frames, tmp, suffixes),
+                    signature=tuple(f"kernels.{suffix}" for suffix in suffixes))
     kernels = frames["kernels"]
     if json_out:
         # pandas writes NaN and NA as null; a round trip drops its escaped slashes ("gp\/naive").
@@ -71,6 +69,14 @@ def analyze(
     for folder in (csv_dir, parquet_dir):
         if folder is not None:
             typer.echo(f"wrote {', '.join(frames)} to {folder}")
+
+
+def _export(frames: dict, folder: Path, suffixes: list[str]) -> None:
+    for name, frame in frames.items():
+        if "csv" in suffixes:
+            frame.to_csv(folder / f"{name}.csv", index=False)
+        if "parquet" in suffixes:
+            frame.to_parquet(folder / f"{name}.parquet", index=False)
 
 
 def _print_summary(kernels: Any, rows: Rows) -> None:

@@ -37,8 +37,7 @@ def bench(
     clocks and throttle reasons from NVML. A kernel that fails is shown as FAIL, never timed.
     cuBLAS runs strict FP32 (CUBLAS_DEFAULT_MATH: no TF32).
     """
-    import pandas as pd
-
+    from ..bench_log import as_table, merge_rows
     from ..errors import GemmprofError
     from ..manifest import CUBLAS, load_manifest, select_for_bench
     from ..measure.bench import bench as run_bench
@@ -46,7 +45,8 @@ def bench(
     from ..measure.device import collect_environment, git_commit
     from ..measure.timing import TimingPolicy
     from ..render.console import bench_table
-    from ..rundir import REPO_ROOT, RunDir, command_line, new_run_id
+    from ..rundir import REPO_ROOT, RUN_JSON, RunDir, command_line, new_run_id
+    from ..signals import terminate_as_interrupt
     from ._options import gather_shapes
 
     specs, dispatchers = select_for_bench(kernel)
@@ -62,10 +62,16 @@ def bench(
     cubins = {b.spec.name: str(b.cubin) for b in built}
 
     commit, dirty = git_commit(REPO_ROOT)
-    run = RunDir.create(out / (run_id or new_run_id(env["gpu_slug"])), {
+    path = out / (run_id or new_run_id(env["gpu_slug"]))
+    earlier, before = None, {}
+    if (path / RUN_JSON).is_file():  # benching into an existing run: its rows are merged, not lost
+        before = RunDir(path).meta()
+        earlier = RunDir(path).read_table("bench") if RunDir(path).has_table("bench") else None
+    run = RunDir.create(path, {
         "kind": "bench", "command": command_line(), "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "git_commit": commit, "git_dirty": dirty, "environment": env, "complete": False,
-        "shapes": [list(s) for s in shapes], "kernels": [s.name for s in specs],
+        "shapes": union(before.get("shapes"), [list(s) for s in shapes]),
+        "kernels": union(before.get("kernels"), [s.name for s in specs]),
         "dispatchers": {d.name: [r.__dict__ for r in d.rules] for d in dispatchers},
         "policy": {"max_seconds": max_seconds, "min_reps": min_reps, "target_cv": target_cv},
         "cublas_math_mode": "CUBLAS_DEFAULT_MATH (strict FP32, no TF32)",
@@ -73,6 +79,9 @@ def bench(
     })
     console.print(f"[bold]{env['gpu_name']}[/] ({env['arch']}, {env['sm_count']} SMs, driver {env['driver']}, "
                   f"cuBLAS {env['cublas_version']}); cuBLAS in strict FP32 (no TF32). Run: {run.path}")
+    if earlier is not None and len(earlier):
+        console.print(f"[yellow]note:[/] {run.path} already holds {len(earlier)} bench rows: a new result replaces the "
+                      f"one of the same kernel, shape and tier, the others are kept", highlight=False)
 
     records: list[dict] = []
     names = ([CUBLAS] if cublas else []) + [s.name for s in specs] + [d.name for d in dispatchers]
@@ -89,13 +98,13 @@ def bench(
 
     complete = False
     try:
-        with progress:
+        with terminate_as_interrupt(), progress:  # SIGTERM, like Ctrl-C, keeps the finished rows
             run_bench(specs, cubins, shapes, policy, on_record, include_cublas=cublas, dispatchers=dispatchers, kernels=every)
         complete = True
     finally:
         if records:
-            df = pd.DataFrame(records)
-            run.write_table("bench", df)
+            df = as_table(records)
+            run.write_table("bench", merge_rows(earlier, df)[0])
             run.update_meta(complete=complete)
             console.print(bench_table(df, title=f"{env['gpu_name']}: SGEMM ladder vs cuBLAS"))
             n_bad = int(df["status"].isin(["FAIL", "ERROR"]).sum())
@@ -103,3 +112,9 @@ def bench(
                           + ("" if complete else " [yellow](interrupted: partial run)[/]"))
             if complete and n_bad:
                 raise typer.Exit(1)
+
+
+def union(earlier: list | None, now: list) -> list:
+    """The items of both lists, earlier ones first, each once (shapes and kernels of a merged run)."""
+    seen = [*(earlier if isinstance(earlier, list) else []), *now]
+    return [item for i, item in enumerate(seen) if item not in seen[:i]]

@@ -1,5 +1,7 @@
 """`gemmprof compare`: a base run against a new run, kernel by kernel and shape by shape; exits 1
-on a regression (for CI), 2 on a mistake (no run, different GPUs)."""
+on a regression (for CI), 2 on a mistake (bad option, different GPUs), 3 when a run cannot be
+trusted (incomplete, unreadable, empty, or its tables fail the schema), so that a CI gate never
+passes a broken run as "0 regressions"."""
 
 from __future__ import annotations
 
@@ -9,6 +11,9 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+
+EXIT_REGRESSION = 1
+EXIT_BAD_RUN = 3
 
 
 def compare(
@@ -23,8 +28,12 @@ def compare(
     Per kernel and shape: the change in median time and GFLOP/s, and (when both runs were
     profiled) in the key Nsight Compute metrics. A kernel is a regression when it is slower by
     more than the threshold AND outside both runs' measured spread (new p10 above the base p90),
-    or when it passed verification before and fails now. Differences inside the spread are
-    reported as noise. Exit status: 0 no regression, 1 regression, 2 error."""
+    or when it passed verification before and does not pass now (FAIL, ERROR, SKIP), or passes
+    with no time. Differences inside the spread are reported as noise.
+
+    Exit status: 0 no regression, 1 regression, 2 usage error (bad option, different GPUs),
+    3 a run is incomplete (complete: false in run.json), unreadable, empty, or its tables are
+    invalid (missing columns, non-numeric, zero or negative times)."""
     from rich.console import Console
 
     from ..analyze.compare import (
@@ -80,7 +89,7 @@ def compare(
         style = "bold red" if counts["regressions"] else "green"
         console.print(f"[{style}]{counts['regressions']} regression(s)[/] ({summary})", highlight=False)
     if counts["regressions"]:
-        raise typer.Exit(1)
+        raise typer.Exit(EXIT_REGRESSION)
 
 
 def parse_threshold(text: str) -> float:
@@ -99,11 +108,27 @@ def parse_threshold(text: str) -> float:
 
 def load_run(path: Path):
     """(bench table, run.json, kernels table or None) of a run directory, or of a bench .csv /
-    .parquet file with its run.json beside it (`<stem>.run.json`, else `run.json`)."""
-    import pandas as pd
+    .parquet file with its run.json beside it (`<stem>.run.json`, else `run.json`). A run that
+    cannot be read or trusted is a GemmprofError with exit code EXIT_BAD_RUN."""
+    from ..errors import GemmprofError
 
+    try:
+        bench, meta, kernels = _read_run(path)
+    except GemmprofError as exc:
+        raise GemmprofError(exc.message, exc.hint, exit_code=EXIT_BAD_RUN) from None
+    if meta.get("complete") is False:
+        raise GemmprofError(f"run {path} is incomplete (complete: false in its run.json): its bench was interrupted "
+                            f"or is still running", "finish the bench (run it again with the same --run-id) before comparing",
+                            exit_code=EXIT_BAD_RUN)
+    if bench.empty:
+        raise GemmprofError(f"the bench table of {path} holds no rows", "rerun gemmprof bench", exit_code=EXIT_BAD_RUN)
+    return bench, meta, kernels
+
+
+def _read_run(path: Path):
     from ..errors import GemmprofError
     from ..rundir import RUN_JSON, RunDir, read_meta_file
+    from ..schema import check_table, read_frame
 
     if not path.exists():
         raise GemmprofError(f"{path}: no such file or directory")
@@ -120,7 +145,4 @@ def load_run(path: Path):
         raise GemmprofError(f"{path} has no run.json beside it ({path.with_suffix('.run.json').name} or {RUN_JSON})",
                             "compare needs the run's GPU: pass the run directory")
     meta = read_meta_file(meta_file)
-    bench = pd.read_parquet(path) if path.suffix == ".parquet" else pd.read_csv(path)
-    if "kernel" not in bench.columns or "median_ms" not in bench.columns:
-        raise GemmprofError(f"{path} is not a bench table (no kernel and median_ms columns)")
-    return bench, meta, None
+    return check_table("bench", read_frame(path), str(path)), meta, None

@@ -42,7 +42,7 @@ def dispatch(
     for col in ("M x N x K", "fastest", "GFLOP/s", "runner-up", "GFLOP/s "):
         table.add_column(col, justify="left" if col in ("fastest", "runner-up") else "right")
     for r in winners.itertuples():
-        table.add_row(f"{r.M}x{r.N}x{r.K}", r.kernel, f"{r.gflops:,.0f}", r.runner_up or "", f"{r.runner_up_gflops:,.0f}")
+        table.add_row(f"{r.M}x{r.N}x{r.K}", r.kernel, f"{r.gflops:,.0f}", r.runner_up if isinstance(r.runner_up, str) else "", f"{r.runner_up_gflops:,.0f}")
     console = Console()
     console.print(table)
     rules = derive_rules(winners, kernels)

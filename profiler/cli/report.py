@@ -3,7 +3,6 @@ run index (index.html, summary.md)."""
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -28,14 +27,15 @@ def report(
     ncu's rules, its hottest source lines, and what changed from the rung below. Writes
     KERNEL.md and a self-contained KERNEL.html per kernel, index.html, and summary.md (made
     to fit a CI job summary)."""
-    import pandas as pd
     from rich.console import Console
 
     from ..analyze.diagnosis import diagnose_run
     from ..errors import GemmprofError
     from ..manifest import load_manifest
+    from ..outdir import write_files
     from ..render.report import report_files
     from ..rundir import RunDir, newest_run, write_atomic
+    from ..schema import require_columns
 
     console = Console() if sys.stdout.isatty() else Console(width=200)  # piped: do not wrap at 80
     run = RunDir(run_dir if run_dir is not None else newest_run())
@@ -43,6 +43,9 @@ def report(
         raise GemmprofError(f"{run.path} is not a directory", "pass a run directory written by gemmprof bench or profile")
     meta = run.meta()
     tables = {name: run.read_table(name) for name in TABLES if run.has_table(name)}
+    if "kernels" in tables and len(tables["kernels"]):
+        require_columns(tables["kernels"], ("report", "launch"), str(run.table_file("kernels")),
+                        "the report names each launch by its report and launch number")
     if "kernels" not in tables and "bench" not in tables:
         reports = [*run.path.glob("*.ncu-rep*"), *run.path.glob("ncu/*.ncu-rep*")]
         if reports:
@@ -50,9 +53,7 @@ def report(
                                 f"extract them first: gemmprof analyze {run.path} --parquet {run.path}")
         raise GemmprofError(f"run {run.path} holds no kernels: neither a profile (kernels table) nor a benchmark "
                             f"(bench table)", "run gemmprof bench or gemmprof profile into it")
-    log = run.path / "profile.jsonl"
-    profile_log = pd.DataFrame([json.loads(line) for line in log.read_text().splitlines() if line.strip()]) \
-        if log.is_file() else None
+    profile_log = run.read_profile_log()
 
     diagnosis = diagnose_run(tables, load_manifest(), meta, profile_log)
     for warning in diagnosis.warnings:
@@ -61,13 +62,18 @@ def report(
     console.print(f"report of {run.path} ({len(diagnosis.kernels)} kernels, "
                   f"{sum(d.profiled for d in diagnosis.kernels)} profiled) -> {target}")
     written = 0
-    with console.status("rendering") as status:
-        for name, content in report_files(diagnosis, tables.get("kernels"), tables.get("bench")):
-            write_atomic(target / name, content)
-            written += 1
-            status.update(f"rendering: wrote {name}")
-            if name.endswith(".html") and name != "index.html":
-                d = next(k for k in diagnosis.kernels if f"{k.name}.html" == name)
-                verdict = f"{d.verdict.label}: {d.verdict.problem}" if d.verdict else "not profiled"
-                console.print(f"  {d.name:<12} {verdict}")
+
+    def fill(folder: Path) -> None:  # the whole report, into a folder that then replaces `target` (if ours)
+        nonlocal written
+        with console.status("rendering") as status:
+            for name, content in report_files(diagnosis, tables.get("kernels"), tables.get("bench")):
+                write_atomic(folder / name, content)
+                written += 1
+                status.update(f"rendering: wrote {name}")
+                if name.endswith(".html") and name != "index.html":
+                    d = next(k for k in diagnosis.kernels if f"{k.name}.html" == name)
+                    verdict = f"{d.verdict.label}: {d.verdict.problem}" if d.verdict else "not profiled"
+                    console.print(f"  {d.name:<12} {verdict}")
+
+    write_files(target, fill, signature=("index.html", "summary.md"))
     console.print(f"wrote {written} files; open {target / 'index.html'} (summary for CI: {target / 'summary.md'})")

@@ -4,7 +4,8 @@ The reports live in `<run>/ncu/`; the tables land beside `run.json` as CSV and p
 name in `TABLES` (kernels, rules, sass, source, metrics), each with a `report` column holding the
 report's path relative to the run (so a run directory can be moved or shared).
 
-Each report's tables are also kept in `<run>/extract/<report name>/` (parquet). `gemmprof profile`
+Each report's tables are also kept in `<run>/extract/<report name>/` (parquet), keyed on the
+report's size and SHA-256 (in its `done` file). `gemmprof profile`
 fills that cache in the background while ncu works on the next kernel (`python -m
 profiler.extract.prefetch REPORT`), so extraction costs almost no wall time, and a rerun that adds one
 report reads only that one.
@@ -36,6 +37,17 @@ def cache_dir_for(report: Path) -> Path:
     return report.parent.parent / CACHE_DIR / report.name
 
 
+def fingerprint(report: Path) -> str:
+    """Size and SHA-256 of a report's bytes: what its cache is keyed on. Modification times are
+    not trusted: a report replaced by an older file (cp -p, rsync, an unpacked archive) keeps an
+    old mtime, and would otherwise be served the tables of the report it replaced."""
+    digest = hashlib.sha256()
+    with open(report, "rb") as f:
+        while chunk := f.read(1 << 20):
+            digest.update(chunk)
+    return f"{report.stat().st_size} {digest.hexdigest()}"
+
+
 def table_layout() -> str:
     """A short fingerprint of the tables' columns (the metric table): a cache written under another
     metric table is stale even when the report is not."""
@@ -43,18 +55,25 @@ def table_layout() -> str:
     return hashlib.sha256(columns.encode()).hexdigest()[:16]
 
 
-def _cache_fresh(report: Path, cache: Path, tables: tuple[str, ...]) -> bool:
+def _cache_fresh(key: str, cache: Path, tables: tuple[str, ...]) -> bool:
     done = cache / "done"
-    return done.is_file() and done.stat().st_mtime >= report.stat().st_mtime and all(
-        (cache / f"{t}.parquet").is_file() for t in tables) and done.read_text() == table_layout()
+    try:
+        recorded = done.read_text().strip()
+    except (OSError, UnicodeDecodeError):
+        return False
+    return recorded == key and all((cache / f"{t}.parquet").is_file() for t in tables)
 
 
 def extract_report(report: Path, tables: tuple[str, ...] = TABLES) -> dict[str, pd.DataFrame]:
     """One report's tables, from its cache when fresh, else read and cached (atomically)."""
     report = Path(report)
     cache = cache_dir_for(report)
-    if _cache_fresh(report, cache, tables):
-        return {t: pd.read_parquet(cache / f"{t}.parquet") for t in tables}
+    key = f"{fingerprint(report)} {table_layout()}"  # the report's bytes and the metric table it was read with
+    if _cache_fresh(key, cache, tables):
+        try:
+            return {t: pd.read_parquet(cache / f"{t}.parquet") for t in tables}
+        except (OSError, ValueError):  # a damaged cache is only a cache: read the report again
+            pass
     frames = read_tables(report, tables)
     relative = f"{report.parent.name}/{report.name}"
     for frame in frames.values():
@@ -67,7 +86,7 @@ def extract_report(report: Path, tables: tuple[str, ...] = TABLES) -> dict[str, 
     tmp.mkdir(parents=True)
     for name, frame in frames.items():
         frame.to_parquet(tmp / f"{name}.parquet", index=False)
-    (tmp / "done").write_text(table_layout())
+    (tmp / "done").write_text(key + "\n")
     shutil.rmtree(cache, ignore_errors=True)
     tmp.replace(cache)
     return frames

@@ -24,7 +24,7 @@ from typing import Any, Iterable
 
 import pandas as pd
 
-from ..errors import GemmprofError
+from ..errors import GemmprofError, warn
 from ..rundir import REPORT_SUFFIXES
 from . import metrics as mt
 from .ncu_reader import Report, must_isolate, open_report, prepare_file
@@ -229,7 +229,38 @@ def find_reports(paths: Iterable[str | os.PathLike]) -> list[Path]:
             found.extend(inside)
         else:
             found.append(path)
-    return found
+    return drop_twins(found)
+
+
+def drop_twins(reports: list[Path]) -> list[Path]:
+    """One report per launch: where X.ncu-rep and X.ncu-rep.xz lie side by side (a profile redone
+    with --xz, or a report packed by hand), the newer is read and the other skipped, with a
+    warning; reading both would count the launch twice."""
+    by_launch: dict[tuple[Path, str], list[Path]] = {}
+    for report in reports:
+        by_launch.setdefault((report.parent, report.name.removesuffix(".xz")), []).append(report)
+    kept = []
+    for report in reports:
+        twins = by_launch[(report.parent, report.name.removesuffix(".xz"))]
+        distinct = list(dict.fromkeys(twins))
+        if len(distinct) == 1:
+            if report not in kept:
+                kept.append(report)
+            continue
+        newest = max(distinct, key=_mtime)
+        if report == newest and newest not in kept:
+            others = ", ".join(p.name for p in distinct if p != newest)
+            warn(f"{report.parent}: {newest.name} and {others} hold the same launch; reading {newest.name} (the newer), "
+                 f"delete the other")
+            kept.append(newest)
+    return kept
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return float("-inf")
 
 
 def read_reports(paths: Iterable[str | os.PathLike], tables: Iterable[str] = TABLES, sass_text: bool = True

@@ -7,6 +7,7 @@ The CLI (`gemmprof profile`) parses options and shows progress through the callb
 from __future__ import annotations
 
 import json
+import shutil
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
@@ -74,6 +75,7 @@ def profile_jobs(run: RunDir, jobs: list[ProfileJob], shape: tuple[int, int, int
             raise error
         final = ncu_dir / (stem + (".ncu-rep.xz" if compress else ".ncu-rep"))
         finish_report(partial, final, compress)
+        remove_twin(run, final)
         background.append(start_background_extract(final))  # overlaps the next ncu run
         record = make_record(job, shape, final.relative_to(run.path), wall, command, result)
         write_record(log, record)
@@ -81,10 +83,37 @@ def profile_jobs(run: RunDir, jobs: list[ProfileJob], shape: tuple[int, int, int
     return background
 
 
+def remove_twin(run: RunDir, final: Path) -> None:
+    """Delete the other form of a report just written (X.ncu-rep beside a new X.ncu-rep.xz, or the
+    reverse), its cached tables and its profile.jsonl line: one launch, one report."""
+    from ..extract.run import cache_dir_for
+
+    name = final.name
+    twin = final.with_name(name.removesuffix(".xz") if name.endswith(".xz") else name + ".xz")
+    if not twin.exists():
+        return
+    twin.unlink()
+    shutil.rmtree(cache_dir_for(twin), ignore_errors=True)
+    log = run.path / "profile.jsonl"
+    if log.is_file():
+        gone = str(twin.relative_to(run.path))
+        lines = log.read_text().splitlines()
+        kept = [line for line in lines if not _names_report(line, gone)]
+        write_atomic(log, "".join(line + "\n" for line in kept))
+
+
+def _names_report(line: str, report: str) -> bool:
+    try:
+        record = json.loads(line)
+    except json.JSONDecodeError:
+        return False
+    return isinstance(record, dict) and record.get("report") == report
+
+
 def write_record(log: Path, record: dict) -> None:
     """profile.jsonl holds one line per report: a report profiled again (--force) replaces its line."""
     lines = log.read_text().splitlines() if log.is_file() else []
-    kept = [line for line in lines if json.loads(line).get("report") != record["report"]]
+    kept = [line for line in lines if line.strip() and not _names_report(line, record["report"])]
     write_atomic(log, "".join(line + "\n" for line in [*kept, json.dumps(record)]))
 
 

@@ -120,10 +120,14 @@ def _intensity_tick(value: float, _pos=None) -> str:
 
 
 def _log_fraction(value: float, low: float, high: float) -> float:
+    if not (value > 0 and low > 0 and high > low):  # no place on a log axis (a zero or negative peak)
+        return math.nan
     return (math.log10(value) - math.log10(low)) / (math.log10(high) - math.log10(low))
 
 
 def _from_log_fraction(fraction: float, low: float, high: float) -> float:
+    if not (low > 0 and high > low):
+        return math.nan
     return 10 ** (math.log10(low) + fraction * (math.log10(high) - math.log10(low)))
 
 

@@ -63,7 +63,7 @@ def key_value_table(rows: list[tuple[str, object]], title: str = "") -> Table:
 # ---------------------------------------------------------------------------------------------
 # gemmprof compare
 
-VERDICT_STYLE = {"slower": "bold red", "broken": "bold red", "faster": "green", "fixed": "green",
+VERDICT_STYLE = {"slower": "bold red", "broken": "bold red", "unmeasured": "bold red", "faster": "green", "fixed": "green",
                  "noise": "yellow", "same": "", "added": "cyan", "removed": "cyan", "not timed": "dim"}
 
 

@@ -365,7 +365,7 @@ def index_view(run: RunDiagnosis) -> dict[str, Any]:
             climbs.append((d.predecessor, d.name, change,
                            f"{d.verdict.label} ({d.verdict.problem})" if d.verdict else None))
     return {
-        "run": run, "summary": summary, "sizes": sizes, "shape": shape, "env": env, "meta": run.meta,
+        "run": run, "summary": summary, "sizes": sizes, "shape": shape, "env": env, "meta": {"created": None, "command": None, **run.meta},  # the template asks for both
         "gpu": env.get("gpu_name"), "climbs": climbs,
         "from_bench": any(d.gflops_source == "bench" for d in run.kernels),
         "profiled": sum(1 for d in run.kernels if d.profiled),
