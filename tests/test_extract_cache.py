@@ -24,7 +24,7 @@ def test_a_report_replaced_by_an_older_file_is_read_again(tmp_path):
     shutil.copy(FIXTURES / "naive_512x256x128.ncu-rep.xz", report)
     first = extract_report(report, ("kernels",))["kernels"]
     assert first["kernel_key"].tolist() == ["naive"]
-    assert (cache_dir_for(report) / "done").read_text().strip() == fingerprint(report)
+    assert (cache_dir_for(report) / "done").read_text().split()[:2] == fingerprint(report).split()
     shutil.copy(FIXTURES / "smem_512x256x128.ncu-rep.xz", report)
     old = (cache_dir_for(report) / "done").stat().st_mtime_ns - 10**10  # older than the cache
     os.utime(report, ns=(old, old))
