@@ -44,8 +44,13 @@ def bench(
     from ..measure.timing import TimingPolicy
     from ..render.console import bench_table
     from ..rundir import REPO_ROOT, RunDir, command_line, new_run_id
+    from ..names import check_run_id
+    from ..rundir import check_out_dir
     from ._options import gather_shapes
 
+    if run_id is not None:  # checked before any GPU work: it must never leave --out
+        check_run_id(run_id)
+    check_out_dir(out)
     specs, dispatchers = select_for_bench(kernel)
     every = {s.name: s for s in load_manifest()}
     needed = list({s.name: s for s in specs + [every[r.kernel] for d in dispatchers for r in d.rules]}.values())

@@ -43,8 +43,13 @@ def profile(
     from ..measure.ncu import CLOCK_CONTROLS, NcuOptions, resolve_ncu
     from ..measure.profiling import Callbacks, ProfileJob, profile_jobs, report_stem
     from ..rundir import REPO_ROOT, RunDir, command_line, new_run_id
+    from ..names import check_run_id
+    from ..rundir import check_out_dir
     from ._options import check_shape
 
+    if run_id is not None:  # checked before any GPU work: it must never leave --out
+        check_run_id(run_id)
+    check_out_dir(out)
     if clock_control not in CLOCK_CONTROLS:
         raise GemmprofError(f"--clock-control must be one of {', '.join(CLOCK_CONTROLS)}")
     names = kernel or ["all"]

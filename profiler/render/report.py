@@ -37,6 +37,7 @@ from ..analyze.verdict import (
 )
 from ..extract.metrics import describe
 from ..manifest import REFERENCES
+from ..names import safe_href, slug
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 FORMATS = {"html": ".html", "md": ".md"}
@@ -424,7 +425,8 @@ def _ncu_text(fmt: str) -> Callable[[str], Any]:
             kind, rest = m.group(1), m.group(2)
             if kind == "url" and ":" in rest:
                 label, url = rest.split(":", 1)
-                parts.append(("link", label, url))
+                href = safe_href(url)  # a rule message is data: only web links become links
+                parts.append(("link", label, href) if href else ("text", label))
             else:
                 parts.append(("name", rest.split(":", 1)[-1]))
             last = m.end()
@@ -490,7 +492,7 @@ def environment(fmt: str) -> jinja2.Environment:
     env.globals.update(fmt=fmt, ext=FORMATS[fmt], HOT_SHARE_PCT=HOT_SHARE_PCT, MD_CODE_WIDTH=MD_CODE_WIDTH,
                        SAME_PCT=100 * SAME_RATIO, SAME_POINTS=SAME_POINTS)
     env.filters.update(num=fmt_num, pct=fmt_pct, bytes=fmt_bytes, times=fmt_times, way=fmt_way, compact=fmt_count,
-                       ncu=_ncu_text(fmt), prose=_prose(fmt), md_cell=_md_cell, md_code=_md_code, heat=_heat)
+                       ncu=_ncu_text(fmt), prose=_prose(fmt), slug=slug, md_cell=_md_cell, md_code=_md_code, heat=_heat)
     return env
 
 
@@ -540,8 +542,8 @@ def report_files(run: RunDiagnosis, kernels: pd.DataFrame | None = None, bench: 
     summary.md. `kernels` and `bench` are the run's tables, for the index charts."""
     for d in run.kernels:
         figures = {name: _uri_and_close(fig) for name, fig in kernel_figures(d).items()}
-        yield f"{d.name}.html", render_kernel(d, run, "html", figures)
-        yield f"{d.name}.md", render_kernel(d, run, "md")
+        yield f"{slug(d.name)}.html", render_kernel(d, run, "html", figures)
+        yield f"{slug(d.name)}.md", render_kernel(d, run, "md")
     charts, problems = index_figures(kernels, bench)
     uris = {name: _uri_and_close(fig) for name, fig in charts.items()}
     yield "index.html", render_index(run, "html", uris, problems)
