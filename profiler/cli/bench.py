@@ -9,6 +9,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 DEFAULT_SIZES = "1024,2048,4096"
@@ -73,7 +74,7 @@ def bench(
         "cublas_math_mode": "CUBLAS_DEFAULT_MATH (strict FP32, no TF32)",
         "resources": {b.spec.name: b.resources.__dict__ for b in built},
     })
-    console.print(f"[bold]{env['gpu_name']}[/] ({env['arch']}, {env['sm_count']} SMs, driver {env['driver']}, "
+    console.print(f"[bold]{escape(str(env['gpu_name']))}[/] ({env['arch']}, {env['sm_count']} SMs, driver {env['driver']}, "
                   f"cuBLAS {env['cublas_version']}); cuBLAS in strict FP32 (no TF32). Run: {run.path}")
 
     records: list[dict] = []

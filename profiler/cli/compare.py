@@ -26,6 +26,7 @@ def compare(
     or when it passed verification before and fails now. Differences inside the spread are
     reported as noise. Exit status: 0 no regression, 1 regression, 2 error."""
     from rich.console import Console
+    from rich.markup import escape
 
     from ..analyze.compare import (
         compare_bench,
@@ -68,11 +69,11 @@ def compare(
     else:
         err = Console(stderr=True)
         for warning in warnings:
-            err.print(f"[bold yellow]WARNING:[/] {warning}", highlight=False)
+            err.print(f"[bold yellow]WARNING:[/] {escape(str(warning))}", highlight=False)
         console = Console(width=200) if not Console().is_terminal else Console()
         for what, b, n in env_diff:
             if what != "GPU":
-                console.print(f"[yellow]note:[/] {what} differs: {b} (base) vs {n} (new)", highlight=False)
+                console.print("[yellow]note:[/] " + escape(f"{what} differs: {b} (base) vs {n} (new)"), highlight=False)
         console.print(compare_table(table, f"{base} -> {new} (threshold {100 * fraction:g}%)"))
         if metrics is not None and len(metrics):
             console.print(compare_metrics_table(metrics, fraction))

@@ -20,6 +20,7 @@ def dispatch(
     then `gemmprof bench -k best` times the dispatcher like any kernel.
     """
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     from ..analyze.dispatch import derive_rules, fastest_per_shape, render_toml, replace_entry
@@ -35,11 +36,11 @@ def dispatch(
     winners = fastest_per_shape(run.read_table("bench"), kernels, tier)
     if winners.empty:
         raise GemmprofError(f"no {tier} kernel passed at any shape in {run_dir}", "bench the ladder first: gemmprof bench --sizes 256..8192")
-    table = Table(title=f"fastest {tier} kernel per shape ({meta.get('environment', {}).get('gpu_name', '?')})", title_justify="left")
+    table = Table(title=escape(f"fastest {tier} kernel per shape ({meta.get('environment', {}).get('gpu_name', '?')})"), title_justify="left")
     for col in ("M x N x K", "fastest", "GFLOP/s", "runner-up", "GFLOP/s "):
         table.add_column(col, justify="left" if col in ("fastest", "runner-up") else "right")
     for r in winners.itertuples():
-        table.add_row(f"{r.M}x{r.N}x{r.K}", r.kernel, f"{r.gflops:,.0f}", r.runner_up or "", f"{r.runner_up_gflops:,.0f}")
+        table.add_row(f"{r.M}x{r.N}x{r.K}", escape(r.kernel), f"{r.gflops:,.0f}", escape(r.runner_up or ""), f"{r.runner_up_gflops:,.0f}")
     console = Console()
     console.print(table)
     rules = derive_rules(winners, kernels)

@@ -1,0 +1,201 @@
+"""Issue 12, security: hostile names in a run (NVTX keys, run.json, ncu rule messages) and
+hostile options must never write outside the output folder, never become a live link, never
+break the Markdown summary or the terminal, never crash a chart. Each test runs the real CLI on
+a copy of the committed sample run with the names replaced."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from conftest import SAMPLE_RUN
+
+from profiler.subprocess_env import child_env
+
+pytestmark = pytest.mark.skipif(not (SAMPLE_RUN / "kernels.parquet").is_file(), reason="sample run not present")
+
+# Kernel of the sample run -> the hostile name it gets (one attack each).
+HOSTILE = {
+    "naive": "../../../../escape/PWNED",
+    "coalesced": "javascript:alert(1)//",
+    "smem": "[/bold]x|<img src=x onerror=alert(1)>\n# injected heading",
+    "blocktile1d": "foo[abi:cxx11]",
+    "blocktile2d": r"$\frac{$",
+    "vectorized": "k" * 300,
+    "warptile": "index",
+}
+KEEP = [*HOSTILE, "cublas"]
+EVIL_URL = "@url:click me:javascript:alert(document.cookie)@"
+
+
+def gemmprof(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    env = child_env()
+    env["PYTHONPATH"] = str(Path(__file__).resolve().parent.parent) + os.pathsep + env.get("PYTHONPATH", "")
+    return subprocess.run([sys.executable, "-m", "profiler", *args], capture_output=True, text=True, env=env,
+                          timeout=300, cwd=cwd)
+
+
+def no_traceback(r: subprocess.CompletedProcess) -> None:
+    assert "Traceback" not in r.stdout + r.stderr, r.stdout[-3000:] + r.stderr[-3000:]
+
+
+def hostile_run(root: Path) -> Path:
+    """The sample run cut to a few kernels, those renamed as in HOSTILE, one rule message
+    carrying a javascript: link, and a GPU name with Markdown and HTML in it."""
+    run = root / "a" / "b" / "run"
+    shutil.copytree(SAMPLE_RUN, run, ignore=shutil.ignore_patterns("ncu"))
+    for table in ("kernels", "bench", "rules", "source", "sass", "metrics"):
+        pq = run / f"{table}.parquet"
+        if not pq.is_file():
+            continue
+        df = pd.read_parquet(pq)
+        key = "kernel_key" if "kernel_key" in df else "kernel"
+        if table == "bench":
+            df = df[df["kernel"].isin(KEEP)]
+        elif "report" in df:
+            df = df[df["report"].str.extract(r"ncu/(.+)_\d+x", expand=False).isin(KEEP)]
+        for col in {key, "kernel"} & set(df.columns):
+            if table != "kernels" or col == "kernel_key":
+                df[col] = df[col].replace(HOSTILE)
+        if table == "rules":
+            df = df.copy()
+            df.loc[df.index[0], "message"] = f"See {EVIL_URL} and @url:docs:https://docs.nvidia.com/x@."
+        df.to_parquet(pq, index=False)
+        (run / f"{table}.csv").unlink(missing_ok=True)
+    meta = json.loads((run / "run.json").read_text())
+    meta["environment"]["gpu_name"] = "H200 | evil\n## pwned <script>alert(1)</script> [x](javascript:y)"
+    (run / "run.json").write_text(json.dumps(meta))
+    log = run / "profile.jsonl"
+    lines = [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
+    log.write_text("".join(json.dumps(r) + "\n" for r in lines if r["kernel"] in KEEP))
+    return run
+
+
+@pytest.fixture(scope="module")
+def rendered(tmp_path_factory):
+    root = tmp_path_factory.mktemp("hostile")
+    run = hostile_run(root)
+    out = root / "a" / "b" / "out"
+    r = gemmprof("report", str(run), "-o", str(out))
+    return root, run, out, r
+
+
+def test_report_of_hostile_names_succeeds(rendered):
+    root, run, out, r = rendered
+    no_traceback(r)
+    assert r.returncode == 0, r.stderr
+
+
+def test_no_file_outside_the_output_folder(rendered):
+    root, run, out, r = rendered
+    before = {p for p in root.rglob("*") if not p.is_relative_to(out)}
+    written = set(root.rglob("*")) - before
+    assert written and all(p.is_relative_to(out) for p in written)
+    assert not (root / "escape").exists() and not (root.parent / "escape").exists()
+    assert {p.parent for p in out.rglob("*")} == {out}  # flat: no name made a sub-folder
+    # one page per kernel (plus index.html): the one named "index" got a page of its own
+    assert len(list(out.glob("*.html"))) == len(KEEP) + 1
+    assert len(list(out.glob("*.md"))) == len(KEEP) + 1
+    for p in out.iterdir():
+        assert len(p.name) < 120 and not p.name.startswith(".")
+
+
+def test_no_javascript_link_in_any_page(rendered):
+    _, _, out, _ = rendered
+    assert (out / "index.html").is_file() and (out / "summary.md").is_file()
+    for page in out.glob("*.html"):
+        html = page.read_text()
+        hrefs = re.findall(r"""href\s*=\s*["']([^"']*)["']""", html, re.IGNORECASE)
+        assert hrefs
+        for href in hrefs:
+            assert href.startswith(("https://", "http://", "#")) or re.fullmatch(r"[A-Za-z0-9_.+-]+\.html(#.*)?", href), href
+        assert "<script" not in html.lower() and "<img src=x" not in html
+    for page in out.glob("*.md"):
+        targets = re.findall(r"(?<!\\)\]\(([^)]*)\)", page.read_text())  # links, not escaped text
+        for target in targets:
+            assert target.startswith(("https://", "http://", "#")) or re.fullmatch(r"[A-Za-z0-9_.+-]+\.md", target), target
+
+
+def test_the_ncu_javascript_link_is_text(rendered):
+    _, _, out, _ = rendered
+    pages = "".join(p.read_text() for p in out.glob("*.html"))
+    assert "click me" in pages and 'href="https://docs.nvidia.com/x"' in pages
+
+
+def test_summary_md_structure_intact(rendered):
+    _, _, out, _ = rendered
+    md = (out / "summary.md").read_text()
+    headings = [line for line in md.splitlines() if line.startswith("#")]
+    assert not any(re.match(r"#+\s*(pwned|injected)", h) for h in headings), headings
+    assert any(h.startswith("# SGEMM ladder: H200 \\| evil ## pwned") for h in headings)  # one line, escaped
+    assert "<script" not in md and "<img" not in md
+    # every row of the summary table has as many cells as its header
+    rows = [line for line in md.splitlines() if line.startswith("|")]
+    widths = {len(re.split(r"(?<!\\)\|", line)) for line in rows[:2 + len(KEEP)]}
+    assert len(widths) == 1, rows[:4]
+    assert "foo\\[abi:cxx11\\]" in md
+
+
+def test_terminal_output_keeps_the_literal_name(rendered):
+    _, _, _, r = rendered
+    assert "foo[abi:cxx11]" in r.stdout
+    assert "[/bold]x" in r.stdout
+
+
+def test_kernel_page_of_the_mathtext_name_has_its_figures(rendered):
+    _, _, out, _ = rendered
+    from profiler.names import slug
+
+    page = (out / f"{slug(HOSTILE['blocktile2d'])}.html").read_text()
+    assert page.count("data:image/png;base64,") >= 1
+
+
+# ---------------------------------------------------------------------------------------------
+# Options that name places
+
+
+@pytest.mark.parametrize("command", ["bench", "profile"])
+@pytest.mark.parametrize("run_id", ["../../x", "/tmp/abs", ".hidden", "a/b", "r" * 300, ".."])
+def test_run_id_cannot_leave_out(tmp_path, command, run_id):
+    r = gemmprof(command, "--run-id", run_id, "--out", str(tmp_path / "reports"))
+    no_traceback(r)
+    assert r.returncode == 2
+    assert "--run-id" in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert not any(tmp_path.parent.glob("x")) and not list(tmp_path.rglob("*"))
+
+
+def test_report_onto_a_file_is_one_line(tmp_path):
+    run = tmp_path / "run"
+    shutil.copytree(SAMPLE_RUN, run, ignore=shutil.ignore_patterns("ncu"))
+    blocker = tmp_path / "file.txt"
+    blocker.write_text("x")
+    for target in (blocker, blocker / "under"):
+        r = gemmprof("report", str(run), "-o", str(target))
+        no_traceback(r)
+        assert r.returncode == 2 and "-o" in r.stderr and "file" in r.stderr, r.stderr
+        assert len(r.stderr.strip().splitlines()) == 1
+    assert blocker.read_text() == "x"
+
+
+def test_report_with_no_run_never_writes_into_the_checkout(tmp_path):
+    samples = SAMPLE_RUN.parent
+    before = {p: p.stat().st_mtime_ns for p in samples.rglob("*")}
+    r = gemmprof("report", cwd=tmp_path)
+    no_traceback(r)
+    assert r.returncode == 2 and "no run directory found" in r.stderr
+    assert {p: p.stat().st_mtime_ns for p in samples.rglob("*")} == before
+
+
+def test_report_with_no_run_reads_reports_here(tmp_path):
+    shutil.copytree(SAMPLE_RUN, tmp_path / "reports" / "mine", ignore=shutil.ignore_patterns("ncu"))
+    r = gemmprof("report", cwd=tmp_path)
+    no_traceback(r)
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "reports" / "mine" / "report" / "index.html").is_file()
