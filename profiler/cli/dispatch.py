@@ -25,8 +25,8 @@ def dispatch(
 
     from ..analyze.dispatch import derive_rules, fastest_per_shape, render_toml, replace_entry
     from ..errors import GemmprofError
-    from ..manifest import MANIFEST_PATH, TIERS, load_dispatchers, load_manifest
-    from ..rundir import RunDir
+    from ..manifest import MANIFEST_PATH, TIERS, check_manifest_text, clear_caches, load_dispatchers, load_manifest
+    from ..rundir import RunDir, write_atomic
 
     if tier not in TIERS:
         raise GemmprofError(f"--tier must be one of {', '.join(TIERS)}")
@@ -52,6 +52,14 @@ def dispatch(
         if clash is not None:  # replacing it would silently swap an fp32 dispatcher for an fp16 one
             raise GemmprofError(f"the manifest's dispatcher {name!r} chooses among {clash.tier} kernels, not {tier}",
                                 f"give this one its own name: --name {name}-{tier}")
-        MANIFEST_PATH.write_text(replace_entry(MANIFEST_PATH.read_text(), name, entry))
-        load_dispatchers()  # the file must still parse
+        old = MANIFEST_PATH.read_text()
+        new = replace_entry(old, name, entry)
+        check_manifest_text(new, MANIFEST_PATH.name)  # refused before the file is touched
+        write_atomic(MANIFEST_PATH, new)
+        try:  # what is on disk now, read afresh (no cache), must be a valid manifest
+            check_manifest_text(MANIFEST_PATH.read_text(), MANIFEST_PATH.name)
+        except GemmprofError:
+            write_atomic(MANIFEST_PATH, old)
+            raise
+        clear_caches()
         console.print(f"wrote the [[dispatch]] entry {name!r} into {MANIFEST_PATH}", markup=False)
