@@ -9,8 +9,10 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pandas as pd
@@ -199,3 +201,73 @@ def test_report_with_no_run_reads_reports_here(tmp_path):
     no_traceback(r)
     assert r.returncode == 0, r.stderr
     assert (tmp_path / "reports" / "mine" / "report" / "index.html").is_file()
+
+
+# ---------------------------------------------------------------------------------------------
+# .xz reports: header first, size limit, no temporary files left on any way out
+
+
+def xz_bomb(path: Path, header: bytes = b"NVR\0", streams: int = 96) -> Path:
+    """A small .xz that unpacks to `streams` x 64 MiB (concatenated xz streams), starting with
+    `header`."""
+    import lzma
+
+    zeros = lzma.compress(bytes(64 << 20), preset=0)
+    with open(path, "wb") as f:
+        f.write(lzma.compress(header + bytes((64 << 20) - len(header)), preset=0))
+        for _ in range(streams - 1):
+            f.write(zeros)
+    return path
+
+
+@pytest.fixture(scope="module")
+def bomb(tmp_path_factory) -> Path:
+    return xz_bomb(tmp_path_factory.mktemp("xz") / "big.ncu-rep.xz")
+
+
+def run_with_tmp(tmp: Path, *args: str, extra_env: dict | None = None) -> subprocess.CompletedProcess:
+    tmp.mkdir(exist_ok=True)
+    env = child_env()
+    env.update({"TMPDIR": str(tmp), **(extra_env or {})})
+    return subprocess.run([sys.executable, "-m", "profiler", *args], capture_output=True, text=True, env=env,
+                          timeout=300, cwd=Path(__file__).resolve().parent.parent, preexec_fn=_small_files)
+
+
+def _small_files() -> None:
+    """No file the child writes may pass 256 MiB: an unpacking that does not stop early fails."""
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_FSIZE, (256 << 20, 256 << 20))
+
+
+def test_xz_without_a_report_header_stops_at_the_first_chunk(tmp_path):
+    fake = xz_bomb(tmp_path / "fake.ncu-rep.xz", header=b"ELF!", streams=64)  # 4 GiB of not-a-report
+    r = run_with_tmp(tmp_path / "tmp", "analyze", str(fake))
+    no_traceback(r)
+    assert r.returncode == 2 and "not an Nsight Compute report" in r.stderr, r.stderr
+    assert not list((tmp_path / "tmp").iterdir())
+
+
+def test_xz_past_the_size_limit_is_refused(tmp_path, bomb):
+    r = run_with_tmp(tmp_path / "tmp", "analyze", str(bomb), extra_env={"GEMMPROF_MAX_UNPACKED_BYTES": str(200 << 20)})
+    no_traceback(r)
+    assert r.returncode == 2 and "unpacks to more than" in r.stderr and "GEMMPROF_MAX_UNPACKED_BYTES" in r.stderr
+    assert not list((tmp_path / "tmp").iterdir())
+
+
+@pytest.mark.parametrize("sig,code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_a_signal_while_unpacking_leaves_no_temp_files(tmp_path, bomb, sig, code):
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    env = child_env()
+    env["TMPDIR"] = str(tmp)
+    p = subprocess.Popen([sys.executable, "-m", "profiler", "analyze", str(bomb)], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, env=env, cwd=Path(__file__).resolve().parent.parent)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not any(f.is_file() and f.stat().st_size > (64 << 20) for f in tmp.rglob("*")):
+        time.sleep(0.05)  # wait until it is unpacking
+    p.send_signal(sig)
+    out, err = p.communicate(timeout=60)
+    assert p.returncode == code, (p.returncode, err[-2000:])
+    assert err.strip() == "gemmprof: interrupted"
+    assert not list(tmp.iterdir())
