@@ -19,6 +19,7 @@ import pandas as pd
 import pytest
 from conftest import SAMPLE_RUN
 
+from profiler.errors import GemmprofError
 from profiler.subprocess_env import child_env
 
 pytestmark = pytest.mark.skipif(not (SAMPLE_RUN / "kernels.parquet").is_file(), reason="sample run not present")
@@ -271,3 +272,92 @@ def test_a_signal_while_unpacking_leaves_no_temp_files(tmp_path, bomb, sig, code
     assert p.returncode == code, (p.returncode, err[-2000:])
     assert err.strip() == "gemmprof: interrupted"
     assert not list(tmp.iterdir())
+
+
+# ---------------------------------------------------------------------------------------------
+# dispatch --write and the manifest
+
+INJECTION = ('H200"\n[[kernel]]\nname = "evil"\nfile = "naive.cu"\nentry = "sgemm_naive"\ntier = "fp32"\n'
+             'idea = "x"\ngrid = [1, 1, 1]\nblock = [1, 1, 1]\nnvcc_flags = ["-ccbin=/tmp/evil"]\n'
+             '[[dispatch]]\nname = "best2"\ntier = "fp32"\nidea = "')
+
+
+@pytest.fixture
+def manifest_copy(monkeypatch, tmp_path):
+    import profiler.cli.dispatch  # noqa: F401
+    import profiler.manifest as manifest
+
+    copy = tmp_path / "ladder.toml"
+    copy.write_text(manifest.MANIFEST_PATH.read_text())
+    monkeypatch.setattr(manifest, "MANIFEST_PATH", copy)
+    yield copy
+    manifest.clear_caches()
+
+
+def hostile_bench_run(tmp_path: Path) -> Path:
+    run = tmp_path / 'run" x'  # the run path is pasted into the entry too (derived_from)
+    shutil.copytree(SAMPLE_RUN, run, ignore=shutil.ignore_patterns("ncu"))
+    meta = json.loads((run / "run.json").read_text())
+    meta["environment"]["gpu_name"] = INJECTION
+    (run / "run.json").write_text(json.dumps(meta))
+    return run
+
+
+def test_dispatch_write_cannot_inject_a_kernel(manifest_copy, tmp_path):
+    import tomllib
+
+    from typer.testing import CliRunner
+
+    from profiler.cli import app
+
+    before = tomllib.loads(manifest_copy.read_text())
+    result = CliRunner().invoke(app, ["dispatch", str(hostile_bench_run(tmp_path)), "--write"])
+    after = tomllib.loads(manifest_copy.read_text())
+    assert [k["name"] for k in after["kernel"]] == [k["name"] for k in before["kernel"]]
+    assert "-ccbin=/tmp/evil" not in json.dumps(after["kernel"])
+    assert result.exit_code == 0, result.output
+    (best,) = [d for d in after["dispatch"] if d["name"] == "best"]
+    assert best["idea"].endswith(INJECTION) and best["derived_from"].endswith('run" x')
+    assert [d["name"] for d in after["dispatch"]] == ["best"]
+    assert "# Dispatchers: one name" in manifest_copy.read_text()  # comments kept
+
+
+def test_dispatch_write_restores_the_manifest_when_the_written_file_is_invalid(manifest_copy, monkeypatch):
+    import profiler.rundir as rundir
+    from typer.testing import CliRunner
+
+    from profiler.cli import app
+
+    original = manifest_copy.read_text()
+    real = rundir.write_atomic
+    calls = []
+
+    def tampered(path, data):  # the first write lands corrupted (another writer, a bad disk)
+        calls.append(path)
+        real(path, data + "\n[[kernel]]\nname = 'broken'\n" if len(calls) == 1 else data)
+
+    monkeypatch.setattr(rundir, "write_atomic", tampered)
+    result = CliRunner().invoke(app, ["dispatch", str(SAMPLE_RUN), "--name", "other", "--write"])
+    assert isinstance(result.exception, GemmprofError), result.output
+    assert manifest_copy.read_text() == original
+
+
+@pytest.mark.parametrize("flag", ["-ccbin=/tmp/evil", "--compiler-bindir", "-Xcompiler=-fplugin=/tmp/p.so",
+                                  "-Xcompiler", "--compiler-options=-B/tmp", "-optf", "--run", "-Xlinker"])
+def test_host_compiler_flags_need_the_files_permission(flag):
+    from profiler.manifest import parse_manifest
+
+    entry = ('[[kernel]]\nname = "k"\nfile = "naive.cu"\nentry = "sgemm_naive"\ntier = "fp32"\nidea = "x"\n'
+             f'grid = [1, 1, 1]\nblock = [1, 1, 1]\nnvcc_flags = ["-lineinfo", {json.dumps(flag)}]\n')
+    with pytest.raises(GemmprofError, match="allow_host_compiler_flags"):
+        parse_manifest(entry, "user.toml")
+    (spec,) = parse_manifest("allow_host_compiler_flags = true\n" + entry, "user.toml")
+    assert flag in spec.nvcc_flags
+
+
+def test_the_builtin_ladder_needs_no_host_compiler_flags():
+    from profiler.manifest import ALLOW_HOST_FLAGS_KEY, MANIFEST_PATH, guarded_nvcc_flags, load_manifest
+
+    assert ALLOW_HOST_FLAGS_KEY not in MANIFEST_PATH.read_text()
+    assert all(not guarded_nvcc_flags(s.nvcc_flags) for s in load_manifest())
+    assert guarded_nvcc_flags(["-O3", "-lineinfo", "-I", "x", "--use_fast_math"]) == []
