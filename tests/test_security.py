@@ -361,3 +361,40 @@ def test_the_builtin_ladder_needs_no_host_compiler_flags():
     assert ALLOW_HOST_FLAGS_KEY not in MANIFEST_PATH.read_text()
     assert all(not guarded_nvcc_flags(s.nvcc_flags) for s in load_manifest())
     assert guarded_nvcc_flags(["-O3", "-lineinfo", "-I", "x", "--use_fast_math"]) == []
+
+
+@pytest.mark.parametrize("args", [
+    ["roofline", str(SAMPLE_RUN), "-o", "{file}/x.png"],
+    ["roofline", str(SAMPLE_RUN), "-o", "{tmp}/r.png", "--ladder", "{file}/l.png"],
+    ["analyze", str(SAMPLE_RUN / "ncu" / "naive_2048x2048x2048.ncu-rep.xz"), "--csv", "{file}"],
+    ["analyze", str(SAMPLE_RUN / "ncu" / "naive_2048x2048x2048.ncu-rep.xz"), "--parquet", "{file}/sub"],
+])
+def test_outputs_onto_or_under_a_file_are_one_line(tmp_path, args):
+    blocker = tmp_path / "file.txt"
+    blocker.write_text("x")
+    r = gemmprof(*(a.format(file=blocker, tmp=tmp_path) for a in args))
+    no_traceback(r)
+    assert r.returncode == 2 and "is a file" in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert blocker.read_text() == "x"
+
+
+def test_terminal_tables_print_names_literally():
+    from rich.console import Console
+
+    from profiler.render.console import bench_table, compare_table
+
+    names = ["foo[abi:cxx11]", "[/bold]x", "[red]y[/red]", "a\\"]
+    bench = pd.DataFrame({"kernel": names, "M": 64, "N": 64, "K": 64, "status": "FAIL", "reason": "[/] bad",
+                          "error": 1.0, "median_ms": float("nan"), "cv": float("nan")})
+    nan = float("nan")
+    cmp = pd.DataFrame([{"kernel": n, "M": 64, "N": 64, "K": 64, "verdict": "broken", "status_base": "PASS",
+                         "status_new": "[b]FAIL", "base_ms": nan, "base_p10_ms": nan, "base_p90_ms": nan,
+                         "new_ms": nan, "new_p10_ms": nan, "new_p90_ms": nan, "time_change": nan,
+                         "base_gflops": nan, "new_gflops": nan, "gflops_change": nan} for n in names])
+    for table in (bench_table(bench, title="[bold]GPU [x]"), compare_table(cmp, "[/]a -> b")):
+        console = Console(record=True, width=250)
+        console.print(table)
+        out = console.export_text()
+        for n in names:
+            assert n in out, out
+        assert "[/] bad" in out or "[b]FAIL" in out

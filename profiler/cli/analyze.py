@@ -49,6 +49,11 @@ def analyze(
     them), DRAM traffic, bank conflicts, occupancy and its limiter, the top stall. Exports: kernels, rules, source, sass and metrics tables."""
     from ..extract.tables import TABLES, read_reports
 
+    from ..rundir import check_out_dir
+
+    for folder, option in ((csv_dir, "--csv"), (parquet_dir, "--parquet")):
+        if folder is not None:
+            check_out_dir(folder, option)
     exporting = csv_dir is not None or parquet_dir is not None
     tables = TABLES if exporting else ("kernels",)
     frames = read_reports(reports, tables)

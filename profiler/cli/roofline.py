@@ -40,9 +40,15 @@ def roofline(
     from ..errors import GemmprofError
     from ..render.charts import ladder_figure, roofline_figure
 
-    for target in (output, ladder):
+    from ..rundir import check_out_dir
+
+    for target, option in ((output, "-o"), (ladder, "--ladder")):
         if target is not None and target.suffix.lower() not in FORMATS:
             raise GemmprofError(f"cannot write {target}: unknown image format", f"use one of {', '.join(FORMATS)}")
+        if target is not None:
+            if target.is_dir():
+                raise GemmprofError(f"{option} {target} is a folder", "give the image's file name")
+            check_out_dir(target.parent, option)
     kernels, run = load_kernels(paths or [])
     console = Console(stderr=True)
     rf = make_roofline(kernels)
