@@ -15,7 +15,7 @@ PROFILE_SIZE ?= 2048
 RUN_DIR := reports/$(RUN_ID)
 REPORT_DIR ?= $(RUN_DIR)/report
 
-.PHONY: test venv venv-gpu demo profile gpu-check build resources clean
+.PHONY: test venv venv-gpu demo profile gpu-check probes sanitize device-session build resources clean
 
 test: venv
 	$(PY) -m pytest -q tests
@@ -54,12 +54,25 @@ build: venv
 
 # Regenerate the committed ptxas table (kernels/resources.csv) for the project's target.
 resources: venv
-	$(VENV)/bin/gemmprof build --arch sm_90 --write-resources
+	$(VENV)/bin/gemmprof build --manifest kernels/probes/probes.toml --arch sm_90 --write-resources
 
 # The one command for the GPU machine: uses the python3 there (CuPy, pandas, ...) with this
 # checkout on PYTHONPATH; writes logs and the run directory under $$OUT (or reports/gpu-check).
 gpu-check:
 	bash scripts/gpu_check.sh
+
+# GPU machine: every probe (kernels/probes) profiled at its own shape into one run, packed as
+# $$OUT/probes.tgz (for tests/data/probes-<gpu>/).
+probes:
+	bash scripts/probes.sh
+
+# GPU machine: compute-sanitizer memcheck, racecheck, synccheck, initcheck over every kernel.
+sanitize:
+	bash scripts/sanitize.sh
+
+# GPU machine, one call: build, the probes' GPU tests, probes, sanitize.
+device-session:
+	bash scripts/device_session.sh
 
 clean:
 	rm -rf $(VENV) build .pytest_cache

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import operator
+import os
 import re
 import tomllib
 from collections.abc import Iterable
@@ -26,6 +27,11 @@ ELEMENT_BYTES = {"fp16": 2, "fp32": 4}
 
 KERNELS_DIR = Path(__file__).resolve().parent.parent / "kernels"
 MANIFEST_PATH = KERNELS_DIR / "ladder.toml"
+# Extra manifests (the user's own kernels, the probes): os.pathsep-separated TOML paths. An
+# environment variable, so bench workers and ncu targets (child processes) see the same kernels.
+MANIFEST_ENV = "GEMMPROF_MANIFEST"
+# The probe kernels (one planted bottleneck each), an extra manifest that ships with the ladder.
+PROBES_MANIFEST = KERNELS_DIR / "probes" / "probes.toml"
 
 # Names the manifest's expressions may use besides M, N and K.
 _FUNCTIONS = {"cdiv": lambda a, b: -(-a // b), "min": min, "max": max}
@@ -154,18 +160,24 @@ class KernelSpec:
     # Matrices the kernel reads through 1D linear textures ("A", "B"): one cudaTextureObject_t per
     # entry, in this order, as extra trailing kernel arguments (see TEXTURE_ROW_DIM and launch.py).
     textures: tuple[str, ...] = ()
-    index: int = 0  # position in the ladder, 1-based
+    # Probe kernels only (kernels/probes): the bottleneck planted in the kernel (a diagnosis cause
+    # key) and the shape [M, N, K] at which it dominates and is profiled.
+    planted: str = ""
+    probe_shape: tuple[int, ...] = ()
+    index: int = 0  # position in the ladder, 1-based; extra manifests continue after the ladder
+    directory: str = ""  # the directory of the manifest that declared it ("" = kernels/)
 
     @classmethod
     def from_dict(cls, fields: dict) -> KernelSpec:
         """Back from `dataclasses.asdict` (e.g. through JSON, where tuples became lists)."""
         maps = tuple(TensorMapSpec(t["operand"], tuple(t["box"]), t.get("swizzle", 128)) for t in fields.get("tensor_maps", ()))
-        tuples = ("grid", "block", "nvcc_flags", "textures")
+        tuples = ("grid", "block", "nvcc_flags", "textures", "probe_shape")
         return cls(**{**fields, **{k: tuple(fields[k]) for k in tuples if k in fields}, "tensor_maps": maps})
 
     @property
     def source(self) -> Path:
-        return KERNELS_DIR / self.file
+        """The .cu file: `file` is relative to the directory of the manifest that names it."""
+        return (Path(self.directory) if self.directory else KERNELS_DIR) / self.file
 
     def unsupported_reason(self, M: int, N: int, K: int) -> str | None:
         """Why this kernel cannot run shape (M, N, K), or None when it can."""
@@ -204,7 +216,7 @@ _REQUIRED = ("name", "file", "entry", "tier", "idea", "grid", "block")
 # texels: the dimension that is its row length must be a multiple of TEXEL_FLOATS in the contract.
 TEXTURE_ROW_DIM = {"A": "K", "B": "N"}
 TEXEL_FLOATS = 4
-_ALLOWED = set(KernelSpec.__dataclass_fields__) - {"index"}
+_ALLOWED = set(KernelSpec.__dataclass_fields__) - {"index", "directory"}
 TIERS = ("fp32", "fp16")
 # nvcc options (long and short names, `nvcc --help`) that choose, run or configure another
 # program (host compiler, linker, archiver, the compiled binary), read more options from a file,
@@ -241,8 +253,13 @@ def reference_tiers(kernels: Iterable[KernelSpec | Dispatcher]) -> list[str]:
     return sorted({k.tier for k in kernels}) or ["fp32"]
 
 
-def parse_manifest(text: str, where: str = "ladder.toml") -> tuple[KernelSpec, ...]:
-    """Parse and validate manifest text; every problem names the kernel and the key."""
+def parse_manifest(text: str, where: str = "ladder.toml", known: Iterable[str] = (), first_index: int = 1,
+                   directory: str = "") -> tuple[KernelSpec, ...]:
+    """Parse and validate manifest text; every problem names the kernel and the key.
+
+    `known`: kernels declared before this manifest (the ladder, for an extra manifest), which a
+    `predecessor` may name. `first_index` numbers the kernels on after them; `directory` is where
+    the kernels' `file`s are (the manifest's own directory)."""
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -251,8 +268,8 @@ def parse_manifest(text: str, where: str = "ladder.toml") -> tuple[KernelSpec, .
     if not isinstance(allow_host_flags, bool):
         raise GemmprofError(f"{where}: {ALLOW_HOST_FLAGS_KEY} must be true or false")
     specs: list[KernelSpec] = []
-    for i, entry in enumerate(data.get("kernel", []), start=1):
-        label = entry.get("name", f"kernel #{i}")
+    for i, entry in enumerate(data.get("kernel", []), start=first_index):
+        label = entry.get("name", f"kernel #{i - first_index + 1}")
         flags = entry.get("nvcc_flags", [])
         if not isinstance(flags, list) or not all(isinstance(f, str) for f in flags):
             raise GemmprofError(f"{where}: {label}: nvcc_flags must be a list of strings")
@@ -275,31 +292,50 @@ def parse_manifest(text: str, where: str = "ladder.toml") -> tuple[KernelSpec, .
                 tm.check(entry["tier"], label)
         except (ValueError, TypeError, AttributeError) as exc:
             raise GemmprofError(f"{where}: {exc}") from None
-        spec = KernelSpec(
-            **{
-                **entry,
-                "grid": tuple(entry["grid"]),
-                "block": tuple(entry["block"]),
-                "nvcc_flags": tuple(entry.get("nvcc_flags", ())),
-                "tensor_maps": maps,
-                "textures": tuple(entry.get("textures", ())),
-                "index": i,
-            }
-        )
+        try:
+            spec = KernelSpec(
+                **{
+                    **entry,
+                    "grid": tuple(entry["grid"]),
+                    "block": tuple(entry["block"]),
+                    "nvcc_flags": tuple(entry.get("nvcc_flags", ())),
+                    "tensor_maps": maps,
+                    "textures": tuple(entry.get("textures", ())),
+                    "probe_shape": tuple(entry.get("probe_shape", ())),
+                    "index": i,
+                    "directory": directory,
+                }
+            )
+        except TypeError as exc:  # e.g. grid given as a string, not a list
+            raise GemmprofError(f"{where}: {label}: {exc}") from None
         _check_textures(spec, where)
         try:  # every expression must evaluate on a plain shape
             spec.launch(1024, 1024, 1024)
-        except (ValueError, TypeError, ZeroDivisionError) as exc:
+        except (ValueError, TypeError, ZeroDivisionError, SyntaxError, RecursionError, MemoryError) as exc:
             raise GemmprofError(f"{where}: {label}: bad launch expression: {exc}") from None
+        _check_probe_shape(spec, where)
         specs.append(spec)
     names = [s.name for s in specs]
     dupes = sorted({n for n in names if names.count(n) > 1})
     if dupes:
         raise GemmprofError(f"{where}: duplicate kernel names {dupes}")
+    declared = set(names) | set(known)
     for spec in specs:
-        if spec.predecessor and spec.predecessor not in names:
+        if spec.predecessor and spec.predecessor not in declared:
             raise GemmprofError(f"{where}: {spec.name}: predecessor {spec.predecessor!r} is not a kernel")
     return tuple(specs)
+
+
+def _check_probe_shape(spec: KernelSpec, where: str) -> None:
+    """A probe's shape is three positive integers inside its own contract."""
+    if not spec.probe_shape:
+        return
+    shape = spec.probe_shape
+    if len(shape) != 3 or not all(isinstance(d, int) and not isinstance(d, bool) and d > 0 for d in shape):
+        raise GemmprofError(f"{where}: {spec.name}: probe_shape must be [M, N, K], three positive integers, got {list(shape)}")
+    reason = spec.unsupported_reason(*shape)
+    if reason:
+        raise GemmprofError(f"{where}: {spec.name}: probe_shape {list(shape)} is outside the contract ({reason})")
 
 
 def _check_textures(spec: KernelSpec, where: str) -> None:
@@ -323,11 +359,64 @@ def _check_textures(spec: KernelSpec, where: str) -> None:
             )
 
 
-@cache
-def load_manifest(path: Path = MANIFEST_PATH) -> tuple[KernelSpec, ...]:
+def read_manifest(path: Path, known: Iterable[str] = (), first_index: int = 1) -> tuple[KernelSpec, ...]:
+    """One manifest file, its kernels' sources checked on disk. Errors name the file."""
+    where = path.name if path == MANIFEST_PATH else str(path)
     if not path.is_file():
-        raise GemmprofError(f"kernel manifest not found at {path}", "run gemmprof from a checkout of the project")
-    return parse_manifest(path.read_text(), where=str(path.name))
+        if path == MANIFEST_PATH:
+            raise GemmprofError(f"kernel manifest not found at {path}", "run gemmprof from a checkout of the project")
+        raise GemmprofError(f"manifest {path} not found", f"check --manifest and ${MANIFEST_ENV}")
+    try:
+        text = path.read_text()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise GemmprofError(f"manifest {path} cannot be read: {exc}") from None
+    specs = parse_manifest(text, where, known, first_index, directory=str(path.resolve().parent))
+    for spec in specs:
+        if not spec.source.is_file():
+            raise GemmprofError(f"{where}: {spec.name}: kernel source {spec.source} not found", "'file' is relative to the manifest's directory")
+    return specs
+
+
+def extra_manifest_paths(value: str | None = None) -> tuple[Path, ...]:
+    """The extra manifests named by $GEMMPROF_MANIFEST (or `value`), in order, each once."""
+    value = os.environ.get(MANIFEST_ENV, "") if value is None else value
+    paths = [Path(p).expanduser() for p in value.split(os.pathsep) if p.strip()]
+    return tuple(dict.fromkeys(p.resolve() for p in paths))
+
+
+def load_manifest(path: Path | None = None) -> tuple[KernelSpec, ...]:
+    """The ladder plus the kernels of the extra manifests in $GEMMPROF_MANIFEST; given a path,
+    that manifest's kernels alone (an extra one numbered after the ladder, its predecessors may
+    be rungs). Cached per value of the variable, so a changed value is seen at once."""
+    if path is not None:
+        return _load_one(Path(path))
+    return _load_all(os.environ.get(MANIFEST_ENV, ""))
+
+
+@cache
+def _load_one(path: Path) -> tuple[KernelSpec, ...]:
+    if path == MANIFEST_PATH:
+        return read_manifest(path)
+    ladder = _load_one(MANIFEST_PATH)
+    return read_manifest(path, known=[s.name for s in ladder], first_index=len(ladder) + 1)
+
+
+@cache
+def _load_all(extra: str) -> tuple[KernelSpec, ...]:
+    specs = list(_load_one(MANIFEST_PATH))
+    origin = {s.name: MANIFEST_PATH for s in specs}
+    for path in extra_manifest_paths(extra):
+        if path == MANIFEST_PATH.resolve():
+            continue
+        for spec in read_manifest(path, known=[s.name for s in specs], first_index=len(specs) + 1):
+            if spec.name in REFERENCES:
+                raise GemmprofError(f"{path}: kernel {spec.name!r}: the name is the cuBLAS reference's", "rename the kernel")
+            if spec.name in origin:
+                raise GemmprofError(f"kernel {spec.name!r} of {path} clashes with the one of {origin[spec.name]}",
+                                    "rename it in one of the two manifests")
+            origin[spec.name] = path
+            specs.append(spec)
+    return tuple(specs)
 
 
 def select_kernels(names: list[str] | None, tier: str | None = None) -> list[KernelSpec]:
@@ -410,13 +499,13 @@ def load_dispatchers(path: Path = MANIFEST_PATH) -> tuple[Dispatcher, ...]:
     return parse_dispatchers(path.read_text(), load_manifest(path), where=str(path.name))
 
 
-def clear_caches() -> None:
-    """Forget the manifests read so far (after `dispatch --write` changed one)."""
-    for loader in _CACHED:
+def clear_caches(kernels: bool = True) -> None:
+    """Forget the manifests read so far (`dispatch --write` changed the dispatchers only)."""
+    for loader in _CACHED if kernels else _CACHED[-1:]:
         loader.cache_clear()
 
 
-_CACHED = (load_manifest, load_dispatchers)
+_CACHED = (_load_one, _load_all, load_dispatchers)
 
 
 def select_for_bench(names: list[str] | None) -> tuple[list[KernelSpec], list[Dispatcher]]:

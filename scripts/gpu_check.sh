@@ -13,8 +13,8 @@ STEPS=${GPU_CHECK_STEPS:-env tests events sweep bench}
 # Further steps (by name): profile (all kernels under ncu at 2048 into run "sample" and its bench
 # sweep), bare (bare ncu on the sample's commands), dispatch (derive `best` from the sample sweep), fixtures (small real reports + ncu's raw export for
 # tests/data), many (a 1000-launch report for benchmarks/extract_speed.py, kernel replay), overhead
-# (profile --kernel all against bare ncu), sanitize (compute-sanitizer memcheck and racecheck over
-# the GPU tests of the kernels named in SANITIZE_KERNELS, a pytest -k expression).
+# (profile --kernel all against bare ncu), sanitize (scripts/sanitize.sh: compute-sanitizer's four
+# tools over every kernel and probe; SANITIZE_KERNELS names some), probes (scripts/probes.sh).
 # sweep: correctness on odd and rectangular shapes, short timing; bench: the timed comparison.
 # The sample run: a run directory under reports/ that travels with the tree and comes back in the tarball.
 SAMPLE=${SAMPLE:-$WORK/runs/sample}
@@ -67,12 +67,10 @@ for s in $STEPS; do
            python3 benchmarks/bare_ncu.py "$WORK/runs/overhead" || status=1
            COLUMNS=160 python3 -m profiler profile --kernel all --size 2048 --out "$WORK/runs" --run-id overhead --force || status=1
            python3 -c "import json,sys; m=json.load(open(sys.argv[1])); print('second gemmprof profile:', round(m['profile_wall_s'],1), 's, phases', m['profile_phases_s'])" "$WORK/runs/overhead/run.json" ;;
-      sanitize) step "compute-sanitizer on ${SANITIZE_KERNELS:-all kernels}"
-           for tool in ${SANITIZE_TOOLS:-memcheck racecheck}; do
-             timeout 200 compute-sanitizer --tool $tool --target-processes all --error-exitcode 9 \
-               python3 -m pytest -q -m gpu -p no:cacheprovider tests/test_gpu_ladder.py \
-               -k "test_kernel_passes and (${SANITIZE_KERNELS:-not nothing})" 2>&1 | tail -25 || status=1
-           done ;;
+      sanitize) step "compute-sanitizer (scripts/sanitize.sh): every kernel and probe, launched directly"
+           OUT="$OUT_DIR" bash scripts/sanitize.sh || status=1 ;;
+      probes) step "probes (scripts/probes.sh): each at its probe shape into one run, packed as probes.tgz"
+           OUT="$OUT_DIR" bash scripts/probes.sh || status=1 ;;
       fixtures) step "fixtures"
            COLUMNS=160 python3 -m profiler profile -k naive -k smem -k vectorized -k warptile -k cublas --mnk 512 256 128 \
              --xz --out "$WORK/runs" --run-id fixtures || status=1

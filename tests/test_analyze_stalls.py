@@ -9,7 +9,8 @@ import pytest
 from conftest import SAMPLE_RUN
 
 from profiler.analyze import stalls
-from profiler.extract.metrics import SAMPLED_STALL_REASONS, STALL_REASONS
+from profiler import stall_table
+from profiler.stall_table import LAUNCH_REASONS as STALL_REASONS
 
 SAMPLE = SAMPLE_RUN
 
@@ -21,13 +22,28 @@ def launch(**stall_values) -> pd.DataFrame:
 
 
 def test_every_reason_ncu_reports_is_explained():
-    for reason in (*STALL_REASONS, *SAMPLED_STALL_REASONS.values()):
-        entry = stalls.STALLS[reason]
+    for reason in (*STALL_REASONS, *stall_table.SAMPLED_NAMES.values()):
+        entry = stalls.BY_REASON[reason]
         assert entry.label and entry.meaning.endswith(".") and entry.cure.endswith(".")
         # one sentence of meaning: no second sentence
         assert not re.search(r"[a-z)]\. [A-Z]", entry.meaning), reason
-    assert stalls.STALLS["not_selected"].benign and stalls.STALLS["selected"].benign
-    assert not stalls.STALLS["mio_throttle"].benign
+    assert not stalls.BY_REASON["not_selected"].cost and not stalls.BY_REASON["selected"].cost
+    assert stalls.BY_REASON["mio_throttle"].cost
+
+
+def test_the_stall_table_lists_each_reason_once_in_a_known_group():
+    reasons = [s.reason for s in stall_table.STALLS]
+    assert len(reasons) == len(set(reasons))
+    assert all(s.group in stall_table.GROUPS for s in stall_table.STALLS)
+    # the two ncu spellings of one reason map to one key
+    assert stall_table.SAMPLED_NAMES["no_instructions"] == "no_instruction"
+    assert set(stall_table.COST_REASONS) == set(reasons) - {"selected", "not_selected"}
+
+
+def test_top_stall_column_is_never_a_reason_that_is_no_cost():
+    from profiler.extract.metrics import top_stall
+    frame = launch(selected=5.0, not_selected=9.0, wait=0.5)
+    assert top_stall(frame) == ["wait"]
 
 
 def test_unknown_reason_gets_a_neutral_entry():
@@ -46,7 +62,7 @@ def test_top_stalls_rank_and_drop_zero():
     top = stalls.top_stalls(launch(selected=1.0, long_scoreboard=3.0, barrier=1.0, not_selected=2.0), n=5)
     assert list(top["reason"]) == ["long_scoreboard", "not_selected", "barrier"]
     assert list(top["rank"]) == [1, 2, 3]
-    assert top.iloc[0]["meaning"] == stalls.STALLS["long_scoreboard"].meaning
+    assert top.iloc[0]["meaning"] == stalls.BY_REASON["long_scoreboard"].meaning
     costs = stalls.top_stalls(launch(selected=1.0, long_scoreboard=3.0, not_selected=2.0), include_benign=False)
     assert list(costs["reason"]) == ["long_scoreboard"]
 

@@ -132,7 +132,7 @@ def test_invariants(fixture):
     assert (kernels["report"] == str(fixture.report)).all()
     for _, row in kernels.iterrows():
         assert row["duration_ns"] > 0 and row["sm_clock_hz"] > 0
-        flop = row["fp32_flop"] + (0 if pd.isna(row["tensor_flop"]) else row["tensor_flop"])
+        flop = row["fp32_flop"] + row["fp64_flop"] + (0 if pd.isna(row["tensor_flop"]) else row["tensor_flop"])
         assert row["achieved_flops"] == pytest.approx(flop / (row["duration_ns"] * 1e-9), rel=1e-9)
         if row["tensor_flop"] == 0:
             assert row["achieved_flops"] == pytest.approx(row["fp32_flop"] / (row["duration_ns"] * 1e-9), rel=1e-9)

@@ -11,6 +11,7 @@ import pandas as pd
 import pytest
 
 from profiler.extract import metrics as mt
+from profiler.stall_table import LAUNCH_REASONS
 from profiler.extract.units import parse_unit, unit_factor
 
 # The columns other modules rely on: the contract of the `kernels` table.
@@ -100,7 +101,7 @@ def synthetic(**overrides) -> pd.DataFrame:
         shared_load_bank_conflicts=5.0, shared_store_bank_conflicts=7.0,
         occupancy_limit_registers=4, occupancy_limit_shared_mem=8, occupancy_limit_warps=4,
         occupancy_limit_blocks=32, occupancy_limit_barriers=32,
-        **{f"stall_{r}": 0.1 for r in mt.STALL_REASONS},
+        **{f"stall_{r}": 0.1 for r in LAUNCH_REASONS},
     )
     row["stall_selected"] = 9.0  # never the top stall
     row["stall_long_scoreboard"] = 3.0
@@ -223,3 +224,29 @@ def test_unit_factor_refuses_other_dimensions(source, target):
 def test_unknown_unit():
     with pytest.raises(ValueError):
         parse_unit("furlong")
+
+
+def test_a_double_precision_launch_is_measured_against_the_fp64_peak():
+    # 1,000 cycles at 1 GHz (1 us): 100 DFMA + 10 DADD per cycle -> 210,000 FP64 FLOPs, next to a few FFMAs.
+    r = derive(synthetic(smsp_cycles=1000.0, duration_ns=1000.0, ffma_thread_inst=5.0, fadd_thread_inst=0.0,
+                         fmul_thread_inst=0.0, dfma_thread_inst_per_cycle=100.0, dadd_thread_inst_per_cycle=10.0,
+                         dmul_thread_inst_per_cycle=0.0, dfma_per_cycle_peak=64.0, sm_clock_hz=1e9))
+    assert r["fp64_flop"] == 210_000
+    assert r["math_pipe"] == "fp64"
+    assert r["achieved_flops"] == pytest.approx((210_000 + 10) / 1e-6)
+    assert r["peak_fp64_flops"] == 2 * 64 * 1e9
+    assert r["peak_pct"] == pytest.approx(100 * (210_010 / 1e-6) / (2 * 64 * 1e9))
+
+
+def test_register_zeroing_hfma2_is_not_counted_as_math():
+    # cuBLAS's FP32 kernel zeroes registers with HFMA2.MMA: a few FP16 "FLOPs" beside the FFMAs.
+    r = derive(synthetic(smsp_cycles=1000.0, hfma_thread_inst_per_cycle=0.5, hadd_thread_inst_per_cycle=0.0,
+                         hmul_thread_inst_per_cycle=0.0))
+    assert r["fp16_flop"] == 2000 and r["math_pipe"] == "fp32"
+    assert r["achieved_flops"] == pytest.approx(r["fp32_flop"] / (r["duration_ns"] * 1e-9))
+
+
+@pytest.mark.parametrize("waves, cost", [(1.0076, 100 * (2 - 1.0076) / 2), (124.5, 100 * 0.5 / 125), (3.0, 0.0)])
+def test_tail_cost_is_the_idle_share_of_the_last_wave(waves, cost):
+    assert derive(synthetic(waves_per_sm=waves))["tail_cost_pct"] == pytest.approx(cost)
+    assert math.isnan(derive(synthetic(waves_per_sm=0.25))["tail_cost_pct"])  # a small grid is another problem

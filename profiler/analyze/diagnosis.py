@@ -95,6 +95,28 @@ class RunDiagnosis:
         return next(d for d in self.kernels if d.name == name)
 
 
+def diagnosis_records(run: RunDiagnosis) -> list[dict]:
+    """One plain record per diagnosed kernel, what `diagnosis.json` holds and scripts read: kernel,
+    shape, status, bound, cause, problem, cure, evidence, notes, already_uses, confidence, and the
+    speed (GFLOP/s, % of cuBLAS, where it came from). Kernels without a verdict have bound None."""
+    out = []
+    for d in run.kernels:
+        v = d.verdict
+        out.append({
+            "kernel": d.name, "function": (d.launch or {}).get("function"),
+            "shape": list(_shape_of(d.launch or {}) or d.shape or ()) or None, "status": d.status, "reference": d.is_reference,
+            "bound": v.bound if v else None, "label": v.label if v else None, "cause": v.cause if v else None,
+            "problem": v.problem if v else None, "summary": v.summary if v else None,
+            "cure": v.cure if v else None, "evidence": list(v.evidence) if v else [],
+            "notes": list(v.notes) if v else [], "already_uses": list(v.already_uses) if v else [],
+            "confidence": v.confidence if v else None,
+            "gflops": None if np.isnan(d.gflops) else round(float(d.gflops), 3),
+            "pct_cublas": None if np.isnan(d.pct_cublas) else round(float(d.pct_cublas), 2),
+            "gflops_source": d.gflops_source or None,
+        })
+    return out
+
+
 def diagnose_run(tables: Mapping[str, pd.DataFrame], specs: Sequence[KernelSpec], meta: Mapping | None = None,
                  profile_log: pd.DataFrame | None = None) -> RunDiagnosis:
     """Diagnose every kernel of a run. `tables` maps table names (kernels, rules, source, sass,
@@ -225,7 +247,7 @@ def _per_launch(chosen: pd.DataFrame, tables: Mapping[str, pd.DataFrame]) -> dic
         "utilisation": utilisation(chosen),
     }
     out["verdicts"] = classify(chosen, out["mix"], out["conflicts"], out["coalescing"], source,
-                               util=out["utilisation"], occ=out["occupancy"])
+                               util=out["utilisation"], occ=out["occupancy"], sass=sass)
     return out
 
 

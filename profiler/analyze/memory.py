@@ -45,23 +45,32 @@ SHARED_KINDS = (
 # 'other' (address arithmetic, control, conversions, ...).
 OPCODE_CLASSES = {
     "FFMA": "ffma",
+    "DFMA": "fp64", "DADD": "fp64", "DMUL": "fp64",
     "LDG": "global_load",
     "STG": "global_store",
+    "LDL": "local_load",
+    "STL": "local_store",
     "LDS": "shared_load",
     "LDSM": "shared_load",
     "STS": "shared_store",
+    "STSM": "shared_store",
     "LDGSTS": "async_copy",
+    "UTMALDG": "tma", "UTMASTG": "tma", "UBLKCP": "tma", "UTMAPF": "tma",
+    "SYNCS": "mbarrier",
+    "ATOM": "atomic", "ATOMG": "atomic", "RED": "atomic", "REDG": "atomic",
     "BAR": "barrier",
     "HMMA": "mma",
     "HGMMA": "mma",
     "IMMA": "mma",
     "QGMMA": "mma",
     "IGMMA": "mma",
+    "DMMA": "mma",
 }
-MIX_CLASSES = ("ffma", "mma", "global_load", "global_store", "shared_load", "shared_store", "async_copy", "barrier",
-               "other")
+MIX_CLASSES = ("ffma", "fp64", "mma", "global_load", "global_store", "local_load", "local_store", "shared_load",
+               "shared_store", "async_copy", "tma", "mbarrier", "atomic", "barrier", "other")
 # Classes counted per math instruction (`<class>_per_math`).
-PER_MATH_CLASSES = ("global_load", "global_store", "shared_load", "shared_store", "async_copy", "barrier")
+PER_MATH_CLASSES = ("global_load", "global_store", "local_load", "local_store", "shared_load", "shared_store",
+                    "async_copy", "atomic", "barrier")
 
 # A SASS line: optional predicate ("@P0", "@!UP1"), then the opcode with its modifiers.
 _OPCODE = re.compile(r"^\s*(?:@!?U?P[T\d]+\s+)?([A-Z][A-Z0-9_]*)")
@@ -248,7 +257,8 @@ def instruction_mix(sass: pd.DataFrame) -> pd.DataFrame:
     """Warp instructions executed per class (ffma, mma, global/shared loads and stores, async
     copies, barriers, other) per launch, and each memory class per math instruction
     (`<class>_per_math`). The math instruction (`math_op`) is the MMA where the launch ran tensor-core
-    instructions (its few FFMAs are the epilogue), else the FFMA."""
+    instructions (its few FFMAs are the epilogue), the FP64 instruction where those outnumber the
+    FFMAs, else the FFMA."""
     if sass.empty:
         return pd.DataFrame(columns=_KEYS + list(MIX_CLASSES) + ["total"])
     classes = [OPCODE_CLASSES.get(opcode(s), "other") for s in sass["sass"]]
@@ -258,8 +268,9 @@ def instruction_mix(sass: pd.DataFrame) -> pd.DataFrame:
     mix = mix.reindex(columns=list(MIX_CLASSES), fill_value=0.0)
     mix["total"] = mix.sum(axis=1)
     tensor = mix["mma"] > 0
-    mix["math_op"] = np.where(tensor, "MMA", "FFMA")
-    mix["math"] = mix["mma"].where(tensor, mix["ffma"])
+    double = ~tensor & (mix["fp64"] > mix["ffma"])
+    mix["math_op"] = np.where(tensor, "MMA", np.where(double, "DFMA", "FFMA"))
+    mix["math"] = mix["mma"].where(tensor, mix["fp64"].where(double, mix["ffma"]))
     for cls in PER_MATH_CLASSES:
         mix[f"{cls}_per_math"] = mix[cls] / mix["math"].where(mix["math"] > 0)
     mix.columns.name = None
@@ -277,6 +288,32 @@ def coalescing(source: pd.DataFrame) -> pd.DataFrame:
     sums.columns = ["report", "launch", "sectors", "ideal", "excess"]
     sums["excess_pct"] = 100.0 * sums["excess"] / sums["sectors"].where(sums["sectors"] > 0)
     return sums[columns]
+
+
+# Global access kinds by opcode: what a warp's loads and stores request against the ideal.
+GLOBAL_KINDS = {"load": ("LDG", "LDGSTS"), "store": ("STG",)}
+
+
+def global_access_kinds(sass: pd.DataFrame) -> pd.DataFrame:
+    """Per launch, L2 sectors requested by global loads and by stores, and the ideal (fully
+    coalesced) count of each, from the source counters: `<kind>_sectors`, `<kind>_ideal`,
+    `<kind>_ratio` (sectors / ideal: 1 when coalesced, up to 8 for 4-byte elements one per sector).
+    Per instruction, so a 128-bit access counts as coalesced (its 16 sectors are its ideal)."""
+    columns = ["report", "launch", *[f"{k}_{c}" for k in GLOBAL_KINDS for c in ("sectors", "ideal", "ratio")]]
+    if sass is None or sass.empty:
+        return pd.DataFrame(columns=columns)
+    have = sass[sass["l2_global_sectors"].fillna(0) > 0]
+    ops = pd.Series([opcode(t) for t in have["sass"]], index=have.index)
+    rows = []
+    for (report, launch), group in have.groupby(_KEYS, sort=False, dropna=False):
+        row = {"report": report, "launch": launch}
+        for kind, opcodes in GLOBAL_KINDS.items():
+            mine = group[ops[group.index].isin(opcodes)]
+            sectors, ideal = float(mine["l2_global_sectors"].sum()), float(mine["l2_global_sectors_ideal"].sum())
+            row |= {f"{kind}_sectors": sectors, f"{kind}_ideal": ideal,
+                    f"{kind}_ratio": sectors / ideal if ideal > 0 else np.nan}
+        rows.append(row)
+    return pd.DataFrame(rows, columns=columns)
 
 
 def uncoalesced_lines(source: pd.DataFrame, n: int = 3) -> pd.DataFrame:

@@ -1,8 +1,11 @@
 """What bounds a kernel: one verdict per launch, with the numbers that show it.
 
-The decision follows Nsight Compute's Speed Of Light reasoning, made specific to a GEMM:
+First the specific causes of `causes.CHECKS` (a grid or last wave that leaves SMs idle, math in
+double, local memory, atomics, divergence, scattered global accesses, bank conflicts, an
+epilogue or barriers holding the time); then Nsight Compute's Speed Of Light reasoning, made
+specific to a GEMM:
 
-1. launch size: the grid leaves SMs without a block, so no per-SM counter matters;
+1. (launch size, above);
 2. math pipe: the FMA pipe (FP32) or the tensor cores (FP16) run near their peak (the compute roof);
 3. memory side busy (the busiest memory unit at or above the SM's level, and busy):
    DRAM bandwidth if DRAM is near its peak; shared memory / MIO if shared-memory wavefronts
@@ -18,16 +21,21 @@ Thresholds are the module constants below, each with the reason for its value.
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass, field
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
 
-from .memory import launch_min_bytes, shared_utilisation_pct
-from .occupancy import SCHEDULERS_PER_SM, occupancy
-from .stalls import STALLS, stall_breakdown
-from .values import numeric_column
+from . import causes
+from .bounds import BOUNDS, Bound, Verdict  # noqa: F401  (the verdict's vocabulary, re-exported)
+from .memory import global_access_kinds, launch_min_bytes
+from .occupancy import occupancy
+from .prose import fmt_bytes, fmt_count, fmt_num, fmt_pct, fmt_ratio, fmt_times, fmt_way  # noqa: F401
+from .prose import upper as _upper
+from .regions import time_regions
+from .signals import Signals, utilisation
+from .stalls import BY_REASON, stall_breakdown
+from .techniques import techniques as techniques_of
 
 # The FMA pipe is the limit from this share of its peak: the best FP32 SGEMMs reach 70-80%.
 FP32_BOUND_PCT = 70.0
@@ -44,8 +52,6 @@ DRAM_BOUND_PCT = 60.0
 # Shared memory is the busy memory unit when its wavefronts make up at least this share of the
 # busiest memory unit's utilisation (both run through the L1 data pipe).
 SHARED_SHARE_MIN = 0.5
-# A grid that gives blocks to fewer than this share of the SMs is bound by its size.
-LAUNCH_FILL_MIN_PCT = 50.0
 # Schedulers issuing on this share of cycles are the limit themselves (instruction overhead).
 ISSUE_BUSY_PCT = 80.0
 # Excess L2 sectors from this share of all requested by global accesses: uncoalesced access.
@@ -57,174 +63,28 @@ STALL_NOTABLE_PCT = 10.0
 # Global loads per FFMA (or MMA) from which operands are evidently not reused on chip.
 GLOBAL_LOADS_PER_FFMA_HIGH = 0.5
 
-# Warp schedulers per SM (one issue slot each per cycle).
-ISSUE_SLOTS_PER_SM = SCHEDULERS_PER_SM
-
-
-@dataclass(frozen=True)
-class Bound:
-    key: str
-    label: str
-    cure: str
-
-
-# THE list of bounds a verdict can name.
-BOUNDS: dict[str, Bound] = {b.key: b for b in (
-    Bound("launch", "launch size",
-          "Give the GPU more blocks: smaller tiles, split-K, or a larger problem."),
-    Bound("fp32", "FP32 pipe",
-          "Only fewer instructions per FMA (larger register tiles) or other math units (TF32 or FP16 tensor cores) "
-          "go faster."),
-    Bound("tensor", "tensor cores",
-          "Only a faster tensor-core path (on Hopper: wgmma fed from shared memory by the bulk tensor copy engine) "
-          "or a lower precision goes faster."),
-    Bound("dram", "DRAM bandwidth",
-          "Reuse each byte more: larger tiles in shared memory and registers, and a block order that keeps tiles in L2."),
-    Bound("global", "global memory (L1/LSU)",
-          "Stage tiles of A and B in shared memory (or registers) so each global load feeds many FMAs."),
-    Bound("shared", "shared memory / MIO",
-          "More FMAs per shared load (register tiling, 128-bit loads) and a layout free of bank conflicts."),
-    Bound("issue", "instruction issue",
-          "Fewer non-FMA instructions: larger register tiles, wider loads, index math hoisted out of the loop."),
-    Bound("unknown", "unknown",
-          "Profile with gemmprof profile (ncu --set full plus the metrics gemmprof asks for)."),
-    Bound("latency", "latency and occupancy",
-          "Hide latency with independent work: prefetch the next tile while computing this one, more accumulators "
-          "per thread, or more warps per SM."),
-)}
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """What bounds one launch. `evidence` and `notes` are plain sentences (no markup)."""
-
-    bound: str
-    label: str
-    problem: str
-    summary: str
-    evidence: tuple[str, ...] = ()
-    cure: str = ""
-    notes: tuple[str, ...] = field(default_factory=tuple)
-
-
-# ---------------------------------------------------------------------------------------------
-# Numbers in prose. The report's tables format numbers with the same functions.
-
-
-def fmt_num(value: float, digits: int = 3) -> str:
-    """Plain number with thousands separators; small values keep `digits` significant digits."""
-    if value is None or pd.isna(value):
-        return "n/a"
-    if math.isinf(value):
-        return "inf"
-    if abs(value) >= 1000 or value == int(value):
-        return f"{value:,.0f}"
-    decimals = max(0, digits - 1 - int(math.floor(math.log10(abs(value)))))
-    return f"{value:,.{decimals}f}"
-
-
-def fmt_pct(value: float) -> str:
-    """12.3 -> '12%'; small percentages keep a significant digit ('0.04%')."""
-    if value is None or pd.isna(value):
-        return "n/a"
-    if abs(value) >= 10 or value == 0:
-        return f"{value:.0f}%"
-    if abs(value) >= 1:
-        return f"{value:.1f}%"
-    return f"{value:.2g}%"
-
-
-def fmt_bytes(value: float) -> str:
-    """Decimal units, as ncu shows them: 67108864 -> '67.1 MB'."""
-    if value is None or pd.isna(value):
-        return "n/a"
-    for unit, scale in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
-        if abs(value) >= scale:
-            return f"{value / scale:.1f} {unit}"
-    return f"{value:.0f} B"
-
-
-def fmt_times(value: float) -> str:
-    """A multiplier: 4228.0 -> '4,228x', 0.79 -> '0.79x'."""
-    if value is None or pd.isna(value):
-        return "n/a"
-    return f"{fmt_num(value, 3 if value < 100 else 0)}x"
-
-
-def fmt_ratio(value: float) -> str:
-    """A change by a factor, as the ladder shows it: 0.12 -> 'x0.12', 13.38 -> 'x13.4'."""
-    if value is None or pd.isna(value):
-        return "n/a"
-    text = fmt_num(value, 2 if value < 1 else 3)
-    if "." in text:
-        text = text.rstrip("0").rstrip(".")
-    return f"x{text}"
-
-
-def fmt_count(value: float) -> str:
-    """A large count, compact: 402801223 -> '402.8 M'."""
-    if value is None or pd.isna(value):
-        return "n/a"
-    for unit, scale in (("G", 1e9), ("M", 1e6), ("k", 1e3)):
-        if abs(value) >= scale:
-            return f"{value / scale:.1f} {unit}"
-    return fmt_num(value)
-
-
-def fmt_way(value: float) -> str:
-    """n-way of a bank conflict: 2.0 -> '2-way', 1.67 -> '1.67-way', 1.0 -> 'none'."""
-    if value is None or pd.isna(value):
-        return "n/a"
-    if value < 1.005:
-        return "none"
-    return f"{value:.0f}-way" if abs(value - round(value)) < 0.05 else f"{value:.2f}-way"
 
 
 # ---------------------------------------------------------------------------------------------
 # Signals
 
 
-def utilisation(kernels: pd.DataFrame) -> pd.DataFrame:
-    """Per launch, in % of each unit's peak: sm, memory (ncu's Speed Of Light), dram, l2, shared
-    (wavefront rate), fp32 (FP32 FLOPs on the FMA pipe), tensor (tensor-core FLOPs against the dense
-    FP16 peak), issue (issue slots used); ffma_share (FFMAs among issued
-    warp instructions); blocks, waves and sm_fill (share of SMs given a block)."""
-    def col(name: str) -> pd.Series:  # a missing column (an older table) reads as unknown
-        return numeric_column(kernels, name)
-
-    seconds = col("duration_ns") * 1e-9
-    issue_slots = col("smsp_cycles") * ISSUE_SLOTS_PER_SM * col("sm_count")
-    blocks = col("grid_x") * col("grid_y") * col("grid_z")
-    shared = shared_utilisation_pct(kernels) if "peak_shared_bytes_per_s" in kernels.columns else col("_")
-    out = pd.DataFrame({
-        "report": kernels.get("report"), "launch": kernels.get("launch"),
-        "sm": col("sm_throughput_pct"), "memory": col("memory_throughput_pct"),
-        "dram": 100.0 * col("dram_bytes") / seconds / col("peak_dram_bytes_per_s"),
-        "l2": 100.0 * col("l2_bytes") / seconds / col("peak_l2_bytes_per_s"),
-        "shared": shared,
-        "fp32": 100.0 * col("fp32_flop") / seconds / col("peak_fp32_flops"),
-        "tensor": 100.0 * col("tensor_flop").fillna(0.0) / seconds / col("peak_tensor_fp16_flops"),
-        "issue": 100.0 * col("inst_executed") / issue_slots,
-        "ffma_share": 100.0 * (col("ffma_thread_inst") / 32.0) / col("inst_executed"),
-        "blocks": blocks, "waves": col("waves_per_sm"),
-        "sm_fill": 100.0 * np.minimum(1.0, blocks / col("sm_count")),
-    }, index=kernels.index)
-    # ncu's own DRAM throughput where it has one (same definition, its rounding).
-    out["dram"] = col("dram_throughput_pct").where(col("dram_throughput_pct").notna(), out["dram"])
-    return out.astype({c: "float64" for c in out.columns if c not in ("report", "launch")})
-
-
 def classify(kernels: pd.DataFrame, mix: pd.DataFrame | None = None, conflicts: pd.DataFrame | None = None,
              coalescing: pd.DataFrame | None = None, source: pd.DataFrame | None = None,
-             util: pd.DataFrame | None = None, occ: pd.DataFrame | None = None) -> pd.DataFrame:
+             util: pd.DataFrame | None = None, occ: pd.DataFrame | None = None,
+             sass: pd.DataFrame | None = None) -> pd.DataFrame:
     """One verdict per launch of `kernels`. The optional frames add evidence: `mix` from
     `memory.instruction_mix`, `conflicts` from `memory.bank_conflicts`, `coalescing` from
-    `memory.coalescing`, `source` (the run's table) where the deciding stalls happen; `util` and
-    `occ`, `utilisation(kernels)` and `occupancy(kernels)` when the caller has them already.
-    Columns: report, launch, verdict (a `Verdict`), bound, label, problem."""
+    `memory.coalescing`, `source` (the run's table) where the deciding stalls happen, `sass` what
+    the kernel already does (`techniques`) and where its time goes (`regions`); `util` and `occ`,
+    `utilisation(kernels)` and `occupancy(kernels)` when the caller has them already.
+    Columns: report, launch, verdict (a `Verdict`), bound, cause, label, problem."""
     util = utilisation(kernels) if util is None else util
     occ = occupancy(kernels) if occ is None else occ
     stalls = stall_breakdown(kernels)
+    tech = techniques_of(sass) if sass is not None else None
+    kinds = global_access_kinds(sass) if sass is not None else None
+    regions = time_regions(sass) if sass is not None else None
     rows = []
     for i, record in enumerate(kernels.to_dict("records")):
         key = (record.get("report"), record.get("launch"))
@@ -235,50 +95,32 @@ def classify(kernels: pd.DataFrame, mix: pd.DataFrame | None = None, conflicts: 
             stalls=_for(stalls, key),
             mix=_first(_for(mix, key)),
             conflicts=_for(conflicts, key),
-            coalescing=_first(_for(coalescing, key)),
+            coalescing={**(_first(_for(coalescing, key)) or {}), **(_first(_for(kinds, key)) or {})} or None,
             lines=_for(source, key),
+            techniques=_first(_for(tech, key)),
+            regions=_first(_for(regions, key)),
         )
         v = decide(signals)
-        rows.append({"report": key[0], "launch": key[1], "verdict": v, "bound": v.bound, "label": v.label,
-                     "problem": v.problem})
-    return pd.DataFrame(rows, columns=["report", "launch", "verdict", "bound", "label", "problem"])
-
-
-@dataclass
-class Signals:
-    """Everything one verdict looks at, for one launch (rows as dicts)."""
-
-    launch: dict
-    util: dict
-    occupancy: dict
-    stalls: pd.DataFrame
-    mix: dict | None = None
-    conflicts: pd.DataFrame | None = None
-    coalescing: dict | None = None
-    lines: pd.DataFrame | None = None  # this launch's rows of the source table
-
-    def stall(self, reason: str) -> tuple[float, float]:
-        """(cycles per issued instruction, share of all cycles in %) of one reason."""
-        row = self.stalls[self.stalls["reason"] == reason]
-        if row.empty:
-            return 0.0, 0.0
-        return float(row["cycles_per_inst"].iloc[0]), float(row["share_pct"].iloc[0])
-
-    def real_stalls(self) -> pd.DataFrame:
-        """Stall reasons that are a cost (not 'not selected'), largest first."""
-        s = self.stalls[~self.stalls["benign"] & (self.stalls["cycles_per_inst"] > 0)]
-        return s.sort_values("cycles_per_inst", ascending=False, kind="stable")
+        rows.append({"report": key[0], "launch": key[1], "verdict": v, "bound": v.bound, "cause": v.cause,
+                     "label": v.label, "problem": v.problem})
+    return pd.DataFrame(rows, columns=["report", "launch", "verdict", "bound", "cause", "label", "problem"])
 
 
 def decide(s: Signals) -> Verdict:
-    """The verdict for one launch's signals (see the module docstring for the order)."""
+    """The verdict for one launch's signals (see the module docstring for the order), with the
+    techniques the kernel already uses and the notes that are not the bound attached."""
+    return _finish(_decide(s), s)
+
+
+def _decide(s: Signals) -> Verdict:
     u = s.util
     if pd.isna(u["sm"]) or pd.isna(u["memory"]):
         return Verdict("unknown", BOUNDS["unknown"].label, "missing counters",
                        "The profile lacks the Speed Of Light counters (SM and memory throughput) a verdict needs.",
-                       (), BOUNDS["unknown"].cure)
-    if u["sm_fill"] < LAUNCH_FILL_MIN_PCT:
-        return _launch(s)
+                       (), BOUNDS["unknown"].cure, cause="unknown", confidence="low")
+    for check in causes.CHECKS:
+        if (v := check(s)) is not None:
+            return v
     if u["fp32"] >= FP32_BOUND_PCT:
         return _fp32(s)
     if u["tensor"] >= TENSOR_BOUND_PCT:
@@ -292,17 +134,29 @@ def decide(s: Signals) -> Verdict:
         return _global(s)
     if u["sm"] >= SOL_BUSY_PCT and u["issue"] >= ISSUE_BUSY_PCT:
         return _issue(s)
+    for check in causes.LATE_CHECKS:
+        if (v := check(s)) is not None:
+            return v
     return _latency(s)
+
+
+def _finish(v: Verdict, s: Signals) -> Verdict:
+    """Attach what the kernel already uses and the notes; the confidence drops to 'low' when the
+    launch has no SASS table (the techniques are then unknown, so a cure may repeat one)."""
+    uses = tuple((s.techniques or {}).get("already_uses") or ())
+    confidence = v.confidence if s.techniques is not None or v.cause == "unknown" else "low"
+    return replace(v, notes=tuple(_notes(v.bound, v.cause, s)), already_uses=uses, confidence=confidence)
 
 
 # ---------------------------------------------------------------------------------------------
 # One function per bound: the problem, the summary, the evidence, the cure.
 
 
-def _verdict(key: str, problem: str, summary: str, evidence: list[str], cure: str | None, s: Signals) -> Verdict:
+def _verdict(key: str, problem: str, summary: str, evidence: list[str], cure: str | None, s: Signals,
+             cause: str | None = None) -> Verdict:
     bound = BOUNDS[key]
     return Verdict(key, bound.label, problem, summary, tuple(e for e in evidence if e), cure or bound.cure,
-                   tuple(_notes(key, s)))
+                   cause=cause or key)
 
 
 def _sides(s: Signals) -> str:
@@ -317,7 +171,7 @@ def _stall_evidence(s: Signals, reasons: tuple[str, ...] | None = None, n: int =
     for r in real.head(n).to_dict("records"):
         if reasons is None and r["share_pct"] < STALL_NOTABLE_PCT and out:
             break
-        out.append(f"{_upper(STALLS[r['reason']].label)}: {fmt_num(r['cycles_per_inst'])} stall cycles per "
+        out.append(f"{_upper(BY_REASON[r['reason']].label)}: {fmt_num(r['cycles_per_inst'])} stall cycles per "
                    f"issued instruction ({fmt_pct(r['share_pct'])} of all cycles between issues).")
     return out
 
@@ -334,12 +188,8 @@ def _where(s: Signals, reason: str | None) -> str:
         return ""
     top = have.loc[have[column].idxmax()]
     code = top["code"].split("//")[0].strip() if isinstance(top.get("code"), str) else ""
-    return (f"{fmt_pct(100.0 * top[column] / counts.sum())} of the {STALLS[reason].label} samples are at line "
+    return (f"{fmt_pct(100.0 * top[column] / counts.sum())} of the {BY_REASON[reason].label} samples are at line "
             f"{int(top['line'])}" + (f": `{code}`." if code else "."))
-
-
-def _upper(text: str) -> str:
-    return text[:1].upper() + text[1:]
 
 
 def _per_math(s: Signals, cls: str) -> float:
@@ -389,16 +239,6 @@ def _occupancy_sentence(s: Signals) -> str:
     return text + "."
 
 
-def _launch(s: Signals) -> Verdict:
-    u, k = s.util, s.launch
-    sms = int(k["sm_count"])
-    idle = sms - int(min(u["blocks"], sms))
-    summary = (f"The grid has {fmt_num(u['blocks'])} blocks for {sms} SMs: {idle} SMs get no work "
-               f"({fmt_num(u['waves'], 2)} waves).")
-    return _verdict("launch", "too few blocks to fill the GPU", summary,
-                    [f"Only {fmt_pct(u['sm_fill'])} of the SMs run a block.", _sides(s)], None, s)
-
-
 def _fp32(s: Signals) -> Verdict:
     u, k = s.util, s.launch
     summary = (f"The FMA pipe runs at {fmt_pct(u['fp32'])} of its FP32 peak "
@@ -409,7 +249,7 @@ def _fp32(s: Signals) -> Verdict:
         _sides(s),
         *_stall_evidence(s, n=1),
     ]
-    return _verdict("fp32", "at the compute roof", summary, evidence, None, s)
+    return _verdict("fp32", "at the compute roof", summary, evidence, None, s, "fp32_roof")
 
 
 def _tensor(s: Signals) -> Verdict:
@@ -418,7 +258,8 @@ def _tensor(s: Signals) -> Verdict:
                f"({fmt_num(k['tensor_flop'] / (k['duration_ns'] * 1e-9) / 1e9)} of "
                f"{fmt_num(k['peak_tensor_fp16_flops'] / 1e9)} GFLOP/s at the clock of this launch): the kernel is at "
                f"the compute roof.")
-    return _verdict("tensor", "at the tensor-core roof", summary, [_sides(s), *_stall_evidence(s, n=1)], None, s)
+    return _verdict("tensor", "at the tensor-core roof", summary,
+                    [_sides(s), causes.hopper_sentence(s), *_stall_evidence(s, n=1)], None, s, "tensor_roof")
 
 
 def uses_tensor_cores(u: dict) -> bool:
@@ -476,7 +317,8 @@ def _global(s: Signals) -> Verdict:
         _traffic_sentence(s, "L2", "l2_bytes"),
         f"DRAM at {fmt_pct(u['dram'])} of its peak: bandwidth is not the limit." if u["dram"] < SOL_BUSY_PCT else "",
     ]
-    return _verdict("global", problem, summary, evidence, cure, s)
+    cause = "uncoalesced_load" if uncoalesced else "global_reuse" if problem.endswith("no reuse on chip") else "global_traffic"
+    return _verdict("global", problem, summary, evidence, cure, s, cause)
 
 
 def _shared(s: Signals) -> Verdict:
@@ -508,7 +350,7 @@ def _shared(s: Signals) -> Verdict:
         f"Shared loads per {_math_op(s)}: {fmt_num(loads)}." if not pd.isna(loads) else "",
         *[_conflict_sentence(c) for c in conflicts],
     ]
-    return _verdict("shared", problem, summary, evidence, cure, s)
+    return _verdict("shared", problem, summary, evidence, cure, s, "bank_conflicts" if conflicts else "shared_throughput")
 
 
 def _issue(s: Signals) -> Verdict:
@@ -516,38 +358,19 @@ def _issue(s: Signals) -> Verdict:
     summary = (f"The schedulers issue on {fmt_pct(u['issue'])} of cycles, but only {fmt_pct(u['ffma_share'])} of the "
                f"instructions are FFMA: {math_share(u)}.")
     return _verdict("issue", f"instruction overhead ({fmt_pct(100 - u['ffma_share'])} non-FFMA)", summary,
-                    [_sides(s), *_stall_evidence(s)], None, s)
-
-
-_LATENCY_PROBLEMS = {
-    "long_scoreboard": ("global-load latency not hidden",
-                        "Prefetch the next tile into registers while computing this one (double buffering), so global "
-                        "loads overlap the FMAs."),
-    "barrier": ("waits at barriers",
-                "Fewer barriers per FMA: deeper k tiles, double-buffered shared memory (one __syncthreads per tile)."),
-    "short_scoreboard": ("shared-load latency not hidden",
-                         "Load the next k step's fragments into registers while the current one is multiplied."),
-    "mio_throttle": ("shared-memory instruction queue full", None),
-    "lg_throttle": ("global-memory instruction queue full", None),
-}
+                    [_sides(s), *_stall_evidence(s)], None, s, "issue")
 
 
 def _latency(s: Signals) -> Verdict:
-    u, o = s.util, s.occupancy
+    u, o, t = s.util, s.occupancy, s.techniques or {}
     real = s.real_stalls()
     top = real["reason"].iloc[0] if len(real) else None
-    problem, cure = _LATENCY_PROBLEMS.get(top, ("too little independent work per warp", None))
-    if cure is None:
-        cure = ("More independent work per warp: a larger micro-tile per thread (more accumulators and FMAs per loaded "
-                "value) issues FMAs back to back with fewer warps.")
+    problem, cause, cure = _latency_cure(top, s)
     if not pd.isna(o["warps_per_scheduler"]) and o["warps_per_scheduler"] <= 4:
         problem += f" at {fmt_num(o['warps_per_scheduler'], 2)} warps per scheduler"
-    if o["limiter"] and "registers" in o["limiter"] and not pd.isna(o["registers_for_next_block"]):
-        cure += (f" Occupancy is capped by registers ({fmt_num(o['registers_per_thread'])} per thread); at most "
-                 f"{fmt_num(o['registers_for_next_block'])} would fit one more block per SM.")
     busy = max(u["sm"], u["memory"])
     summary = (f"Latency bound: the schedulers issue on only {fmt_pct(u['issue'])} of cycles"
-               + (f", the top stall being {STALLS[top].label} ({fmt_num(s.stall(top)[0])} cycles per instruction)"
+               + (f", the top stall being {BY_REASON[top].label} ({fmt_num(s.stall(top)[0])} cycles per instruction)"
                   if top else "")
                + f"; no unit is saturated (busiest {fmt_pct(busy)}), {math_share(u)}.")
     evidence = [
@@ -555,13 +378,67 @@ def _latency(s: Signals) -> Verdict:
         f"Issue slots busy {fmt_pct(u['issue'])} of cycles (a warp instruction every "
         f"{fmt_num(100.0 / u['issue'], 2)} cycles per scheduler)." if u["issue"] > 0 else "",
         _occupancy_sentence(s),
+        causes.hopper_sentence(s),
         *_stall_evidence(s, n=3),
         _where(s, top),
+        (f"Already uses: {', '.join(t['already_uses'])}." if t.get("already_uses") else ""),
     ]
-    return _verdict("latency", problem, summary, evidence, cure, s)
+    return _verdict("latency", problem, summary, evidence, cure, s, cause)
 
 
-def _notes(key: str, s: Signals) -> list[str]:
+def _latency_cure(top: str | None, s: Signals) -> tuple[str, str, str]:
+    """(problem, cause, cure) for a latency-bound launch from its top stall, never prescribing what
+    the kernel already does (`s.techniques`): where the usual cure is there, what is left."""
+    t, o = s.techniques or {}, s.occupancy
+    capped = ""
+    if o.get("limiter") and o.get("theoretical_pct", 100) < 100:
+        capped = f" Occupancy is capped by {o['limiter']} at {fmt_num(o['blocks_per_sm'])} block(s) per SM"
+        if "registers" in o["limiter"] and not pd.isna(o.get("registers_for_next_block")):
+            capped += (f" ({fmt_num(o['registers_per_thread'])} registers per thread; at most "
+                       f"{fmt_num(o['registers_for_next_block'])} would fit one more block per SM)")
+        capped += "."
+    if top == "long_scoreboard":
+        if t.get("tma") or t.get("wgmma"):
+            return ("global-memory latency in the async pipeline", "latency_pipeline",
+                    "The loads are already asynchronous (TMA into shared memory, mbarriers): keep more stages in "
+                    "flight (deeper pipeline), and look at where the long-scoreboard samples sit: in a TMA kernel "
+                    "they are plain global loads, usually C in the epilogue.")
+        if t.get("cp_async_pipeline"):
+            return ("global-load latency not hidden by the cp.async pipeline", "latency_global",
+                    f"cp.async already keeps {int(t.get('async_groups_in_flight', 0))} group(s) in flight: add a stage "
+                    f"(more shared memory per block), or issue the copies earlier in the k loop; check the samples' "
+                    f"line: loads outside the pipeline (the epilogue's C) are not covered by it." + capped)
+        if t.get("register_prefetch") or t.get("cp_async"):
+            return ("global-load latency not hidden", "latency_global",
+                    "The next tile is already loaded while this one is computed: make the prefetch distance longer "
+                    "(a multi-stage cp.async pipeline, two or three tiles ahead) or run more warps per SM." + capped)
+        return ("global-load latency not hidden", "latency_global",
+                "Prefetch the next tile (into registers, or with cp.async into a second shared buffer) while "
+                "computing this one, so global loads overlap the FMAs." + capped)
+    if top == "barrier":
+        return ("waits at barriers", "barrier",
+                ("Already one barrier per tile: do more math per barrier (a deeper k tile) or even out the warps' "
+                 "work." if t.get("double_buffer") else
+                 "Double-buffer the shared tiles (one __syncthreads per tile) and deepen the k tile."))
+    if top == "short_scoreboard":
+        per = (s.mix or {}).get("shared_load_per_math", np.nan)
+        wide = "" if t.get("vector_shared_loads") else " Use 128-bit shared loads (LDS.128)."
+        return ("shared-load latency not hidden", "latency_shared",
+                f"Fewer shared loads per math instruction ({fmt_num(per)} now): a larger register micro-tile reuses "
+                f"each loaded fragment more.{wide} Conflicts, if any, are in the notes." + capped)
+    if top == "gmma":
+        return ("waiting for wgmma results", "latency_pipeline",
+                "Keep more wgmma groups in flight before waiting (wgmma.wait_group with a larger count), and give "
+                "the consumer warpgroups more independent tiles.")
+    if top in ("mio_throttle", "lg_throttle"):
+        return (f"{BY_REASON[top].label}: memory instruction queue full", "latency_queue",
+                "Fewer, wider memory instructions: 128-bit accesses and more math per loaded value." + capped)
+    return ("too little independent work per warp", "latency",
+            "More independent work per warp: a larger micro-tile per thread (more accumulators and FMAs per loaded "
+            "value) issues FMAs back to back with fewer warps." + capped)
+
+
+def _notes(key: str, cause: str, s: Signals) -> list[str]:
     """Problems worth knowing that are not the bound."""
     notes = []
     if key != "shared":
@@ -584,9 +461,13 @@ def _notes(key: str, s: Signals) -> list[str]:
     if o.get("achieved_gap"):
         notes.append(f"Achieved occupancy {fmt_pct(o['achieved_pct'])} is well below the theoretical "
                      f"{fmt_pct(o['theoretical_pct'])}: uneven blocks or a partial last wave.")
-    waves = s.util["waves"]
-    if not pd.isna(waves) and waves > 1 and 0 < waves % 1 <= 0.5 and key != "launch":
-        notes.append(f"{fmt_num(waves, 3)} waves of blocks: the last, partial wave leaves SMs idle (tail effect).")
+    cost = s.launch.get("tail_cost_pct")
+    if cause != "tail" and cost is not None and not pd.isna(cost) and cost >= causes.TAIL_NOTE_PCT:
+        notes.append(f"{fmt_num(s.util['waves'], 3)} waves of blocks: the partial last wave leaves about "
+                     f"{fmt_pct(cost)} of the SMs' time idle (tail effect).")
+    if (s.techniques or {}).get("wgmma"):
+        notes.append("wgmma reads its operands from shared memory through descriptors, which the shared-memory "
+                     "wavefront counters do not see: shared traffic is not measured for this kernel.")
     return notes
 
 

@@ -1,8 +1,14 @@
-"""Option parsing shared by commands: shapes and kernel lists, with one-line errors."""
+"""Option parsing shared by commands: shapes and kernel lists, with one-line errors; the
+`--manifest` option (extra kernel manifests) that several commands take."""
 
 from __future__ import annotations
 
+import os
 import re
+from pathlib import Path
+from typing import Annotated
+
+import typer
 
 from ..errors import GemmprofError
 
@@ -48,3 +54,28 @@ def gather_shapes(sizes: str | None, mnk: tuple[int, int, int] | None, default: 
         shapes.append(check_shape(tuple(mnk)))
     shapes = shapes or parse_sizes(default)
     return list(dict.fromkeys(shapes))  # keep order, drop repeats
+
+
+def add_manifests(paths: list[Path] | None) -> list[Path] | None:
+    """Put --manifest paths (absolute) after those already in $GEMMPROF_MANIFEST. The variable,
+    not a parameter, carries them: bench workers and ncu targets are child processes and must
+    load the same kernels. Runs as the option's callback, before the command's body."""
+    from ..manifest import MANIFEST_ENV
+
+    if paths:
+        before = [p for p in os.environ.get(MANIFEST_ENV, "").split(os.pathsep) if p]
+        added = [str(Path(p).expanduser().resolve()) for p in paths]
+        os.environ[MANIFEST_ENV] = os.pathsep.join(dict.fromkeys(before + added))
+    return paths
+
+
+# `manifest: ManifestOption = None` in a command's signature gives it --manifest.
+ManifestOption = Annotated[
+    list[Path] | None,
+    typer.Option(
+        "--manifest",
+        help="Extra kernel manifest (TOML; repeatable), added to the built-in ladder; also read from $GEMMPROF_MANIFEST.",
+        callback=add_manifests,
+        show_default=False,
+    ),
+]

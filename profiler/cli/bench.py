@@ -12,6 +12,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from ._options import ManifestOption
+
 DEFAULT_SIZES = "1024,2048,4096"
 
 
@@ -25,6 +27,7 @@ def bench(
     min_reps: Annotated[int, typer.Option(help="Fewest timed launches per kernel and shape.")] = 10,
     target_cv: Annotated[float, typer.Option(help="Stop repeating once the coefficient of variation is below this.")] = 0.01,
     cublas: Annotated[bool, typer.Option(help="Also time cuBLAS on its own row (it is always the reference).")] = True,
+    manifest: ManifestOption = None,
 ) -> None:
     """Verify each kernel against cuBLAS on fresh random inputs, then time the ones that pass.
 

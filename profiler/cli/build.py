@@ -9,6 +9,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from ._options import ManifestOption
+
 from ..errors import GemmprofError
 
 
@@ -17,6 +19,7 @@ def build(
     arch: Annotated[str, typer.Option(help="Target, e.g. sm_90 (default: the GPU's own, else sm_90).")] = "",
     force: Annotated[bool, typer.Option(help="Recompile even when a cached cubin matches.")] = False,
     write_resources: Annotated[bool, typer.Option(help="Rewrite kernels/resources.csv (the committed ptxas table).")] = False,
+    manifest: ManifestOption = None,
 ) -> None:
     """Compile kernels with nvcc -O3 -lineinfo into cached cubins; fail if a spill-free kernel spills."""
     from ..manifest import select_kernels

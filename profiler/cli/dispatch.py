@@ -7,12 +7,15 @@ from typing import Annotated
 
 import typer
 
+from ._options import ManifestOption
+
 
 def dispatch(
     run_dir: Annotated[Path, typer.Argument(help="A run directory with a bench sweep (several sizes).")],
     name: Annotated[str, typer.Option(help="Name of the dispatcher.")] = "best",
     tier: Annotated[str, typer.Option(help="Which kernels it chooses among: fp32 or fp16.")] = "fp32",
     write: Annotated[bool, typer.Option("--write", help="Replace (or add) the entry in kernels/ladder.toml instead of only printing it.")] = False,
+    manifest: ManifestOption = None,
 ) -> None:
     """Derive dispatch rules from a sweep: the fastest passing kernel per size, as thresholds.
 
@@ -61,5 +64,5 @@ def dispatch(
         except GemmprofError:
             write_atomic(MANIFEST_PATH, old)
             raise
-        clear_caches()
+        clear_caches(kernels=False)  # the kernels did not change
         console.print(f"wrote the [[dispatch]] entry {name!r} into {MANIFEST_PATH}", markup=False)

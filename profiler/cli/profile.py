@@ -13,6 +13,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from ._options import ManifestOption
+
 
 
 def profile(
@@ -27,6 +29,7 @@ def profile(
     force: Annotated[bool, typer.Option(help="Profile again even where a report already exists.")] = False,
     compress: Annotated[bool, typer.Option("--xz", help="Store reports xz-compressed (.ncu-rep.xz, ~10x smaller; gemmprof reads both).")] = False,
     timing_only: Annotated[bool, typer.Option(help="No counters (e.g. ERR_NVGPUCTRPERM): bench the same kernels and shape instead.")] = False,
+    manifest: ManifestOption = None,
 ) -> None:
     """Profile kernels (and cuBLAS) under Nsight Compute, one report per kernel and shape.
 

@@ -10,6 +10,8 @@ from typing import Annotated
 
 import typer
 
+from ._options import ManifestOption
+
 # The run's tables the report reads (all optional; it needs kernels or bench).
 TABLES = ("kernels", "rules", "source", "sass", "bench")
 
@@ -17,6 +19,7 @@ TABLES = ("kernels", "rules", "source", "sass", "bench")
 def report(
     run_dir: Annotated[Path | None, typer.Argument(help="Run directory (default: the newest run under reports/).", show_default=False)] = None,
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Where to write the report (default: RUN_DIR/report).", show_default=False)] = None,
+    manifest: ManifestOption = None,
 ) -> None:
     """Write the diagnostic report of a run: Markdown and self-contained HTML per kernel.
 

@@ -22,6 +22,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ..stall_table import BY_REASON, COST_REASONS, LAUNCH_REASONS, SAMPLED_NAMES
+
 LAUNCH = "launch"
 INSTRUCTION = "instruction"
 
@@ -51,6 +53,7 @@ UNITS = {
     "wavefront/cycle": "shared-memory wavefronts per L1 clock cycle, whole GPU",
     "sector": "32-byte memory sectors",
     "sample": "warp program-counter samples",
+    "sector/request": "32-byte sectors per memory request of a warp (4 is a coalesced 128-byte warp access)",
     "SM": "streaming multiprocessors",
 }
 
@@ -111,57 +114,6 @@ SASS_FIELDS: tuple[Field, ...] = (
     Field("file", "text", "Source file the instruction came from (needs nvcc -lineinfo).", "str"),
     Field("line", "index", "Line in that file (1-based).", "Int64"),
 )
-
-# Warp stall reasons of the WarpStateStats section, as ncu spells them in
-# smsp__average_warps_issue_stalled_<reason>_per_issue_active.ratio.
-STALL_REASONS = (
-    "barrier",
-    "branch_resolving",
-    "dispatch_stall",
-    "drain",
-    "gmma",
-    "imc_miss",
-    "lg_throttle",
-    "long_scoreboard",
-    "math_pipe_throttle",
-    "membar",
-    "mio_throttle",
-    "misc",
-    "no_instruction",
-    "not_selected",
-    "selected",
-    "short_scoreboard",
-    "sleeping",
-    "tex_throttle",
-    "wait",
-)
-# "selected" is the cycle the warp issues: not a stall, never the top stall.
-NOT_A_STALL = ("selected",)
-# Reasons that count toward stall cycles (selected is the issue cycle itself).
-STALL_ONLY = tuple(r for r in STALL_REASONS if r not in NOT_A_STALL)
-
-# Stall reasons of PC sampling (the source page): ncu name -> our reason key.
-SAMPLED_STALL_REASONS = {
-    "barrier": "barrier",
-    "branch_resolving": "branch_resolving",
-    "dispatch_stall": "dispatch_stall",
-    "drain": "drain",
-    "imc_miss": "imc_miss",
-    "lg_throttle": "lg_throttle",
-    "long_scoreboard": "long_scoreboard",
-    "math_pipe_throttle": "math_pipe_throttle",
-    "membar": "membar",
-    "mio_throttle": "mio_throttle",
-    "misc": "misc",
-    "no_instructions": "no_instruction",
-    "not_selected": "not_selected",
-    "selected": "selected",
-    "short_scoreboard": "short_scoreboard",
-    "sleeping": "sleeping",
-    "tex_throttle": "tex_throttle",
-    "wait": "wait",
-    "warpgroup_arrive": "warpgroup_arrive",
-}
 
 # Bytes one shared-memory wavefront moves at most: 32 banks x 4 bytes.
 SHARED_BYTES_PER_WAVEFRONT = 128
@@ -265,6 +217,22 @@ def _launch_metrics() -> tuple[Metric, ...]:
           "inst/cycle", "FADD thread instructions per SMSP cycle."),
         m("fmul_thread_inst_per_cycle", "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum.per_cycle_elapsed",
           "inst/cycle", "FMUL thread instructions per SMSP cycle."),
+        m("dadd_thread_inst_per_cycle", "smsp__sass_thread_inst_executed_op_dadd_pred_on.sum.per_cycle_elapsed",
+          "inst/cycle", "DADD (FP64 add) thread instructions per SMSP cycle."),
+        m("dmul_thread_inst_per_cycle", "smsp__sass_thread_inst_executed_op_dmul_pred_on.sum.per_cycle_elapsed",
+          "inst/cycle", "DMUL (FP64 multiply) thread instructions per SMSP cycle."),
+        m("dfma_thread_inst_per_cycle", "smsp__sass_thread_inst_executed_op_dfma_pred_on.sum.per_cycle_elapsed",
+          "inst/cycle", "DFMA (FP64 fused multiply-add) thread instructions per SMSP cycle."),
+        m("hadd_thread_inst_per_cycle", "smsp__sass_thread_inst_executed_op_hadd_pred_on.sum.per_cycle_elapsed",
+          "inst/cycle", "HADD2 (packed FP16 add, 2 FLOP) thread instructions per SMSP cycle."),
+        m("hmul_thread_inst_per_cycle", "smsp__sass_thread_inst_executed_op_hmul_pred_on.sum.per_cycle_elapsed",
+          "inst/cycle", "HMUL2 (packed FP16 multiply, 2 FLOP) thread instructions per SMSP cycle."),
+        m("hfma_thread_inst_per_cycle", "smsp__sass_thread_inst_executed_op_hfma_pred_on.sum.per_cycle_elapsed",
+          "inst/cycle", "HFMA2 (packed FP16 FMA, 4 FLOP) thread instructions per SMSP cycle."),
+        m("dfma_per_cycle_peak", "sm__sass_thread_inst_executed_op_dfma_pred_on.sum.peak_sustained", "inst/cycle",
+          "DFMA thread instructions all SMs can issue per SM cycle."),
+        m("hfma_per_cycle_peak", "sm__sass_thread_inst_executed_op_hfma_pred_on.sum.peak_sustained", "inst/cycle",
+          "HFMA2 thread instructions all SMs can issue per SM cycle."),
         m("tensor_fp16_flop", "sm__ops_path_tensor_src_fp16.sum", "FLOP", "Tensor-core FLOPs with FP16 inputs."),
         m("tensor_bf16_flop", "sm__ops_path_tensor_src_bf16_dst_fp32.sum", "FLOP", "Tensor-core FLOPs with BF16 inputs."),
         m("tensor_tf32_flop", "sm__ops_path_tensor_src_tf32_dst_fp32.sum", "FLOP", "Tensor-core FLOPs with TF32 inputs."),
@@ -272,6 +240,74 @@ def _launch_metrics() -> tuple[Metric, ...]:
           "Dense tensor-core FLOPs with FP8 inputs."),
         m("tensor_fp64_flop", "sm__ops_path_tensor_src_fp64.sum", "FLOP", "Tensor-core FP64 FLOPs."),
         m("inst_executed", "smsp__inst_executed.sum", "inst", "Warp instructions executed."),
+        # Local memory (register spills and arrays the compiler cannot keep in registers)
+        m("local_load_sectors", "l1tex__t_sectors_pipe_lsu_mem_local_op_ld.sum", "sector",
+          "32-byte sectors of local-memory loads (LDL) at L1."),
+        m("local_store_sectors", "l1tex__t_sectors_pipe_lsu_mem_local_op_st.sum", "sector",
+          "32-byte sectors of local-memory stores (STL) at L1."),
+        m("local_load_inst", "smsp__sass_inst_executed_op_local_ld.sum", "inst", "Warp-level local loads (LDL)."),
+        m("local_store_inst", "smsp__sass_inst_executed_op_local_st.sum", "inst", "Warp-level local stores (STL)."),
+        m("stack_bytes", "launch__stack_size", "count",
+          "Stack frame per thread: local memory the compiler reserved (arrays, spills, calls)."),
+        m("local_spill_requests", "derived__local_spilling_requests", "count",
+          "Local-memory requests that are register spills (ncu's source-level attribution)."),
+        m("local_spill_pct", "derived__local_spilling_requests_pct", "%",
+          "Register spills as a share of all local-memory requests."),
+        # Global access granularity
+        m("global_load_sectors", "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "sector",
+          "32-byte sectors of global loads at L1."),
+        m("global_load_requests", "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", "count",
+          "Global load requests (one per warp instruction) at L1."),
+        m("global_store_sectors", "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", "sector",
+          "32-byte sectors of global stores at L1."),
+        m("global_store_requests", "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum", "count",
+          "Global store requests (one per warp instruction) at L1."),
+        # Atomics and reductions, served by the L2
+        m("atomic_l2_sectors", "lts__t_sectors_srcunit_tex_op_atom.sum", "sector",
+          "L2 sectors of atomic operations (ATOM, with a return value)."),
+        m("reduction_l2_sectors", "lts__t_sectors_srcunit_tex_op_red.sum", "sector",
+          "L2 sectors of reductions (RED: atomics whose result is not used)."),
+        m("atomic_requests", "l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum", "count",
+          "Global atomic requests (warp instructions) at L1."),
+        m("reduction_requests", "l1tex__t_requests_pipe_lsu_mem_global_op_red.sum", "count",
+          "Global reduction requests (warp instructions) at L1."),
+        # Divergence
+        m("threads_per_inst", "smsp__thread_inst_executed_per_inst_executed.ratio", "thread",
+          "Threads active per executed warp instruction (32 without divergence or predication)."),
+        m("branch_uniform_pct", "smsp__sass_average_branch_targets_threads_uniform.pct", "%",
+          "Branches whose threads all took the same target (ncu's branch efficiency)."),
+        # Pipe utilisation, as the Compute Workload Analysis section shows it
+        m("pipe_fma_pct", "sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active", "%",
+          "FMA pipe (FP32 FFMA/FADD/FMUL, and FP16 HFMA2) issue rate, of its peak while the SM is active."),
+        m("pipe_fp64_pct", "sm__inst_executed_pipe_fp64.avg.pct_of_peak_sustained_active", "%",
+          "FP64 pipe (DFMA/DADD/DMUL) issue rate, of its peak while the SM is active."),
+        m("pipe_alu_pct", "sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active", "%",
+          "ALU pipe (integer, logic, comparisons, conversions) issue rate, of its peak."),
+        m("pipe_lsu_pct", "sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active", "%",
+          "Load/store pipe (global, local, shared instructions) issue rate, of its peak."),
+        m("pipe_tma_pct", "sm__inst_executed_pipe_tma.avg.pct_of_peak_sustained_active", "%",
+          "TMA (bulk tensor copy) instruction issue rate, of its peak."),
+        m("pipe_gmma_pct", "sm__inst_executed_pipe_tensor_op_gmma.avg.pct_of_peak_sustained_active", "%",
+          "Warpgroup MMA (wgmma, Hopper) instruction issue rate, of its peak."),
+        m("pipe_hmma_pct", "sm__inst_executed_pipe_tensor_op_hmma.avg.pct_of_peak_sustained_active", "%",
+          "mma.sync (HMMA) instruction issue rate, of its peak."),
+        m("pipe_tensor_active_pct", "sm__pipe_tensor_cycles_active.avg.pct_of_peak_sustained_active", "%",
+          "Cycles the tensor pipe was busy, of the cycles the SM was active."),
+        m("pipe_fp64_active_pct", "sm__pipe_fp64_cycles_active.avg.pct_of_peak_sustained_active", "%",
+          "Cycles the FP64 pipe was busy, of the cycles the SM was active."),
+        m("pipe_shared_active_pct", "sm__pipe_shared_cycles_active.avg.pct_of_peak_sustained_active", "%",
+          "Cycles the shared pipe (FP16 and tensor issue) was busy, of the cycles the SM was active."),
+        # Hopper asynchronous paths
+        m("shared_gmma_inst", "smsp__sass_inst_executed_op_shared_gmma.sum", "inst",
+          "wgmma instructions reading an operand from shared memory through a descriptor (their shared "
+          "traffic is not in the shared-memory wavefront counters)."),
+        m("tma_load_inst", "smsp__sass_inst_executed_op_tma_ld.sum", "inst", "TMA (bulk tensor) load instructions."),
+        m("tma_load_bytes", "l1tex__m_xbar2l1tex_read_bytes_mem_global_op_tma_ld.sum", "byte",
+          "Bytes the TMA loads brought from L2 into shared memory."),
+        m("l2_throughput_pct", "lts__throughput.avg.pct_of_peak_sustained_elapsed", "%",
+          "Busiest L2 unit, in percent of its peak."),
+        m("l1_throughput_pct", "l1tex__throughput.avg.pct_of_peak_sustained_active", "%",
+          "Busiest L1/TEX unit (data pipes, tags, shared memory), in percent of its peak."),
         # Throughput, as the Speed Of Light section shows it
         m("sm_throughput_pct", "sm__throughput.avg.pct_of_peak_sustained_elapsed", "%",
           "Busiest SM pipeline or unit, in percent of its peak (Speed Of Light: Compute)."),
@@ -280,11 +316,11 @@ def _launch_metrics() -> tuple[Metric, ...]:
         m("dram_throughput_pct", "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed", "%",
           "Device-memory throughput in percent of its peak."),
     ]
-    for reason in STALL_REASONS:
+    for reason in LAUNCH_REASONS:
         table.append(
             m(
                 f"stall_{reason}",
-                f"smsp__average_warps_issue_stalled_{reason}_per_issue_active.ratio",
+                f"smsp__average_warps_issue_stalled_{BY_REASON[reason].launch_name}_per_issue_active.ratio",
                 "cycle/inst",
                 f"Cycles a warp spends stalled on {reason.replace('_', ' ')} per issued instruction.",
             )
@@ -312,7 +348,7 @@ def _instruction_metrics() -> tuple[Metric, ...]:
         m("l2_global_excess_sectors", "derived__memory_l2_theoretical_sectors_global_excessive", "sector",
           "L2 sectors beyond the ideal: the cost of uncoalesced global access here.", INSTRUCTION),
     ]
-    for ncu_reason, reason in SAMPLED_STALL_REASONS.items():
+    for ncu_reason, reason in SAMPLED_NAMES.items():
         table.append(
             m(
                 f"samples_{reason}",
@@ -381,6 +417,88 @@ def fp32_flop(frame: Any) -> np.ndarray:
     return total
 
 
+def _rate_count(frame: Any, op: str) -> np.ndarray:
+    """Thread instructions of `op` from the per-cycle rate `--set full` has, times the cycles."""
+    return np.round(_f(frame, f"{op}_thread_inst_per_cycle") * _f(frame, "smsp_cycles"))
+
+
+def fp64_flop(frame: Any) -> np.ndarray:
+    """DADD + DMUL + 2 x DFMA: double-precision FLOPs on the FP64 pipe."""
+    return _rate_count(frame, "dadd") + _rate_count(frame, "dmul") + 2 * _rate_count(frame, "dfma")
+
+
+def fp16_flop(frame: Any) -> np.ndarray:
+    """Packed half-precision FLOPs outside the tensor cores: 2 per HADD2 and HMUL2, 4 per HFMA2."""
+    return 2 * _rate_count(frame, "hadd") + 2 * _rate_count(frame, "hmul") + 4 * _rate_count(frame, "hfma")
+
+
+def _flop_parts(frame: Any) -> dict[str, np.ndarray]:
+    """FLOPs per pipe, a missing part counted 0 (an older table lacks the FP64/FP16 counters)."""
+    return {"tensor": np.nan_to_num(_f(frame, "tensor_flop")), "fp64": np.nan_to_num(_f(frame, "fp64_flop")),
+            "fp16": np.nan_to_num(_f(frame, "fp16_flop")), "fp32": _f(frame, "fp32_flop")}
+
+
+def achieved_flops(frame: Any) -> np.ndarray:
+    """FLOP/s of every pipe's arithmetic. FP16 counts only where it is the math pipe: compilers zero
+    registers with `HFMA2.MMA R, -RZ, RZ, 0, 0`, which the HFMA counter counts as 4 FLOPs (cuBLAS's
+    FP32 kernel shows thousands), so elsewhere it is no arithmetic of the GEMM."""
+    parts = _flop_parts(frame)
+    fp16 = np.where(np.array(math_pipe(frame), dtype=object) == "fp16", parts["fp16"], 0.0)
+    total = parts["fp32"] + parts["fp64"] + parts["tensor"] + fp16
+    return total / (_f(frame, "duration_ns") * 1e-9)
+
+
+# The pipes a GEMM's math can run on, and the peak column each is measured against.
+MATH_PIPES = {"tensor": "peak_tensor_fp16_flops", "fp64": "peak_fp64_flops", "fp16": "peak_fp16_flops",
+              "fp32": "peak_fp32_flops"}
+
+
+def math_pipe(frame: Any) -> list[str | None]:
+    """The pipe that did the launch's math: the tensor cores when it used them at all (their few
+    FP32 FFMAs are the epilogue), else the pipe with the most FLOPs (FP32 on a tie or no math)."""
+    parts = _flop_parts(frame)
+    known = ~np.isnan(np.vstack([_f(frame, c) for c in ("fp32_flop", "fp64_flop", "fp16_flop", "tensor_flop")])).all(axis=0)
+    out: list[str | None] = []
+    for i in range(len(parts["fp32"])):
+        if not known[i] or parts["tensor"][i] > 0:
+            out.append("tensor" if known[i] else None)
+            continue
+        scalar = {p: np.nan_to_num(parts[p][i]) for p in ("fp32", "fp64", "fp16")}
+        best = max(scalar, key=lambda p: (scalar[p], p == "fp32"))
+        out.append(best if scalar[best] > 0 else "fp32")
+    return out
+
+
+def math_peak(frame: Any) -> np.ndarray:
+    """The peak FLOP/s of each launch's math pipe (`math_pipe`) at its clock."""
+    pipes = math_pipe(frame)
+    peaks = {p: _f(frame, column) for p, column in MATH_PIPES.items()}
+    return np.array([np.nan if p is None else peaks[p][i] for i, p in enumerate(pipes)], dtype="float64")
+
+
+def tail_cost_pct(frame: Any) -> np.ndarray:
+    """Share of the SMs' time the partial last wave leaves idle, for blocks of equal length:
+    100 x (ceil(w) - w) / ceil(w) for w waves (124.5 waves: 0.4%; 1.01 waves: 49.6%). NaN below one
+    wave (then the grid is too small, a different problem) and 0 for whole waves."""
+    waves = _f(frame, "waves_per_sm")
+    whole = np.ceil(waves)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        cost = 100.0 * (whole - waves) / whole
+    return np.where(waves >= 1.0, cost, np.nan)
+
+
+def _sum_known(*columns: np.ndarray) -> np.ndarray:
+    """Launch by launch, the sum of the known values; NaN where all are missing."""
+    values = np.vstack(columns)
+    total = np.nansum(values, axis=0)
+    return np.where(np.isnan(values).all(axis=0), np.nan, total)
+
+
+def _per(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(denominator > 0, numerator / denominator, np.nan)
+
+
 def tensor_flop(frame: Any) -> np.ndarray:
     """All tensor-core FLOPs; a GPU lacking some precisions reports them missing (counted 0),
     but when every part is missing the sum is missing too."""
@@ -419,8 +537,9 @@ def choose_limiter(limits: dict[str, float]) -> str | None:
 
 
 def top_stall(frame: Any) -> list[str | None]:
-    """The stall reason costing the most cycles per issued instruction ('selected' excluded)."""
-    reasons = STALL_ONLY
+    """The stall reason costing the most cycles per issued instruction, among the reasons that are
+    a cost ('selected' and 'not selected' never are: `stall_table`)."""
+    reasons = tuple(r for r in COST_REASONS if r in LAUNCH_REASONS)
     values = np.vstack([_f(frame, f"stall_{r}") for r in reasons])
     out: list[str | None] = []
     for i in range(values.shape[1]):
@@ -442,8 +561,23 @@ DERIVED: tuple[Derived, ...] = (
             lambda f: _f(f, "shared_mem_static_per_block") + _f(f, "shared_mem_dynamic_per_block")),
     Derived("fp32_flop", "FLOP", "FP32 FLOPs on the FMA pipes: FADD + FMUL + 2 x FFMA.", fp32_flop),
     Derived("tensor_flop", "FLOP", "Tensor-core FLOPs of all precisions.", tensor_flop),
-    Derived("achieved_flops", "FLOP/s", "(fp32_flop + tensor_flop) / duration.",
-            lambda f: (_f(f, "fp32_flop") + np.nan_to_num(_f(f, "tensor_flop"))) / (_f(f, "duration_ns") * 1e-9)),
+    Derived("fp64_flop", "FLOP", "FP64 FLOPs on the FP64 pipe: DADD + DMUL + 2 x DFMA.", fp64_flop),
+    Derived("fp16_flop", "FLOP", "FP16 FLOPs outside the tensor cores: 2 x HADD2 + 2 x HMUL2 + 4 x HFMA2.", fp16_flop),
+    Derived("math_pipe", "text", "The pipe that did the math: tensor, fp64, fp16 or fp32.", math_pipe),
+    Derived("achieved_flops", "FLOP/s",
+            "FLOPs / duration: FP32 + FP64 + tensor-core FLOPs, and the FP16 ones where FP16 is the math pipe.",
+            achieved_flops),
+    Derived("local_bytes", "byte", "Local-memory bytes loaded and stored at L1 (32 per sector).",
+            lambda f: (_f(f, "local_load_sectors") + _f(f, "local_store_sectors")) * L2_SECTOR_BYTES),
+    Derived("global_load_sectors_per_request", "sector/request",
+            "Sectors per global load request: 4 for a warp reading 128 contiguous bytes, up to 32 when scattered.",
+            lambda f: _per(_f(f, "global_load_sectors"), _f(f, "global_load_requests"))),
+    Derived("global_store_sectors_per_request", "sector/request",
+            "Sectors per global store request: 4 for a warp writing 128 contiguous bytes, up to 32 when scattered.",
+            lambda f: _per(_f(f, "global_store_sectors"), _f(f, "global_store_requests"))),
+    Derived("atomic_bytes", "byte", "L2 bytes of atomics and reductions (32 per sector).",
+            lambda f: _sum_known(_f(f, "atomic_l2_sectors"), _f(f, "reduction_l2_sectors")) * L2_SECTOR_BYTES),
+    Derived("tail_cost_pct", "%", "Share of SM time the partial last wave of blocks leaves idle.", tail_cost_pct),
     Derived("dram_bytes", "byte", "Bytes moved to and from device memory.",
             lambda f: _f(f, "dram_read_bytes") + _f(f, "dram_write_bytes")),
     Derived("l2_bytes", "byte", "Bytes requested at the L2 (lts__t_bytes; else 32 bytes per sector).",
@@ -456,6 +590,10 @@ DERIVED: tuple[Derived, ...] = (
             "Dense FP16 tensor-core peak at this launch's SM clock (warpgroup MMA where the GPU has it).",
             lambda f: _first(_f(f, "tensor_fp16_per_cycle_peak"), _f(f, "tensor_fp16_mma_per_cycle_peak"))
             * _f(f, "sm_clock_hz")),
+    Derived("peak_fp64_flops", "FLOP/s", "FP64 peak at this launch's SM clock: 2 FLOP per DFMA lane.",
+            _peak("dfma_per_cycle_peak", "sm_clock_hz", 2.0)),
+    Derived("peak_fp16_flops", "FLOP/s", "FP16 (non-tensor) peak at this launch's SM clock: 4 FLOP per HFMA2 lane.",
+            _peak("hfma_per_cycle_peak", "sm_clock_hz", 4.0)),
     Derived("peak_dram_bytes_per_s", "byte/s", "Device-memory bandwidth peak at this launch's DRAM clock.",
             _peak("dram_bytes_per_cycle_peak", "dram_clock_hz")),
     Derived("peak_l2_bytes_per_s", "byte/s", "L2 bandwidth peak at this launch's L2 clock.",
@@ -470,13 +608,12 @@ DERIVED: tuple[Derived, ...] = (
     Derived("fp32_peak_pct", "%", "achieved_flops over peak_fp32_flops.",
             lambda f: 100.0 * _f(f, "achieved_flops") / _f(f, "peak_fp32_flops")),
     Derived("peak_pct", "%",
-            "achieved_flops over the peak of the pipe that did the math: the FP16 tensor-core peak "
-            "when the launch used tensor cores, else the FP32 peak.",
-            lambda f: 100.0 * _f(f, "achieved_flops") / np.where(np.nan_to_num(_f(f, "tensor_flop")) > 0,
-                                                               _f(f, "peak_tensor_fp16_flops"), _f(f, "peak_fp32_flops"))),
+            "achieved_flops over the peak of the pipe that did the math (math_pipe): the FP16 tensor-core "
+            "peak when the launch used tensor cores, else the FP64, FP16 or FP32 peak.",
+            lambda f: 100.0 * _f(f, "achieved_flops") / math_peak(f)),
     Derived("occupancy_limiter", "text",
             "What caps blocks per SM: registers, shared memory, warps, blocks or barriers.", occupancy_limiter),
-    Derived("top_stall", "text", "Stall reason with the most cycles per issued instruction.", top_stall),
+    Derived("top_stall", "text", "Stall reason that is a cost with the most cycles per issued instruction.", top_stall),
 )
 
 

@@ -12,6 +12,7 @@ report reads only that one.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import subprocess
@@ -22,6 +23,7 @@ import pandas as pd
 
 from ..rundir import RunDir
 from ..subprocess_env import child_env
+from . import metrics as mt
 from .tables import TABLES, find_reports, read_tables
 
 CACHE_DIR = "extract"
@@ -34,10 +36,17 @@ def cache_dir_for(report: Path) -> Path:
     return report.parent.parent / CACHE_DIR / report.name
 
 
+def table_layout() -> str:
+    """A short fingerprint of the tables' columns (the metric table): a cache written under another
+    metric table is stale even when the report is not."""
+    columns = "|".join(mt.columns_at(mt.LAUNCH) + ["/"] + mt.columns_at(mt.INSTRUCTION))
+    return hashlib.sha256(columns.encode()).hexdigest()[:16]
+
+
 def _cache_fresh(report: Path, cache: Path, tables: tuple[str, ...]) -> bool:
     done = cache / "done"
     return done.is_file() and done.stat().st_mtime >= report.stat().st_mtime and all(
-        (cache / f"{t}.parquet").is_file() for t in tables)
+        (cache / f"{t}.parquet").is_file() for t in tables) and done.read_text() == table_layout()
 
 
 def extract_report(report: Path, tables: tuple[str, ...] = TABLES) -> dict[str, pd.DataFrame]:
@@ -58,7 +67,7 @@ def extract_report(report: Path, tables: tuple[str, ...] = TABLES) -> dict[str, 
     tmp.mkdir(parents=True)
     for name, frame in frames.items():
         frame.to_parquet(tmp / f"{name}.parquet", index=False)
-    (tmp / "done").write_text("")
+    (tmp / "done").write_text(table_layout())
     shutil.rmtree(cache, ignore_errors=True)
     tmp.replace(cache)
     return frames

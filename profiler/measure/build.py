@@ -95,15 +95,22 @@ def arch_flags(arch: str) -> list[str]:
     return [f"-arch={arch}"]
 
 
+def include_dirs(spec: KernelSpec) -> list[Path]:
+    """kernels/ (the ladder's shared headers) and, for a kernel of another manifest, its own directory."""
+    return list(dict.fromkeys([KERNELS_DIR, spec.source.parent]))
+
+
 def compile_command(spec: KernelSpec, arch: str, out: Path, nvcc: Path) -> list[str]:
-    return [str(nvcc), *BASE_FLAGS, *arch_flags(spec.arch or arch), *spec.nvcc_flags, "-I", str(KERNELS_DIR), "-o", str(out), str(spec.source)]
+    includes = [arg for d in include_dirs(spec) for arg in ("-I", str(d))]
+    return [str(nvcc), *BASE_FLAGS, *arch_flags(spec.arch or arch), *spec.nvcc_flags, *includes, "-o", str(out), str(spec.source)]
 
 
 def _source_hash(spec: KernelSpec, arch: str, nvcc_id: str) -> str:
     h = hashlib.sha256()
     h.update(spec.source.read_bytes())
-    for header in sorted(KERNELS_DIR.glob("*.cuh")):  # shared headers may be included
-        h.update(header.name.encode() + header.read_bytes())
+    for directory in include_dirs(spec):  # headers there may be included
+        for header in sorted(directory.glob("*.cuh")):
+            h.update(str(header).encode() + header.read_bytes())
     h.update(f"{spec.entry}|{spec.arch or arch}|{BASE_FLAGS}|{spec.nvcc_flags}|{nvcc_id}".encode())
     return h.hexdigest()[:20]
 
@@ -112,7 +119,7 @@ def build_kernel(spec: KernelSpec, arch: str, nvcc: Path | None = None, force: b
     """Compile one kernel (or reuse the cached cubin of the same source, flags and compiler)."""
     nvcc = nvcc or find_nvcc()
     if not spec.source.is_file():
-        raise GemmprofError(f"kernel source {spec.source} not found", "check 'file' in kernels/ladder.toml")
+        raise GemmprofError(f"kernel source {spec.source} of {spec.name} not found", "check 'file' in its manifest (relative to the manifest's directory)")
     target = spec.arch or arch
     key = _source_hash(spec, arch, str(nvcc.resolve()))
     stem = slug(spec.name)  # a manifest name is text; a path component must stay in the cache

@@ -7,14 +7,14 @@ from __future__ import annotations
 import pandas as pd
 from matplotlib.figure import Figure
 
-from ..analyze.stalls import STALL_GROUPS, explain, stall_group
+from ..analyze.stalls import GROUPS, explain, stall_group
 from ..analyze.verdict import fmt_bytes, fmt_num, fmt_pct, fmt_times
 from .escape import mpl_text
 
 FONT = 9
 WIDTH_IN = 6.4
 
-# One colour per group of stall reasons (analyze.stalls.STALL_GROUPS; Okabe-Ito, colour-blind safe).
+# One colour per group of stall reasons (stall_table.GROUPS; Okabe-Ito, colour-blind safe).
 GROUP_COLORS = {
     "memory": "#D55E00",
     "shared / MIO": "#E69F00",
@@ -44,7 +44,7 @@ def stall_figure(stalls: pd.DataFrame, title: str = "Warp stalls") -> Figure:
     ax.set_xlabel("stall cycles per issued instruction (share of all cycles between issues)", fontsize=FONT - 0.5)
     ax.tick_params(axis="x", labelsize=FONT - 1)
     ax.set_title(mpl_text(title), fontsize=FONT + 1, loc="left")
-    used = [g for g in STALL_GROUPS if any(stall_group(r) == g for r in rows["reason"])]
+    used = [g for g in GROUPS if any(stall_group(r) == g for r in rows["reason"])]
     if used:
         handles = [ax.barh([0], [0], color=GROUP_COLORS[g], label=g) for g in used]
         ax.legend(handles=handles, labels=used, fontsize=FONT - 1.5, frameon=False, loc="lower right")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import functools
 import io
+import json
 import math
 import re
 from dataclasses import dataclass, field
@@ -22,7 +23,7 @@ import jinja2
 import pandas as pd
 from markupsafe import Markup, escape
 
-from ..analyze.diagnosis import Diagnosis, RunDiagnosis
+from ..analyze.diagnosis import Diagnosis, RunDiagnosis, diagnosis_records
 from ..analyze.ladder import SAME_POINTS, SAME_RATIO
 from ..analyze.memory import launch_min_bytes, writes_below_minimum
 from ..analyze.occupancy import LIMITS
@@ -39,6 +40,9 @@ from ..extract.metrics import describe
 from ..manifest import REFERENCES
 from ..names import safe_href, slug
 from .escape import md_code, md_fence, md_text, md_unentity
+
+# Version of diagnosis.json's layout; readers check it.
+DIAGNOSIS_SCHEMA_VERSION = 1
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 FORMATS = {"html": ".html", "md": ".md"}
@@ -570,6 +574,14 @@ def report_files(run: RunDiagnosis, kernels: pd.DataFrame | None = None, bench: 
     uris = {name: _uri_and_close(fig) for name, fig in charts.items()}
     yield "index.html", render_index(run, "html", uris, problems)
     yield "summary.md", render_index(run, "md", warnings=problems)
+    yield "diagnosis.json", diagnosis_json(run)
+
+
+def diagnosis_json(run: RunDiagnosis) -> str:
+    """`diagnosis.json`: the run's verdicts as plain records (`diagnosis.diagnosis_records`), for CI
+    and scripts; the shape and schema version on top."""
+    return json.dumps({"schema_version": DIAGNOSIS_SCHEMA_VERSION, "shape": list(run.shape) if run.shape else None,
+                       "kernels": diagnosis_records(run)}, indent=2, allow_nan=False) + "\n"
 
 
 def _uri_and_close(fig) -> str:
@@ -580,5 +592,5 @@ def _uri_and_close(fig) -> str:
 
 __all__ = [
     "Cell", "Table", "environment", "figure_data_uri", "index_figures", "index_view", "kernel_figures",
-    "kernel_view", "render_index", "render_kernel", "report_files",
+    "kernel_view", "render_index", "render_kernel", "report_files", "diagnosis_json",
 ]

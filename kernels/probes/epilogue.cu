@@ -1,0 +1,250 @@
+// probe epilogue: the ladder's TMA + wgmma kernel (17_wgmma.cu) with a deliberately slow epilogue.
+//
+// Idea: the main loop is 17's unchanged: 128x256x64 block tiles brought in by TMA (128-byte
+// swizzle, 4-stage full/empty mbarrier ring, one producer warpgroup) and multiplied by
+// wgmma.m64n256k16 in two consumer warpgroups (see 17_wgmma.cu for the layouts and
+// descriptors). Planted: the epilogue stages the 128x256 accumulator tile in shared memory and
+// then writes C column by column, consecutive threads on consecutive ROWS: every load of C
+// (beta != 0) and every store touches 32 rows per warp, one float (4 of 32 bytes) in each
+// sector. At the profile shape 4096x4096x256 the main loop is 4 k tiles, so the epilogue is
+// most of the time. Planted cause: epilogue.
+//
+// Launch: block (384), grid (M/128 * N/256), 197,760 bytes of dynamic shared memory (the 4
+// stages, reused for the 131,584-byte staging tile). Contract: M a multiple of 128, N of 256,
+// K of 64; beta == 0: C is not read. Kernel parameters: the fixed list, then the tensor maps
+// of A and B (__grid_constant__ CUtensorMap, made by KernelRunner). Needs sm_90a.
+
+#include <cuda.h>
+#include <cuda_fp16.h>
+#include <stdint.h>
+
+#define BM 128
+#define BN 256
+#define BK 64
+#define STAGES 4
+#define NTHREADS 384                         // producer warpgroup + 2 consumer warpgroups
+#define GROUP_M 16                           // block rows per rasterisation group
+#define A_BYTES (BM * BK * 2)                // 16,384: one 64x128 TMA box
+#define B_BOX_BYTES (BK * 64 * 2)            // 8,192: one 64(n) x 64(k) TMA box
+#define B_BYTES (BN / 64 * B_BOX_BYTES)      // 32,768: four boxes
+#define STAGE_BYTES (A_BYTES + B_BYTES)      // 49,152 = the expect_tx count of a stage
+#define ALIGN_SLACK 1024                     // swizzled tiles start on 1024-byte boundaries
+#define BAR_BYTES 128                        // 2 * STAGES mbarriers of 8 bytes, rounded up
+#define SMEM_BYTES (STAGES * STAGE_BYTES + ALIGN_SLACK + BAR_BYTES)  // 197,760: the manifest's
+#define B_LBO B_BOX_BYTES                    // MN-major B: from one 64-column box to the next
+#define B_SBO 1024                           // MN-major B: from one 8-row k group to the next (checked on the H200)
+#define STAGE_LD (BN + 1)                    // epilogue staging row: +1 float, conflict-free column walk
+
+// ---- mbarrier --------------------------------------------------------------------------------
+
+__device__ __forceinline__ void mbar_init(uint32_t bar, uint32_t count)
+{
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" :: "r"(bar), "r"(count) : "memory");
+}
+
+__device__ __forceinline__ void mbar_arrive_expect_tx(uint32_t bar, uint32_t bytes)
+{
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" :: "r"(bar), "r"(bytes) : "memory");
+}
+
+__device__ __forceinline__ void mbar_arrive(uint32_t bar)
+{
+    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" :: "r"(bar) : "memory");
+}
+
+__device__ __forceinline__ uint32_t mbar_try_wait(uint32_t bar, uint32_t parity)
+{
+    uint32_t done;
+    asm volatile(
+        "{\n"
+        ".reg .pred p;\n"
+        "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+        "selp.u32 %0, 1, 0, p;\n"
+        "}\n"
+        : "=r"(done) : "r"(bar), "r"(parity) : "memory");
+    return done;
+}
+
+__device__ __forceinline__ uint64_t global_ns()
+{
+    uint64_t t;
+    asm volatile("mov.u64 %0, %globaltimer;\n" : "=l"(t));
+    return t;
+}
+
+// Blocks until the phase of the given parity has completed (a fresh barrier is in phase 0).
+// Deadlock guard: a wait longer than 10 s traps (a launch error the bench reports) instead of
+// hanging the run.
+__device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity)
+{
+    if (mbar_try_wait(bar, parity)) return;
+    const uint64_t start = global_ns();
+    for (uint32_t n = 1; !mbar_try_wait(bar, parity); ++n)
+        if ((n & 1023) == 0 && global_ns() - start > 10000000000ull) __trap();
+}
+
+// ---- TMA -------------------------------------------------------------------------------------
+
+// 2-D tile at element coordinates (c0 = innermost, c1) into shared memory; completes tx bytes on bar.
+__device__ __forceinline__ void tma_load_2d(uint32_t dst, const CUtensorMap* map, int c0, int c1, uint32_t bar)
+{
+    asm volatile(
+        "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n"
+        :: "r"(dst), "l"(reinterpret_cast<uint64_t>(map)), "r"(c0), "r"(c1), "r"(bar) : "memory");
+}
+
+// ---- wgmma -----------------------------------------------------------------------------------
+
+// Shared-memory matrix descriptor: start >> 4 (bits 0-13), LBO >> 4 (16-29), SBO >> 4 (32-45),
+// base offset 0 (tiles are 1024-byte aligned), swizzle mode 1 = 128B (bits 62-63).
+__device__ __forceinline__ uint64_t smem_desc(uint32_t addr, uint32_t lbo, uint32_t sbo)
+{
+    return (uint64_t)((addr & 0x3FFFF) >> 4) | ((uint64_t)(lbo >> 4) << 16) | ((uint64_t)(sbo >> 4) << 32) |
+           (1ull << 62);
+}
+
+__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void wgmma_wait() { asm volatile("wgmma.wait_group.sync.aligned %0;\n" :: "n"(N) : "memory"); }
+
+// Keeps the compiler from moving accumulator reads/writes across the asynchronous MMAs.
+__device__ __forceinline__ void fence_acc(float* d)
+{
+#pragma unroll
+    for (int i = 0; i < 128; ++i) asm volatile("" : "+f"(d[i]) :: "memory");
+}
+
+#define ACC8(i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), \
+                "+f"(d[i + 4]), "+f"(d[i + 5]), "+f"(d[i + 6]), "+f"(d[i + 7])
+#define ACC32(i) ACC8(i), ACC8(i + 8), ACC8(i + 16), ACC8(i + 24)
+
+// D[64x256] += A[64x16] (K-major) * B[16x256] (MN-major: imm-trans-b = 1); scale-d = 1.
+__device__ __forceinline__ void wgmma_m64n256k16(float* d, uint64_t descA, uint64_t descB)
+{
+    asm volatile(
+        "{\n"
+        ".reg .pred p;\n"
+        "setp.ne.b32 p, %130, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 "
+        "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+        "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+        "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+        "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "
+        "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "
+        "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "
+        "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "
+        "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}, "
+        "%128, %129, p, 1, 1, 0, 1;\n"
+        "}\n"
+        : ACC32(0), ACC32(32), ACC32(64), ACC32(96)
+        : "l"(descA), "l"(descB), "r"(1)
+        : "memory");
+}
+
+extern "C" __global__ void __launch_bounds__(NTHREADS, 1)
+hgemm_probe_epilogue(int M, int N, int K, float alpha, const __half* __restrict__ A,
+            const __half* __restrict__ B, float beta, float* __restrict__ C,
+            const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB)
+{
+    extern __shared__ __align__(1024) unsigned char smem_raw[];
+    // Stage s: A tile at tiles + s*STAGE_BYTES (128 rows of 128 bytes), B right after it (four
+    // boxes of 64 k-rows x 128 bytes). Barriers after the last stage: full[s], then empty[s].
+    const uint32_t raw = static_cast<uint32_t>(__cvta_generic_to_shared(smem_raw));
+    const uint32_t tiles = (raw + ALIGN_SLACK - 1) & ~(uint32_t)(ALIGN_SLACK - 1);
+    const uint32_t bars = tiles + STAGES * STAGE_BYTES;
+    auto full = [&](int s) { return bars + 8u * s; };
+    auto empty = [&](int s) { return bars + 8u * (STAGES + s); };
+
+    const int wg = threadIdx.x / 128;          // 0: producer, 1-2: consumers
+    const int tid = threadIdx.x % 128;
+
+    // Grouped rasterisation of the 1-D grid: GROUP_M block rows, column by column.
+    const int tilesM = M / BM, tilesN = N / BN;
+    const int perGroup = GROUP_M * tilesN;
+    const int group = blockIdx.x / perGroup;
+    const int firstM = group * GROUP_M;
+    const int rows = min(tilesM - firstM, GROUP_M);
+    const int inGroup = blockIdx.x % perGroup;
+    const int bm = (firstM + inGroup % rows) * BM;
+    const int bn = (inGroup / rows) * BN;
+    const int kTiles = K / BK;
+
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < STAGES; ++s) {
+            mbar_init(full(s), 1);                 // the producer's arrive.expect_tx
+            mbar_init(empty(s), 2 * 4);            // one arrive per consumer warp
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+    }
+    __syncthreads();
+
+    if (wg == 0) {
+        asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
+        if (tid == 0) {
+            asm volatile("prefetch.tensormap [%0];\n" :: "l"(reinterpret_cast<uint64_t>(&tmA)) : "memory");
+            asm volatile("prefetch.tensormap [%0];\n" :: "l"(reinterpret_cast<uint64_t>(&tmB)) : "memory");
+            for (int kt = 0; kt < kTiles; ++kt) {
+                const int s = kt % STAGES;
+                if (kt >= STAGES) mbar_wait(empty(s), ((kt / STAGES) - 1) & 1);  // round r-1 released
+                const uint32_t sa = tiles + s * STAGE_BYTES;
+                mbar_arrive_expect_tx(full(s), STAGE_BYTES);
+                tma_load_2d(sa, &tmA, kt * BK, bm, full(s));                     // A[bm:+128, k:+64]
+#pragma unroll
+                for (int j = 0; j < BN / 64; ++j)                                // B[k:+64, bn+64j:+64]
+                    tma_load_2d(sa + A_BYTES + j * B_BOX_BYTES, &tmB, bn + 64 * j, kt * BK, full(s));
+            }
+        }
+        return;
+    }
+
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
+    const int c = wg - 1;                       // consumer: rows 64c..64c+63 of the tile
+    float d[128];
+#pragma unroll
+    for (int i = 0; i < 128; ++i) d[i] = 0.0f;
+    fence_acc(d);
+
+    for (int kt = 0; kt < kTiles; ++kt) {
+        const int s = kt % STAGES;
+        mbar_wait(full(s), (kt / STAGES) & 1);
+        const uint32_t sa = tiles + s * STAGE_BYTES + c * 64 * 128;  // 64 rows of 128 bytes
+        const uint32_t sb = tiles + s * STAGE_BYTES + A_BYTES;
+        wgmma_fence();
+#pragma unroll
+        for (int k = 0; k < BK / 16; ++k)
+            wgmma_m64n256k16(d, smem_desc(sa + 32 * k, 16, 1024), smem_desc(sb + 2048 * k, B_LBO, B_SBO));
+        wgmma_commit();
+        fence_acc(d);
+        wgmma_wait<1>();                        // the MMAs of tile kt-1 have retired...
+        fence_acc(d);
+        if (kt > 0 && tid % 32 == 0) mbar_arrive(empty((kt - 1) % STAGES));  // ...so its stage is free
+    }
+    wgmma_wait<0>();
+    fence_acc(d);
+
+    // The planted epilogue. The stages are free once both consumer warpgroups are past their
+    // last MMA (named barrier 1: the 256 consumer threads; the producer has returned).
+    asm volatile("bar.sync 1, 256;\n" ::: "memory");
+    float* const stage = reinterpret_cast<float*>(smem_raw + (tiles - raw));  // [BM][STAGE_LD]
+    const int warp = tid / 32, lane = tid % 32;
+    const int r = c * 64 + warp * 16 + lane / 4;
+#pragma unroll
+    for (int j = 0; j < 32; ++j) {  // d[4j + {0,1}] = (r, 8j + q .. +1), d[4j + {2,3}] = (r + 8, same)
+        const int col = 8 * j + 2 * (lane % 4);
+        stage[r * STAGE_LD + col] = d[4 * j];
+        stage[r * STAGE_LD + col + 1] = d[4 * j + 1];
+        stage[(r + 8) * STAGE_LD + col] = d[4 * j + 2];
+        stage[(r + 8) * STAGE_LD + col + 1] = d[4 * j + 3];
+    }
+    asm volatile("bar.sync 1, 256;\n" ::: "memory");
+    // Column by column: consecutive threads take consecutive ROWS of C, N floats apart.
+    const int t = threadIdx.x - 128;  // 0..255
+    for (int e = t; e < BM * BN; e += 256) {
+        const int row = e % BM, col = e / BM;
+        float* const out = C + (size_t)(bm + row) * N + bn + col;
+        const float v = alpha * stage[row * STAGE_LD + col];
+        *out = beta != 0.0f ? v + beta * *out : v;
+    }
+}

@@ -1,0 +1,369 @@
+"""Specific causes that decide a verdict before the Speed Of Light reasoning does.
+
+Each check looks for one known pathology that no amount of tiling cures: a grid that leaves SMs
+idle, a last wave that costs a large share of the time, math done in double, arrays or spills in
+local memory, atomics to a few addresses, divergent warps, scattered global accesses, bank
+conflicts on every shared load, an epilogue that holds most of the time, barriers, and occupancy
+capped so low that latency cannot hide. Each returns a `Verdict` naming its cause (a key tests
+and scripts read) or None; `verdict.decide` tries them in the order of `CHECKS` and falls back to
+the Speed Of Light bounds. Thresholds are module constants, each with the reason for its value.
+
+Cures read `Signals.techniques` (what the kernel already does, from its SASS) and never prescribe
+a technique the kernel already uses: where the usual cure is there, they say what is left.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+import pandas as pd
+
+from ..stall_table import BY_REASON
+from .prose import fmt_bytes, fmt_count, fmt_num, fmt_pct, fmt_way
+from .bounds import Verdict
+from .signals import Signals
+
+# A grid that gives blocks to fewer than this share of the SMs is bound by its size.
+LAUNCH_FILL_MIN_PCT = 50.0
+# The partial last wave is the cause when it leaves at least this share of SM time idle (1.01 waves:
+# about half); below, from TAIL_NOTE_PCT, it is a note.
+TAIL_CAUSE_PCT = 25.0
+TAIL_NOTE_PCT = 5.0
+# Local-memory instructions per math instruction from which local memory is the cause (a spill or
+# an array access every few FMAs), or local-memory samples from this share of all samples.
+LOCAL_PER_MATH_MIN = 0.05
+LOCAL_SAMPLES_MIN_PCT = 10.0
+# Spilled requests from this share of local-memory requests: spills rather than an array.
+SPILL_SHARE_MIN_PCT = 50.0
+# Samples at atomic instructions from this share: the atomics are the cause. Or atomic sectors at
+# this many per L2 cycle (one slice serves about one same-address atomic per few cycles) while the
+# L2 as a whole is mostly idle: the atomics serialise on a few addresses.
+ATOMIC_SAMPLES_MIN_PCT = 20.0
+ATOMIC_SERIAL_RATE_MIN = 0.05
+ATOMIC_L2_BUSY_MAX_PCT = 25.0
+# Threads active per instruction below this (of 32) with branches not uniform: divergence.
+DIVERGENT_THREADS_MAX = 26.0
+BRANCH_UNIFORM_MAX_PCT = 90.0
+# Global accesses requesting this many times the sectors a coalesced access needs are scattered
+# (one 4-byte element per 32-byte sector is 8x).
+SCATTERED_RATIO_MIN = 3.0
+# A scattered access is the cause when its kind moves at least this share of the global sectors.
+SCATTERED_SHARE_MIN_PCT = 20.0
+# Bank-conflict replays on this share of shared-load wavefronts (2-way on average): the cause.
+CONFLICT_CAUSE_PCT = 50.0
+# The epilogue is the cause when it holds this share of the samples and its hottest line this share.
+EPILOGUE_MIN_PCT = 40.0
+EPILOGUE_LINE_MIN_PCT = 20.0
+# Barrier stalls from this share of all cycles between issues: barrier-bound.
+BARRIER_MIN_PCT = 30.0
+# Warps per scheduler at or below this leave latency exposed when occupancy is capped.
+FEW_WARPS_PER_SCHEDULER = 2.0
+# Math instructions in double from this share of FLOPs: the kernel computes in FP64.
+FP64_FLOP_SHARE_MIN = 0.5
+
+
+def _v(bound: str, label: str, cause: str, problem: str, summary: str, evidence: list[str], cure: str,
+       confidence: str = "high") -> Verdict:
+    return Verdict(bound, label, problem, summary, tuple(e for e in evidence if e), cure, cause=cause,
+                   confidence=confidence)
+
+
+def small_grid(s: Signals) -> Verdict | None:
+    u, k = s.util, s.launch
+    if pd.isna(u["sm_fill"]) or u["sm_fill"] >= LAUNCH_FILL_MIN_PCT:
+        return None
+    sms = int(k["sm_count"])
+    busy = int(min(u["blocks"], sms))
+    cure = ("Give every SM work: split K across blocks (split-K or stream-K, reducing the partial sums) or use "
+            "smaller tiles, so the grid has at least one block per SM.")
+    return _v("launch", "launch size", "small_grid", f"grid too small: {busy} of {sms} SMs busy",
+              f"{sms} SMs, {fmt_num(u['blocks'])} blocks: {fmt_pct(100.0 * (sms - busy) / sms)} of the GPU idle "
+              f"for the whole launch ({fmt_num(u['waves'], 2)} waves).",
+              [f"Only {fmt_pct(u['sm_fill'])} of the SMs run a block.", _sides(s)], cure)
+
+
+def tail(s: Signals) -> Verdict | None:
+    cost = _num(s.launch.get("tail_cost_pct"))
+    if np.isnan(cost) or cost < TAIL_CAUSE_PCT:
+        return None
+    waves = s.util["waves"]
+    last = (waves - np.floor(waves)) * s.occupancy.get("blocks_per_sm", np.nan) * _num(s.launch.get("sm_count"))
+    cure = ("Make the block count a multiple of what the GPU holds at once: smaller or larger tiles, split-K for "
+            "the last wave, or a persistent (stream-K) schedule that shares the leftover work among all SMs.")
+    return _v("launch", "launch size", "tail", f"tail wave: the last of {int(np.ceil(waves))} waves is "
+              f"{fmt_pct(100 * (waves - np.floor(waves)))} full",
+              f"{fmt_num(waves, 3)} waves of blocks: the partial last wave leaves about {fmt_pct(cost)} of the SMs' "
+              f"time idle" + (f" (about {fmt_num(last, 2)} blocks run in it)." if not np.isnan(last) else "."),
+              [f"Waves per SM {fmt_num(waves, 3)}: {int(np.floor(waves))} full, one {fmt_pct(100 * (waves % 1))} "
+               f"full.", _sides(s)], cure)
+
+
+def fp64(s: Signals) -> Verdict | None:
+    k = s.launch
+    flop64, flop32 = _num(k.get("fp64_flop")), _num(k.get("fp32_flop"))
+    if not flop64 > 0 or flop64 < FP64_FLOP_SHARE_MIN * (flop64 + np.nan_to_num(flop32)):
+        return None
+    peak = _num(k.get("peak_fp64_flops"))
+    rate = flop64 / (_num(k.get("duration_ns")) * 1e-9)
+    cure = ("Keep the math in FP32: a double literal (1.0 instead of 1.0f) or a double accumulator promotes every "
+            "multiply-add to DFMA; write float literals and float accumulators (or FP32 tensor-core paths).")
+    return _v("fp64", "FP64 pipe", "fp64", "math in double precision (DFMA on the FP64 pipe)",
+              f"{fmt_pct(100 * flop64 / (flop64 + np.nan_to_num(flop32)))} of the FLOPs are FP64: "
+              f"{fmt_num(rate / 1e9)} GFLOP/s against an FP64 peak of {fmt_num(peak / 1e9)} GFLOP/s, where FP32 "
+              f"would have {fmt_num(_num(k.get('peak_fp32_flops')) / 1e9)}.",
+              [f"FP64 pipe busy {fmt_pct(_num(k.get('pipe_fp64_pct')))} of active cycles; FMA pipe "
+               f"{fmt_pct(_num(k.get('pipe_fma_pct')))}.",
+               _class_samples(s, "fp64", "FP64 instructions")], cure)
+
+
+def local_memory(s: Signals) -> Verdict | None:
+    k = s.launch
+    inst = np.nansum([_num(k.get("local_load_inst")), _num(k.get("local_store_inst"))])
+    math = _math_instructions(s)
+    per_math = inst / math if math > 0 else np.nan
+    sampled = np.nansum([_num(s.regions.get(f"local_{d}_samples_pct")) for d in ("load", "store")]) if s.regions else 0.0
+    if not inst > 0 or not (per_math >= LOCAL_PER_MATH_MIN or sampled >= LOCAL_SAMPLES_MIN_PCT):
+        return None
+    spill_pct = _num(k.get("local_spill_pct"))
+    spills = not np.isnan(spill_pct) and spill_pct >= SPILL_SHARE_MIN_PCT
+    evidence = [f"{fmt_count(inst)} local loads and stores ({fmt_num(per_math)} per {_math_name(s)}), "
+                f"{fmt_bytes(_num(k.get('local_bytes')))} through L1; stack frame {fmt_num(_num(k.get('stack_bytes')))} "
+                f"bytes per thread.",
+                f"{fmt_pct(spill_pct)} of the local requests are register spills." if not np.isnan(spill_pct) else "",
+                f"{fmt_pct(sampled)} of the warps' samples wait at local-memory instructions." if sampled else ""]
+    if spills:
+        cure = ("Give the compiler the registers it needs (lift -maxrregcount or __launch_bounds__' minimum blocks) "
+                "or shrink the register tile, so nothing spills; ptxas -v reports the spill bytes.")
+        return _v("local", "local memory", "spills", "register spills to local memory",
+                  f"Registers spill: {fmt_num(per_math)} local-memory accesses per {_math_name(s)} go through L1 "
+                  f"instead of staying in registers ({fmt_num(_num(k.get('registers_per_thread')))} registers per "
+                  f"thread).", evidence, cure)
+    cure = ("Keep the array in registers: index it only with compile-time constants (fully unrolled loops), or "
+            "stage it in shared memory if it must be indexed at run time.")
+    return _v("local", "local memory", "local_memory", "a per-thread array in local memory",
+              f"A per-thread array lives in local memory: {fmt_num(per_math)} local accesses per {_math_name(s)}, "
+              f"indexed at run time, so the compiler cannot keep it in registers.", evidence, cure)
+
+
+def atomics(s: Signals) -> Verdict | None:
+    k = s.launch
+    share = _num((s.regions or {}).get("atomic_samples_pct"))
+    sectors = np.nansum([_num(k.get("atomic_l2_sectors")), _num(k.get("reduction_l2_sectors"))])
+    l2_cycles = _num(k.get("duration_ns")) * 1e-9 * _num(k.get("l2_clock_hz"))
+    rate = sectors / l2_cycles if l2_cycles > 0 else np.nan
+    l2_busy = _num(k.get("l2_throughput_pct"))
+    serialised = rate >= ATOMIC_SERIAL_RATE_MIN and (np.isnan(l2_busy) or l2_busy < ATOMIC_L2_BUSY_MAX_PCT)
+    if not (share >= ATOMIC_SAMPLES_MIN_PCT or serialised):
+        return None
+    requests = np.nansum([_num(k.get("atomic_requests")), _num(k.get("reduction_requests"))])
+    math = _math_instructions(s)
+    cure = ("Accumulate privately first (registers, then one atomic per block or per warp after a shuffle "
+            "reduction) and spread the target addresses; atomics to one address serialise at one L2 slice.")
+    return _v("atomics", "atomics", "atomics", "atomics serialised on a few addresses",
+              f"{fmt_count(sectors)} atomic sectors in {fmt_num(_num(k.get('duration_ns')) / 1e6)} ms: one every "
+              f"{fmt_num(1 / rate if rate > 0 else np.nan)} L2 cycles, the pace of one L2 slice, while the L2 as a whole "
+              f"is {fmt_pct(l2_busy)} busy: the atomics wait on each other.",
+              [f"{fmt_count(requests)} atomic requests ({fmt_num(requests / math)} per {_math_name(s)})." if math > 0 else "",
+               f"{fmt_pct(share)} of the warps' samples are at atomic instructions; the queues behind them back up "
+               f"(see the stalls)." if share > 0 else "",
+               *_stalls(s, ("mio_throttle", "lg_throttle", "long_scoreboard")), _sides(s)], cure)
+
+
+def divergence(s: Signals) -> Verdict | None:
+    k = s.launch
+    threads, uniform = _num(k.get("threads_per_inst")), _num(k.get("branch_uniform_pct"))
+    if np.isnan(threads) or threads >= DIVERGENT_THREADS_MAX or (not np.isnan(uniform) and uniform >= BRANCH_UNIFORM_MAX_PCT):
+        return None
+    cure = ("Make the branch uniform per warp: map the two paths to different warps (branch on the warp index, not "
+            "the lane), or make both paths one path with predication or arithmetic selection.")
+    return _v("divergence", "warp divergence", "divergence", f"warp divergence: {fmt_num(threads)} of 32 threads active",
+              f"Warps run divergent: {fmt_num(threads)} of 32 threads are active per executed instruction, so each warp "
+              f"issues its paths one after the other.",
+              [f"Branch uniformity {fmt_pct(uniform)} (branches whose threads all went the same way).",
+               f"Divergent branch targets: {fmt_count(_num(k.get('branch_targets_divergent')))}."
+               if not pd.isna(k.get("branch_targets_divergent")) else "", _sides(s)], cure)
+
+
+def scattered(s: Signals) -> Verdict | None:
+    c = s.coalescing or {}
+    total = np.nansum([_num(c.get("load_sectors")), _num(c.get("store_sectors"))])
+    for kind in ("store", "load"):
+        ratio, sectors = _num(c.get(f"{kind}_ratio")), _num(c.get(f"{kind}_sectors"))
+        if np.isnan(ratio) or ratio < SCATTERED_RATIO_MIN or not total > 0 or 100 * sectors / total < SCATTERED_SHARE_MIN_PCT:
+            continue
+        noun = "stores" if kind == "store" else "loads"
+        what = "C" if kind == "store" else "the operands"
+        k = s.launch
+        cure = (f"Map consecutive threads to consecutive addresses of {what} (threadIdx.x along the contiguous, "
+                f"row-major dimension), or transpose through shared memory, so a warp's {noun[:-1]} covers a few "
+                f"whole 32-byte sectors.")
+        return _v("global", "global memory (L1/LSU)", f"uncoalesced_{kind}", f"uncoalesced global {noun}",
+                  f"Global {noun} are scattered: they request {fmt_num(ratio)}x the L2 sectors a coalesced access "
+                  f"would ({fmt_num(_num(k.get(f'global_{kind}_sectors_per_request')))} sectors per request), and move "
+                  f"{fmt_pct(100 * sectors / total)} of the global sectors.",
+                  [f"Sectors over the coalesced ideal: loads {fmt_num(_num(c.get('load_ratio')))}x, stores "
+                   f"{fmt_num(_num(c.get('store_ratio')))}x.",
+                   _class_samples(s, "global_store", "global stores") if kind == "store" else "",
+                   *_stalls(s, ("lg_throttle", "long_scoreboard")), _sides(s)], cure)
+    return None
+
+
+def bank_conflicts(s: Signals) -> Verdict | None:
+    if s.conflicts is None or s.conflicts.empty:
+        return None
+    rows = s.conflicts[(s.conflicts["kind"] == "load") & (s.conflicts["status"] == "conflicts")
+                       & (s.conflicts["excess_pct"] >= CONFLICT_CAUSE_PCT)]
+    if rows.empty:
+        return None
+    c = rows.iloc[0]
+    cure = ("Change the shared layout so a warp's loads fall in distinct banks: pad each row by one access width, "
+            "swizzle (XOR the column with the row), or have each lane read contiguous float4s.")
+    return _v("shared", "shared memory / MIO", "bank_conflicts", f"{fmt_way(c['n_way'])} bank conflicts on shared loads",
+              f"{fmt_pct(c['excess_pct'])} of the shared-load wavefronts are bank-conflict replays "
+              f"({fmt_way(c['n_way'])} at the worst instruction): every shared load takes several passes.",
+              [f"Shared loads: {fmt_count(c['wavefronts'])} wavefronts where {fmt_count(c['ideal'])} would do.",
+               *_stalls(s, ("mio_throttle", "short_scoreboard")), _sides(s)], cure)
+
+
+def epilogue(s: Signals) -> Verdict | None:
+    r = s.regions or {}
+    share, line_share = _num(r.get("epilogue_pct")), _num(r.get("epilogue_line_pct"))
+    if np.isnan(share) or share < EPILOGUE_MIN_PCT or np.isnan(line_share) or line_share < EPILOGUE_LINE_MIN_PCT:
+        return None
+    t, c = s.techniques or {}, s.coalescing or {}
+    line = f"line {int(r['epilogue_line'])}" if _num(r.get("epilogue_line")) == _num(r.get("epilogue_line")) else "one instruction"
+    reason = r.get("epilogue_top_reason")
+    waiting = f", mostly {BY_REASON[reason].label}" if reason in BY_REASON else ""
+    worst = np.nanmax([_num(c.get("load_ratio")), _num(c.get("store_ratio")), 0.0])
+    fix_c = (f"Read and write C coalesced first (its accesses request {fmt_num(worst)}x the sectors of coalesced "
+             f"ones): consecutive threads on consecutive columns, through shared memory if the fragment layout needs "
+             f"it. Then " if worst >= SCATTERED_RATIO_MIN else "")
+    if t.get("tma") or t.get("wgmma"):
+        cure = fix_c + ("overlap the epilogue with the next tile's main loop: a persistent kernel whose consumer "
+                        "warpgroups alternate (one stores while the other computes), or load C early with TMA into "
+                        "shared memory and store through TMA, so the tensor cores do not wait for C.")
+    else:
+        cure = fix_c + ("make the epilogue cheap or overlap it: load C early (before the last k tiles), and give the "
+                        "grid enough blocks per SM that one block's epilogue overlaps another's main loop.")
+    cure = cure[:1].upper() + cure[1:]
+    return _v("latency", "latency and occupancy", "epilogue", f"epilogue-bound: {fmt_pct(line_share)} of the samples "
+              f"at the epilogue's {line}", f"{fmt_pct(line_share)} of the warps' samples sit at {line}, after the main "
+              f"loop{waiting} ({fmt_pct(share)} after the loop in all): the epilogue, not the loop, is where the time "
+              f"goes.",
+              [f"Samples: prologue {fmt_pct(_num(r.get('prologue_pct')))}, main loop {fmt_pct(_num(r.get('loop_pct')))}, "
+               f"epilogue {fmt_pct(share)}.",
+               f"Hottest epilogue instruction: `{r['epilogue_code']}`." if r.get("epilogue_code") else "",
+               f"Global accesses request {fmt_num(worst)}x the sectors of coalesced ones (C)." if fix_c else "",
+               _hopper_sentence(s), _sides(s)], cure)
+
+
+def barrier(s: Signals) -> Verdict | None:
+    cycles, share = s.stall("barrier")
+    if share < BARRIER_MIN_PCT:
+        return None
+    t = s.techniques or {}
+    per_tile = _num(t.get("barriers_per_tile"))
+    if t.get("double_buffer"):
+        cure = ("The tile is already double-buffered (one barrier per tile): do more math per barrier (a deeper "
+                "k tile), even out the warps' work before the barrier, or wait per pipeline stage (cp.async groups, "
+                "mbarriers) instead of on the whole block.")
+    else:
+        cure = ("Fewer barriers per unit of work: double-buffer the shared tiles (one __syncthreads per tile instead "
+                "of two) and deepen the k tile, so each barrier is paid for by more FMAs.")
+    return _v("latency", "latency and occupancy", "barrier", "warps wait at barriers",
+              f"Warps spend {fmt_pct(share)} of their cycles waiting at __syncthreads ({fmt_num(cycles)} cycles per "
+              f"issued instruction)" + (f"; {fmt_num(per_tile)} barriers per shared tile." if not np.isnan(per_tile) else "."),
+              [_class_samples(s, "barrier", "barriers"), *_stalls(s, ("barrier",)), _sides(s)], cure)
+
+
+def occupancy_capped(s: Signals) -> Verdict | None:
+    o, t = s.occupancy, s.techniques or {}
+    limiter = o.get("limiter")
+    if not limiter or pd.isna(o.get("warps_per_scheduler")) or o["warps_per_scheduler"] > FEW_WARPS_PER_SCHEDULER:
+        return None
+    if o.get("theoretical_pct", 100) >= 50 or t.get("tma") or t.get("wgmma"):
+        return None  # async pipelines hide latency with stages, not warps
+    first = limiter.split(",")[0].strip()
+    if first == "registers":
+        return None  # a large register tile is a choice; the latency verdict says what one block more would need
+    key = {"shared memory": "occupancy_shared", "registers": "occupancy_registers", "warps": "occupancy_warps",
+           "blocks": "occupancy_blocks", "barriers": "occupancy_barriers"}.get(first, "occupancy")
+    if first == "shared memory":
+        smem = _num(o.get("shared_mem_per_block"))
+        lift = (f"Each block reserves {fmt_bytes(smem)} of shared memory; request only what the tiles use (half "
+                f"of it would fit {int(o['blocks_per_sm']) * 2} blocks per SM), or give each block more warps.")
+    elif first == "registers" and not pd.isna(o.get("registers_for_next_block")):
+        lift = (f"Occupancy is capped by registers ({fmt_num(o['registers_per_thread'])} per thread); at most "
+                f"{fmt_num(o['registers_for_next_block'])} would fit one more block per SM.")
+    else:
+        lift = "More warps per SM: more threads per block or more blocks per SM."
+    return _v("latency", "latency and occupancy", key, f"occupancy capped by {first}: "
+              f"{fmt_num(o['blocks_per_sm'])} block(s) per SM", f"Latency is exposed: {first} caps the SM at "
+              f"{fmt_num(o['blocks_per_sm'])} block(s), {fmt_num(o['warps_per_scheduler'], 2)} warps per scheduler "
+              f"(theoretical occupancy {fmt_pct(o['theoretical_pct'])}), too few to cover memory latency.",
+              [*_stalls(s), _sides(s)], lift)
+
+
+# The order matters: what leaves SMs idle first, then what is wrong whatever the tiling, then where
+# the time sits (epilogue, barriers), then occupancy.
+CHECKS: tuple[Callable[[Signals], Verdict | None], ...] = (
+    small_grid, tail, fp64, local_memory, atomics, divergence, epilogue, scattered, bank_conflicts, barrier,
+)
+# Tried after the Speed Of Light's compute and memory bounds, before plain latency.
+LATE_CHECKS: tuple[Callable[[Signals], Verdict | None], ...] = (occupancy_capped,)
+
+
+# ---------------------------------------------------------------------------------------------
+# Sentences shared by the checks
+
+
+def _num(value) -> float:
+    return np.nan if value is None or pd.isna(value) else float(value)
+
+
+def _sides(s: Signals) -> str:
+    return f"Speed Of Light: memory {fmt_pct(s.util['memory'])} busy, SM {fmt_pct(s.util['sm'])}."
+
+
+def _stalls(s: Signals, reasons: tuple[str, ...] | None = None, n: int = 2) -> list[str]:
+    real = s.real_stalls()
+    if reasons is not None:
+        real = real[real["reason"].isin(reasons)]
+    return [f"{BY_REASON[r['reason']].label[:1].upper()}{BY_REASON[r['reason']].label[1:]}: "
+            f"{fmt_num(r['cycles_per_inst'])} stall cycles per issued instruction ({fmt_pct(r['share_pct'])} of all "
+            f"cycles between issues)." for r in real.head(n).to_dict("records")]
+
+
+def _class_samples(s: Signals, cls: str, noun: str) -> str:
+    share = _num((s.regions or {}).get(f"{cls}_samples_pct"))
+    return f"{fmt_pct(share)} of the warps' samples are at {noun}." if share > 0 else ""
+
+
+def _math_instructions(s: Signals) -> float:
+    return _num((s.mix or {}).get("math"))
+
+
+def _math_name(s: Signals) -> str:
+    return (s.mix or {}).get("math_op", "FFMA")
+
+
+def _hopper_sentence(s: Signals) -> str:
+    """Tensor pipe, TMA and mbarrier facts of a Hopper-era kernel, in one sentence."""
+    t, k = s.techniques or {}, s.launch
+    if not (t.get("wgmma") or t.get("tma")):
+        return ""
+    parts = [f"tensor pipe busy {fmt_pct(_num(k.get('pipe_tensor_active_pct')))} of active cycles"]
+    if t.get("tma"):
+        parts.append(f"TMA brought {fmt_bytes(_num(k.get('tma_load_bytes')))} into shared memory")
+    mbar = _num((s.regions or {}).get("mbarrier_samples_pct"))
+    if mbar > 0:
+        parts.append(f"{fmt_pct(mbar)} of the samples wait on mbarriers")
+    gmma, gmma_share = s.stall("gmma")
+    if gmma_share > 0:
+        parts.append(f"wgmma waits {fmt_pct(gmma_share)} of the cycles")
+    return "Hopper pipeline: " + ", ".join(parts) + "."
+
+
+def hopper_sentence(s: Signals) -> str:
+    return _hopper_sentence(s)

@@ -1,0 +1,78 @@
+"""What one verdict looks at: each unit's utilisation per launch, and the `Signals` of one launch
+(its row, utilisation, occupancy, stalls, instruction mix, conflicts, coalescing, source lines,
+the techniques it uses and where its time goes)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from .bounds import Verdict  # noqa: F401  (re-exported for the checks)
+from .memory import shared_utilisation_pct
+from .occupancy import SCHEDULERS_PER_SM
+from .values import numeric_column
+
+# Warp schedulers per SM (one issue slot each per cycle).
+ISSUE_SLOTS_PER_SM = SCHEDULERS_PER_SM
+
+
+def utilisation(kernels: pd.DataFrame) -> pd.DataFrame:
+    """Per launch, in % of each unit's peak: sm, memory (ncu's Speed Of Light), dram, l2, shared
+    (wavefront rate), fp32 (FP32 FLOPs on the FMA pipe), tensor (tensor-core FLOPs against the dense
+    FP16 peak), issue (issue slots used); ffma_share (FFMAs among issued
+    warp instructions); blocks, waves and sm_fill (share of SMs given a block)."""
+    def col(name: str) -> pd.Series:  # a missing column (an older table) reads as unknown
+        return numeric_column(kernels, name)
+
+    seconds = col("duration_ns") * 1e-9
+    issue_slots = col("smsp_cycles") * ISSUE_SLOTS_PER_SM * col("sm_count")
+    blocks = col("grid_x") * col("grid_y") * col("grid_z")
+    shared = shared_utilisation_pct(kernels) if "peak_shared_bytes_per_s" in kernels.columns else col("_")
+    out = pd.DataFrame({
+        "report": kernels.get("report"), "launch": kernels.get("launch"),
+        "sm": col("sm_throughput_pct"), "memory": col("memory_throughput_pct"),
+        "dram": 100.0 * col("dram_bytes") / seconds / col("peak_dram_bytes_per_s"),
+        "l2": 100.0 * col("l2_bytes") / seconds / col("peak_l2_bytes_per_s"),
+        "shared": shared,
+        "fp32": 100.0 * col("fp32_flop") / seconds / col("peak_fp32_flops"),
+        "tensor": 100.0 * col("tensor_flop").fillna(0.0) / seconds / col("peak_tensor_fp16_flops"),
+        "issue": 100.0 * col("inst_executed") / issue_slots,
+        "ffma_share": 100.0 * (col("ffma_thread_inst") / 32.0) / col("inst_executed"),
+        "blocks": blocks, "waves": col("waves_per_sm"),
+        "sm_fill": 100.0 * np.minimum(1.0, blocks / col("sm_count")),
+    }, index=kernels.index)
+    # ncu's own DRAM throughput where it has one (same definition, its rounding).
+    out["dram"] = col("dram_throughput_pct").where(col("dram_throughput_pct").notna(), out["dram"])
+    return out.astype({c: "float64" for c in out.columns if c not in ("report", "launch")})
+
+
+@dataclass
+class Signals:
+    """Everything one verdict looks at, for one launch (rows as dicts)."""
+
+    launch: dict
+    util: dict
+    occupancy: dict
+    stalls: pd.DataFrame
+    mix: dict | None = None
+    conflicts: pd.DataFrame | None = None
+    coalescing: dict | None = None
+    lines: pd.DataFrame | None = None  # this launch's rows of the source table
+    techniques: dict | None = None  # this launch's row of `techniques.techniques`
+    regions: dict | None = None  # this launch's row of `regions.time_regions`
+
+    def stall(self, reason: str) -> tuple[float, float]:
+        """(cycles per issued instruction, share of all cycles in %) of one reason."""
+        row = self.stalls[self.stalls["reason"] == reason]
+        if row.empty:
+            return 0.0, 0.0
+        return float(row["cycles_per_inst"].iloc[0]), float(row["share_pct"].iloc[0])
+
+    def real_stalls(self) -> pd.DataFrame:
+        """Stall reasons that are a cost (not 'not selected'), largest first."""
+        s = self.stalls[~self.stalls["benign"] & (self.stalls["cycles_per_inst"] > 0)]
+        return s.sort_values("cycles_per_inst", ascending=False, kind="stable")
+
+
