@@ -69,3 +69,15 @@ def test_analyze_and_the_report_name_the_same_top_stall(sample):
         assert row["top_stall"] not in ("selected", "not_selected")
         real = d.stalls[~d.stalls["benign"].astype(bool)]
         assert real["reason"].iloc[0] == row["top_stall"], d.name
+
+
+def test_each_kernel_page_sets_its_counters_beside_cublas(sample):
+    run, _ = sample
+    d = run.kernel("spread128x256x8")
+    assert d.versus_name == "cublas"
+    rows = d.versus.set_index("quantity")
+    assert {"gflops", "issue_pct", "registers_per_thread", "top_stall"} <= set(rows.index)
+    assert rows.at["registers_per_thread", "reference"] == "202" if run.shape == (2048, 2048, 2048) else True
+    wg = run.kernel("wgmma")
+    assert wg.versus_name == "cublas-fp16"  # its own tier's reference, never FP32 cuBLAS
+    assert run.kernel("cublas").versus.empty  # a reference is not compared with itself

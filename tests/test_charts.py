@@ -181,7 +181,7 @@ def test_roofline_sample_reads_at_a_glance():
     kernels = pd.read_parquet(SAMPLE / "kernels.parquet")
     fig, renderer = drawn(roofline_figure(kernels))
     points = by_gid(fig, "point:", Line2D)
-    assert len(points) == 4 * len(kernels) - 4  # naive, coalesced, wmma and wgmma have no shared point
+    assert len(points) == 4 * len(kernels) - 5  # naive, coalesced, wmma: no shared traffic; wgmma, cuBLAS FP16: not measured
     per_kernel = pd.Series([g.split(":")[1] for g in points]).value_counts()
     assert per_kernel["1 naive"] == 3 and per_kernel["3 smem"] == 4 and per_kernel["cuBLAS"] == 4
     labels = by_gid(fig, "label:", Text)

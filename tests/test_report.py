@@ -134,7 +134,7 @@ def test_summary_md_fits_a_ci_job_summary(out):
         assert cells[0] == f"[{name}]({name}.md)"  # relative to the report folder
         assert cells[1] == f"{at.loc[name, 'gflops']:,.0f}"
         assert cells[2].endswith("%") and cells[5] == "✅ PASS"
-    assert rows["naive"][3] == "global memory (L1/LSU)" and rows["naive"][4] == "uncoalesced global accesses"
+    assert rows["naive"][3] == "global memory (L1/LSU)" and rows["naive"][4] == "uncoalesced global loads"
     assert rows["blocktile2d"][4] == "2-way bank conflicts on shared loads"
     assert rows["cublas"][2] == "100%" and rows["cublas"][3] == "FP32 pipe"
 

@@ -177,7 +177,7 @@ def divergence(s: Signals) -> Verdict | None:
         return None
     cure = ("Make the branch uniform per warp: map the two paths to different warps (branch on the warp index, not "
             "the lane), or make both paths one path with predication or arithmetic selection.")
-    return _v("divergence", "warp divergence", "divergence", f"warp divergence: {fmt_num(threads)} of 32 threads active",
+    return _v("divergence", "warp divergence", "divergence", f"{fmt_num(threads)} of 32 threads active per instruction",
               f"Warps run divergent: {fmt_num(threads)} of 32 threads are active per executed instruction, so each warp "
               f"issues its paths one after the other.",
               [f"Branch uniformity {fmt_pct(uniform)} (branches whose threads all went the same way).",

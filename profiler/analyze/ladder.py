@@ -120,6 +120,29 @@ def compare(facts: pd.DataFrame, specs: Sequence[KernelSpec]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=columns)
 
 
+def versus(facts: pd.DataFrame, name: str, reference: str) -> pd.DataFrame:
+    """A kernel's facts beside its reference's (cuBLAS of its tier, same shape): one row per
+    quantity known on both sides: quantity, label, kernel, reference (both as text), ratio
+    (kernel / reference for numbers), better (True when the kernel is ahead, None when neither way
+    is better or they are level)."""
+    rows = []
+    for q in QUANTITIES:
+        if q.column not in facts.columns or q.column == "bound":
+            continue
+        mine, ref = facts.at[name, q.column], facts.at[reference, q.column]
+        if _missing(mine) or _missing(ref):
+            continue
+        if q.kind == "text":
+            rows.append({"quantity": q.column, "label": q.label, "kernel": str(mine), "reference": str(ref),
+                         "ratio": np.nan, "better": None})
+            continue
+        mine, ref = float(mine), float(ref)
+        level = _change(q, ref, mine)
+        rows.append({"quantity": q.column, "label": q.label, "kernel": _show(q, mine), "reference": _show(q, ref),
+                     "ratio": mine / ref if ref else np.nan, "better": level["better"]})
+    return pd.DataFrame(rows, columns=["quantity", "label", "kernel", "reference", "ratio", "better"])
+
+
 def _change(q: Quantity, before, after) -> dict:
     ratio = np.nan
     if q.kind == "text":

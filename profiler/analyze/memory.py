@@ -240,11 +240,20 @@ def writes_below_minimum(traffic_rows: pd.DataFrame) -> bool:
     return bool(len(writes) and float(writes["times"].iloc[0]) < LOW_WRITES_RATIO)
 
 
+def shared_unmeasured(kernels: pd.DataFrame) -> pd.Series:
+    """Launches whose shared-memory reads the wavefront counters cannot see: wgmma reads its
+    operands from shared memory through descriptors (`shared_gmma_inst` > 0), so their shared
+    traffic is not measured, never zero."""
+    return numeric_column(kernels, "shared_gmma_inst").fillna(0) > 0
+
+
 def shared_bytes(kernels: pd.DataFrame) -> pd.Series:
     """Shared-memory bytes as the bandwidth peak counts them: wavefronts (loads, stores, cp.async)
-    times the 128 bytes one wavefront can move. Missing parts count 0 unless all are missing."""
+    times the 128 bytes one wavefront can move. Missing parts count 0 unless all are missing; NaN
+    (not measured) where `shared_unmeasured`."""
     parts = pd.concat([numeric_column(kernels, col) for _, col, _, _ in SHARED_KINDS], axis=1)
-    return parts.sum(axis=1, min_count=1) * SHARED_BYTES_PER_WAVEFRONT
+    total = parts.sum(axis=1, min_count=1) * SHARED_BYTES_PER_WAVEFRONT
+    return total.where(~shared_unmeasured(kernels))
 
 
 def shared_utilisation_pct(kernels: pd.DataFrame) -> pd.Series:

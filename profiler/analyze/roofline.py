@@ -22,7 +22,7 @@ import pandas as pd
 from ..errors import GemmprofError
 from ..extract.metrics import describe
 from ..manifest import CUBLAS, REFERENCES, load_manifest
-from .memory import shared_bytes  # noqa: F401  (a roofline level; tests import it from here)
+from .memory import shared_bytes, shared_unmeasured  # noqa: F401  (a roofline level; tests import it from here)
 from .values import numeric_column as _num
 
 CUBLAS_LABEL = "cuBLAS"
@@ -109,6 +109,7 @@ def per_kernel(kernels: pd.DataFrame) -> pd.DataFrame:
         "M": _num(kernels, "M"), "N": _num(kernels, "N"), "K": _num(kernels, "K"),
         "fp32_flop": _num(kernels, "fp32_flop"),
         "tensor_flop": _num(kernels, "tensor_flop").fillna(0.0),
+        "fp64_flop": _num(kernels, "fp64_flop").fillna(0.0),
         "duration_ns": _num(kernels, "duration_ns"),
         "launches": 1,
     })
@@ -117,7 +118,7 @@ def per_kernel(kernels: pd.DataFrame) -> pd.DataFrame:
             kernels, level.bytes_column)
     keys = ["kernel", "M", "N", "K"]
     summed = frame.groupby(keys, sort=False, dropna=False).sum(min_count=1).reset_index()
-    summed["flop"] = summed["fp32_flop"].fillna(0.0) + summed["tensor_flop"]
+    summed["flop"] = summed["fp32_flop"].fillna(0.0) + summed["tensor_flop"] + summed["fp64_flop"]
     summed["flops"] = summed["flop"] / (summed["duration_ns"] * 1e-9)
     labels = ladder_labels(summed["kernel"])
     summed["order"] = [labels[k][0] for k in summed["kernel"]]
@@ -220,6 +221,11 @@ def roofline(kernels: pd.DataFrame) -> Roofline:
     for level in LEVELS:
         missing = sorted(all_labels - kernels_by_level.get(level.name, set()),
                          key=lambda label: points.loc[points["label"] == label, "order"].iloc[0])
+        blind = sorted(set(per_kernel(kernels[shared_unmeasured(kernels)])["label"])) if level.name == "shared" else []
+        if blind:
+            notes.append(f"shared traffic not measured by these counters (wgmma reads shared memory through "
+                         f"descriptors), so no shared point: {', '.join(blind)}")
+            missing = [m for m in missing if m not in blind]
         if missing and len(missing) < len(all_labels):
             notes.append(f"no {level.name} traffic, so no {level.name} point: {', '.join(missing)}")
         elif missing:

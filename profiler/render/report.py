@@ -111,7 +111,7 @@ def kernel_view(d: Diagnosis, run: RunDiagnosis) -> dict[str, Any]:
             facts.append(("FP32 pipe", Cell(fmt_pct(d.utilisation["fp32"]) + " of peak")))
     view: dict[str, Any] = {
         "d": d, "facts": facts, "verdict": d.verdict, "shape": shape,
-        "changes": _changes_table(d), "unchanged": _unchanged(d),
+        "changes": _changes_table(d), "unchanged": _unchanged(d), "versus": _versus_table(d),
         "gflops_change": _gflops_change(d),
         "stalls": _stalls_table(d), "conflicts": _conflicts_table(d), "conflict_lines": _conflict_lines_table(d),
         "occupancy": _occupancy_view(d), "traffic": _traffic_table(d), "traffic_notes": _traffic_notes(d),
@@ -134,6 +134,14 @@ def _changes_table(d: Diagnosis) -> Table:
     for r in d.changes[d.changes["changed"]].to_dict("records"):
         kind = "better" if r["better"] is True else "worse" if r["better"] is False else ""
         t.rows.append([Cell(r["label"]), Cell(r["change"], kind)])
+    return t
+
+
+def _versus_table(d: Diagnosis) -> Table:
+    t = Table(["", d.name, d.versus_name or "reference"], align="lrr", cls="versus")
+    for r in d.versus.to_dict("records"):
+        kind = "better" if r["better"] is True else "worse" if r["better"] is False else ""
+        t.rows.append([Cell(r["label"]), Cell(r["kernel"], kind or "num"), _num_cell(r["reference"])])
     return t
 
 
