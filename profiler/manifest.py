@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import operator
 import os
+import re
 import tomllib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -244,6 +245,24 @@ TEXTURE_ROW_DIM = {"A": "K", "B": "N"}
 TEXEL_FLOATS = 4
 _ALLOWED = set(KernelSpec.__dataclass_fields__) - {"index", "directory"}
 TIERS = ("fp32", "fp16")
+# nvcc options (long and short names, `nvcc --help`) that choose, run or configure another
+# program (host compiler, linker, archiver, the compiled binary), read more options from a file,
+# load code from elsewhere, or write files outside the build cache. A manifest may use them only
+# when the same file says so at its top: `allow_host_compiler_flags = true`.
+ALLOW_HOST_FLAGS_KEY = "allow_host_compiler_flags"
+GUARDED_NVCC_OPTIONS = frozenset({
+    "compiler-bindir", "ccbin", "archiver-binary", "arbin", "allow-unsupported-compiler",
+    "compiler-options", "Xcompiler", "linker-options", "Xlinker", "archive-options", "Xarchive",
+    "nvlink-options", "Xnvlink", "forward-unknown-to-host-compiler", "forward-unknown-to-host-linker",
+    "forward-unknown-opts", "options-file", "optf", "run", "run-args", "dont-use-profile", "noprof",
+    "libdevice-directory", "ldir", "output-file", "o", "output-directory", "odir", "keep-dir", "keep",
+    "time", "dependency-output", "MF", "fdevice-time-trace", "target-directory",
+})
+
+
+def guarded_nvcc_flags(flags) -> list[str]:
+    """The flags of `flags` that are GUARDED_NVCC_OPTIONS (as -x, --x, -x=v, --x=v or -x,v)."""
+    return [f for f in flags if f.startswith("-") and re.split(r"[=,]", f.lstrip("-"), maxsplit=1)[0] in GUARDED_NVCC_OPTIONS]
 
 
 def reference_name(tier: str) -> str:
@@ -272,9 +291,20 @@ def parse_manifest(text: str, where: str = "ladder.toml", known: Iterable[str] =
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise GemmprofError(f"{where} is not valid TOML: {exc}") from None
+    allow_host_flags = data.get(ALLOW_HOST_FLAGS_KEY, False)
+    if not isinstance(allow_host_flags, bool):
+        raise GemmprofError(f"{where}: {ALLOW_HOST_FLAGS_KEY} must be true or false")
     specs: list[KernelSpec] = []
     for i, entry in enumerate(_entries(data, "kernel", where), start=first_index):
         label = entry.get("name", f"kernel #{i - first_index + 1}")
+        flags = entry.get("nvcc_flags", [])
+        if not isinstance(flags, list) or not all(isinstance(f, str) for f in flags):
+            raise GemmprofError(f"{where}: {label}: nvcc_flags must be a list of strings")
+        if (guarded := guarded_nvcc_flags(flags)) and not allow_host_flags:
+            raise GemmprofError(
+                f"{where}: {label}: nvcc_flags {guarded} choose, run or load another program or write outside the build cache",
+                f"the built-in ladder needs none; if this file means it, put {ALLOW_HOST_FLAGS_KEY} = true at its top",
+            )
         missing = [k for k in _REQUIRED if k not in entry]
         unknown = sorted(set(entry) - _ALLOWED)
         if missing or unknown:
@@ -538,9 +568,24 @@ def parse_dispatchers(text: str, kernels: tuple[KernelSpec, ...], where: str = "
     return tuple(out)
 
 
+def check_manifest_text(text: str, where: str = "ladder.toml") -> None:
+    """Validate a whole manifest (kernels and dispatchers) from its text, with no cache: what
+    `dispatch --write` runs on the file it wrote before keeping it."""
+    parse_dispatchers(text, parse_manifest(text, where), where)
+
+
 @cache
 def load_dispatchers(path: Path = MANIFEST_PATH) -> tuple[Dispatcher, ...]:
     return parse_dispatchers(path.read_text(), load_manifest(path), where=str(path.name))
+
+
+def clear_caches(kernels: bool = True) -> None:
+    """Forget the manifests read so far (`dispatch --write` changed the dispatchers only)."""
+    for loader in _CACHED if kernels else _CACHED[-1:]:
+        loader.cache_clear()
+
+
+_CACHED = (_load_one, _load_all, load_dispatchers)
 
 
 def select_for_bench(names: list[str] | None) -> tuple[list[KernelSpec], list[Dispatcher]]:

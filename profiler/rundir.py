@@ -145,15 +145,24 @@ def slugify(text: str) -> str:
 
 
 def newest_run(root: Path | None = None, need_table: str | None = None) -> Path:
-    """The run directory under `root` (default: ./reports, else the checkout's reports/) whose
+    """The run directory under `root` (default: ./reports of the current directory) whose
     run.json changed last, among those holding `need_table` when given: what `report` and
-    `roofline` read when no run is named."""
-    roots = [root] if root is not None else [Path("reports"), DEFAULT_REPORTS_DIR]
-    for folder in roots:
-        if folder.is_dir():
-            runs = [p.parent for p in folder.glob(f"*/{RUN_JSON}") if need_table is None or RunDir(p.parent).has_table(need_table)]
-            if runs:
-                return max(runs, key=lambda p: (p / RUN_JSON).stat().st_mtime)
+    `roofline` read when no run is named. Never the checkout's own sample runs: a command run
+    from elsewhere must not write into them."""
+    folder = root if root is not None else Path("reports")
+    if folder.is_dir():
+        runs = [p.parent for p in folder.glob(f"*/{RUN_JSON}") if need_table is None or RunDir(p.parent).has_table(need_table)]
+        if runs:
+            return max(runs, key=lambda p: (p / RUN_JSON).stat().st_mtime)
     what = f"run directory with a {need_table} table" if need_table else "run directory"
-    raise GemmprofError(f"no {what} found under reports/",
-                        "pass one (e.g. reports/sample-h200), or run gemmprof bench or profile first")
+    raise GemmprofError(f"no {what} found under {folder}/",
+                        f"pass one (e.g. {DEFAULT_REPORTS_DIR / 'sample-h200'}), or run gemmprof bench or profile first")
+
+
+def check_out_dir(path: Path, option: str = "--out") -> Path:
+    """An output folder must be a folder: not an existing file, nor anywhere under one."""
+    for p in (path, *path.parents):
+        if p.exists() and not p.is_dir():
+            where = "is a file" if p == path else f"is under {p}, which is a file"
+            raise GemmprofError(f"{option} {path} {where}", "give a folder (it is created if missing)")
+    return path

@@ -21,7 +21,6 @@ from profiler.bench_log import as_table, merge_rows, read_log, stale_bench_table
 from profiler.cli import app
 from profiler.errors import GemmprofWarning
 from profiler.rundir import RunDir
-from profiler.signals import Terminated, terminate_as_interrupt
 from profiler.subprocess_env import child_env
 
 HERE = Path(__file__).resolve().parent
@@ -132,16 +131,6 @@ def test_rebench_into_a_run_merges_rows(tmp_path, monkeypatch):
 
 
 # --- signals ------------------------------------------------------------------------------------
-
-
-def test_terminate_as_interrupt_raises_and_restores():
-    before = signal.getsignal(signal.SIGTERM)
-    with pytest.raises(Terminated) as caught:
-        with terminate_as_interrupt():
-            os.kill(os.getpid(), signal.SIGTERM)
-            time.sleep(1)
-    assert caught.value.signum == signal.SIGTERM
-    assert signal.getsignal(signal.SIGTERM) == before
 
 
 @pytest.mark.parametrize("sig, code", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])

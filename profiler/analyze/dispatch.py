@@ -1,7 +1,8 @@
 """Derive a dispatcher's rules from a bench sweep: at each shape the fastest kernel that passed,
 turned into size thresholds (largest first), the way cuBLAS picks a kernel by shape.
 
-Pure: a bench table and the ladder in, rules out; `render_toml` writes them for the manifest.
+Pure: a bench table and the ladder in, rules out; `render_toml` writes them for the manifest
+(through tomlkit, a TOML writer: nothing from a run is pasted into TOML text).
 """
 
 from __future__ import annotations
@@ -53,34 +54,59 @@ def derive_rules(winners: pd.DataFrame, kernels: dict[str, KernelSpec]) -> tuple
     return tuple(rules)
 
 
-def render_toml(name: str, tier: str, rules: tuple[DispatchRule, ...], derived_from: str, idea: str) -> str:
-    """The manifest entry, ready to paste into kernels/ladder.toml."""
-    lines = ["[[dispatch]]", f'name = "{name}"', f'tier = "{tier}"', f'idea = "{idea}"',
-             f'derived_from = "{derived_from}"', "rules = ["]
-    for rule in rules:
-        when = "" if rule.when == 1 else f'when = "{rule.when}", '
-        lines.append(f'  {{ {when}kernel = "{rule.kernel}" }},')
-    lines.append("]")
-    return "\n".join(lines) + "\n"
+def _entry(name: str, tier: str, rules: tuple[DispatchRule, ...], derived_from: str, idea: str):
+    """The `[[dispatch]]` table as a tomlkit item: every value is escaped by the TOML writer, so
+    text from a run (its path, its GPU name) can never close a string and add keys or tables."""
+    import tomlkit
 
+    table = tomlkit.table()
+    for key, value in (("name", name), ("tier", tier), ("idea", idea), ("derived_from", derived_from)):
+        table.add(key, str(value))
+    array = tomlkit.array()
+    array.multiline(True)
+    for rule in rules:
+        item = tomlkit.inline_table()
+        if rule.when != 1:
+            item.append("when", str(rule.when))
+        item.append("kernel", str(rule.kernel))
+        array.append(item)
+    table.add("rules", array)
+    return table
+
+
+def render_toml(name: str, tier: str, rules: tuple[DispatchRule, ...], derived_from: str, idea: str) -> str:
+    """The manifest entry, ready to paste into kernels/ladder.toml (written by a TOML writer)."""
+    import tomlkit
+
+    doc = tomlkit.document()
+    entries = tomlkit.aot()
+    entries.append(_entry(name, tier, rules, derived_from, idea))
+    doc.append("dispatch", entries)
+    return tomlkit.dumps(doc)
 
 
 def replace_entry(manifest_text: str, name: str, entry: str) -> str:
-    """The manifest text with the `[[dispatch]]` entry called `name` replaced by `entry` (appended
-    when there is none). Comments and every other entry stay as they are."""
-    lines = manifest_text.splitlines(keepends=True)
-    start = None
-    for i, line in enumerate(lines):
-        if line.strip() == "[[dispatch]]" and i + 1 < len(lines) and lines[i + 1].strip() == f'name = "{name}"':
-            start = i
+    """The manifest text with the `[[dispatch]]` entry called `name` replaced by the one in
+    `entry` (appended when there is none), through a TOML parser and writer: comments, layout
+    and every other entry stay as they are."""
+    import tomlkit
+    from tomlkit.exceptions import TOMLKitError
+
+    from ..errors import GemmprofError
+
+    try:
+        doc = tomlkit.parse(manifest_text)
+        (new,) = tomlkit.parse(entry)["dispatch"]
+    except (TOMLKitError, KeyError, ValueError) as exc:
+        raise GemmprofError(f"cannot edit the manifest: {exc}") from None
+    if "dispatch" not in doc:
+        doc.append("dispatch", tomlkit.aot())
+    entries = doc["dispatch"]
+    for i, table in enumerate(entries):
+        if table.get("name") == name:
+            entries[i] = new
             break
-    if start is None:
-        return manifest_text.rstrip("\n") + "\n\n" + entry
-    end = start + 1
-    while end < len(lines) and not lines[end].startswith("[["):
-        end += 1
-    # keep the blank lines and comments that introduce the next entry
-    while end > start + 1 and (not lines[end - 1].strip() or lines[end - 1].lstrip().startswith("#")):
-        end -= 1
-    tail = "".join(lines[end:])
-    return "".join(lines[:start]) + entry + ("\n" + tail if tail else "")
+    else:
+        new.trivia.indent = "\n"  # a blank line before the new entry
+        entries.append(new)
+    return tomlkit.dumps(doc)

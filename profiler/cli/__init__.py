@@ -7,13 +7,13 @@ line (`GemmprofError`), never a traceback.
 from __future__ import annotations
 
 import importlib
+import signal
 import sys
 import warnings
 
 import typer
 
 from ..errors import GemmprofError, GemmprofWarning
-from ..signals import Terminated
 
 app = typer.Typer(
     name="gemmprof",
@@ -49,18 +49,36 @@ def _one_line_warning(message, category, filename, lineno, file=None, line=None)
 warnings.showwarning = _one_line_warning
 
 
+_signal_seen: list[int] = []  # the signal that interrupted this run, if any
+
+
+def _interrupt(signum, _frame) -> None:
+    """SIGINT and SIGTERM both raise KeyboardInterrupt where the program is, so `finally` blocks
+    and context managers (temporary folders, partial files) clean up the same way for both."""
+    _signal_seen.append(signum)
+    raise KeyboardInterrupt
+
+
 def main() -> None:
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        if signal.getsignal(sig) is not signal.SIG_IGN:  # a shell that ignores SIGINT keeps it ignored
+            signal.signal(sig, _interrupt)
     try:
         app()
     except GemmprofError as exc:
         typer.secho(f"gemmprof: error: {exc}", fg=typer.colors.RED, err=True)
         sys.exit(exc.exit_code)
     except KeyboardInterrupt:
-        typer.secho("gemmprof: interrupted", err=True)
-        sys.exit(130)
-    except Terminated as exc:  # SIGTERM where a command handles it like Ctrl-C (bench)
-        typer.secho("gemmprof: terminated", err=True)
-        sys.exit(128 + exc.signum)
+        _interrupted()
+    except SystemExit as exc:  # typer turns KeyboardInterrupt into a silent exit 130
+        if exc.code == 130 or _signal_seen:
+            _interrupted()
+        raise
+
+
+def _interrupted() -> None:
+    typer.secho("gemmprof: interrupted", err=True)
+    sys.exit(128 + (_signal_seen[0] if _signal_seen else signal.SIGINT))
 
 
 if __name__ == "__main__":

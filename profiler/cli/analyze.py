@@ -50,6 +50,11 @@ def analyze(
     from ..extract.tables import TABLES, read_reports
     from ..outdir import write_files
 
+    from ..rundir import check_out_dir
+
+    for folder, option in ((csv_dir, "--csv"), (parquet_dir, "--parquet")):
+        if folder is not None:
+            check_out_dir(folder, option)
     exporting = csv_dir is not None or parquet_dir is not None
     tables = TABLES if exporting else ("kernels",)
     frames = read_reports(reports, tables)

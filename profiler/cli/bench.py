@@ -9,6 +9,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from ._options import ManifestOption
@@ -45,10 +46,13 @@ def bench(
     from ..measure.device import collect_environment, git_commit
     from ..measure.timing import TimingPolicy
     from ..render.console import bench_table
-    from ..rundir import REPO_ROOT, RUN_JSON, RunDir, command_line, new_run_id
-    from ..signals import terminate_as_interrupt
+    from ..names import check_run_id
+    from ..rundir import REPO_ROOT, RUN_JSON, RunDir, check_out_dir, command_line, new_run_id
     from ._options import gather_shapes
 
+    if run_id is not None:  # checked before any GPU work: it must never leave --out
+        check_run_id(run_id)
+    check_out_dir(out)
     specs, dispatchers = select_for_bench(kernel)
     every = {s.name: s for s in load_manifest()}
     needed = list({s.name: s for s in specs + [every[r.kernel] for d in dispatchers for r in d.rules]}.values())
@@ -77,7 +81,7 @@ def bench(
         "cublas_math_mode": "CUBLAS_DEFAULT_MATH (strict FP32, no TF32)",
         "resources": {b.spec.name: b.resources.__dict__ for b in built},
     })
-    console.print(f"[bold]{env['gpu_name']}[/] ({env['arch']}, {env['sm_count']} SMs, driver {env['driver']}, "
+    console.print(f"[bold]{escape(str(env['gpu_name']))}[/] ({env['arch']}, {env['sm_count']} SMs, driver {env['driver']}, "
                   f"cuBLAS {env['cublas_version']}); cuBLAS in strict FP32 (no TF32). Run: {run.path}")
     if earlier is not None and len(earlier):
         console.print(f"[yellow]note:[/] {run.path} already holds {len(earlier)} bench rows: a new result replaces the "
@@ -98,7 +102,7 @@ def bench(
 
     complete = False
     try:
-        with terminate_as_interrupt(), progress:  # SIGTERM, like Ctrl-C, keeps the finished rows
+        with progress:  # Ctrl-C and SIGTERM (cli.main raises KeyboardInterrupt for both) keep the finished rows
             run_bench(specs, cubins, shapes, policy, on_record, include_cublas=cublas, dispatchers=dispatchers, kernels=every)
         complete = True
     finally:

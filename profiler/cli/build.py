@@ -6,6 +6,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from ._options import ManifestOption
@@ -37,7 +38,7 @@ def build(
         if b.spec.spill_free and (r.spills or r.stack_bytes):
             bad.append(b.spec.name)
             spill = f"[red]{spill}[/]"
-        table.add_row(b.spec.name, str(r.registers), str(r.shared_bytes), str(r.stack_bytes), spill,
+        table.add_row(escape(b.spec.name), str(r.registers), str(r.shared_bytes), str(r.stack_bytes), spill,
                       ("cached " if b.cached else "") + str(b.cubin))
     Console().print(table)
     if write_resources:

@@ -35,6 +35,7 @@ def compare(
     3 a run is incomplete (complete: false in run.json), unreadable, empty, or its tables are
     invalid (missing columns, non-numeric, zero or negative times)."""
     from rich.console import Console
+    from rich.markup import escape
 
     from ..analyze.compare import (
         compare_bench,
@@ -77,11 +78,11 @@ def compare(
     else:
         err = Console(stderr=True)
         for warning in warnings:
-            err.print(f"[bold yellow]WARNING:[/] {warning}", highlight=False)
+            err.print(f"[bold yellow]WARNING:[/] {escape(str(warning))}", highlight=False)
         console = Console(width=200) if not Console().is_terminal else Console()
         for what, b, n in env_diff:
             if what != "GPU":
-                console.print(f"[yellow]note:[/] {what} differs: {b} (base) vs {n} (new)", highlight=False)
+                console.print("[yellow]note:[/] " + escape(f"{what} differs: {b} (base) vs {n} (new)"), highlight=False)
         console.print(compare_table(table, f"{base} -> {new} (threshold {100 * fraction:g}%)"))
         if metrics is not None and len(metrics):
             console.print(compare_metrics_table(metrics, fraction))

@@ -23,12 +23,13 @@ def dispatch(
     then `gemmprof bench -k best` times the dispatcher like any kernel.
     """
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     from ..analyze.dispatch import derive_rules, fastest_per_shape, render_toml, replace_entry
     from ..errors import GemmprofError
-    from ..manifest import MANIFEST_PATH, TIERS, load_dispatchers, load_manifest
-    from ..rundir import RunDir
+    from ..manifest import MANIFEST_PATH, TIERS, check_manifest_text, clear_caches, load_dispatchers, load_manifest
+    from ..rundir import RunDir, write_atomic
 
     if tier not in TIERS:
         raise GemmprofError(f"--tier must be one of {', '.join(TIERS)}")
@@ -38,11 +39,12 @@ def dispatch(
     winners = fastest_per_shape(run.read_table("bench"), kernels, tier)
     if winners.empty:
         raise GemmprofError(f"no {tier} kernel passed at any shape in {run_dir}", "bench the ladder first: gemmprof bench --sizes 256..8192")
-    table = Table(title=f"fastest {tier} kernel per shape ({meta.get('environment', {}).get('gpu_name', '?')})", title_justify="left")
+    table = Table(title=escape(f"fastest {tier} kernel per shape ({meta.get('environment', {}).get('gpu_name', '?')})"), title_justify="left")
     for col in ("M x N x K", "fastest", "GFLOP/s", "runner-up", "GFLOP/s "):
         table.add_column(col, justify="left" if col in ("fastest", "runner-up") else "right")
     for r in winners.itertuples():
-        table.add_row(f"{r.M}x{r.N}x{r.K}", r.kernel, f"{r.gflops:,.0f}", r.runner_up if isinstance(r.runner_up, str) else "", f"{r.runner_up_gflops:,.0f}")
+        table.add_row(f"{r.M}x{r.N}x{r.K}", escape(r.kernel), f"{r.gflops:,.0f}",
+                      escape(r.runner_up) if isinstance(r.runner_up, str) else "", f"{r.runner_up_gflops:,.0f}")
     console = Console()
     console.print(table)
     rules = derive_rules(winners, kernels)
@@ -54,6 +56,14 @@ def dispatch(
         if clash is not None:  # replacing it would silently swap an fp32 dispatcher for an fp16 one
             raise GemmprofError(f"the manifest's dispatcher {name!r} chooses among {clash.tier} kernels, not {tier}",
                                 f"give this one its own name: --name {name}-{tier}")
-        MANIFEST_PATH.write_text(replace_entry(MANIFEST_PATH.read_text(), name, entry))
-        load_dispatchers()  # the file must still parse
+        old = MANIFEST_PATH.read_text()
+        new = replace_entry(old, name, entry)
+        check_manifest_text(new, MANIFEST_PATH.name)  # refused before the file is touched
+        write_atomic(MANIFEST_PATH, new)
+        try:  # what is on disk now, read afresh (no cache), must be a valid manifest
+            check_manifest_text(MANIFEST_PATH.read_text(), MANIFEST_PATH.name)
+        except GemmprofError:
+            write_atomic(MANIFEST_PATH, old)
+            raise
+        clear_caches(kernels=False)  # the kernels did not change
         console.print(f"wrote the [[dispatch]] entry {name!r} into {MANIFEST_PATH}", markup=False)

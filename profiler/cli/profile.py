@@ -10,6 +10,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from ._options import ManifestOption
@@ -46,8 +47,13 @@ def profile(
     from ..measure.ncu import CLOCK_CONTROLS, NcuOptions, resolve_ncu
     from ..measure.profiling import Callbacks, ProfileJob, profile_jobs, report_stem
     from ..rundir import REPO_ROOT, RunDir, command_line, new_run_id
+    from ..names import check_run_id
+    from ..rundir import check_out_dir
     from ._options import check_shape
 
+    if run_id is not None:  # checked before any GPU work: it must never leave --out
+        check_run_id(run_id)
+    check_out_dir(out)
     if clock_control not in CLOCK_CONTROLS:
         raise GemmprofError(f"--clock-control must be one of {', '.join(CLOCK_CONTROLS)}")
     names = kernel or ["all"]
@@ -74,7 +80,7 @@ def profile(
     for s in specs:  # a kernel that cannot run here is a SKIP, as in bench, not a failed ncu run
         reason = s.cannot_run(M, N, K, cc)
         if reason:
-            console.print(f"  {s.name}: skipped ({reason})")
+            console.print(f"  {s.name}: skipped ({reason})", markup=False)
         else:
             runnable.append(s)
     specs = runnable
@@ -89,7 +95,7 @@ def profile(
     })
     references = [ProfileJob(reference_name(t), t, None) for t in tiers] if with_cublas else []
     jobs = references + [ProfileJob(s.name, s.tier, s) for s in specs]
-    console.print(f"[bold]{env['gpu_name']}[/]: ncu {env['ncu_version']} --set {section_set} --clock-control {clock_control}; "
+    console.print(f"[bold]{escape(str(env['gpu_name']))}[/]: ncu {env['ncu_version']} --set {section_set} --clock-control {clock_control}; "
                   f"{len(jobs)} kernels at {M}x{N}x{K} -> {run.path / 'ncu'}")
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console)
     task = progress.add_task("profile", total=len(jobs))

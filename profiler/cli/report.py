@@ -28,13 +28,15 @@ def report(
     KERNEL.md and a self-contained KERNEL.html per kernel, index.html, and summary.md (made
     to fit a CI job summary)."""
     from rich.console import Console
+    from rich.markup import escape
 
     from ..analyze.diagnosis import diagnose_run
     from ..errors import GemmprofError
     from ..manifest import load_manifest
     from ..outdir import write_files
     from ..render.report import report_files
-    from ..rundir import RunDir, newest_run, write_atomic
+    from ..names import slug
+    from ..rundir import RunDir, check_out_dir, newest_run, write_atomic
     from ..schema import require_columns
 
     console = Console() if sys.stdout.isatty() else Console(width=200)  # piped: do not wrap at 80
@@ -57,10 +59,11 @@ def report(
 
     diagnosis = diagnose_run(tables, load_manifest(), meta, profile_log)
     for warning in diagnosis.warnings:
-        console.print(f"[yellow]warning:[/] {warning}")
-    target = out if out is not None else run.path / "report"
+        console.print(f"[yellow]warning:[/] {escape(warning)}")
+    target = check_out_dir(out if out is not None else run.path / "report", "-o")
     console.print(f"report of {run.path} ({len(diagnosis.kernels)} kernels, "
-                  f"{sum(d.profiled for d in diagnosis.kernels)} profiled) -> {target}")
+                  f"{sum(d.profiled for d in diagnosis.kernels)} profiled) -> {target}", markup=False)
+    pages = {f"{slug(d.name)}.html": d for d in diagnosis.kernels}  # file name -> its kernel
     written = 0
 
     def fill(folder: Path) -> None:  # the whole report, into a folder that then replaces `target` (if ours)
@@ -69,11 +72,12 @@ def report(
             for name, content in report_files(diagnosis, tables.get("kernels"), tables.get("bench")):
                 write_atomic(folder / name, content)
                 written += 1
-                status.update(f"rendering: wrote {name}")
-                if name.endswith(".html") and name != "index.html":
-                    d = next(k for k in diagnosis.kernels if f"{k.name}.html" == name)
+                status.update(f"rendering: wrote {escape(name)}")
+                if name in pages:
+                    d = pages[name]
                     verdict = f"{d.verdict.label}: {d.verdict.problem}" if d.verdict else "not profiled"
-                    console.print(f"  {d.name:<12} {verdict}")
+                    console.print(f"  {d.name:<12} {verdict}", markup=False, highlight=False)
 
     write_files(target, fill, signature=("index.html", "summary.md"))
-    console.print(f"wrote {written} files; open {target / 'index.html'} (summary for CI: {target / 'summary.md'})")
+    console.print(f"wrote {written} files; open {target / 'index.html'} (summary for CI: {target / 'summary.md'})",
+                  markup=False)

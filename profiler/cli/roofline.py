@@ -33,15 +33,22 @@ def roofline(
     launch used tensor cores), all from the peak metrics in the reports at the clocks the launches
     ran at. Each kernel is a row of points, one per memory level; cuBLAS is included."""
     from rich.console import Console
+    from rich.markup import escape
 
     from ..analyze.roofline import format_rate, nearest_ceiling
     from ..analyze.roofline import roofline as make_roofline
     from ..errors import GemmprofError
     from ..render.charts import ladder_figure, roofline_figure
 
-    for target in (output, ladder):
+    from ..rundir import check_out_dir
+
+    for target, option in ((output, "-o"), (ladder, "--ladder")):
         if target is not None and target.suffix.lower() not in FORMATS:
             raise GemmprofError(f"cannot write {target}: unknown image format", f"use one of {', '.join(FORMATS)}")
+        if target is not None:
+            if target.is_dir():
+                raise GemmprofError(f"{option} {target} is a folder", "give the image's file name")
+            check_out_dir(target.parent, option)
     kernels, run = load_kernels(paths or [])
     console = Console(stderr=True)
     rf = make_roofline(kernels)
@@ -49,7 +56,7 @@ def roofline(
     output.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(output, dpi=dpi)
     for note in rf.notes:
-        console.print(f"[yellow]note:[/] {note}", highlight=False)
+        console.print(f"[yellow]note:[/] {escape(str(note))}", highlight=False)
     ceilings = ", ".join(f"{c['name']} {format_rate(c['value'], c['unit'])}" for c in rf.ceilings.to_dict("records"))
     typer.echo(f"ceilings ({rf.gpu or 'unknown GPU'}): {ceilings}")
     Console(width=160).print(points_table(rf.points, nearest_ceiling(rf.points)))
@@ -70,6 +77,7 @@ def roofline(
 
 def points_table(points, bound):
     """Rich table: per kernel, GFLOP/s, intensity at each level, and the ceiling it is closest to."""
+    from rich.markup import escape
     from rich.table import Table
 
     from ..analyze.roofline import LEVELS
@@ -80,7 +88,7 @@ def points_table(points, bound):
         table.add_column(header, justify="left" if header in ("kernel", "closest ceiling") else "right")
     for row in bound.to_dict("records"):
         at = points[points["label"] == row["label"]].set_index("level")["intensity"]
-        table.add_row(row["label"], f"{row['flops'] / 1e9:,.0f}",
+        table.add_row(escape(str(row["label"])), f"{row['flops'] / 1e9:,.0f}",
                       *[f"{at[lv]:.3g}" if lv in at else "-" for lv in levels],
                       row["bound"], f"{row['pct_of_roof']:.0f}%")
     return table

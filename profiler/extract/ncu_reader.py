@@ -136,14 +136,44 @@ def _check_magic(data: bytes, path: str) -> None:
         raise GemmprofError(f"{path}: not an Nsight Compute report (no 'NVR' header)")
 
 
+# Largest report an .xz may unpack to (a full-set report of hundreds of launches is a few
+# hundred MB); GEMMPROF_MAX_UNPACKED_BYTES overrides it.
+MAX_UNPACKED_ENV = "GEMMPROF_MAX_UNPACKED_BYTES"
+MAX_UNPACKED_BYTES = 4 << 30
+_CHUNK = 1 << 20
+
+
+def max_unpacked_bytes() -> int:
+    value = os.environ.get(MAX_UNPACKED_ENV, "")
+    try:
+        return int(value) if value else MAX_UNPACKED_BYTES
+    except ValueError:
+        raise GemmprofError(f"{MAX_UNPACKED_ENV}={value!r} is not a number of bytes") from None
+
+
 def _decompress(path: Path, folder: Path, shown: str) -> Path:
-    """Unpack `name.ncu-rep.xz` into `folder`; ncu_report reads from disk, lazily."""
+    """Unpack `name.ncu-rep.xz` into `folder` (ncu_report reads from disk, lazily), streamed: the
+    report header is checked in the first chunk and the unpacking stops at the size limit, so a
+    small hostile .xz cannot fill the disk; a partial file is removed on any way out."""
     target = folder / (path.name.removesuffix(".xz") or "report.ncu-rep")
+    limit = max_unpacked_bytes()
+    written = 0
     try:
         with lzma.open(path) as src, open(target, "wb") as dst:
-            shutil.copyfileobj(src, dst, 1 << 20)
+            while chunk := src.read(_CHUNK):
+                if written == 0:
+                    _check_magic(chunk, shown)
+                written += len(chunk)
+                if written > limit:
+                    raise GemmprofError(f"{shown}: unpacks to more than {limit:,} bytes",
+                                        f"raise {MAX_UNPACKED_ENV} if the report is really that large")
+                dst.write(chunk)
     except (lzma.LZMAError, EOFError) as exc:
+        target.unlink(missing_ok=True)
         raise GemmprofError(f"{shown}: corrupt or truncated xz file ({exc})") from None
+    except BaseException:
+        target.unlink(missing_ok=True)
+        raise
     return target
 
 
@@ -188,7 +218,11 @@ class Report:
         self._tmp: Path | None = None
         self._context: Any = None
         self.local_path = self.path  # where ncu_report reads it: the file, or its unpacked copy
-        self._open()
+        try:
+            self._open()
+        except BaseException:  # Ctrl-C or SIGTERM while opening: no temp folder left behind
+            self.close()
+            raise
 
     def _open(self) -> None:
         if self._prepared:

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from ..errors import GemmprofError
 from ..manifest import KERNELS_DIR, KernelSpec
+from ..names import slug
 
 BASE_FLAGS = ("-O3", "-lineinfo", "--cubin", "-Xptxas", "-v")
 CACHE_ENV = "GEMMPROF_CACHE_DIR"
@@ -121,12 +122,13 @@ def build_kernel(spec: KernelSpec, arch: str, nvcc: Path | None = None, force: b
         raise GemmprofError(f"kernel source {spec.source} of {spec.name} not found", "check 'file' in its manifest (relative to the manifest's directory)")
     target = spec.arch or arch
     key = _source_hash(spec, arch, str(nvcc.resolve()))
-    out_dir = cache_dir() / f"{spec.name}-{target}-{key}"
-    cubin, meta = out_dir / f"{spec.name}.cubin", out_dir / "resources.json"
+    stem = slug(spec.name)  # a manifest name is text; a path component must stay in the cache
+    out_dir = cache_dir() / f"{stem}-{slug(target)}-{key}"
+    cubin, meta = out_dir / f"{stem}.cubin", out_dir / "resources.json"
     if cubin.is_file() and meta.is_file() and not force:
         return Built(spec, cubin, Resources(**json.loads(meta.read_text())), cached=True)
     out_dir.mkdir(parents=True, exist_ok=True)
-    tmp = out_dir / f".{spec.name}.{os.getpid()}.cubin"
+    tmp = out_dir / f".{stem}.{os.getpid()}.cubin"
     proc = subprocess.run(compile_command(spec, arch, tmp, nvcc), capture_output=True, text=True)
     if proc.returncode:
         last = "\n".join(proc.stderr.strip().splitlines()[-8:])

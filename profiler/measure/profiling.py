@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from ..manifest import KernelSpec
+from ..names import slug
 from ..rundir import REPORT_SUFFIXES, RunDir, write_atomic
 from ..subprocess_env import child_env
 from .ncu import NcuOptions, NcuResult, failure, ncu_command, run_ncu, target_argv
@@ -27,7 +28,7 @@ class ProfileJob:
 
 
 def report_stem(kernel: str, M: int, N: int, K: int) -> str:
-    return f"{kernel}_{M}x{N}x{K}"
+    return f"{slug(kernel)}_{M}x{N}x{K}"
 
 
 @dataclass

@@ -25,6 +25,7 @@ from matplotlib.ticker import (
 
 from ..analyze.roofline import LEVELS, Roofline, format_rate, ladder_labels, roofline
 from ..manifest import REFERENCES, TIERS
+from .escape import mpl_label, mpl_text
 
 LEVEL_MARKERS = {"DRAM": "o", "L2": "s", "shared": "D", "L1": "^"}
 CUBLAS_COLOR = "#111111"
@@ -133,7 +134,7 @@ def _from_log_fraction(fraction: float, low: float, high: float) -> float:
 
 def _footnote(fig: Figure, notes, y: float = 0.01) -> None:
     if notes:
-        text = "\n".join(textwrap.fill(f"Note: {n}", 150) for n in notes)
+        text = "\n".join(textwrap.fill(mpl_text(f"Note: {n}"), 150) for n in notes)
         fig.text(0.01, y, text, fontsize=FONT - 1.5, color="#444444", va="bottom", ha="left", gid="notes")
 
 
@@ -145,7 +146,7 @@ def roofline_figure(kernels: pd.DataFrame, title: str | None = None, rf: Rooflin
     at its right end; labels are spread apart so none overlap. `rf`: the roofline of `kernels`,
     when the caller has it already."""
     rf = roofline(kernels) if rf is None else rf
-    points, table = rf.points, rf.ceilings
+    points, table = rf.points.assign(label=rf.points["label"].map(mpl_label)), rf.ceilings  # names: never mathtext
     memory = table[table["kind"] == "memory"]
     compute = table[table["kind"] == "compute"]
     top = float(compute["value"].max())
@@ -262,7 +263,7 @@ def roofline_figure(kernels: pd.DataFrame, title: str | None = None, rf: Rooflin
     shapes = points[["M", "N", "K"]].drop_duplicates().dropna()
     shape = (" at " + ", ".join(f"{int(m)}x{int(n)}x{int(k)}" for m, n, k in shapes.itertuples(index=False))
              if 0 < len(shapes) <= 2 else "")
-    fig.suptitle(title or f"Roofline{(' on ' + rf.gpu) if rf.gpu else ''}{shape}", x=0.085, ha="left",
+    fig.suptitle(mpl_text(title or f"Roofline{(' on ' + rf.gpu) if rf.gpu else ''}{shape}"), x=0.085, ha="left",
                  fontsize=FONT + 3, fontweight="bold", y=1 - 0.12 / height)
     fig.text(0.085, 1 - 0.42 / height, "ceilings: the reports' own peak metrics at the clocks the launches ran at",
              fontsize=FONT, color="#444444", ha="left")
@@ -319,7 +320,7 @@ def ladder_figure(bench: pd.DataFrame, title: str | None = None, tier: str = "fp
         left_out = sorted({f"{r.M}x{r.N}x{r.K}" for r in frame[~square].itertuples()})
         frame = frame[square].copy()
     frame["x"], xlabel, ticks = _size_axis(frame)
-    labels = ladder_labels(frame["kernel"])
+    labels = {k: (order, mpl_label(text)) for k, (order, text) in ladder_labels(frame["kernel"]).items()}
     colors = kernel_colors(frame["kernel"])
     names = sorted(labels, key=lambda n: (n not in REFERENCES, labels[n][0]))  # cuBLAS first in the legend
 
@@ -418,7 +419,7 @@ def ladder_figure(bench: pd.DataFrame, title: str | None = None, tier: str = "fp
     ax_share.set_title("share of cuBLAS", loc="left", fontsize=FONT + 1)
     fig.legend(handles=handles, title="kernel", loc="upper left", bbox_to_anchor=(right + 0.015, 1 - 0.55 / height),
                frameon=False, fontsize=FONT, title_fontsize=FONT + 0.5, alignment="left")
-    fig.suptitle(title or LADDER_TITLES.get(tier, f"The {tier} ladder against cuBLAS"), x=0.08, ha="left", fontsize=FONT + 3,
+    fig.suptitle(mpl_text(title or LADDER_TITLES.get(tier, f"The {tier} ladder against cuBLAS")), x=0.08, ha="left", fontsize=FONT + 3,
                  fontweight="bold", y=1 - 0.12 / height)
     _footnote(fig, notes)
     return fig

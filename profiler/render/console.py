@@ -27,7 +27,7 @@ def bench_table(df: pd.DataFrame, title: str = "") -> Table:
     """The harness table: kernel, shape, time, GFLOP/s, % of cuBLAS, % of peak, error, status.
     The peak is the tier's: FP32 FMA for fp32 kernels, FP16 tensor cores for fp16 ones.
     A FAIL or ERROR row never shows a time."""
-    t = Table(title=title, title_justify="left")
+    t = Table(title=escape(title), title_justify="left")
     for col, justify in [("kernel", "left"), ("M x N x K", "right"), ("time ms", "right"), ("CV", "right"),
                          ("GFLOP/s", "right"), ("% cuBLAS", "right"), ("% of peak", "right"),
                          ("error", "right"), ("status", "left")]:
@@ -36,9 +36,9 @@ def bench_table(df: pd.DataFrame, title: str = "") -> Table:
         timed = r.get("status") == "PASS"
         throttled = "*" if timed and r.get("throttled") is True else ""
         status = r.get("status", "")
-        note = f" {r['reason']}" if status in ("FAIL", "ERROR", "SKIP") and isinstance(r.get("reason"), str) else ""
+        note = f" {escape(r['reason'])}" if status in ("FAIL", "ERROR", "SKIP") and isinstance(r.get("reason"), str) else ""
         t.add_row(
-            r["kernel"],
+            escape(str(r["kernel"])),
             f"{r['M']}x{r['N']}x{r['K']}",
             _num(r.get("median_ms"), ".4f") + throttled if timed else "",
             _num(100 * r["cv"], ".1f") + "%" if timed else "",
@@ -46,7 +46,7 @@ def bench_table(df: pd.DataFrame, title: str = "") -> Table:
             _num(r.get("pct_of_cublas"), ".1f") if timed else "",
             _num(_first_number(r.get("pct_of_peak"), r.get("pct_of_fp32_peak")), ".1f") if timed else "",
             _num(r.get("error"), ".1e"),
-            f"[{STATUS_STYLE.get(status, '')}]{status}[/]{note}",
+            f"[{STATUS_STYLE.get(status, '')}]{escape(str(status))}[/]{note}",
         )
     return t
 
@@ -82,7 +82,7 @@ def _ms(median, p10, p90) -> str:
 def compare_table(table: pd.DataFrame, title: str) -> Table:
     """`gemmprof compare`'s table: per kernel and shape, both runs' medians with their spread, the
     changes and the verdict (coloured)."""
-    t = Table(title=title, title_justify="left")
+    t = Table(title=escape(title), title_justify="left")
     for header in ("kernel", "M x N x K", "base ms (p10–p90)", "new ms (p10–p90)", "Δ time", "base GFLOP/s",
                    "new GFLOP/s", "Δ GFLOP/s", "verdict"):
         t.add_column(header, justify="left" if header in ("kernel", "verdict") else "right")
@@ -94,12 +94,12 @@ def compare_table(table: pd.DataFrame, title: str) -> Table:
             only = r["status_new"] if r["verdict"] == "added" else r["status_base"]
             status = f" ({only})" if only != "PASS" else ""
         style = VERDICT_STYLE.get(r["verdict"], "")
-        t.add_row(r["kernel"], f"{r['M']}x{r['N']}x{r['K']}",
+        t.add_row(escape(str(r["kernel"])), f"{r['M']}x{r['N']}x{r['K']}",
                   _ms(r["base_ms"], r["base_p10_ms"], r["base_p90_ms"]), _ms(r["new_ms"], r["new_p10_ms"], r["new_p90_ms"]),
                   _change(r["time_change"]),
                   _num(r["base_gflops"], ",.0f"), _num(r["new_gflops"], ",.0f"),
                   _change(r["gflops_change"]),
-                  f"[{style}]{r['verdict']}[/]{status}" if style else r["verdict"] + status)
+                  f"[{style}]{r['verdict']}[/]{escape(status)}" if style else escape(r["verdict"] + status))
     return t
 
 
@@ -127,7 +127,7 @@ def compare_metrics_table(metrics: pd.DataFrame, threshold: float) -> Table:
                 good = (change > 0) == m.higher_is_better
                 text = f"[{'green' if good else 'red'}]{text}[/]"
             cells.append(text)
-        t.add_row(kernel, f"{M}x{N}x{K}", *cells)
+        t.add_row(escape(str(kernel)), f"{M}x{N}x{K}", *cells)
     return t
 
 
@@ -138,12 +138,12 @@ def compare_metrics_table(metrics: pd.DataFrame, threshold: float) -> Table:
 def launch_summary_table(kernels: pd.DataFrame, title: str, per_kernel: bool = False) -> Table:
     """`analyze`'s summary of one report: a row per launch, or per kernel of
     `analyze.launches.group_launches` (`per_kernel`)."""
-    table = Table(title=title, title_justify="left")
+    table = Table(title=escape(title), title_justify="left")
     for header in summary_headers(per_kernel):
         left = header in ("kernel", "occupancy", "top stall")
         table.add_column(header, justify="left" if left else "right", no_wrap=header == "kernel")
     for row in summary_rows(kernels, per_kernel):
-        table.add_row(*row)
+        table.add_row(*map(escape, row))  # kernel names are data: never rich markup
     return table
 
 

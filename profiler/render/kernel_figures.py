@@ -9,6 +9,7 @@ from matplotlib.figure import Figure
 
 from ..analyze.stalls import GROUPS, explain, stall_group
 from ..analyze.verdict import fmt_bytes, fmt_num, fmt_pct, fmt_times
+from .escape import mpl_text
 
 FONT = 9
 WIDTH_IN = 6.4
@@ -42,7 +43,7 @@ def stall_figure(stalls: pd.DataFrame, title: str = "Warp stalls") -> Figure:
     ax.set_xlim(0, top * 1.3)
     ax.set_xlabel("stall cycles per issued instruction (share of all cycles between issues)", fontsize=FONT - 0.5)
     ax.tick_params(axis="x", labelsize=FONT - 1)
-    ax.set_title(title, fontsize=FONT + 1, loc="left")
+    ax.set_title(mpl_text(title), fontsize=FONT + 1, loc="left")
     used = [g for g in GROUPS if any(stall_group(r) == g for r in rows["reason"])]
     if used:
         handles = [ax.barh([0], [0], color=GROUP_COLORS[g], label=g) for g in used]
@@ -76,7 +77,7 @@ def traffic_figure(traffic: pd.DataFrame, title: str = "Bytes moved against the 
     ax.set_ylim(-0.6, len(levels) - 0.1)
     ax.set_xlabel("times each byte was fetched (bytes moved / minimum)", fontsize=FONT - 0.5)
     ax.tick_params(axis="x", labelsize=FONT - 1)
-    ax.set_title(title, fontsize=FONT + 1, loc="left")
+    ax.set_title(mpl_text(title), fontsize=FONT + 1, loc="left")
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
     fig.tight_layout()

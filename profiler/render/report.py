@@ -38,6 +38,8 @@ from ..analyze.verdict import (
 )
 from ..extract.metrics import describe
 from ..manifest import REFERENCES
+from ..names import safe_href, slug
+from .escape import md_code, md_fence, md_text, md_unentity
 
 # Version of diagnosis.json's layout; readers check it.
 DIAGNOSIS_SCHEMA_VERSION = 1
@@ -388,11 +390,12 @@ def kernel_figures(d: Diagnosis) -> dict[str, Any]:
     from . import kernel_figures as kf
 
     figures = {}
+    name = d.name if len(d.name) <= 60 else d.name[:59] + "…"  # a title, not the whole NVTX range
     if not d.stalls.empty:
-        figures["stalls"] = kf.stall_figure(d.stalls, f"{d.name}: where a warp's cycles go")
+        figures["stalls"] = kf.stall_figure(d.stalls, f"{name}: where a warp's cycles go")
     levels = d.traffic[d.traffic["level"].isin(["DRAM", "L2", "L1"])] if not d.traffic.empty else d.traffic
     if not levels.empty:
-        figures["traffic"] = kf.traffic_figure(levels, f"{d.name}: bytes moved against the GEMM minimum")
+        figures["traffic"] = kf.traffic_figure(levels, f"{name}: bytes moved against the GEMM minimum")
     return figures
 
 
@@ -436,7 +439,8 @@ def _ncu_text(fmt: str) -> Callable[[str], Any]:
             kind, rest = m.group(1), m.group(2)
             if kind == "url" and ":" in rest:
                 label, url = rest.split(":", 1)
-                parts.append(("link", label, url))
+                href = safe_href(url)  # a rule message is data: only web links become links
+                parts.append(("link", label, href) if href else ("text", label))
             else:
                 parts.append(("name", rest.split(":", 1)[-1]))
             last = m.end()
@@ -451,8 +455,8 @@ def _ncu_text(fmt: str) -> Callable[[str], Any]:
                 else:
                     html += str(escape(p[1]))
             return Markup(html)
-        return "".join(f"[{p[1]}]({p[2]})" if p[0] == "link" else f"*{p[1]}*" if p[0] == "name" else p[1]
-                       for p in parts)
+        return Markup("".join(f"[{md_text(p[1])}]({_md_url(p[2])})" if p[0] == "link"
+                              else f"*{md_text(p[1])}*" if p[0] == "name" else md_text(p[1]) for p in parts))
 
     return convert
 
@@ -463,7 +467,8 @@ _BACKTICKS = re.compile(r"`([^`]+)`")
 def _prose(fmt: str) -> Callable[[str], Any]:
     """Plain analysis text, with `code` in backticks shown as code."""
     if fmt == "md":
-        return lambda text: text
+        return lambda text: Markup("".join(md_code(p) if i % 2 else md_text(p)
+                                           for i, p in enumerate(_BACKTICKS.split(str(text)))))
 
     def convert(text: str) -> Markup:
         parts = _BACKTICKS.split(str(text))  # even: text, odd: code
@@ -472,13 +477,28 @@ def _prose(fmt: str) -> Callable[[str], Any]:
     return convert
 
 
-def _md_cell(text: Any) -> str:
-    return str(text).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ").strip()
+def _md_cell(text: Any) -> Markup:
+    """A table cell: plain text escaped; Markdown made here (code, links, status) kept on one line
+    with every '|' escaped."""
+    if not isinstance(text, Markup):
+        return md_text(text)
+    return Markup(re.sub(r"(?<!\\)\|", r"\\|", re.sub(r"\s*[\r\n]+\s*", " ", str(text)).strip()))
 
 
-def _md_code(text: str) -> str:
-    fence = "``" if "`" in text else "`"
-    return f"{fence}{text}{fence}"
+def _md_url(url: str) -> Markup:
+    """A link target checked by `safe_href` (else '#'), with what would end it percent-encoded."""
+    url = safe_href(url) or "#"
+    return Markup(url.replace("(", "%28").replace(")", "%29").replace("<", "%3C").replace(">", "%3E"))
+
+
+def _html_url(url: str) -> str:
+    return safe_href(url) or "#"
+
+
+def _md_finalize(value: Any) -> Any:
+    """Every {{ value }} of a Markdown template: text from the run is escaped for Markdown;
+    what the macros and filters built (Markup) is kept."""
+    return value if hasattr(value, "__html__") else md_text(value)
 
 
 def _heat(share: float) -> str:
@@ -491,9 +511,11 @@ def environment(fmt: str) -> jinja2.Environment:
     """The Jinja environment of one output format ('html' or 'md')."""
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}; choose from {list(FORMATS)}")
+    # Both formats autoescape: HTML through markupsafe, Markdown through `_md_finalize` (md_text).
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(TEMPLATES)),
-        autoescape=fmt == "html",
+        autoescape=True,
+        finalize=_md_finalize if fmt == "md" else None,
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
@@ -502,7 +524,9 @@ def environment(fmt: str) -> jinja2.Environment:
     env.globals.update(fmt=fmt, ext=FORMATS[fmt], HOT_SHARE_PCT=HOT_SHARE_PCT, MD_CODE_WIDTH=MD_CODE_WIDTH,
                        SAME_PCT=100 * SAME_RATIO, SAME_POINTS=SAME_POINTS)
     env.filters.update(num=fmt_num, pct=fmt_pct, bytes=fmt_bytes, times=fmt_times, way=fmt_way, compact=fmt_count,
-                       ncu=_ncu_text(fmt), prose=_prose(fmt), md_cell=_md_cell, md_code=_md_code, heat=_heat)
+                       ncu=_ncu_text(fmt), prose=_prose(fmt), slug=slug, md_cell=_md_cell, md_code=md_code, heat=_heat,
+                       text=md_text if fmt == "md" else escape, url=_md_url if fmt == "md" else _html_url,
+                       verbatim=Markup, md_fence=md_fence)
     return env
 
 
@@ -523,7 +547,7 @@ def _tidy_md(text: str) -> str:
 
 def _render(template: str, fmt: str, **context) -> str:
     text = environment(fmt).get_template(template).render(**context)
-    return _tidy_md(text) if fmt == "md" else text
+    return _tidy_md(md_unentity(text)) if fmt == "md" else text
 
 
 def render_kernel(d: Diagnosis, run: RunDiagnosis, fmt: str, figures: dict[str, str] | None = None) -> str:
@@ -552,8 +576,8 @@ def report_files(run: RunDiagnosis, kernels: pd.DataFrame | None = None, bench: 
     summary.md. `kernels` and `bench` are the run's tables, for the index charts."""
     for d in run.kernels:
         figures = {name: _uri_and_close(fig) for name, fig in kernel_figures(d).items()}
-        yield f"{d.name}.html", render_kernel(d, run, "html", figures)
-        yield f"{d.name}.md", render_kernel(d, run, "md")
+        yield f"{slug(d.name)}.html", render_kernel(d, run, "html", figures)
+        yield f"{slug(d.name)}.md", render_kernel(d, run, "md")
     charts, problems = index_figures(kernels, bench)
     uris = {name: _uri_and_close(fig) for name, fig in charts.items()}
     yield "index.html", render_index(run, "html", uris, problems)
