@@ -81,3 +81,22 @@ def test_each_kernel_page_sets_its_counters_beside_cublas(sample):
     wg = run.kernel("wgmma")
     assert wg.versus_name == "cublas-fp16"  # its own tier's reference, never FP32 cuBLAS
     assert run.kernel("cublas").versus.empty  # a reference is not compared with itself
+
+
+def test_report_json_prints_the_verdicts_and_writes_nothing(tmp_path):
+    import json
+    import shutil
+
+    from typer.testing import CliRunner
+
+    from profiler.cli import app
+
+    run = tmp_path / "run"
+    shutil.copytree(SAMPLE_RUN, run, ignore=shutil.ignore_patterns("extract", "report"))
+    result = CliRunner().invoke(app, ["report", str(run), "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["schema_version"] == 1
+    causes = {k["kernel"]: k["cause"] for k in data["kernels"]}
+    assert causes["naive"] == "uncoalesced_load" and causes["wgmma"] == "epilogue"
+    assert not (run / "report").exists()

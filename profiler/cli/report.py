@@ -19,6 +19,7 @@ def report(
     run_dir: Annotated[Path | None, typer.Argument(help="Run directory (default: the newest run under reports/).", show_default=False)] = None,
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Where to write the report (default: RUN_DIR/report).", show_default=False)] = None,
     manifest: ManifestOption = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print diagnosis.json (each kernel's bound, cause, problem, cure, evidence, techniques it already uses) to stdout and write no files.")] = False,
 ) -> None:
     """Write the diagnostic report of a run: Markdown and self-contained HTML per kernel.
 
@@ -26,7 +27,13 @@ def report(
     its top warp stalls, bank conflicts, occupancy, memory traffic against the GEMM minimum,
     ncu's rules, its hottest source lines, and what changed from the rung below. Writes
     KERNEL.md and a self-contained KERNEL.html per kernel, index.html, and summary.md (made
-    to fit a CI job summary)."""
+    to fit a CI job summary), and diagnosis.json (the verdicts, for scripts).
+
+    Examples:
+
+        gemmprof report reports/sample-h200 -o /tmp/report
+
+        gemmprof report reports/sample-h200 --json | jq '.kernels[] | [.kernel, .cause]'"""
     from rich.console import Console
     from rich.markup import escape
 
@@ -34,7 +41,7 @@ def report(
     from ..errors import GemmprofError
     from ..manifest import load_manifest
     from ..outdir import write_files
-    from ..render.report import report_files
+    from ..render.report import diagnosis_json, report_files
     from ..names import slug
     from ..rundir import RunDir, check_out_dir, newest_run, write_atomic
     from ..schema import require_columns
@@ -58,6 +65,9 @@ def report(
     profile_log = run.read_profile_log()
 
     diagnosis = diagnose_run(tables, load_manifest(), meta, profile_log)
+    if as_json:  # for scripts and CI: the verdicts only, on stdout, nothing written
+        sys.stdout.write(diagnosis_json(diagnosis))
+        return
     for warning in diagnosis.warnings:
         console.print(f"[yellow]warning:[/] {escape(warning)}")
     target = check_out_dir(out if out is not None else run.path / "report", "-o")
