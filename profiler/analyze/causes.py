@@ -22,7 +22,8 @@ import pandas as pd
 from ..stall_table import BY_REASON
 from .prose import fmt_bytes, fmt_count, fmt_num, fmt_pct, fmt_way
 from .bounds import Verdict
-from .signals import Signals
+from .signals import Signals, stall_sentence
+from .values import number as _num
 
 # A grid that gives blocks to fewer than this share of the SMs is bound by its size.
 LAUNCH_FILL_MIN_PCT = 50.0
@@ -80,7 +81,7 @@ def small_grid(s: Signals) -> Verdict | None:
     return _v("launch", "launch size", "small_grid", f"grid too small: {busy} of {sms} SMs busy",
               f"{sms} SMs, {fmt_num(u['blocks'])} blocks: {fmt_pct(100.0 * (sms - busy) / sms)} of the GPU idle "
               f"for the whole launch ({fmt_num(u['waves'], 2)} waves).",
-              [f"Only {fmt_pct(u['sm_fill'])} of the SMs run a block.", _sides(s)], cure)
+              [f"Only {fmt_pct(u['sm_fill'])} of the SMs run a block.", s.sides()], cure)
 
 
 def tail(s: Signals) -> Verdict | None:
@@ -96,7 +97,7 @@ def tail(s: Signals) -> Verdict | None:
               f"{fmt_num(waves, 3)} waves of blocks: the partial last wave leaves about {fmt_pct(cost)} of the SMs' "
               f"time idle" + (f" (about {fmt_num(last, 2)} blocks run in it)." if not np.isnan(last) else "."),
               [f"Waves per SM {fmt_num(waves, 3)}: {int(np.floor(waves))} full, one {fmt_pct(100 * (waves % 1))} "
-               f"full.", _sides(s)], cure)
+               f"full.", s.sides()], cure)
 
 
 def fp64(s: Signals) -> Verdict | None:
@@ -167,7 +168,7 @@ def atomics(s: Signals) -> Verdict | None:
               [f"{fmt_count(requests)} atomic requests ({fmt_num(requests / math)} per {_math_name(s)})." if math > 0 else "",
                f"{fmt_pct(share)} of the warps' samples are at atomic instructions; the queues behind them back up "
                f"(see the stalls)." if share > 0 else "",
-               *_stalls(s, ("mio_throttle", "lg_throttle", "long_scoreboard")), _sides(s)], cure)
+               *_stalls(s, ("mio_throttle", "lg_throttle", "long_scoreboard")), s.sides()], cure)
 
 
 def divergence(s: Signals) -> Verdict | None:
@@ -182,7 +183,7 @@ def divergence(s: Signals) -> Verdict | None:
               f"issues its paths one after the other.",
               [f"Branch uniformity {fmt_pct(uniform)} (branches whose threads all went the same way).",
                f"Divergent branch targets: {fmt_count(_num(k.get('branch_targets_divergent')))}."
-               if not pd.isna(k.get("branch_targets_divergent")) else "", _sides(s)], cure)
+               if not pd.isna(k.get("branch_targets_divergent")) else "", s.sides()], cure)
 
 
 def scattered(s: Signals) -> Verdict | None:
@@ -205,7 +206,7 @@ def scattered(s: Signals) -> Verdict | None:
                   [f"Sectors over the coalesced ideal: loads {fmt_num(_num(c.get('load_ratio')))}x, stores "
                    f"{fmt_num(_num(c.get('store_ratio')))}x.",
                    _class_samples(s, "global_store", "global stores") if kind == "store" else "",
-                   *_stalls(s, ("lg_throttle", "long_scoreboard")), _sides(s)], cure)
+                   *_stalls(s, ("lg_throttle", "long_scoreboard")), s.sides()], cure)
     return None
 
 
@@ -223,7 +224,7 @@ def bank_conflicts(s: Signals) -> Verdict | None:
               f"{fmt_pct(c['excess_pct'])} of the shared-load wavefronts are bank-conflict replays "
               f"({fmt_way(c['n_way'])} at the worst instruction): every shared load takes several passes.",
               [f"Shared loads: {fmt_count(c['wavefronts'])} wavefronts where {fmt_count(c['ideal'])} would do.",
-               *_stalls(s, ("mio_throttle", "short_scoreboard")), _sides(s)], cure)
+               *_stalls(s, ("mio_throttle", "short_scoreboard")), s.sides()], cure)
 
 
 def epilogue(s: Signals) -> Verdict | None:
@@ -255,7 +256,7 @@ def epilogue(s: Signals) -> Verdict | None:
                f"epilogue {fmt_pct(share)}.",
                f"Hottest epilogue instruction: `{r['epilogue_code']}`." if r.get("epilogue_code") else "",
                f"Global accesses request {fmt_num(worst)}x the sectors of coalesced ones (C)." if fix_c else "",
-               _hopper_sentence(s), _sides(s)], cure)
+               hopper_sentence(s), s.sides()], cure)
 
 
 def barrier(s: Signals) -> Verdict | None:
@@ -274,7 +275,7 @@ def barrier(s: Signals) -> Verdict | None:
     return _v("latency", "latency and occupancy", "barrier", "warps wait at barriers",
               f"Warps spend {fmt_pct(share)} of their cycles waiting at __syncthreads ({fmt_num(cycles)} cycles per "
               f"issued instruction)" + (f"; {fmt_num(per_tile)} barriers per shared tile." if not np.isnan(per_tile) else "."),
-              [_class_samples(s, "barrier", "barriers"), *_stalls(s, ("barrier",)), _sides(s)], cure)
+              [_class_samples(s, "barrier", "barriers"), *_stalls(s, ("barrier",)), s.sides()], cure)
 
 
 def occupancy_capped(s: Signals) -> Verdict | None:
@@ -302,7 +303,7 @@ def occupancy_capped(s: Signals) -> Verdict | None:
               f"{fmt_num(o['blocks_per_sm'])} block(s) per SM", f"Latency is exposed: {first} caps the SM at "
               f"{fmt_num(o['blocks_per_sm'])} block(s), {fmt_num(o['warps_per_scheduler'], 2)} warps per scheduler "
               f"(theoretical occupancy {fmt_pct(o['theoretical_pct'])}), too few to cover memory latency.",
-              [*_stalls(s), _sides(s)], lift)
+              [*_stalls(s), s.sides()], lift)
 
 
 # The order matters: what leaves SMs idle first, then what is wrong whatever the tiling, then where
@@ -318,21 +319,12 @@ LATE_CHECKS: tuple[Callable[[Signals], Verdict | None], ...] = (occupancy_capped
 # Sentences shared by the checks
 
 
-def _num(value) -> float:
-    return np.nan if value is None or pd.isna(value) else float(value)
-
-
-def _sides(s: Signals) -> str:
-    return f"Speed Of Light: memory {fmt_pct(s.util['memory'])} busy, SM {fmt_pct(s.util['sm'])}."
-
 
 def _stalls(s: Signals, reasons: tuple[str, ...] | None = None, n: int = 2) -> list[str]:
     real = s.real_stalls()
     if reasons is not None:
         real = real[real["reason"].isin(reasons)]
-    return [f"{BY_REASON[r['reason']].label[:1].upper()}{BY_REASON[r['reason']].label[1:]}: "
-            f"{fmt_num(r['cycles_per_inst'])} stall cycles per issued instruction ({fmt_pct(r['share_pct'])} of all "
-            f"cycles between issues)." for r in real.head(n).to_dict("records")]
+    return [stall_sentence(r) for r in real.head(n).to_dict("records")]
 
 
 def _class_samples(s: Signals, cls: str, noun: str) -> str:
@@ -348,7 +340,7 @@ def _math_name(s: Signals) -> str:
     return (s.mix or {}).get("math_op", "FFMA")
 
 
-def _hopper_sentence(s: Signals) -> str:
+def hopper_sentence(s: Signals) -> str:
     """Tensor pipe, TMA and mbarrier facts of a Hopper-era kernel, in one sentence."""
     t, k = s.techniques or {}, s.launch
     if not (t.get("wgmma") or t.get("tma")):
@@ -363,7 +355,3 @@ def _hopper_sentence(s: Signals) -> str:
     if gmma_share > 0:
         parts.append(f"wgmma waits {fmt_pct(gmma_share)} of the cycles")
     return "Hopper pipeline: " + ", ".join(parts) + "."
-
-
-def hopper_sentence(s: Signals) -> str:
-    return _hopper_sentence(s)

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ..manifest import REFERENCES, KernelSpec
-from .verdict import fmt_bytes, fmt_count, fmt_num, fmt_pct, fmt_ratio, fmt_way
+from .prose import fmt_bytes, fmt_count, fmt_num, fmt_pct, fmt_ratio, fmt_way
 
 # A ratio within this factor of 1 (or a percentage within this many points) is 'unchanged'.
 SAME_RATIO = 0.03

@@ -9,8 +9,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .bounds import Verdict  # noqa: F401  (re-exported for the checks)
+from ..stall_table import BY_REASON
 from .memory import shared_utilisation_pct
+from .prose import fmt_num, fmt_pct, upper
 from .occupancy import SCHEDULERS_PER_SM
 from .values import numeric_column
 
@@ -76,3 +77,13 @@ class Signals:
         return s.sort_values("cycles_per_inst", ascending=False, kind="stable")
 
 
+
+    def sides(self) -> str:
+        """The Speed Of Light in one sentence: how busy the memory side and the SM are."""
+        return f"Speed Of Light: memory {fmt_pct(self.util['memory'])} busy, SM {fmt_pct(self.util['sm'])}."
+
+
+def stall_sentence(row: dict) -> str:
+    """One row of `stall_breakdown` as evidence: 'Long scoreboard: 3.1 stall cycles per ...'."""
+    return (f"{upper(BY_REASON[row['reason']].label)}: {fmt_num(row['cycles_per_inst'])} stall cycles per issued "
+            f"instruction ({fmt_pct(row['share_pct'])} of all cycles between issues).")

@@ -27,13 +27,12 @@ import numpy as np
 import pandas as pd
 
 from . import causes
-from .bounds import BOUNDS, Bound, Verdict  # noqa: F401  (the verdict's vocabulary, re-exported)
+from .bounds import BOUNDS, Verdict
 from .memory import global_access_kinds, launch_min_bytes
 from .occupancy import occupancy
-from .prose import fmt_bytes, fmt_count, fmt_num, fmt_pct, fmt_ratio, fmt_times, fmt_way  # noqa: F401
-from .prose import upper as _upper
+from .prose import fmt_bytes, fmt_count, fmt_num, fmt_pct, fmt_times, fmt_way
 from .regions import time_regions
-from .signals import Signals, utilisation
+from .signals import Signals, stall_sentence, utilisation
 from .stalls import BY_REASON, stall_breakdown
 from .techniques import techniques as techniques_of
 
@@ -159,9 +158,6 @@ def _verdict(key: str, problem: str, summary: str, evidence: list[str], cure: st
                    cause=cause or key)
 
 
-def _sides(s: Signals) -> str:
-    return f"Speed Of Light: memory {fmt_pct(s.util['memory'])} busy, SM {fmt_pct(s.util['sm'])}."
-
 
 def _stall_evidence(s: Signals, reasons: tuple[str, ...] | None = None, n: int = 2) -> list[str]:
     real = s.real_stalls()
@@ -171,8 +167,7 @@ def _stall_evidence(s: Signals, reasons: tuple[str, ...] | None = None, n: int =
     for r in real.head(n).to_dict("records"):
         if reasons is None and r["share_pct"] < STALL_NOTABLE_PCT and out:
             break
-        out.append(f"{_upper(BY_REASON[r['reason']].label)}: {fmt_num(r['cycles_per_inst'])} stall cycles per "
-                   f"issued instruction ({fmt_pct(r['share_pct'])} of all cycles between issues).")
+        out.append(stall_sentence(r))
     return out
 
 
@@ -246,7 +241,7 @@ def _fp32(s: Signals) -> Verdict:
                f"the kernel is at the compute roof.")
     evidence = [
         f"Issue slots busy {fmt_pct(u['issue'])} of cycles; {fmt_pct(u['ffma_share'])} of issued instructions are FFMA.",
-        _sides(s),
+        s.sides(),
         *_stall_evidence(s, n=1),
     ]
     return _verdict("fp32", "at the compute roof", summary, evidence, None, s, "fp32_roof")
@@ -259,7 +254,7 @@ def _tensor(s: Signals) -> Verdict:
                f"{fmt_num(k['peak_tensor_fp16_flops'] / 1e9)} GFLOP/s at the clock of this launch): the kernel is at "
                f"the compute roof.")
     return _verdict("tensor", "at the tensor-core roof", summary,
-                    [_sides(s), causes.hopper_sentence(s), *_stall_evidence(s, n=1)], None, s, "tensor_roof")
+                    [s.sides(), causes.hopper_sentence(s), *_stall_evidence(s, n=1)], None, s, "tensor_roof")
 
 
 def uses_tensor_cores(u: dict) -> bool:
@@ -278,7 +273,7 @@ def math_share(u: dict) -> str:
 def _dram(s: Signals) -> Verdict:
     u = s.util
     summary = f"DRAM moves {fmt_pct(u['dram'])} of its peak bandwidth."
-    evidence = [_traffic_sentence(s, "DRAM", "dram_bytes"), _sides(s), *_stall_evidence(s, ("long_scoreboard",), 1)]
+    evidence = [_traffic_sentence(s, "DRAM", "dram_bytes"), s.sides(), *_stall_evidence(s, ("long_scoreboard",), 1)]
     return _verdict("dram", "DRAM bandwidth", summary, evidence, None, s)
 
 
@@ -307,7 +302,7 @@ def _global(s: Signals) -> Verdict:
            f"memory is {fmt_pct(u['memory'])} busy")
     summary = f"Bound by global-memory access through L1: {stall_part}, because {why}."
     evidence = [
-        _sides(s),
+        s.sides(),
         *_stall_evidence(s, ("lg_throttle", "long_scoreboard"), 2),
         _where(s, "lg_throttle" if lg_share >= STALL_NOTABLE_PCT else None),
         (f"Global loads per {_math_op(s)}: {fmt_num(loads)}." if not pd.isna(loads) else ""),
@@ -344,7 +339,7 @@ def _shared(s: Signals) -> Verdict:
                f"{waiting} ({fmt_num(cycles)} cycles per issued instruction, {fmt_pct(share)} of all cycles), "
                f"because {why}.")
     evidence = [
-        _sides(s) + f" Shared memory is {fmt_pct(u['shared'])} of its peak wavefront rate.",
+        s.sides() + f" Shared memory is {fmt_pct(u['shared'])} of its peak wavefront rate.",
         *_stall_evidence(s, ("mio_throttle", "short_scoreboard", "barrier"), 2),
         _where(s, "mio_throttle" if mio >= short else "short_scoreboard"),
         f"Shared loads per {_math_op(s)}: {fmt_num(loads)}." if not pd.isna(loads) else "",
@@ -358,7 +353,7 @@ def _issue(s: Signals) -> Verdict:
     summary = (f"The schedulers issue on {fmt_pct(u['issue'])} of cycles, but only {fmt_pct(u['ffma_share'])} of the "
                f"instructions are FFMA: {math_share(u)}.")
     return _verdict("issue", f"instruction overhead ({fmt_pct(100 - u['ffma_share'])} non-FFMA)", summary,
-                    [_sides(s), *_stall_evidence(s)], None, s, "issue")
+                    [s.sides(), *_stall_evidence(s)], None, s, "issue")
 
 
 def _latency(s: Signals) -> Verdict:
@@ -374,7 +369,7 @@ def _latency(s: Signals) -> Verdict:
                   if top else "")
                + f"; no unit is saturated (busiest {fmt_pct(busy)}), {math_share(u)}.")
     evidence = [
-        _sides(s) + (" Both below 60%: ncu reads that as latency." if busy < SOL_BUSY_PCT else ""),
+        s.sides() + (" Both below 60%: ncu reads that as latency." if busy < SOL_BUSY_PCT else ""),
         f"Issue slots busy {fmt_pct(u['issue'])} of cycles (a warp instruction every "
         f"{fmt_num(100.0 / u['issue'], 2)} cycles per scheduler)." if u["issue"] > 0 else "",
         _occupancy_sentence(s),

@@ -27,15 +27,8 @@ from ..analyze.diagnosis import Diagnosis, RunDiagnosis, diagnosis_records
 from ..analyze.ladder import SAME_POINTS, SAME_RATIO
 from ..analyze.memory import launch_min_bytes, writes_below_minimum
 from ..analyze.occupancy import LIMITS
-from ..analyze.verdict import (
-    fmt_bytes,
-    fmt_count,
-    fmt_num,
-    fmt_pct,
-    fmt_times,
-    fmt_way,
-    uses_tensor_cores,
-)
+from ..analyze.prose import fmt_bytes, fmt_count, fmt_num, fmt_pct, fmt_times, fmt_way
+from ..analyze.verdict import uses_tensor_cores
 from ..extract.metrics import describe
 from ..manifest import REFERENCES
 from ..names import safe_href, slug
