@@ -59,8 +59,14 @@ def _split(group: pd.DataFrame) -> dict:
     classes = np.array([OPCODE_CLASSES.get(opcode(str(t)), "other") for t in g["sass"]])
     math = _math_mask(classes, executed)
     basis = executed[math] if math.any() else executed
-    hot = np.flatnonzero((executed >= HOT_SHARE * basis.max()) & (math if math.any() else True))
+    threshold = HOT_SHARE * basis.max()
+    hot = np.flatnonzero((executed >= threshold) & (math if math.any() else True))
     first, last = hot.min(), hot.max()
+    # the loop body around its math: the waits before the first MMA, the arrives and branch after the last
+    while first > 0 and executed[first - 1] >= threshold:
+        first -= 1
+    while last < len(executed) - 1 and executed[last + 1] >= threshold:
+        last += 1
     region = np.where(np.arange(len(g)) < first, 0, np.where(np.arange(len(g)) > last, 2, 1))
     out = {f"{name}_pct": 100.0 * samples[region == i].sum() / total for i, name in enumerate(REGIONS)}
     out |= {f"{c}_samples_pct": 100.0 * samples[classes == c].sum() / total for c in SAMPLED_CLASSES}
