@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import sys
 import time
 from pathlib import Path
@@ -138,10 +137,6 @@ def read_meta_file(f: Path) -> dict:
 
 def command_line() -> str:
     return " ".join(["gemmprof", *sys.argv[1:]])
-
-
-def slugify(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]+", "-", text).strip("-")
 
 
 def newest_run(root: Path | None = None, need_table: str | None = None) -> Path:

@@ -263,19 +263,21 @@ def barrier(s: Signals) -> Verdict | None:
     cycles, share = s.stall("barrier")
     if share < BARRIER_MIN_PCT:
         return None
-    t = s.techniques or {}
-    per_tile = _num(t.get("barriers_per_tile"))
-    if t.get("double_buffer"):
-        cure = ("The tile is already double-buffered (one barrier per tile): do more math per barrier (a deeper "
-                "k tile), even out the warps' work before the barrier, or wait per pipeline stage (cp.async groups, "
-                "mbarriers) instead of on the whole block.")
-    else:
-        cure = ("Fewer barriers per unit of work: double-buffer the shared tiles (one __syncthreads per tile instead "
-                "of two) and deepen the k tile, so each barrier is paid for by more FMAs.")
+    per_tile = _num((s.techniques or {}).get("barriers_per_tile"))
     return _v("latency", "latency and occupancy", "barrier", "warps wait at barriers",
               f"Warps spend {fmt_pct(share)} of their cycles waiting at __syncthreads ({fmt_num(cycles)} cycles per "
               f"issued instruction)" + (f"; {fmt_num(per_tile)} barriers per shared tile." if not np.isnan(per_tile) else "."),
-              [_class_samples(s, "barrier", "barriers"), *_stalls(s, ("barrier",)), s.sides()], cure)
+              [_class_samples(s, "barrier", "barriers"), *_stalls(s, ("barrier",)), s.sides()], barrier_cure(s))
+
+
+def barrier_cure(s: Signals) -> str:
+    """What cures barrier waits, given whether the tile is already double-buffered."""
+    if (s.techniques or {}).get("double_buffer"):
+        return ("The tile is already double-buffered (one barrier per tile): do more math per barrier (a deeper "
+                "k tile), even out the warps' work before the barrier, or wait per pipeline stage (cp.async groups, "
+                "mbarriers) instead of on the whole block.")
+    return ("Fewer barriers per unit of work: double-buffer the shared tiles (one __syncthreads per tile instead "
+            "of two) and deepen the k tile, so each barrier is paid for by more FMAs.")
 
 
 def occupancy_capped(s: Signals) -> Verdict | None:

@@ -239,6 +239,7 @@ def _per_launch(chosen: pd.DataFrame, tables: Mapping[str, pd.DataFrame]) -> dic
         return frame[mask]
 
     sass, source, rules = only_chosen(tables.get("sass")), only_chosen(tables.get("source")), only_chosen(tables.get("rules"))
+    sass = memory.with_opcodes(sass)  # parsed once for the mix, conflicts, techniques and regions
     out: dict[str, pd.DataFrame | None] = {
         "sass": sass, "source": source, "rules": rules,
         "mix": memory.instruction_mix(sass) if sass is not None else None,
@@ -437,7 +438,7 @@ def _facts(d: Diagnosis) -> dict:
         "global_load_per_math": m.get("global_load_per_math", np.nan),
         "shared_load_per_math": m.get("shared_load_per_math", np.nan),
         # wgmma's shared reads are invisible to the wavefront counters: not measured, never "x0"
-        "shared_load_wavefronts": np.nan if k.get("shared_gmma_inst", 0) and k.get("shared_gmma_inst") > 0
+        "shared_load_wavefronts": np.nan if k and memory.shared_unmeasured(pd.DataFrame([k])).iloc[0]
         else k.get("shared_load_wavefronts", np.nan),
         "load_conflicts": conflict("load"), "store_conflicts": conflict("store"),
         "achieved_occupancy_pct": k.get("achieved_occupancy_pct", np.nan),

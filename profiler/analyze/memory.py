@@ -136,6 +136,22 @@ def opcode(sass: str) -> str:
     return match.group(1) if match else ""
 
 
+def opcodes(sass: pd.DataFrame) -> pd.Series:
+    """The base opcode of every row of a `sass` table: its `opcode` column when `with_opcodes`
+    added one, else parsed here (the analyses of one launch share one parse through it)."""
+    if "opcode" in sass.columns:
+        return sass["opcode"]
+    return pd.Series([opcode(t) for t in sass["sass"].astype(str)], index=sass.index, dtype="object")
+
+
+def with_opcodes(sass: pd.DataFrame | None) -> pd.DataFrame | None:
+    """`sass` with an `opcode` column, so the instruction mix, techniques, regions and access
+    kinds parse each instruction once."""
+    if sass is None or "opcode" in sass.columns:
+        return sass
+    return sass.assign(opcode=opcodes(sass))
+
+
 def bank_conflicts(kernels: pd.DataFrame, sass: pd.DataFrame | None = None) -> pd.DataFrame:
     """Bank conflicts of each launch, one row per access kind (load, store, cp.async) that
     moved any wavefronts.
@@ -188,7 +204,7 @@ def _conflict_status(row: dict) -> str:
 
 def _shared_by_instruction(sass: pd.DataFrame) -> pd.DataFrame:
     have = sass[sass["shared_wavefronts"].fillna(0) > 0]
-    return have.assign(opcode=[opcode(s) for s in have["sass"]])[
+    return have.assign(opcode=opcodes(have))[
         ["report", "launch", "opcode", "shared_wavefronts", "shared_wavefronts_ideal", "shared_excess_wavefronts"]]
 
 
@@ -270,7 +286,7 @@ def instruction_mix(sass: pd.DataFrame) -> pd.DataFrame:
     FFMAs, else the FFMA."""
     if sass.empty:
         return pd.DataFrame(columns=_KEYS + list(MIX_CLASSES) + ["total"])
-    classes = [OPCODE_CLASSES.get(opcode(s), "other") for s in sass["sass"]]
+    classes = [OPCODE_CLASSES.get(o, "other") for o in opcodes(sass)]
     frame = pd.DataFrame({"report": sass["report"], "launch": sass["launch"], "cls": classes,
                           "n": sass["inst_executed"].fillna(0)})
     mix = frame.pivot_table(index=_KEYS, columns="cls", values="n", aggfunc="sum", fill_value=0.0)
@@ -312,12 +328,12 @@ def global_access_kinds(sass: pd.DataFrame) -> pd.DataFrame:
     if sass is None or sass.empty:
         return pd.DataFrame(columns=columns)
     have = sass[sass["l2_global_sectors"].fillna(0) > 0]
-    ops = pd.Series([opcode(t) for t in have["sass"]], index=have.index)
+    ops = opcodes(have)
     rows = []
     for (report, launch), group in have.groupby(_KEYS, sort=False, dropna=False):
         row = {"report": report, "launch": launch}
-        for kind, opcodes in GLOBAL_KINDS.items():
-            mine = group[ops[group.index].isin(opcodes)]
+        for kind, kind_ops in GLOBAL_KINDS.items():
+            mine = group[ops[group.index].isin(kind_ops)]
             sectors, ideal = float(mine["l2_global_sectors"].sum()), float(mine["l2_global_sectors_ideal"].sum())
             row |= {f"{kind}_sectors": sectors, f"{kind}_ideal": ideal,
                     f"{kind}_ratio": sectors / ideal if ideal > 0 else np.nan}

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .memory import OPCODE_CLASSES, opcode
+from .memory import OPCODE_CLASSES, opcodes
 from .techniques import HOT_SHARE
 
 REGIONS = ("prologue", "loop", "epilogue")
@@ -56,7 +56,7 @@ def _split(group: pd.DataFrame) -> dict:
                                                       "epilogue_code": None, "epilogue_top_reason": None}
     if total <= 0 or executed.max() <= 0:
         return empty
-    classes = np.array([OPCODE_CLASSES.get(opcode(str(t)), "other") for t in g["sass"]])
+    classes = np.array([OPCODE_CLASSES.get(o, "other") for o in opcodes(g)])
     math = _math_mask(classes, executed)
     basis = executed[math] if math.any() else executed
     threshold = HOT_SHARE * basis.max()

@@ -20,7 +20,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from .memory import OPCODE_CLASSES, opcode
+from .memory import OPCODE_CLASSES, opcodes
 
 # Math instructions between a global load and the shared store of its value from which the load
 # overlaps the math (a register prefetch): a tile's worth of FMAs, not the few of an address calc.
@@ -69,7 +69,7 @@ def techniques(sass: pd.DataFrame) -> pd.DataFrame:
 def _detect(group: pd.DataFrame) -> dict:
     ran = group[group["inst_executed"].fillna(0) > 0].sort_values("offset", kind="stable")
     text = ran["sass"].astype(str).tolist()
-    ops = [opcode(t) for t in text]
+    ops = list(opcodes(ran))
     classes = [OPCODE_CLASSES.get(o, "other") for o in ops]
     counts = ran["inst_executed"].to_numpy(dtype="float64")
     present = set(classes)

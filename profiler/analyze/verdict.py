@@ -28,7 +28,7 @@ import pandas as pd
 
 from . import causes
 from .bounds import BOUNDS, Verdict
-from .memory import global_access_kinds, launch_min_bytes
+from .memory import global_access_kinds, launch_min_bytes, shared_unmeasured, with_opcodes
 from .occupancy import occupancy
 from .prose import fmt_bytes, fmt_count, fmt_num, fmt_pct, fmt_times, fmt_way
 from .regions import time_regions
@@ -81,6 +81,7 @@ def classify(kernels: pd.DataFrame, mix: pd.DataFrame | None = None, conflicts: 
     util = utilisation(kernels) if util is None else util
     occ = occupancy(kernels) if occ is None else occ
     stalls = stall_breakdown(kernels)
+    sass = with_opcodes(sass)
     tech = techniques_of(sass) if sass is not None else None
     kinds = global_access_kinds(sass) if sass is not None else None
     regions = time_regions(sass) if sass is not None else None
@@ -411,10 +412,7 @@ def _latency_cure(top: str | None, s: Signals) -> tuple[str, str, str]:
                 "Prefetch the next tile (into registers, or with cp.async into a second shared buffer) while "
                 "computing this one, so global loads overlap the FMAs." + capped)
     if top == "barrier":
-        return ("waits at barriers", "barrier",
-                ("Already one barrier per tile: do more math per barrier (a deeper k tile) or even out the warps' "
-                 "work." if t.get("double_buffer") else
-                 "Double-buffer the shared tiles (one __syncthreads per tile) and deepen the k tile."))
+        return ("waits at barriers", "barrier", causes.barrier_cure(s))
     if top == "short_scoreboard":
         per = (s.mix or {}).get("shared_load_per_math", np.nan)
         wide = "" if t.get("vector_shared_loads") else " Use 128-bit shared loads (LDS.128)."
@@ -460,7 +458,7 @@ def _notes(key: str, cause: str, s: Signals) -> list[str]:
     if cause != "tail" and cost is not None and not pd.isna(cost) and cost >= causes.TAIL_NOTE_PCT:
         notes.append(f"{fmt_num(s.util['waves'], 3)} waves of blocks: the partial last wave leaves about "
                      f"{fmt_pct(cost)} of the SMs' time idle (tail effect).")
-    if (s.techniques or {}).get("wgmma"):
+    if shared_unmeasured(pd.DataFrame([s.launch])).iloc[0]:
         notes.append("wgmma reads its operands from shared memory through descriptors, which the shared-memory "
                      "wavefront counters do not see: shared traffic is not measured for this kernel.")
     return notes
