@@ -78,6 +78,12 @@ class Diagnosis:
         return self.launch is not None
 
     @property
+    def own_shape(self) -> tuple[int, int, int] | None:
+        """The shape this kernel was profiled at (a run may profile kernels at different shapes),
+        else the run's shape."""
+        return _shape_of(self.launch or {}) or self.shape
+
+    @property
     def is_reference(self) -> bool:
         """A cuBLAS reference (manifest.REFERENCES): the yardstick, not a kernel to fix."""
         return self.name in REFERENCES
@@ -107,7 +113,7 @@ def diagnosis_records(run: RunDiagnosis) -> list[dict]:
         v = d.verdict
         out.append({
             "kernel": d.name, "function": (d.launch or {}).get("function"),
-            "shape": list(_shape_of(d.launch or {}) or d.shape or ()) or None, "status": d.status, "reference": d.is_reference,
+            "shape": list(d.own_shape) if d.own_shape else None, "status": d.status, "reference": d.is_reference,
             "bound": v.bound if v else None, "label": v.label if v else None, "cause": v.cause if v else None,
             "problem": v.problem if v else None, "summary": v.summary if v else None,
             "cure": v.cure if v else None, "evidence": list(v.evidence) if v else [],

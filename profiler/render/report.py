@@ -89,7 +89,7 @@ def status_cell(status: str | None, note: str = "") -> Cell:
 def kernel_view(d: Diagnosis, run: RunDiagnosis) -> dict[str, Any]:
     """Everything a kernel page shows, formatted (format-neutral)."""
     k = d.launch or {}
-    shape = "x".join(map(str, d.shape)) if d.shape else "n/a"
+    shape = "x".join(map(str, d.own_shape)) if d.own_shape else "n/a"
     facts = [
         ("verification", status_cell(d.status, d.status_note)),
         ("shape (M x N x K)", Cell(shape)),
