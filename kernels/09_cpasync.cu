@@ -25,6 +25,7 @@
 // beta == 0: C is not read.
 
 #include <cstdint>
+#include "cp_async.cuh"
 
 #define BM 128
 #define BN 128
@@ -35,24 +36,16 @@
 #define NTHREADS 256            // (BM / WM) * (BN / WN) = 8 warps
 #define AS_LD (BM + 4)          // padded row of the transposed A tile
 
-__device__ __forceinline__ void cp_async_4(float* dst, const float* src, bool full)
+// A tile element is copied when it lies inside the matrix and zero-filled when not.
+__device__ __forceinline__ void load_or_zero_4(float* dst, const float* src, bool inside)
 {
-    const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n"
-                 :: "r"(d), "l"(src), "r"(full ? 4 : 0) : "memory");
+    cp_async_4z(smem_u32(dst), src, inside ? 4 : 0);
 }
 
-__device__ __forceinline__ void cp_async_16(float* dst, const float* src, bool full)
+__device__ __forceinline__ void load_or_zero_16(float* dst, const float* src, bool inside)
 {
-    const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n"
-                 :: "r"(d), "l"(src), "r"(full ? 16 : 0) : "memory");
+    cp_async_16z(smem_u32(dst), src, inside ? 16 : 0);
 }
-
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
-
-template <int N>
-__device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" :: "n"(N) : "memory"); }
 
 extern "C" __global__ void __launch_bounds__(NTHREADS, 2)
 sgemm_cpasync(int M, int N, int K, float alpha, const float* __restrict__ A,
@@ -93,9 +86,9 @@ sgemm_cpasync(int M, int N, int K, float alpha, const float* __restrict__ A,
         const bool aOk = k0 + aK < K;
 #pragma unroll
         for (int l = 0; l < 4; ++l)
-            cp_async_4(&As[s][aK][aRow + 32 * l], aOk ? aSrc[l] + k0 : A, aOk);
+            load_or_zero_4(&As[s][aK][aRow + 32 * l], aOk ? aSrc[l] + k0 : A, aOk);
         const bool bOk = k0 + bRow < K;
-        cp_async_16(&Bs[s][bRow][bCol], bOk ? bSrc + (size_t)k0 * N : B, bOk);
+        load_or_zero_16(&Bs[s][bRow][bCol], bOk ? bSrc + (size_t)k0 * N : B, bOk);
     };
 
     float4 fa[2][2], fb[2][2];  // fragments, two sets (see 08)

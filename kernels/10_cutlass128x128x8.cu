@@ -30,6 +30,8 @@
 // per SM (<= 128 registers). Contract: M and N multiples of 128, K a multiple of 8; matrices
 // 16-byte aligned. beta == 0: C is not read.
 
+#include "staged_epilogue.cuh"
+
 #define BM 128
 #define BN 128
 #define BK 8
@@ -38,7 +40,6 @@
 #define A_STAGE (BK * AS_LD)           // 1056 floats
 #define B_STAGE (BK * BN)              // 1024 floats
 #define STAGE (A_STAGE + B_STAGE)      // 2080 floats = 8320 bytes per buffer
-#define CS_LD 80                       // row of the epilogue staging tile (64 + 16 floats)
 
 extern "C" __global__ void __launch_bounds__(NTHREADS, 2)
 sgemm_cutlass128x128x8(int M, int N, int K, float alpha, const float* __restrict__ A,
@@ -145,39 +146,6 @@ sgemm_cutlass128x128x8(int M, int N, int K, float alpha, const float* __restrict
 
     // Epilogue through shared memory. All warps must be done reading the last tile first.
     __syncthreads();
-    // This warp's staging tile, 4 rows of CS_LD floats, addressed in float4s (CS_LD / 4 per
-    // row). A lane writes row tr, columns ni*32 + tc*4 .. +3 (float4 tc + 8*ni), and reads back
-    // rows rr and rr + 2, columns cc .. cc+3 (float4 lane % 16).
-    float4* const cs4 = reinterpret_cast<float4*>(smem) + warp * CS_LD;
-    float4* const csw = cs4 + tr * (CS_LD / 4) + tc;
-    const int rr = lane >> 4;
-    const int cc = (lane & 15) * 4;
-#pragma unroll
-    for (int mi = 0; mi < 2; ++mi)
-#pragma unroll
-        for (int i = 0; i < 4; ++i) {
-            // Staged row r (r < 4) is global row bm + wRow + mi*16 + r*4 + i; staged column c is
-            // global column bn + wCol + c.
-#pragma unroll
-            for (int ni = 0; ni < 2; ++ni)
-                csw[ni * 8] = make_float4(acc[mi * 4 + i][ni * 4 + 0], acc[mi * 4 + i][ni * 4 + 1],
-                                          acc[mi * 4 + i][ni * 4 + 2], acc[mi * 4 + i][ni * 4 + 3]);
-            __syncwarp();
-#pragma unroll
-            for (int h = 0; h < 2; ++h) {
-                const int r = rr + 2 * h;
-                const float4 s = cs4[r * (CS_LD / 4) + (lane & 15)];
-                float* const cp = C + (size_t)(bm + wRow + mi * 16 + r * 4 + i) * N + bn + wCol + cc;
-                float4 v = make_float4(alpha * s.x, alpha * s.y, alpha * s.z, alpha * s.w);
-                if (beta != 0.0f) {
-                    const float4 c = *reinterpret_cast<const float4*>(cp);
-                    v.x += beta * c.x;
-                    v.y += beta * c.y;
-                    v.z += beta * c.z;
-                    v.w += beta * c.w;
-                }
-                *reinterpret_cast<float4*>(cp) = v;
-            }
-            __syncwarp();  // reads done before the next chunk overwrites the staging tile
-        }
+    store_c_through_smem<2, 0, false>(reinterpret_cast<float4*>(smem) + warp * CS_LD, acc, C, M, N,
+                                      bm + wRow, bn, wCol, lane, tr, tc, alpha, beta);
 }

@@ -53,6 +53,8 @@
 //
 // Launch: block (256), grid (cdiv(N, 128), cdiv(M, 128)); 16,640 bytes of static shared memory.
 
+#include "staged_epilogue.cuh"
+
 #define BM 128
 #define BN 128
 #define BK 8
@@ -61,7 +63,6 @@
 #define A_STAGE (BK * AS_LD)           // 1056 floats
 #define B_STAGE (BK * BN)              // 1024 floats
 #define STAGE (A_STAGE + B_STAGE)      // 2080 floats = 8320 bytes per buffer
-#define CS_LD 80                       // row of the epilogue staging tile (64 + 16 floats)
 
 extern "C" __global__ void __launch_bounds__(NTHREADS, 2)
 sgemm_texld128x128x8(int M, int N, int K, float alpha, const float* __restrict__ A,
@@ -185,40 +186,6 @@ sgemm_texld128x128x8(int M, int N, int K, float alpha, const float* __restrict__
     // Epilogue through shared memory (as 10), with the stores of C bounds-checked: N % 4 == 0,
     // so each float4 of a row is wholly inside or wholly outside C.
     __syncthreads();
-    float4* const cs4 = reinterpret_cast<float4*>(smem) + warp * CS_LD;
-    float4* const csw = cs4 + tr * (CS_LD / 4) + tc;
-    const int rr = lane >> 4;
-    const int cc = (lane & 15) * 4;
-    const int col = bn + wCol + cc;
-#pragma unroll
-    for (int mi = 0; mi < 2; ++mi)
-#pragma unroll
-        for (int i = 0; i < 4; ++i) {
-            // Staged row r (r < 4) is global row bm + wRow + mi*16 + r*4 + i; staged column c is
-            // global column bn + wCol + c.
-#pragma unroll
-            for (int ni = 0; ni < 2; ++ni)
-                csw[ni * 8] = make_float4(acc[mi * 4 + i][ni * 4 + 0], acc[mi * 4 + i][ni * 4 + 1],
-                                          acc[mi * 4 + i][ni * 4 + 2], acc[mi * 4 + i][ni * 4 + 3]);
-            __syncwarp();
-#pragma unroll
-            for (int h = 0; h < 2; ++h) {
-                const int r = rr + 2 * h;
-                const int row = bm + wRow + mi * 16 + r * 4 + i;
-                const float4 s = cs4[r * (CS_LD / 4) + (lane & 15)];
-                if (row < M && col < N) {
-                    float* const cp = C + (size_t)row * N + col;
-                    float4 v = make_float4(alpha * s.x, alpha * s.y, alpha * s.z, alpha * s.w);
-                    if (beta != 0.0f) {
-                        const float4 c = *reinterpret_cast<const float4*>(cp);
-                        v.x += beta * c.x;
-                        v.y += beta * c.y;
-                        v.z += beta * c.z;
-                        v.w += beta * c.w;
-                    }
-                    *reinterpret_cast<float4*>(cp) = v;
-                }
-            }
-            __syncwarp();  // reads done before the next chunk overwrites the staging tile
-        }
+    store_c_through_smem<2, 0, true>(reinterpret_cast<float4*>(smem) + warp * CS_LD, acc, C, M, N,
+                                      bm + wRow, bn, wCol, lane, tr, tc, alpha, beta);
 }

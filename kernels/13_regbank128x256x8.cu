@@ -26,6 +26,9 @@
 //
 // The tile, lane layout, pipeline and epilogue are 12's: its header explains them.
 
+#include "cp_async.cuh"
+#include "staged_epilogue.cuh"
+
 #define BM 128
 #define BN 256
 #define BK 8
@@ -38,22 +41,7 @@
 #define SMEM_BYTES (STAGES * STAGE * 4)  // the manifest's smem_bytes
 static_assert(SMEM_BYTES == 49664, "update smem_bytes in kernels/ladder.toml");
 #define ROT 1                          // accumulator quad rotation (register banks)
-#define CS_LD 80                       // row of the epilogue staging tile (64 + 16 floats)
 
-__device__ __forceinline__ void cp_async_4(unsigned dst, const float* src)
-{
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" :: "r"(dst), "l"(src) : "memory");
-}
-
-__device__ __forceinline__ void cp_async_16(unsigned dst, const float* src)
-{
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" :: "r"(dst), "l"(src) : "memory");
-}
-
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
-
-template <int N>
-__device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" :: "n"(N) : "memory"); }
 
 extern "C" __global__ void __launch_bounds__(NTHREADS, 1)
 sgemm_regbank128x256x8(int M, int N, int K, float alpha, const float* __restrict__ A,
@@ -174,43 +162,6 @@ sgemm_regbank128x256x8(int M, int N, int K, float alpha, const float* __restrict
     cp_async_wait<0>();  // only empty groups can be pending; drain them before reusing smem
     __syncthreads();     // all warps done reading the last tile
 
-    // This warp's staging tile, 4 rows of CS_LD floats, addressed in float4s (CS_LD / 4 per
-    // row). A lane writes row tr, columns ni*32 + tc*4 .. +3 (float4 tc + 8*ni), and reads back
-    // rows rr and rr + 2, columns cc .. cc+3 (float4 lane % 16).
-    float4* const cs4 = reinterpret_cast<float4*>(smem) + warp * CS_LD;
-    float4* const csw = cs4 + tr * (CS_LD / 4) + tc;
-    const int rr = lane >> 4;
-    const int cc = (lane & 15) * 4;
-#pragma unroll
-    for (int mi = 0; mi < 4; ++mi)
-#pragma unroll
-        for (int i = 0; i < 4; ++i) {
-            // Staged row r is global row bm + wRow + mi*16 + r*4 + i; staged column c is
-            // global column bn + wCol + c.
-#pragma unroll
-            for (int ni = 0; ni < 2; ++ni)
-                // Rotated quad (see the header): register slot q of the STS.128 holds column
-                // (q + ROT) % 4, so ptxas keeps acc[.][j] in a register of bank (j - ROT) % 4.
-                csw[ni * 8] = make_float4(acc[mi * 4 + i][ni * 4 + (0 + ROT) % 4], acc[mi * 4 + i][ni * 4 + (1 + ROT) % 4],
-                                          acc[mi * 4 + i][ni * 4 + (2 + ROT) % 4], acc[mi * 4 + i][ni * 4 + (3 + ROT) % 4]);
-            __syncwarp();
-#pragma unroll
-            for (int h = 0; h < 2; ++h) {
-                const int r = rr + 2 * h;
-                const float4 q = cs4[r * (CS_LD / 4) + (lane & 15)];
-                const float qq[4] = {q.x, q.y, q.z, q.w};
-                const float4 s = make_float4(qq[(4 - ROT) % 4], qq[(5 - ROT) % 4], qq[(6 - ROT) % 4], qq[(7 - ROT) % 4]);
-                float* const cp = C + (size_t)(bm + wRow + mi * 16 + r * 4 + i) * N + bn + wCol + cc;
-                float4 v = make_float4(alpha * s.x, alpha * s.y, alpha * s.z, alpha * s.w);
-                if (beta != 0.0f) {
-                    const float4 c = *reinterpret_cast<const float4*>(cp);
-                    v.x += beta * c.x;
-                    v.y += beta * c.y;
-                    v.z += beta * c.z;
-                    v.w += beta * c.w;
-                }
-                *reinterpret_cast<float4*>(cp) = v;
-            }
-            __syncwarp();  // reads done before the next chunk overwrites the staging tile
-        }
+    store_c_through_smem<4, ROT, false>(reinterpret_cast<float4*>(smem) + warp * CS_LD, acc, C, M, N,
+                                      bm + wRow, bn, wCol, lane, tr, tc, alpha, beta);
 }

@@ -23,6 +23,7 @@
 
 #include <cuda_fp16.h>
 #include <mma.h>
+#include "cp_async.cuh"
 
 using namespace nvcuda;
 
@@ -38,15 +39,6 @@ using namespace nvcuda;
 #define STAGE (A_STAGE + B_STAGE)     // 9472 halves = 18,944 bytes
 #define SMEM_BYTES (STAGES * STAGE * 2)  // 56,832: the manifest's smem_bytes
 
-__device__ __forceinline__ void cp_async_16(unsigned dst, const __half* src)
-{
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" :: "r"(dst), "l"(src) : "memory");
-}
-
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
-
-template <int N>
-__device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" :: "n"(N) : "memory"); }
 
 extern "C" __global__ void __launch_bounds__(NTHREADS, 2)
 hgemm_wmma_smem(int M, int N, int K, float alpha, const __half* __restrict__ A,

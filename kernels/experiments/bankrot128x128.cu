@@ -45,6 +45,8 @@
 // launcher raises the opt-in limit above 48 KB). Contract: M a multiple of 128, N of 256, K of 8;
 // matrices 16-byte aligned. beta == 0: C is not read.
 
+#include "../cp_async.cuh"
+
 #define BM 128
 #define BN 128
 #define BK 16
@@ -60,20 +62,6 @@ static_assert(SMEM_BYTES == 66560, "update smem_bytes in benchmarks/variants.py"
 #define ROT 1                          // accumulator quad rotation (register banks)
 #define CS_LD 80                       // row of the epilogue staging tile (64 + 16 floats)
 
-__device__ __forceinline__ void cp_async_4(unsigned dst, const float* src)
-{
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" :: "r"(dst), "l"(src) : "memory");
-}
-
-__device__ __forceinline__ void cp_async_16(unsigned dst, const float* src)
-{
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" :: "r"(dst), "l"(src) : "memory");
-}
-
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
-
-template <int N>
-__device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" :: "n"(N) : "memory"); }
 
 extern "C" __global__ void __launch_bounds__(NTHREADS, 2)
 sgemm_bankrot128x128(int M, int N, int K, float alpha, const float* __restrict__ A,

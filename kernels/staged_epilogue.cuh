@@ -1,0 +1,66 @@
+// The epilogue of the 8-warp CUDA-core rungs with 64-column warp tiles (cutlass128x128x8 and its
+// successors): C leaves through shared memory so that every store is a whole 256-byte row
+// segment. In the accumulator layout a lane owns float4s 32 columns apart, so stored directly a
+// warp's 128-bit stores would touch twice the sectors they need.
+//
+// Idea: each warp stages 4 rows x 64 columns of its results at a time (rows of CS_LD = 80 floats:
+// no bank conflicts within any quarter warp, writing or reading), reads them back as 16 float4s
+// per row, applies alpha and beta there (C read with the same coalesced float4s, only when
+// beta != 0) and writes them.
+//
+// Contract: the lane owning accumulator acc[mi*4 + i][ni*4 + j] holds C(row0 + mi*16 + tr*4 + i,
+// col_block + col_warp + ni*32 + tc*4 + j) for mi < MI, ni < 2, i, j < 4, with tr < 4 and tc < 8 from the lane
+// number; `stage` is this warp's private 4 * CS_LD floats of shared memory (16-byte aligned), free
+// to overwrite (the caller has synchronised after the main loop). ROT: the accumulator quads are
+// stored rotated by ROT (regbank128x256x8's register-bank trick; 0 for none). CHECKED: rows and
+// columns are bounds-checked against M and N, which needs N % 4 == 0 (a float4 of C is then
+// wholly inside or outside); unchecked, C must hold the whole tile. C rows 16-byte aligned.
+#pragma once
+
+#define CS_LD 80  // row of the epilogue staging tile (64 + 16 floats)
+
+template <int MI, int ROT, bool CHECKED>
+__device__ __forceinline__ void store_c_through_smem(float4* const cs4, const float (&acc)[MI * 4][8],
+                                                     float* __restrict__ C, int M, int N, int row0, int col_block, int col_warp,
+                                                     int lane, int tr, int tc, float alpha, float beta)
+{
+    float4* const csw = cs4 + tr * (CS_LD / 4) + tc;
+    const int rr = lane >> 4;
+    const int cc = (lane & 15) * 4;
+    const int col = col_block + col_warp + cc;
+#pragma unroll
+    for (int mi = 0; mi < MI; ++mi)
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+            // Staged row r (r < 4) is global row row0 + mi*16 + r*4 + i; staged column c is
+            // global column col_block + col_warp + c. Slot q of a staged quad holds column (q + ROT) % 4.
+#pragma unroll
+            for (int ni = 0; ni < 2; ++ni)
+                csw[ni * 8] = make_float4(acc[mi * 4 + i][ni * 4 + (0 + ROT) % 4], acc[mi * 4 + i][ni * 4 + (1 + ROT) % 4],
+                                          acc[mi * 4 + i][ni * 4 + (2 + ROT) % 4], acc[mi * 4 + i][ni * 4 + (3 + ROT) % 4]);
+            __syncwarp();
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+                const int r = rr + 2 * h;
+                const int row = row0 + mi * 16 + r * 4 + i;
+                const float4 q = cs4[r * (CS_LD / 4) + (lane & 15)];
+                const float qq[4] = {q.x, q.y, q.z, q.w};
+                const float4 s = make_float4(qq[(4 - ROT) % 4], qq[(5 - ROT) % 4], qq[(6 - ROT) % 4], qq[(7 - ROT) % 4]);
+                if (!CHECKED || (row < M && col < N)) {
+                    // (The unchecked address is summed term by term: the same SASS as before the
+                    // epilogue was shared.)
+                    float* const cp = CHECKED ? C + (size_t)row * N + col : C + (size_t)row * N + col_block + col_warp + cc;
+                    float4 v = make_float4(alpha * s.x, alpha * s.y, alpha * s.z, alpha * s.w);
+                    if (beta != 0.0f) {
+                        const float4 c = *reinterpret_cast<const float4*>(cp);
+                        v.x += beta * c.x;
+                        v.y += beta * c.y;
+                        v.z += beta * c.z;
+                        v.w += beta * c.w;
+                    }
+                    *reinterpret_cast<float4*>(cp) = v;
+                }
+            }
+            __syncwarp();  // reads done before the next chunk overwrites the staging tile
+        }
+}
