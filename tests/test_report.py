@@ -19,6 +19,7 @@ import typer
 from conftest import SAMPLE_RUN
 from typer.testing import CliRunner
 
+from profiler.analyze.prose import fmt_num
 from profiler.cli.report import report
 from profiler.rundir import REPO_ROOT
 
@@ -256,3 +257,13 @@ def test_kernel_figures():
     assert widths["bar:L1"] == pytest.approx(4228.0) and figures["traffic"].axes[0].get_xscale() == "log"
     assert figure_data_uri(figures["traffic"]).startswith("data:image/png;base64,iVBOR")
     assert kf.stall_group("mio_throttle") == "shared / MIO"
+
+
+def test_power_capped_rows_carry_the_throttle_marker(out):
+    # the bench table's `throttled` column holds numpy bools: every capped PASS row is marked '*'
+    bench = pd.read_parquet(SAMPLE / "bench.parquet")
+    capped = bench[(bench["status"] == "PASS") & bench["throttled"].fillna(False).astype(bool)]
+    assert len(capped) > 0
+    index = (out / "index.html").read_text()
+    for gflops in capped["gflops"]:
+        assert fmt_num(gflops) + "*" in index, gflops

@@ -17,3 +17,9 @@ def numeric_column(frame: pd.DataFrame, column: str) -> pd.Series:
 def number(value) -> float:
     """A cell as a float; None, NaN and pandas' NA as NaN."""
     return np.nan if value is None or pd.isna(value) else float(value)
+
+
+def flag(value) -> bool:
+    """A yes/no cell as a bool: True, numpy's True and 1 are yes; False, None, NaN and NA are no.
+    (`value is True` is False for numpy.bool_, which is what a bench table's column holds.)"""
+    return False if value is None or (not isinstance(value, str) and pd.isna(value)) else bool(value)

@@ -8,6 +8,8 @@ import pandas as pd
 from rich.markup import escape
 from rich.table import Table
 
+from ..analyze.values import flag
+
 
 def _num(value, fmt: str) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
@@ -34,7 +36,7 @@ def bench_table(df: pd.DataFrame, title: str = "") -> Table:
         t.add_column(col, justify=justify)
     for r in df.to_dict("records"):
         timed = r.get("status") == "PASS"
-        throttled = "*" if timed and r.get("throttled") is True else ""
+        throttled = "*" if timed and flag(r.get("throttled")) else ""
         status = r.get("status", "")
         note = f" {escape(r['reason'])}" if status in ("FAIL", "ERROR", "SKIP") and isinstance(r.get("reason"), str) else ""
         t.add_row(

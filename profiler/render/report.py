@@ -28,6 +28,7 @@ from ..analyze.ladder import SAME_POINTS, SAME_RATIO
 from ..analyze.memory import launch_min_bytes, writes_below_minimum
 from ..analyze.occupancy import LIMITS
 from ..analyze.prose import fmt_bytes, fmt_count, fmt_num, fmt_pct, fmt_times, fmt_way
+from ..analyze.values import flag
 from ..analyze.verdict import uses_tensor_cores
 from ..extract.metrics import describe
 from ..manifest import REFERENCES
@@ -346,7 +347,7 @@ def index_view(run: RunDiagnosis) -> dict[str, Any]:
             r = mine.loc[s]
             r = r.iloc[0] if isinstance(r, pd.DataFrame) else r
             if r["status"] == "PASS":
-                text = fmt_num(r["gflops"]) + ("*" if r.get("throttled") is True else "")
+                text = fmt_num(r["gflops"]) + ("*" if flag(r.get("throttled")) else "")
                 if name not in REFERENCES and not _nan(r["pct_cublas"]):
                     text += f" ({fmt_pct(r['pct_cublas'])})"
                 cells.append(_num_cell(text))
