@@ -61,6 +61,7 @@ def _options(
     _version: bool = typer.Option(False, "--version", callback=_print_version, is_eager=True, help="Print the version and exit."),
 ) -> None:
     # Options of gemmprof itself, before the command; the help text is the app's (above).
+    return None
 
 
 _show_warning = warnings.showwarning
