@@ -25,7 +25,20 @@ CUBLAS = "cublas"
 # Bytes of one element of each tier's input type (fp16 inputs; fp32 inputs and every C).
 ELEMENT_BYTES = {"fp16": 2, "fp32": 4}
 
-KERNELS_DIR = Path(__file__).resolve().parent.parent / "kernels"
+
+def builtin_kernels_dir() -> Path:
+    """Where the built-in ladder is: `profiler/_kernels` when gemmprof is installed from a wheel
+    (kernels/ shipped as package data, see setup.py), the checkout's `kernels/` beside the
+    package otherwise (a source tree, `pip install -e .`)."""
+    package = Path(__file__).resolve().parent
+    installed = package / "_kernels"
+    return installed if (installed / "ladder.toml").is_file() else package.parent / "kernels"
+
+
+KERNELS_DIR = builtin_kernels_dir()
+# The source checkout gemmprof runs from, or None when it runs installed: the root of defaults
+# that point into the project (its git commit, its sample runs), which an installed copy lacks.
+CHECKOUT_ROOT = KERNELS_DIR.parent if KERNELS_DIR.name == "kernels" else None
 MANIFEST_PATH = KERNELS_DIR / "ladder.toml"
 # Extra manifests (the user's own kernels, the probes): os.pathsep-separated TOML paths. An
 # environment variable, so bench workers and ncu targets (child processes) see the same kernels.
@@ -432,7 +445,7 @@ def read_manifest(path: Path, known: Iterable[str] = (), first_index: int = 1) -
     where = path.name if path == MANIFEST_PATH else str(path)
     if not path.is_file():
         if path == MANIFEST_PATH:
-            raise GemmprofError(f"kernel manifest not found at {path}", "run gemmprof from a checkout of the project")
+            raise GemmprofError(f"kernel manifest not found at {path}", "reinstall gemmprof (pip install .) or run it from a checkout")
         raise GemmprofError(f"manifest {path} not found", f"check --manifest and ${MANIFEST_ENV}")
     try:
         text = path.read_text()

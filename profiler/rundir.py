@@ -17,14 +17,16 @@ import pandas as pd
 
 from . import __version__
 from .errors import GemmprofError, warn
+from .manifest import CHECKOUT_ROOT
 from .schema import check_profile_record, check_run_meta, check_table, read_frame
 
 SCHEMA_VERSION = 1
 RUN_JSON = "run.json"
 PROFILE_LOG = "profile.jsonl"
 REPORT_SUFFIXES = (".ncu-rep", ".ncu-rep.xz")  # what a run's ncu/ folder holds: reports, xz-packed or not
-REPO_ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_REPORTS_DIR = REPO_ROOT / "reports"
+REPO_ROOT = CHECKOUT_ROOT  # None when gemmprof runs installed, not from a checkout
+# Where runs go and are looked for: the checkout's reports/, or the current directory's when installed.
+DEFAULT_REPORTS_DIR = (REPO_ROOT or Path()) / "reports"
 
 
 def new_run_id(gpu_slug: str) -> str:
@@ -150,8 +152,9 @@ def newest_run(root: Path | None = None, need_table: str | None = None) -> Path:
         if runs:
             return max(runs, key=lambda p: (p / RUN_JSON).stat().st_mtime)
     what = f"run directory with a {need_table} table" if need_table else "run directory"
+    sample = f" (e.g. {DEFAULT_REPORTS_DIR / 'sample-h200'})" if REPO_ROOT else ""
     raise GemmprofError(f"no {what} found under {folder}/",
-                        f"pass one (e.g. {DEFAULT_REPORTS_DIR / 'sample-h200'}), or run gemmprof bench or profile first")
+                        f"pass one{sample}, or run gemmprof bench or profile first")
 
 
 def check_out_dir(path: Path, option: str = "--out") -> Path:

@@ -6,6 +6,7 @@ import sys
 
 import pytest
 
+from profiler.errors import GemmprofError
 from profiler.subprocess_env import child_env
 
 
@@ -58,3 +59,91 @@ def test_env_runs_without_a_gpu():
 
     info = json.loads(r.stdout)
     assert info["gemmprof_version"] and "counters_permitted" in info
+
+
+# --- bad manifests and commands, through the CLI (issue 11): one line each, no traceback -------
+
+GOOD_CU = 'extern "C" __global__ void sgemm_mine(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C) {}\n'
+
+
+def manifest(tmp_path, name="mine", file="mine.cu", grid='["cdiv(N, 32)", "cdiv(M, 32)"]', extra=""):
+    (tmp_path / "mine.cu").write_text(GOOD_CU.replace("sgemm_mine", "sgemm_other") if "wrong_entry" in extra else GOOD_CU)
+    extra = extra.replace("wrong_entry", "")
+    path = tmp_path / "mine.toml"
+    path.write_text(f'[[kernel]]\nname = "{name}"\nfile = "{file}"\nentry = "sgemm_mine"\ntier = "fp32"\n'
+                    f'idea = "x"\ngrid = {grid}\nblock = [32, 32]\n{extra}')
+    return path
+
+
+def one_line_error(r, *fragments):
+    assert r.returncode == 2, (r.returncode, r.stdout, r.stderr)
+    assert "Traceback" not in r.stderr + r.stdout
+    lines = [l for l in r.stderr.splitlines() if l.strip()]
+    assert len(lines) == 1 and lines[0].startswith("gemmprof: error:"), r.stderr
+    for fragment in fragments:
+        assert fragment in lines[0], (fragment, lines[0])
+
+
+def test_manifest_with_a_missing_source(tmp_path):
+    one_line_error(gemmprof("build", "--manifest", str(manifest(tmp_path, file="gone.cu")), "-k", "mine"),
+                   "mine.toml: mine: kernel source", "gone.cu not found")
+
+
+def test_manifest_clashing_with_the_ladder(tmp_path):
+    one_line_error(gemmprof("build", "--manifest", str(manifest(tmp_path, name="smem")), "-k", "smem"),
+                   "kernel 'smem'", "clashes with the one of", "ladder.toml")
+
+
+@pytest.mark.parametrize("grid,fragment", [('["cdiv(N, 32", "1"]', "was never closed"),
+                                           ('["__import__(1)"]', "unsupported expression"),
+                                           ('["N / 2"]', "unsupported expression")])
+def test_manifest_with_an_unparsable_grid(tmp_path, grid, fragment):
+    one_line_error(gemmprof("build", "--manifest", str(manifest(tmp_path, grid=grid)), "-k", "mine"),
+                   "mine.toml: mine: bad launch expression", fragment)
+
+
+@pytest.mark.nvcc
+def test_manifest_whose_entry_is_not_in_the_source(tmp_path, monkeypatch):
+    monkeypatch.setenv("GEMMPROF_CACHE_DIR", str(tmp_path / "cache"))
+    r = gemmprof("build", "--manifest", str(manifest(tmp_path, extra="wrong_entry")), "-k", "mine", "--arch", "sm_90")
+    one_line_error(r, "mine.cu: mine: entry 'sgemm_mine' not found", "sgemm_other")
+
+
+def test_unparsable_dispatch_condition(tmp_path, monkeypatch):
+    """`when` conditions live in the ladder's [[dispatch]] entries: a broken one stops every
+    command that reads the dispatchers, in one line."""
+    from typer.testing import CliRunner
+
+    from profiler import manifest as m
+    from profiler.cli import app
+
+    for source in m.KERNELS_DIR.glob("*.cu*"):  # the copy's `file`s resolve beside it
+        (tmp_path / source.name).symlink_to(source)
+    copy = tmp_path / "ladder.toml"
+    copy.write_text(m.MANIFEST_PATH.read_text() + '\n[[dispatch]]\nname = "broken"\ntier = "fp32"\nidea = "x"\n'
+                    'rules = [{ kernel = "smem", when = "M >" }]\n')
+    monkeypatch.setattr(m, "MANIFEST_PATH", copy)
+    monkeypatch.setattr(m.load_dispatchers.__wrapped__, "__defaults__", (copy,))  # behind its cache
+    m.clear_caches()
+    try:
+        result = CliRunner().invoke(app, ["new", "x", "--dir", str(tmp_path / "d")])
+    finally:
+        m.clear_caches()
+    assert isinstance(result.exception, GemmprofError), result.output
+    message = str(result.exception)
+    assert "dispatch broken: rule for smem: bad condition" in message and "\n" not in message
+
+
+def test_a_command_that_does_not_exist():
+    r = gemmprof("frobnicate")
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert "No such command 'frobnicate'" in r.stderr and len(r.stderr.strip().splitlines()) <= 5
+
+
+def test_version_and_short_help():
+    from profiler import __version__
+
+    assert gemmprof("--version").stdout.strip() == f"gemmprof {__version__}"
+    short, long = gemmprof("-h"), gemmprof("--help")
+    assert short.returncode == 0 and short.stdout == long.stdout and "new" in short.stdout
+    assert gemmprof("build", "-h").stdout == gemmprof("build", "--help").stdout

@@ -25,14 +25,43 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_show_locals=False,
     rich_markup_mode="markdown",  # docstring paragraphs reflow to the terminal width
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
 
 # Each module defines a function of the same name as its command (with '-' as '_').
-COMMANDS = ["env", "build", "bench", "profile", "analyze", "roofline", "report", "compare", "dispatch"]
+COMMANDS = ["env", "build", "bench", "profile", "analyze", "roofline", "report", "compare", "dispatch", "new"]
 
 for _name in COMMANDS:
     _module = importlib.import_module(f"{__name__}.{_name.replace('-', '_')}")
     app.command(_name)(getattr(_module, _name.replace("-", "_")))
+
+
+def version() -> str:
+    """The installed distribution's version; the package's own when it runs from a checkout
+    that is not installed (the same value: pyproject.toml reads it from profiler.__version__)."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as installed_version
+
+    from .. import __version__
+
+    try:
+        return installed_version("gemmprof")
+    except PackageNotFoundError:
+        return __version__
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"gemmprof {version()}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(
+    _version: bool = typer.Option(False, "--version", callback=_print_version, is_eager=True, help="Print the version and exit."),
+) -> None:
+    # Options of gemmprof itself, before the command; the help text is the app's (above).
+    return None
 
 
 _show_warning = warnings.showwarning

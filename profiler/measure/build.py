@@ -66,7 +66,9 @@ def parse_ptxas(log: str, entry: str) -> dict[str, int]:
     props = {m["entry"]: m for m in _PTXAS_PROPS.finditer(log)}
     used = {m["entry"]: m for m in _PTXAS_USED.finditer(log)}
     if entry not in props or entry not in used:
-        raise GemmprofError(f"ptxas output has no entry {entry!r}", "check the manifest's entry symbol (extern \"C\")")
+        found = ", ".join(sorted(used)) or "none"
+        raise GemmprofError(f"entry {entry!r} not found (the kernels compiled: {found})",
+                            "the manifest's entry must be an extern \"C\" __global__ function of the .cu")
     rest = used[entry]["rest"]
     smem = re.search(r"(\d+) bytes smem", rest)
     barriers = re.search(r"used (\d+) barriers", rest)
@@ -133,7 +135,10 @@ def build_kernel(spec: KernelSpec, arch: str, nvcc: Path | None = None, force: b
     if proc.returncode:
         last = "\n".join(proc.stderr.strip().splitlines()[-8:])
         raise GemmprofError(f"nvcc failed on {spec.file}:\n{last}")
-    resources = Resources(kernel=spec.name, arch=target, **parse_ptxas(proc.stdout + proc.stderr, spec.entry))
+    try:
+        resources = Resources(kernel=spec.name, arch=target, **parse_ptxas(proc.stdout + proc.stderr, spec.entry))
+    except GemmprofError as exc:  # name the kernel and its file
+        raise GemmprofError(f"{spec.source}: {spec.name}: {exc.message}", exc.hint) from None
     meta.write_text(json.dumps(asdict(resources)))
     tmp.replace(cubin)  # atomic: a half-written cubin is never picked up from the cache
     return Built(spec, cubin, resources, cached=False)

@@ -301,12 +301,16 @@ def counters_permitted() -> tuple[bool | None, str]:
     return False, "RmProfilingAdminOnly=1 and not root"
 
 
-def git_commit(repo: Path) -> tuple[str | None, bool]:
+def git_commit(repo: Path | None) -> tuple[str | None, bool]:
     """HEAD commit of the checkout and whether it has uncommitted changes. A copy of the tree
     whose .git is missing or stale (a CI artifact, the GPU machine, which was sent the session's
-    first .git) names its commit in GEMMPROF_GIT_COMMIT, which then wins."""
+    first .git) names its commit in GEMMPROF_GIT_COMMIT, which then wins. No checkout (`repo`
+    None: gemmprof installed) has no commit; the git repository around the current directory
+    is the user's, not gemmprof's."""
     if os.environ.get("GEMMPROF_GIT_COMMIT"):
         return os.environ["GEMMPROF_GIT_COMMIT"], False
+    if repo is None:
+        return None, False
     try:
         head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True, timeout=10)
         dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=repo, capture_output=True, text=True, timeout=10)
