@@ -42,7 +42,7 @@ FAKE_NCU = textwrap.dedent(
     counting = "--export" not in args
     launches = int(os.environ.get("FAKE_COUNT_LAUNCHES" if counting else "FAKE_LAUNCHES", "3"))
     for n in range(launches):
-        print('==PROF== Profiling "sgemm_naive" - ' + str(n) + ': 0%....50%....100% - ' + ("1" if counting else "38") + ' passes', flush=True)
+        print('==PROF== Profiling "sgemm_naive" - ' + str(n) + ': 0%....50%....100% - ' + ("1 pass" if counting else "38 passes"), flush=True)
     if os.environ.get("FAKE_REPORT_FIRST") and not counting:  # as if ncu had saved a launch, then got a signal
         base = args[args.index("--export") + 1]
         with lzma.open(os.path.join({fixtures!r}, "naive_512x256x128.ncu-rep.xz")) as src, open(base + ".ncu-rep", "wb") as dst:
@@ -147,6 +147,20 @@ def test_program_exit_code_from_ncu_output():
     assert program_exit_code(NcuResult(0, ["==PROF== done"], None, [])) == 0
     assert program_exit_code(NcuResult(3, ["x", "==ERROR== The application returned an error code (3).", "y"], None, [])) == 3
     assert program_exit_code(NcuResult(1, ["==ERROR== something else"], None, [])) is None
+
+
+@pytest.mark.parametrize("line,kernel,passes", [
+    ('==PROF== Profiling "sgemm_naive" - 0: 0%....50%....100% - 38 passes', "sgemm_naive", 38),
+    ('==PROF== Profiling "warmingup(float*)" - 1: 0%....50%....100% - 1 pass', "warmingup(float*)", 1),
+    ('Running ...==PROF== Profiling "k" - 0 (1/1): 0%....50%....100% - 3 passes', "k", 3),
+    ('==PROF== Profiling "k" - 0: 0%....50%....', "k", 0),  # a warning broke the line: still a launch
+])
+def test_profiling_lines_count_launches(line, kernel, passes):
+    from profiler.measure.ncu import _PROFILING
+
+    m = _PROFILING.search(line)
+    assert m["kernel"] == kernel and int(m["passes"] or 0) == passes
+    assert _PROFILING.search("==PROF== Connected to process 1 (/usr/bin/python3)") is None
 
 
 def test_estimate_is_priced_for_the_full_set_only():

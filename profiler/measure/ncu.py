@@ -124,7 +124,9 @@ def target_argv(job: str) -> list[str]:
     return [sys.executable, "-m", "profiler.measure.target", "--job", job]
 
 
-_PROFILING = re.compile(r'==PROF== Profiling "(?P<kernel>[^"]+)".*?(?P<passes>\d+) passes')
+# One line per profiled launch: '==PROF== Profiling "name" - 0: 0%....100% - 38 passes' ('1 pass'
+# when one suffices; the tail goes missing when a warning interrupts the line, the launch still counts).
+_PROFILING = re.compile(r'==PROF== Profiling "(?P<kernel>[^"]+)"(?:.*?(?P<passes>\d+) pass(?:es)?\b)?')
 
 
 @dataclass
@@ -158,9 +160,10 @@ def run_ncu(cmd: list[str], env: dict, on_kernel: Callable[[str, int], None] | N
             if target_output and line.startswith(TARGET_PREFIX):
                 target = json.loads(line[len(TARGET_PREFIX):])
             elif m := _PROFILING.search(line):
-                kernels.append((m["kernel"], int(m["passes"])))
+                passes = int(m["passes"] or 0)
+                kernels.append((m["kernel"], passes))
                 if on_kernel:
-                    on_kernel(m["kernel"], int(m["passes"]))
+                    on_kernel(m["kernel"], passes)
         code = proc.wait()
     except BaseException:
         stop(proc)
