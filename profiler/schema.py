@@ -41,6 +41,9 @@ RUN_META: tuple[Field, ...] = (
     Field("environment", OBJECT), Field("complete", BOOL),
     Field("shapes", LIST), Field("kernels", LIST), Field("dispatchers", OBJECT),
     Field("policy", OBJECT), Field("resources", OBJECT),
+    # a program's run (`profile -- CMD`): source "program", its argv and folder, how it ended
+    Field("source", TEXT), Field("program", LIST), Field("cwd", TEXT),
+    Field("program_status", TEXT), Field("program_exit_code", INT), Field("ncu_command", LIST),
 )
 
 # run.json's "environment": the facts compare and the report read
@@ -58,6 +61,7 @@ PROFILE_RECORD: tuple[Field, ...] = (
     Field("M", INT), Field("N", INT), Field("K", INT),
     Field("status", TEXT), Field("reason", TEXT), Field("launches", INT), Field("replay_passes", INT),
     Field("ncu_wall_s", NUMBER),
+    Field("source", TEXT), Field("program", LIST), Field("program_status", TEXT), Field("program_exit_code", INT),
 )
 
 _TIMES = ("median_ms", "mean_ms", "p10_ms", "p90_ms", "min_ms",

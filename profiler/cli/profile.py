@@ -1,5 +1,5 @@
 """`gemmprof profile`: each kernel (and cuBLAS) under Nsight Compute, one report per kernel and
-shape, then the reports read back into tables."""
+shape, then the reports read back into tables; or, after `--`, any program (`_program.py`)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,9 @@ from ._options import ManifestOption
 
 
 def profile(
-    kernel: Annotated[list[str] | None, typer.Option("--kernel", "-k", help="Kernel name (repeatable), 'cublas', or 'all' (default: all, cuBLAS included).")] = None,
+    program: Annotated[list[str] | None, typer.Argument(metavar="CMD", show_default=False,
+                                                         help="A program and its arguments, after '--': profiled instead of the ladder.")] = None,
+    kernel: Annotated[list[str] | None, typer.Option("--kernel", "-k", "--kernel-regex", help="Kernel name (repeatable), 'cublas', or 'all' (default: all, cuBLAS included); with a program: a regex on its kernels' names (ncu --kernel-name regex:).")] = None,
     size: Annotated[int | None, typer.Option(help="Square size M=N=K (default 2048).")] = None,
     mnk: Annotated[tuple[int, int, int] | None, typer.Option("--mnk", help="A rectangular shape: --mnk M N K.")] = None,
     section_set: Annotated[str, typer.Option("--set", help="ncu section set (full, detailed, basic, ...).")] = "full",
@@ -29,15 +31,42 @@ def profile(
     force: Annotated[bool, typer.Option(help="Profile again even where a report already exists.")] = False,
     compress: Annotated[bool, typer.Option("--xz", help="Store reports xz-compressed (.ncu-rep.xz, ~10x smaller; gemmprof reads both).")] = False,
     timing_only: Annotated[bool, typer.Option(help="No counters (e.g. ERR_NVGPUCTRPERM): bench the same kernels and shape instead.")] = False,
+    nvtx_include: Annotated[list[str] | None, typer.Option("--nvtx-include", help="With a program: profile only launches inside this NVTX range (ncu's syntax, e.g. 'app/' for a push/pop range; repeatable: any of them).")] = None,
+    launch_skip: Annotated[int | None, typer.Option(min=0, help="With a program: skip this many matching launches first (ncu --launch-skip).")] = None,
+    launch_count: Annotated[int | None, typer.Option(min=1, help="With a program: profile at most this many matching launches (ncu --launch-count).")] = None,
+    replay_mode: Annotated[str | None, typer.Option(help="With a program: ncu --replay-mode (kernel, application, range, app-range; ncu's default: kernel).")] = None,
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="With a program: profile every launch without asking, however many there are.")] = False,
     manifest: ManifestOption = None,
 ) -> None:
-    """Profile kernels (and cuBLAS) under Nsight Compute, one report per kernel and shape.
+    """Profile kernels (and cuBLAS) under Nsight Compute, one report per kernel and shape; or any
+    program: `gemmprof profile [options] -- CMD ARGS...`.
 
     Runs `ncu --set full --import-source yes` (plus the exact FLOP and DRAM
     counters the analysis needs), capturing only the measured launch (NVTX range 'gp'), never the
     warm-up or the verification. Reports are written atomically; an interrupted run keeps every
     finished report, and a rerun skips them unless --force.
+
+    A program (after `--`) runs in the current directory under the same ncu options and the
+    filters given (`--nvtx-include`, `-k`, `--launch-skip`, `--launch-count`); its report, ncu's
+    output and the tables land in one run directory. Without a filter it is first run once to
+    count its launches: more than 50 ask before profiling (`--yes` skips the question).
     """
+    if program:
+        from ._program import profile_program_cli
+
+        return profile_program_cli(
+            program, kernel_regex=kernel, nvtx_include=nvtx_include, launch_skip=launch_skip, launch_count=launch_count,
+            replay_mode=replay_mode, yes=yes, section_set=section_set, clock_control=clock_control, ncu=ncu, out=out,
+            run_id=run_id, force=force, compress=compress,
+            ladder_only={"--size": size, "--mnk": mnk, "--timing-only": timing_only})
+    program_only = {"--nvtx-include": nvtx_include, "--launch-skip": launch_skip, "--launch-count": launch_count,
+                    "--replay-mode": replay_mode, "--yes": yes}
+    given = [name for name, value in program_only.items() if value]
+    if given:
+        from ..errors import GemmprofError
+
+        raise GemmprofError(f"{', '.join(given)} applies to a program only",
+                            "name one after '--': gemmprof profile " + given[0] + " ... -- CMD ARGS")
     from ..errors import GemmprofError
     from ..extract import metrics as metric_table
     from ..extract.run import extract_run

@@ -39,21 +39,94 @@ def resolve_ncu(explicit: str | None) -> Path:
     return exe
 
 
-def ncu_command(opts: NcuOptions, report_base: Path, target_argv: list[str]) -> list[str]:
-    cmd = [str(opts.ncu), "--set", opts.section_set, "--clock-control", opts.clock_control,
-           "--import-source", "yes" if opts.import_source else "no",
-           "--nvtx", "--nvtx-include", f"{NVTX_OUTER}/", "--target-processes", "all",
-           "--export", str(report_base), "--force-overwrite"]
+def _head(opts: NcuOptions) -> list[str]:
+    """What every profiling run passes: the set, clocks, source, NVTX state, child processes."""
+    return [str(opts.ncu), "--set", opts.section_set, "--clock-control", opts.clock_control,
+            "--import-source", "yes" if opts.import_source else "no", "--nvtx", "--target-processes", "all"]
+
+
+def _tail(opts: NcuOptions, report_base: Path) -> list[str]:
+    cmd = ["--export", str(report_base), "--force-overwrite"]
     if opts.extra_metrics:
         cmd += ["--metrics", ",".join(opts.extra_metrics)]
-    return cmd + target_argv
+    return cmd
+
+
+def ncu_command(opts: NcuOptions, report_base: Path, target_argv: list[str]) -> list[str]:
+    """gemmprof's own target: only the launch inside the NVTX range 'gp' is profiled."""
+    return _head(opts) + ["--nvtx-include", f"{NVTX_OUTER}/"] + _tail(opts, report_base) + target_argv
+
+
+# ncu's --replay-mode values (ncu --help): kernel replays each launch, application reruns the
+# program once per pass, range/app-range profile NVTX or cudaProfilerStart/Stop ranges as a whole.
+REPLAY_MODES = ("kernel", "application", "range", "app-range")
+
+
+@dataclass(frozen=True)
+class Filters:
+    """Which launches of a program ncu profiles (all of them when empty)."""
+
+    nvtx_include: tuple[str, ...] = ()
+    kernel_regex: str | None = None
+    launch_skip: int | None = None
+    launch_count: int | None = None
+    replay_mode: str | None = None
+
+    @property
+    def narrows(self) -> bool:
+        """True when the filters bound the number of launches (what the launch-count guard asks);
+        --launch-skip alone does not."""
+        return bool(self.nvtx_include or self.kernel_regex or self.launch_count)
+
+    def describe(self) -> str:
+        """The filters as the options that set them, for messages."""
+        parts = [f"--nvtx-include {n!r}" for n in self.nvtx_include]
+        if self.kernel_regex:
+            parts.append(f"-k {self.kernel_regex!r}")
+        if self.launch_skip:
+            parts.append(f"--launch-skip {self.launch_skip}")
+        if self.launch_count:
+            parts.append(f"--launch-count {self.launch_count}")
+        return " ".join(parts) or "no filter"
+
+    def arguments(self) -> list[str]:
+        out: list[str] = []
+        for name in self.nvtx_include:
+            out += ["--nvtx-include", name]
+        if self.kernel_regex:
+            out += ["--kernel-name", f"regex:{self.kernel_regex}"]
+        if self.launch_skip:
+            out += ["--launch-skip", str(self.launch_skip)]
+        if self.launch_count:
+            out += ["--launch-count", str(self.launch_count)]
+        if self.replay_mode:
+            out += ["--replay-mode", self.replay_mode]
+        return out
+
+
+def program_command(opts: NcuOptions, filters: Filters, report_base: Path, argv: list[str]) -> list[str]:
+    """Any program under ncu: the user's filters instead of gemmprof's NVTX range."""
+    return _head(opts) + filters.arguments() + _tail(opts, report_base) + list(argv)
+
+
+def counting_command(ncu: Path, argv: list[str]) -> list[str]:
+    """The cheapest ncu run that still names every launch: one launch-configuration metric (no
+    hardware counter, one pass), no cache flush, no report. Used to price a profile before it
+    starts."""
+    from ..extract.metrics import METRICS
+
+    grid = next(m.ncu for m in METRICS if m.column == "grid_x")
+    return [str(ncu), "--metrics", grid, "--clock-control", "none", "--cache-control", "none",
+            "--target-processes", "all", *argv]
 
 
 def target_argv(job: str) -> list[str]:
     return [sys.executable, "-m", "profiler.measure.target", "--job", job]
 
 
-_PROFILING = re.compile(r'==PROF== Profiling "(?P<kernel>[^"]+)".*?(?P<passes>\d+) passes')
+# One line per profiled launch: '==PROF== Profiling "name" - 0: 0%....100% - 38 passes' ('1 pass'
+# when one suffices; the tail goes missing when a warning interrupts the line, the launch still counts).
+_PROFILING = re.compile(r'==PROF== Profiling "(?P<kernel>[^"]+)"(?:.*?(?P<passes>\d+) pass(?:es)?\b)?')
 
 
 @dataclass
@@ -64,11 +137,17 @@ class NcuResult:
     kernels: list[tuple[str, int]]  # (kernel, replay passes) as ncu reported them
 
 
-def run_ncu(cmd: list[str], env: dict, on_kernel: Callable[[str, int], None] | None = None) -> NcuResult:
-    """Run ncu, stream its output, and collect the profiled kernels and the target's JSON line."""
+def run_ncu(cmd: list[str], env: dict, on_kernel: Callable[[str, int], None] | None = None,
+            on_line: Callable[[str], None] | None = None, target_output: bool = True,
+            cwd: Path | None = None) -> NcuResult:
+    """Run ncu, stream its output, and collect the profiled kernels and the target's JSON line
+    (`target_output`: only gemmprof's own target prints one; a program's lines are its own).
+    Interrupted (Ctrl-C, SIGTERM), ncu is asked to stop first, so it can end the program and
+    write what it has, and killed only if it does not within STOP_GRACE_S."""
     import json
 
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=cwd,
+                            errors="replace")
     lines: list[str] = []
     kernels: list[tuple[str, int]] = []
     target = None
@@ -76,30 +155,66 @@ def run_ncu(cmd: list[str], env: dict, on_kernel: Callable[[str, int], None] | N
         for line in proc.stdout:
             line = line.rstrip("\n")
             lines.append(line)
-            if line.startswith(TARGET_PREFIX):
+            if on_line:
+                on_line(line)
+            if target_output and line.startswith(TARGET_PREFIX):
                 target = json.loads(line[len(TARGET_PREFIX):])
             elif m := _PROFILING.search(line):
-                kernels.append((m["kernel"], int(m["passes"])))
+                passes = int(m["passes"] or 0)
+                kernels.append((m["kernel"], passes))
                 if on_kernel:
-                    on_kernel(m["kernel"], int(m["passes"]))
+                    on_kernel(m["kernel"], passes)
         code = proc.wait()
     except BaseException:
-        proc.kill()
-        proc.wait()
+        stop(proc)
         raise
     return NcuResult(code, lines, target, kernels)
 
 
-def failure(result: NcuResult, what: str) -> GemmprofError | None:
-    """The one-line error for a failed ncu run, or None when it profiled something."""
-    text = "\n".join(result.lines)
-    tail = "\n".join(l for l in result.lines[-8:] if l.strip())
-    if "ERR_NVGPUCTRPERM" in text:
+STOP_GRACE_S = 10.0
+
+
+def stop(proc: subprocess.Popen) -> None:
+    """SIGTERM, then SIGKILL after STOP_GRACE_S."""
+    if proc.poll() is not None:
+        return
+    proc.terminate()
+    try:
+        proc.wait(timeout=STOP_GRACE_S)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+_APP_EXIT = re.compile(r"==ERROR== The application returned an error code \((?P<code>-?\d+)\)")
+
+
+def program_exit_code(result: NcuResult) -> int | None:
+    """The profiled program's exit code: ncu prints it when it is not 0 (and exits with it);
+    0 when ncu itself succeeded; None when neither says (ncu failed on its own)."""
+    for line in reversed(result.lines):
+        if m := _APP_EXIT.search(line):
+            return int(m["code"])
+    return 0 if result.returncode == 0 else None
+
+
+def counters_refused(result: NcuResult, timing_only: bool = True) -> GemmprofError | None:
+    """The one-line error for ERR_NVGPUCTRPERM (the counters are root's), else None.
+    `timing_only`: suggest `profile --timing-only` (the ladder has it; a program does not)."""
+    if any("ERR_NVGPUCTRPERM" in line for line in result.lines):
         return GemmprofError(
             "ncu may not read the GPU performance counters here (ERR_NVGPUCTRPERM)",
-            "run as root or ask the admin to load the driver with NVreg_RestrictProfilingToAdminUsers=0; "
-            "or time without counters: gemmprof profile --timing-only",
+            "run as root or ask the admin to load the driver with NVreg_RestrictProfilingToAdminUsers=0"
+            + ("; or time without counters: gemmprof profile --timing-only" if timing_only else ""),
         )
+    return None
+
+
+def failure(result: NcuResult, what: str) -> GemmprofError | None:
+    """The one-line error for a failed ncu run, or None when it profiled something."""
+    tail = "\n".join(l for l in result.lines[-8:] if l.strip())
+    if refused := counters_refused(result):
+        return refused
     if result.returncode == 0 and not result.kernels:
         return GemmprofError(f"ncu profiled no kernel for {what}: the NVTX filter '{NVTX_OUTER}/' matched nothing",
                              f"the target must launch inside the '{NVTX_OUTER}' range; ncu said:\n{tail}")
