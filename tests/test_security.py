@@ -289,8 +289,10 @@ def manifest_copy(monkeypatch, tmp_path):
     import profiler.cli.dispatch  # noqa: F401
     import profiler.manifest as manifest
 
-    copy = tmp_path / "ladder.toml"
-    copy.write_text(manifest.MANIFEST_PATH.read_text())
+    # the whole folder: a manifest's .cu files are relative to it (and revalidation reads them)
+    folder = shutil.copytree(manifest.MANIFEST_PATH.parent, tmp_path / "kernels", ignore=shutil.ignore_patterns("probes", "experiments"))
+    copy = folder / "ladder.toml"
+    manifest.clear_caches()
     monkeypatch.setattr(manifest, "MANIFEST_PATH", copy)
     yield copy
     manifest.clear_caches()
