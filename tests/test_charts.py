@@ -22,10 +22,13 @@ from matplotlib.text import Text
 from test_roofline import synthetic_kernels
 
 from profiler.errors import GemmprofError
-from profiler.manifest import load_manifest
+from profiler.manifest import REFERENCES, load_manifest
 from profiler.render.charts import (
     LEVEL_MARKERS,
+    color_distance,
+    distinct_colors,
     kernel_colors,
+    kernel_markers,
     ladder_figure,
     roofline_figure,
     spread_labels,
@@ -207,6 +210,59 @@ def test_roofline_sample_reads_at_a_glance():
     assert "NVIDIA H200" in fig._suptitle.get_text() and "2048x2048x2048" in fig._suptitle.get_text()
 
 
+def segments_cross(p, q, r, s) -> bool:
+    """Whether segments pq and rs cross at a point inside both (touching ends do not count)."""
+    def side(a, b, c):
+        return np.sign((b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]))
+    return side(p, q, r) * side(p, q, s) < 0 and side(r, s, p) * side(r, s, q) < 0
+
+
+def test_segments_cross_helper():
+    assert segments_cross((0, 0), (2, 2), (0, 2), (2, 0))
+    assert not segments_cross((0, 0), (2, 0), (0, 1), (2, 3))
+    assert not segments_cross((0, 0), (1, 1), (1, 1), (2, 0))  # a shared end is not a crossing
+
+
+def test_roofline_sample_leaders_do_not_cross():
+    fig, renderer = drawn(roofline_figure(pd.read_parquet(SAMPLE / "kernels.parquet")))
+    ax = fig.axes[0]
+    labels = by_gid(fig, "label:", Text)
+    leaders = {}
+    for gid, text in labels.items():  # from the row's anchor to the label's left edge
+        start = ax.transData.transform(text.xy)
+        box = Text.get_window_extent(text, renderer)
+        leaders[gid] = (tuple(start), (box.x0, (box.y0 + box.y1) / 2))
+    crossing = [(a, b) for (a, pa), (b, pb) in itertools.combinations(leaders.items(), 2) if segments_cross(*pa, *pb)]
+    assert crossing == []
+    # every row runs on to the same x before its leader, so the label column is in row order
+    anchors = {round(text.xy[0], 9) for text in labels.values()}
+    assert len(anchors) == 1
+    order = sorted(labels, key=lambda g: (labels[g].xy[1], Text.get_window_extent(labels[g], renderer).y0))
+    heights = [Text.get_window_extent(labels[g], renderer).y0 for g in order]
+    assert heights == sorted(heights)
+    extensions = by_gid(fig, "leader:", Line2D)
+    assert {g.split(":", 1)[1] for g in extensions} == {g.split(":", 1)[1] for g in labels}
+    assert {round(line.get_xdata()[-1], 9) for line in extensions.values()} == anchors
+
+
+def test_roofline_sample_ceiling_labels_clear_of_titles_and_axes():
+    fig, renderer = drawn(roofline_figure(pd.read_parquet(SAMPLE / "kernels.parquet")))
+    boxes = text_boxes(fig, renderer)
+    titles = {"suptitle": corners(fig._suptitle.get_window_extent(renderer)),
+              "subtitle": corners(by_gid(fig, "subtitle", Text)["subtitle"].get_window_extent(renderer))}
+    assert overlaps({**boxes, **titles}) == []
+    axes_box = fig.axes[0].get_window_extent(renderer)
+    for gid, outline in boxes.items():
+        if gid.startswith("ceiling-label:"):  # inside the plot: none sits on an axis or runs off it
+            assert inside(outline, axes_box), gid
+    # the memory ceilings share one style, so no dash pattern asks for a legend
+    ceilings = by_gid(fig, "ceiling:", Line2D)
+    assert {line.get_linestyle() for line in ceilings.values()} == {"-"}
+    # which GFLOP/s: this chart's are the profiled launch's
+    assert "Nsight Compute" in fig.axes[0].get_ylabel()
+    assert "not the timed bench" in by_gid(fig, "subtitle", Text)["subtitle"].get_text()
+
+
 def test_roofline_of_nothing_is_an_error():
     with pytest.raises(GemmprofError):
         roofline_figure(pd.DataFrame())
@@ -291,3 +347,51 @@ def test_thin_labels_keeps_ends_and_drops_crowded():
     assert thin_labels([0, 10, 12, 100], [8, 8, 8, 8]) == [True, True, False, True]
     assert thin_labels([0, 1], [8, 8]) == [True, False]
     assert thin_labels([], []) == []
+
+
+# --- colours ------------------------------------------------------------------------------------
+
+
+def test_color_distance_is_cie94():
+    assert color_distance("black", "white") == pytest.approx(100.0, abs=0.05)
+    assert color_distance("#1f77b4", "#1f77b4") == pytest.approx(0.0, abs=1e-9)
+    # lightness counts in full, a chroma step among vivid colours much less
+    assert color_distance("#808080", "#a0a0a0") > color_distance("#ff0000", "#e00000")
+
+
+def test_every_kernel_has_a_colour_of_its_own():
+    names = [s.name for s in load_manifest()] + list(REFERENCES)
+    colours = kernel_colors(names)
+    kernels = [n for n in names if n not in REFERENCES]
+    nearest = min(color_distance(colours[a], colours[b]) for a, b in itertools.combinations(kernels, 2))
+    assert nearest > 15  # the husl palette gave rungs 8-12 teals about 5 apart
+    refs = [colours[r] for r in REFERENCES]
+    assert all(color_distance(a, b) > 20 for a, b in itertools.combinations(refs, 2))  # cuBLAS vs cuBLAS FP16
+    assert all(color_distance(colours[k], r) > 15 for k in kernels for r in refs)
+
+
+def test_distinct_colors_scale_and_keep_their_order():
+    many = distinct_colors(40)
+    assert distinct_colors(17) == many[:17]  # adding kernels never recolours the ladder
+    assert min(color_distance(a, b) for a, b in itertools.combinations(many, 2)) > 10
+    assert len(set(many)) == 40
+
+
+def test_ladder_neighbours_and_references_are_styled_apart():
+    bench = pd.read_parquet(SAMPLE / "bench.parquet")
+    for tier in ("fp32", "fp16"):
+        fig, renderer = drawn(ladder_figure(bench, tier=tier))
+        lines = by_gid(fig, "line:", Line2D)
+        order = [s.name for s in load_manifest() if s.tier == tier]
+        for a, b in zip(order, order[1:]):
+            la, lb = lines[f"line:{a}"], lines[f"line:{b}"]
+            assert la.get_marker() != lb.get_marker(), (a, b)
+            assert color_distance(la.get_color(), lb.get_color()) > 15, (a, b)
+        legend = fig.legends[0]
+        assert legend.get_window_extent(renderer).x1 <= fig.bbox.x1
+        assert "bench" in fig.axes[0].get_ylabel()
+    fp32, fp16 = (by_gid(drawn(ladder_figure(bench, tier=t))[0], "line:cublas", Line2D) for t in ("fp32", "fp16"))
+    ref32, ref16 = fp32["line:cublas"], fp16["line:cublas-fp16"]
+    assert color_distance(ref32.get_color(), ref16.get_color()) > 20
+    assert (ref32.get_marker(), ref32.get_linestyle()) != (ref16.get_marker(), ref16.get_linestyle())
+    assert kernel_markers(["cublas", "cublas-fp16"]) == {"cublas": ref32.get_marker(), "cublas-fp16": ref16.get_marker()}

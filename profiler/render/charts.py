@@ -3,16 +3,19 @@ the caller decides where it goes (`fig.savefig`, an <img> in the report, a test'
 
 Artists carry a `gid` so that tests (and anyone post-editing a figure) can find them:
 `point:<kernel>:<level>`, `ceiling:<name>`, `ceiling-label:<name>`, `label:<kernel>`,
-`line:<kernel>`.
+`leader:<kernel>`, `line:<kernel>`, `subtitle`.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 import textwrap
 
 import numpy as np
 import pandas as pd
+from matplotlib import colormaps as mpl_colormaps
+from matplotlib.colors import to_rgb
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.ticker import (
@@ -30,26 +33,102 @@ from .escape import mpl_label, mpl_text
 LEVEL_MARKERS = {"DRAM": "o", "L2": "s", "shared": "D", "L1": "^"}
 CUBLAS_COLOR = "#111111"
 CEILING_COLOR = "#555555"
+# The references, one per tier in REFERENCES' order: black, then greys dark enough for text, each
+# with its own marker and line so that two references on one chart never look alike.
+REFERENCE_STYLES = (("#111111", "o", "-"), ("#6e6e6e", "s", (0, (5, 1.5))), ("#3c3c3c", "D", (0, (1.5, 1.2))),
+                    ("#959595", "^", (0, (6, 2, 1.5, 2))))
+# Markers cycled over the rungs in the ladder charts: a second cue beside colour.
+RUNG_MARKERS = ("o", "s", "D", "^", "v", "P", "X", "p")
 FONT = 9
 
 
-def kernel_colors(names) -> dict[str, tuple]:
-    """One colour per kernel, the same in every chart: the whole manifest ladder in order (so a
-    chart of one tier colours a kernel as the roofline of all does) from a colour-blind-safe
-    palette, then any kernel outside the manifest; cuBLAS near-black."""
-    import seaborn as sns
+def _lab(rgb) -> np.ndarray:
+    """sRGB (0..1, rows of three) to CIELAB (D65): distances there follow what the eye tells apart."""
+    rgb = np.asarray(rgb, dtype=float).reshape(-1, 3)
+    linear = np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
+    xyz = linear @ np.array([[0.4124, 0.3576, 0.1805], [0.2126, 0.7152, 0.0722], [0.0193, 0.1192, 0.9505]]).T
+    xyz /= [0.95047, 1.0, 1.08883]
+    f = np.where(xyz > (6 / 29) ** 3, np.cbrt(xyz), xyz / (3 * (6 / 29) ** 2) + 4 / 29)
+    return np.stack([116 * f[:, 1] - 16, 500 * (f[:, 0] - f[:, 1]), 200 * (f[:, 1] - f[:, 2])], axis=1)
 
+
+def _delta_e94(lab: np.ndarray, others: np.ndarray) -> np.ndarray:
+    """CIE94 distances between each row of `lab` and each row of `others` (a matrix): unlike the
+    plain Lab distance it discounts chroma and hue differences among saturated colours, which
+    the eye tells apart less well (two vivid blues)."""
+    lab, others = lab[:, None, :], others[None, :, :]
+    chroma_a, chroma_b = np.hypot(lab[..., 1], lab[..., 2]), np.hypot(others[..., 1], others[..., 2])
+    d_l, d_c = lab[..., 0] - others[..., 0], chroma_a - chroma_b
+    d_h2 = np.maximum(((lab - others)[..., 1:] ** 2).sum(axis=-1) - d_c ** 2, 0.0)
+    chroma = np.sqrt(chroma_a * chroma_b)  # symmetric in the two colours
+    return np.sqrt(d_l ** 2 + (d_c / (1 + 0.045 * chroma)) ** 2 + d_h2 / (1 + 0.015 * chroma) ** 2)
+
+
+def color_distance(a, b) -> float:
+    """CIE94 distance of two colours (about 1: just noticeable; above 10: clearly different)."""
+    return float(_delta_e94(_lab(to_rgb(a)), _lab(to_rgb(b)))[0, 0])
+
+
+@functools.lru_cache(maxsize=8)
+def distinct_colors(n: int) -> tuple[tuple[float, float, float], ...]:
+    """`n` colours for kernels: tab10 without its grey first, then each next one the candidate
+    farthest (CIELAB) from every colour already taken and from the references' greys and white,
+    so any colour differs from all before it, neighbours included (a continuous palette over
+    many kernels gives near-identical neighbours). Candidates are mid-lightness and saturated
+    enough to colour text on white."""
+    tab = [c for i, c in enumerate(mpl_colormaps["tab10"].colors) if i != 7]
+    chosen = [tuple(map(float, c)) for c in tab[:n]]
+    if n <= len(chosen):
+        return tuple(chosen)
+    steps = np.linspace(0.0, 1.0, 11)
+    grid = np.array(np.meshgrid(steps, steps, steps, indexing="ij")).reshape(3, -1).T
+    lab = _lab(grid)
+    usable = (lab[:, 0] >= 35) & (lab[:, 0] <= 70) & (np.hypot(lab[:, 1], lab[:, 2]) >= 30)
+    grid, lab = grid[usable], lab[usable]
+    avoid = [to_rgb(c) for c, *_ in REFERENCE_STYLES] + [to_rgb(CEILING_COLOR), (1.0, 1.0, 1.0)]
+    nearest = _delta_e94(lab, _lab(np.array(chosen + avoid))).min(axis=1)
+    while len(chosen) < n:
+        pick = int(np.argmax(nearest))
+        chosen.append(tuple(map(float, grid[pick])))
+        nearest = np.minimum(nearest, _delta_e94(lab, lab[pick:pick + 1])[:, 0])
+    return tuple(chosen)
+
+
+def reference_style(name: str) -> tuple[str, str, object]:
+    """(colour, marker, line style) of a cuBLAS reference."""
+    return REFERENCE_STYLES[list(REFERENCES).index(name) % len(REFERENCE_STYLES)]
+
+
+def _ladder(names) -> list[str]:
+    """The whole manifest ladder in order, then kernels outside it: colours and markers are taken
+    by position in it, so a chart of one tier styles a kernel as the roofline of all does."""
     from ..manifest import load_manifest
 
-    present = [n for n in dict.fromkeys(names) if n not in REFERENCES]
     manifest = [s.name for s in load_manifest()]
-    ladder = manifest + sorted(n for n in present if n not in manifest)
-    # tab10 without its grey (too close to the ceilings): strong enough to colour text as well.
-    tab = [c for i, c in enumerate(sns.color_palette("tab10", 10)) if i != 7]
-    palette = tab if len(ladder) <= len(tab) else sns.husl_palette(len(ladder), s=0.9, l=0.5)
-    colors = {name: tuple(palette[i]) for i, name in enumerate(ladder) if name in present}
-    colors.update({name: CUBLAS_COLOR for name in REFERENCES})
+    present = [n for n in dict.fromkeys(names) if n not in REFERENCES]
+    return manifest + sorted(n for n in present if n not in manifest)
+
+
+def kernel_colors(names) -> dict[str, tuple]:
+    """One colour per kernel, the same in every chart (see `distinct_colors`); the references
+    black and greys."""
+    names = list(names)
+    ladder = _ladder(names)
+    palette = distinct_colors(len(ladder))
+    present = set(names)
+    colors = {name: palette[i] for i, name in enumerate(ladder) if name in present}
+    colors.update({name: to_rgb(reference_style(name)[0]) for name in REFERENCES})
     return colors
+
+
+def kernel_markers(names) -> dict[str, str]:
+    """One marker per kernel for the ladder charts, cycled along the ladder."""
+    names = list(names)
+    ladder = _ladder(names)
+    present = set(names)
+    markers = {name: RUNG_MARKERS[i % len(RUNG_MARKERS)] for i, name in enumerate(ladder) if name in present}
+    markers.update({name: reference_style(name)[1] for name in REFERENCES})
+    return markers
 
 
 def spread_labels(positions, gap: float, low: float = -math.inf, high: float = math.inf) -> list[float]:
@@ -116,6 +195,15 @@ def _flops_tick(value: float, _pos=None) -> str:
     return f"{value:g}"
 
 
+def _text_width_pt(text: str, size: float) -> float:
+    """How wide `text` is at font size `size`, in points, before any figure is drawn."""
+    from matplotlib.font_manager import FontProperties
+    from matplotlib.textpath import TextToPath
+
+    width, _height, _descent = TextToPath().get_text_width_height_descent(text, FontProperties(size=size), ismath=False)
+    return float(width)
+
+
 def _intensity_tick(value: float, _pos=None) -> str:
     return f"{value:g}"
 
@@ -163,47 +251,62 @@ def roofline_figure(kernels: pd.DataFrame, title: str | None = None, rf: Rooflin
     ax.set_yscale("log")
 
     # Limits first (label placement works in axes fractions): every point, every ridge, room on
-    # the right for the kernel labels.
+    # the right for the leaders and the kernel labels.
     ridges = [top / bw for bw in memory["value"]]
-    # Room left of the first ridge for the compute ceiling's label (about 1.6 decades).
     x_low = min([points["intensity"].min() / 4, min(ridges) / 40])
     x_points_high = max([points["intensity"].max(), *ridges])
     label_fraction = 0.80  # where the column of kernel labels starts, in axes width
-    x_label = x_points_high * 1.8
+    x_anchor = x_points_high * 1.25  # every row's leader starts here: leaders in label order cannot cross
+    x_label = x_points_high * 3.0
     x_high = _from_log_fraction(1 / label_fraction, x_low, x_label)
     y_low = points["flops"].min() / 3
-    y_high = top * 3
     ax.set_xlim(x_low, x_high)
+    # Headroom above the top roof for the diagonals' labels, which continue each diagonal above
+    # it (no point can be there): as tall as the longest of them at the slope it will have.
+    diagonal_labels = {c["name"]: f"{c['name']} {format_rate(c['value'], c['unit'])}" for c in memory.to_dict("records")}
+    y_high = top * 2.5
+    box = ax.get_position()
+    width_px, height_px = (box.width * fig.get_figwidth() * fig.dpi, box.height * fig.get_figheight() * fig.dpi)
+    x_decades = math.log10(x_high / x_low)
+    longest = max((_text_width_pt(t, FONT - 0.5) for t in diagonal_labels.values()), default=0.0) * fig.dpi / 72
+    text_height = (FONT + 2) / 72 * fig.dpi
+    for _ in range(3):  # the slope depends on the headroom: settle it
+        y_decades = math.log10(y_high / y_low)
+        angle = math.atan2(height_px / y_decades, width_px / x_decades)
+        need_px = (longest + 6) * math.sin(angle) + text_height * math.cos(angle)
+        base = math.log10(top / y_low)
+        y_high = max(y_high, top * 10 ** (need_px * base / max(height_px - need_px, 1.0)))
     ax.set_ylim(y_low, y_high)
 
-    # Ceilings: each memory diagonal rises to the highest compute peak; each compute peak runs
-    # flat from its ridge with the fastest memory level to the right edge.
+    # Ceilings, one style each kind (memory thin, compute thick): each memory diagonal rises to
+    # the highest compute peak; each compute peak runs flat from its ridge with the fastest
+    # memory level to the right.
     fastest = float(memory["value"].max()) if len(memory) else None
-    for i, c in enumerate(memory.to_dict("records")):
+    for c in memory.to_dict("records"):
         ridge = top / c["value"]  # a straight line on log-log axes: its two ends are enough
-        ax.plot([x_low, ridge], [c["value"] * x_low, top], color=CEILING_COLOR, lw=1.1,
-                ls=(0, (6, 2)) if i % 2 else "-", zorder=1, gid=f"ceiling:{c['name']}")
-    roof_end = x_label / 1.25
+        ax.plot([x_low, ridge], [c["value"] * x_low, top], color=CEILING_COLOR, lw=1.1, zorder=1,
+                gid=f"ceiling:{c['name']}")
+    roof_end = x_anchor
     for c in compute.to_dict("records"):
         start = c["value"] / fastest if fastest else x_low
         ax.plot([start, roof_end], [c["value"], c["value"]], color=CEILING_COLOR, lw=1.8, zorder=1,
                 gid=f"ceiling:{c['name']}")
-        # Just above the roof's height, left of where it starts: every diagonal is below that
-        # height there (the roof starts on the fastest one), and their labels start at the ridges.
-        ax.annotate(f"{c['name']} {format_rate(c['value'], c['unit'])}", xy=(start, c["value"]),
-                    xytext=(-9, 1), textcoords="offset points", ha="right", va="bottom", fontsize=FONT,
-                    color=CEILING_COLOR, fontweight="bold", gid=f"ceiling-label:{c['name']}")
+        # The top roof: above its height, left of where it starts (nothing is drawn there: the
+        # diagonals meet it at its start and to the right). A lower roof: above its right end,
+        # where only faster (tensor) points could be, and they are far above.
+        at_top = c["value"] >= top
+        ax.annotate(f"{c['name']} {format_rate(c['value'], c['unit'])}",
+                    xy=(start if at_top else roof_end, c["value"]), xytext=(-6 if at_top else 0, 2),
+                    textcoords="offset points", ha="right", va="bottom", fontsize=FONT, color=CEILING_COLOR,
+                    fontweight="bold", gid=f"ceiling-label:{c['name']}")
 
-    # Diagonal labels: where each diagonal meets the top roof, continuing above it along its
-    # slope on screen (the space above the roof holds no data).
+    # Diagonal labels: where each diagonal meets the top roof, continuing it above the roof.
     (x0, y0), (x1, y1) = ax.transData.transform([(1.0, 1.0), (10.0, 10.0)])
     angle = math.degrees(math.atan2(y1 - y0, x1 - x0))
     for c in memory.to_dict("records"):
-        ridge = top / c["value"]
-        ax.annotate(f"{c['name']} {format_rate(c['value'], c['unit'])}", xy=(ridge, top),
-                    xytext=(2, 2), textcoords="offset points", rotation=angle, rotation_mode="anchor",
-                    ha="left", va="bottom", fontsize=FONT - 0.5, color=CEILING_COLOR,
-                    gid=f"ceiling-label:{c['name']}")
+        ax.annotate(diagonal_labels[c["name"]], xy=(top / c["value"], top), xytext=(2, 2), textcoords="offset points",
+                    rotation=angle, rotation_mode="anchor", ha="left", va="bottom", fontsize=FONT - 0.5,
+                    color=CEILING_COLOR, gid=f"ceiling-label:{c['name']}")
 
     # Points: one row per kernel (thin line joining its levels), one marker per level.
     rows = points.sort_values(["order", "M", "N", "K"], kind="stable").groupby("label", sort=False)
@@ -219,19 +322,22 @@ def roofline_figure(kernels: pd.DataFrame, title: str | None = None, rf: Rooflin
                     gid=f"point:{label}:{level}")
         ends.append((label, kernel, float(row["intensity"].max()), float(row["flops"].iloc[0])))
 
-    # Kernel labels: a column right of the rightmost points, spread apart vertically, with a
-    # leader line from the row's last point.
+    # Kernel labels: a column right of the rightmost points, spread apart vertically in the
+    # order of the rows' heights. Each row runs on (dotted) to a common x, and its leader goes
+    # from there to its label: leaders between two common x in the same order never cross.
     axes_height_px = ax.get_position().height * fig.get_figheight() * fig.dpi
     gap = (FONT + 3.5) / 72 * fig.dpi / axes_height_px
     wanted = [_log_fraction(flops, y_low, y_high) for *_, flops in ends]
     placed = spread_labels(wanted, gap, low=gap / 2, high=1 - gap / 2)
     for (label, kernel, x_end, flops), y_frac in zip(ends, placed):
         y_text = _from_log_fraction(y_frac, y_low, y_high)
-        ax.annotate(label, xy=(x_end, flops), xytext=(x_label, y_text), textcoords="data", ha="left",
+        ax.plot([x_end, x_anchor], [flops, flops], color=colors[kernel], lw=0.7, ls=(0, (1, 2)), alpha=0.6,
+                zorder=2, gid=f"leader:{label}")
+        ax.annotate(label, xy=(x_anchor, flops), xytext=(x_label, y_text), textcoords="data", ha="left",
                     va="center", fontsize=FONT + (0.5 if kernel in REFERENCES else 0), color=colors[kernel],
                     fontweight="bold" if kernel in REFERENCES else "normal", zorder=4, gid=f"label:{label}",
                     arrowprops={"arrowstyle": "-", "color": colors[kernel], "lw": 0.7, "alpha": 0.6,
-                                "shrinkA": 2, "shrinkB": 4})
+                                "shrinkA": 2, "shrinkB": 0, "relpos": (0.0, 0.5)})
 
     ax.xaxis.set_major_locator(LogLocator(base=10))
     ax.xaxis.set_major_formatter(FuncFormatter(_intensity_tick))
@@ -242,7 +348,7 @@ def roofline_figure(kernels: pd.DataFrame, title: str | None = None, rf: Rooflin
     ax.grid(True, which="major", color="#e4e4e4", lw=0.7, zorder=0)
     ax.set_axisbelow(True)
     ax.set_xlabel("arithmetic intensity (FLOP per byte moved at that memory level)")
-    ax.set_ylabel("achieved FLOP/s")
+    ax.set_ylabel("FLOP/s in the profiled launch (Nsight Compute)")
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
 
@@ -254,7 +360,7 @@ def roofline_figure(kernels: pd.DataFrame, title: str | None = None, rf: Rooflin
     ax.add_artist(first)
     present = [lv.name for lv in LEVELS if lv.name in set(points["level"])]
     bandwidths = {c["name"]: format_rate(c["value"], c["unit"]) for c in memory.to_dict("records")}
-    level_handles = [Line2D([], [], ls="none", marker=LEVEL_MARKERS[name], ms=7, mfc="#888888", mec="white",
+    level_handles = [Line2D([], [], ls="none", marker=LEVEL_MARKERS[name], ms=7, mfc="#d0d0d0", mec="#555555",
                             label=f"{name} (ceiling {bandwidths[name]})" if name in bandwidths else name)
                      for name in present]
     ax.legend(handles=level_handles, title="bytes counted at", loc="lower left", bbox_to_anchor=(1.02, 0.0),
@@ -265,8 +371,9 @@ def roofline_figure(kernels: pd.DataFrame, title: str | None = None, rf: Rooflin
              if 0 < len(shapes) <= 2 else "")
     fig.suptitle(mpl_text(title or f"Roofline{(' on ' + rf.gpu) if rf.gpu else ''}{shape}"), x=0.085, ha="left",
                  fontsize=FONT + 3, fontweight="bold", y=1 - 0.12 / height)
-    fig.text(0.085, 1 - 0.42 / height, "ceilings: the reports' own peak metrics at the clocks the launches ran at",
-             fontsize=FONT, color="#444444", ha="left")
+    fig.text(0.085, 1 - 0.42 / height, "points: one launch per kernel under Nsight Compute (not the timed bench); "
+             "ceilings: the reports' own peak metrics at the clocks the launches ran at",
+             fontsize=FONT, color="#444444", ha="left", gid="subtitle")
     _footnote(fig, notes)
     return fig
 
@@ -321,7 +428,7 @@ def ladder_figure(bench: pd.DataFrame, title: str | None = None, tier: str = "fp
         frame = frame[square].copy()
     frame["x"], xlabel, ticks = _size_axis(frame)
     labels = {k: (order, mpl_label(text)) for k, (order, text) in ladder_labels(frame["kernel"]).items()}
-    colors = kernel_colors(frame["kernel"])
+    colors, markers = kernel_colors(frame["kernel"]), kernel_markers(frame["kernel"])
     names = sorted(labels, key=lambda n: (n not in REFERENCES, labels[n][0]))  # cuBLAS first in the legend
 
     notes = [f"not square, so not on the size axis: {', '.join(left_out)}"] if left_out else []
@@ -340,7 +447,7 @@ def ladder_figure(bench: pd.DataFrame, title: str | None = None, tier: str = "fp
     height = 5.2 + 0.16 * footnote_lines + tick_room
     width = 13.0
     # room on the right for the legend: its longest label (about 0.66 em per character) plus the marker
-    legend_in = (max(len(labels[n][1]) for n in names) + 7) * 0.66 * FONT / 72 + 0.15
+    legend_in = (max(_text_width_pt(labels[n][1], FONT) for n in names) + 5 * FONT) / 72 + 0.3
     right = min(0.85, 1 - legend_in / width)
     fig = Figure(figsize=(width, height), dpi=100)
     fig.subplots_adjust(left=0.08, right=right, top=1 - 0.55 / height,
@@ -357,7 +464,8 @@ def ladder_figure(bench: pd.DataFrame, title: str | None = None, tier: str = "fp
         if rows.empty:
             continue
         is_cublas = name in REFERENCES
-        style = {"color": colors[name], "lw": 2.6 if is_cublas else 1.6, "marker": "o", "ms": 6 if is_cublas else 5,
+        style = {"color": colors[name], "lw": 2.6 if is_cublas else 1.6, "marker": markers[name],
+                 "ms": 6 if is_cublas else 5, "ls": reference_style(name)[2] if is_cublas else "-",
                  "zorder": 4 if is_cublas else 3}
         ax_rate.plot(rows["x"], rows["gflops"], gid=f"line:{name}", **style)
         if not is_cublas:
@@ -368,9 +476,12 @@ def ladder_figure(bench: pd.DataFrame, title: str | None = None, tier: str = "fp
                 ax.plot(hot["x"], hot[column], ls="none", marker="o", ms=9, mfc="none", mec=colors[name], zorder=5)
         handles.append(Line2D([], [], label=labels[name][1], **style))
 
-    ax_share.axhline(100, color=CUBLAS_COLOR, lw=2.6, zorder=4, gid="line:cublas-100")
-    ax_share.annotate("cuBLAS = 100%", xy=(0.01, 100), xycoords=("axes fraction", "data"), xytext=(0, 4),
-                      textcoords="offset points", fontsize=FONT, color=CUBLAS_COLOR, fontweight="bold")
+    reference = next((n for n in names if n in REFERENCES), None)
+    ref_color, _marker, ref_ls = reference_style(reference) if reference else (CUBLAS_COLOR, "o", "-")
+    ax_share.axhline(100, color=ref_color, lw=2.6, ls=ref_ls, zorder=4, gid="line:cublas-100")
+    ax_share.annotate(f"{labels[reference][1] if reference else 'cuBLAS'} = 100%", xy=(0.01, 100),
+                      xycoords=("axes fraction", "data"), xytext=(0, 4), textcoords="offset points", fontsize=FONT,
+                      color=ref_color, fontweight="bold")
     # the tier's peak (FP32 FMA, or the FP16 tensor cores); older tables carry only the FP32 one
     peak_column = "peak_gflops" if "peak_gflops" in frame and frame["peak_gflops"].notna().any() else "peak_fp32_gflops"
     if peak_column in frame and frame[peak_column].notna().any():
@@ -412,10 +523,10 @@ def ladder_figure(bench: pd.DataFrame, title: str | None = None, tier: str = "fp
     ax_rate.set_ylim(float(per["gflops"].min()) / 1.6, y_top)
     ax_rate.yaxis.set_major_formatter(FuncFormatter(lambda v, _p: f"{v:,.0f}"))
     ax_rate.yaxis.set_minor_formatter(NullFormatter())
-    ax_rate.set_ylabel("GFLOP/s (log scale)")
-    ax_rate.set_title("throughput", loc="left", fontsize=FONT + 1)
+    ax_rate.set_ylabel("GFLOP/s, timed by gemmprof bench (log scale)")
+    ax_rate.set_title("throughput (bench: median of timed launches, not ncu)", loc="left", fontsize=FONT + 1)
     ax_share.set_ylim(0, max(110.0, float(per.loc[~per["kernel"].isin(list(REFERENCES)), "pct"].max()) * 1.1))
-    ax_share.set_ylabel("% of cuBLAS at the same size")
+    ax_share.set_ylabel("% of cuBLAS at the same size (bench)")
     ax_share.set_title("share of cuBLAS", loc="left", fontsize=FONT + 1)
     fig.legend(handles=handles, title="kernel", loc="upper left", bbox_to_anchor=(right + 0.015, 1 - 0.55 / height),
                frameon=False, fontsize=FONT, title_fontsize=FONT + 0.5, alignment="left")

@@ -1,14 +1,140 @@
-"""Terminal tables (rich) built from result DataFrames. Renderers return objects; callers print."""
+"""Terminal tables (rich) built from result DataFrames, and the one console they are printed on.
+Renderers return objects; callers print.
+
+Tables fit the width they get without cutting a number: numeric and status columns never wrap
+and are as wide as their longest value (a cut "204…" reads as a wrong number), text columns
+(kernel names, notes) wrap or fold to make room."""
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import math
+import os
 
 import pandas as pd
+from rich import box
+from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from ..analyze.values import flag
+
+
+# A pipe or a CI log has no width of its own: rich would assume 80 (wrapping wide tables needlessly)
+# and a fixed 200 is wider than logs are read in.
+LOG_WIDTH = 120
+
+
+def make_console(stderr: bool = False) -> Console:
+    """The console every command prints on: COLUMNS when set (the user's or the CI's choice, in
+    a pipe too), else a terminal's own width, else LOG_WIDTH."""
+    columns = os.environ.get("COLUMNS", "").strip()
+    if columns.isdigit() and int(columns) > 0:
+        return Console(stderr=stderr, width=int(columns))
+    console = Console(stderr=stderr)
+    return console if console.is_terminal else Console(stderr=stderr, width=LOG_WIDTH)
+
+
+# Column kinds: a number (right-aligned; may break only at a space, as between a median and its
+# spread), a status word (never wrapped), free text (wraps, long words fold).
+NUMBER, STATUS, TEXT = "number", "status", "text"
+TEXT_LEAST = 6  # the narrowest a text column is worth squeezing to before rows print as blocks
+
+
+def _cell_width(cell: str) -> int:
+    return Text.from_markup(cell).cell_len
+
+
+def _longest_word(cell: str) -> int:
+    return max((len(word) for word in Text.from_markup(cell).plain.split()), default=0)
+
+
+class FittedTable(Table):
+    """A rich Table that never loses a cell. Short of room it narrows its columns itself, widest
+    first and each no further than its minimum (rich's own squeeze shrinks every column evenly
+    and then crops what still overflows); still short, it drops its borders and padding (one
+    space between columns, a rule under the header); when even that does not fit, it prints
+    each row as a block of 'header  value' lines."""
+
+    def _frame_width(self) -> int:
+        edges = (2 if self.show_edge else 0) + len(self.columns) - 1 if self.box else 0
+        return edges + sum(self._get_padding_width(i) for i in range(len(self.columns)))
+
+    def least_width(self) -> int:
+        """The width below which some cell would have to be cut (text columns at TEXT_LEAST)."""
+        return sum(c.min_width or TEXT_LEAST for c in self.columns) + self._frame_width()
+
+    def column_widths(self, max_width: int) -> list[int] | None:
+        """Widths (without padding) that fit `max_width`: each column's natural width, the widest
+        narrowed first; None when the table fits as it is or cannot fit at all."""
+        room = max_width - self._frame_width()
+        widths = [max([_cell_width(str(c.header))] + [Text.from_markup(x).cell_len if isinstance(x, str) else 0
+                                                       for x in c.cells]) for c in self.columns]
+        least = [min(c.min_width or TEXT_LEAST, w) for c, w in zip(self.columns, widths)]
+        if sum(widths) <= room or sum(least) > room:
+            return None
+        while sum(widths) > room:
+            i = max(range(len(widths)), key=lambda k: (widths[k] - least[k] > 0, widths[k]))
+            widths[i] -= 1
+        return widths
+
+    def compact(self) -> FittedTable:
+        """The same table with one space between columns and no outer border."""
+        table = copy.copy(self)
+        table.box, table.show_edge, table.padding = box.SIMPLE_HEAD, False, (0, 0, 0, 0)
+        return table
+
+    def __rich_console__(self, console, options):
+        if not self.columns or not self.rows:
+            yield from super().__rich_console__(console, options)
+            return
+        for table in (self, self.compact()):
+            if table.least_width() > options.max_width:
+                continue
+            widths = table.column_widths(options.max_width)
+            if widths is not None:
+                table = copy.copy(table)
+                table.columns = [dataclasses.replace(c, width=w) for c, w in zip(self.columns, widths)]
+            yield from Table.__rich_console__(table, console, options)
+            return
+        yield from self._as_blocks()
+
+    def _as_blocks(self):
+        if self.title:
+            yield Text.from_markup(self.title, style="italic") if isinstance(self.title, str) else self.title
+        headers = [str(c.header) for c in self.columns]
+        for cells in zip(*(list(c.cells) for c in self.columns)):
+            block = Table.grid(padding=(0, 2))
+            block.add_column(style="bold", no_wrap=True)
+            block.add_column(overflow="fold")
+            for header, cell in zip(headers, cells):
+                block.add_row(escape(header), cell)
+            yield block
+            yield Text("")
+
+
+def filled_table(title: str, columns: list[tuple[str, str]], rows: list[list[str]], **options) -> FittedTable:
+    """A table of `columns` ((header, kind) pairs) and `rows` (rich markup cells) whose cells are
+    never cut: number columns break only at spaces and status columns not at all (minimum
+    width: their longest word or cell, header words included), so that rich, short of room,
+    shrinks and folds the text columns instead."""
+    table = FittedTable(title=title, title_justify="left", **options)
+    for i, (header, kind) in enumerate(columns):
+        words = [len(word) for word in header.split()]
+        if kind == TEXT:
+            least = min(TEXT_LEAST, max([_cell_width(r[i]) for r in rows] + words))
+            table.add_column(header, justify="left", overflow="fold", min_width=least)
+        elif kind == NUMBER:
+            least = max([_longest_word(r[i]) for r in rows] + words)
+            table.add_column(header, justify="right", overflow="fold", min_width=least)
+        else:
+            least = max([_cell_width(r[i]) for r in rows] + words)
+            table.add_column(header, justify="left", no_wrap=True, min_width=least)
+    for row in rows:
+        table.add_row(*row)
+    return table
 
 
 def _num(value, fmt: str) -> str:
@@ -26,20 +152,17 @@ STATUS_STYLE = {"PASS": "green", "FAIL": "bold red", "ERROR": "bold red", "SKIP"
 
 
 def bench_table(df: pd.DataFrame, title: str = "") -> Table:
-    """The harness table: kernel, shape, time, GFLOP/s, % of cuBLAS, % of peak, error, status.
+    """The harness table: kernel, shape, time, GFLOP/s, % of cuBLAS, % of peak, error, status,
+    and a note (why a kernel was skipped or failed) when any row has one.
     The peak is the tier's: FP32 FMA for fp32 kernels, FP16 tensor cores for fp16 ones.
     A FAIL or ERROR row never shows a time."""
-    t = Table(title=escape(title), title_justify="left")
-    for col, justify in [("kernel", "left"), ("M x N x K", "right"), ("time ms", "right"), ("CV", "right"),
-                         ("GFLOP/s", "right"), ("% cuBLAS", "right"), ("% of peak", "right"),
-                         ("error", "right"), ("status", "left")]:
-        t.add_column(col, justify=justify)
+    rows = []
     for r in df.to_dict("records"):
         timed = r.get("status") == "PASS"
         throttled = "*" if timed and flag(r.get("throttled")) else ""
         status = r.get("status", "")
-        note = f" {escape(r['reason'])}" if status in ("FAIL", "ERROR", "SKIP") and isinstance(r.get("reason"), str) else ""
-        t.add_row(
+        note = escape(r["reason"]) if status in ("FAIL", "ERROR", "SKIP") and isinstance(r.get("reason"), str) else ""
+        rows.append([
             escape(str(r["kernel"])),
             f"{r['M']}x{r['N']}x{r['K']}",
             _num(r.get("median_ms"), ".4f") + throttled if timed else "",
@@ -48,15 +171,20 @@ def bench_table(df: pd.DataFrame, title: str = "") -> Table:
             _num(r.get("pct_of_cublas"), ".1f") if timed else "",
             _num(_first_number(r.get("pct_of_peak"), r.get("pct_of_fp32_peak")), ".1f") if timed else "",
             _num(r.get("error"), ".1e"),
-            f"[{STATUS_STYLE.get(status, '')}]{escape(str(status))}[/]{note}",
-        )
-    return t
+            f"[{STATUS_STYLE.get(status, '')}]{escape(str(status))}[/]",
+            note,
+        ])
+    columns = [("kernel", TEXT), ("M x N x K", NUMBER), ("time ms", NUMBER), ("CV", NUMBER), ("GFLOP/s", NUMBER),
+               ("% cuBLAS", NUMBER), ("% of peak", NUMBER), ("error", NUMBER), ("status", STATUS), ("note", TEXT)]
+    if not any(row[-1] for row in rows):
+        columns, rows = columns[:-1], [row[:-1] for row in rows]
+    return filled_table(escape(title), columns, rows)
 
 
 def key_value_table(rows: list[tuple[str, object]], title: str = "") -> Table:
     t = Table(title=title, show_header=False, title_justify="left")
-    t.add_column("what", style="bold")
-    t.add_column("value")
+    t.add_column("what", style="bold", no_wrap=True)
+    t.add_column("value", overflow="fold")
     for k, v in rows:
         t.add_row(k, "" if v is None else escape(str(v)))
     return t
@@ -84,10 +212,7 @@ def _ms(median, p10, p90) -> str:
 def compare_table(table: pd.DataFrame, title: str) -> Table:
     """`gemmprof compare`'s table: per kernel and shape, both runs' medians with their spread, the
     changes and the verdict (coloured)."""
-    t = Table(title=escape(title), title_justify="left")
-    for header in ("kernel", "M x N x K", "base ms (p10–p90)", "new ms (p10–p90)", "Δ time", "base GFLOP/s",
-                   "new GFLOP/s", "Δ GFLOP/s", "verdict"):
-        t.add_column(header, justify="left" if header in ("kernel", "verdict") else "right")
+    rows = []
     for r in table.to_dict("records"):
         status = ""
         if r["verdict"] in ("broken", "fixed", "not timed"):
@@ -96,13 +221,17 @@ def compare_table(table: pd.DataFrame, title: str) -> Table:
             only = r["status_new"] if r["verdict"] == "added" else r["status_base"]
             status = f" ({only})" if only != "PASS" else ""
         style = VERDICT_STYLE.get(r["verdict"], "")
-        t.add_row(escape(str(r["kernel"])), f"{r['M']}x{r['N']}x{r['K']}",
-                  _ms(r["base_ms"], r["base_p10_ms"], r["base_p90_ms"]), _ms(r["new_ms"], r["new_p10_ms"], r["new_p90_ms"]),
-                  _change(r["time_change"]),
-                  _num(r["base_gflops"], ",.0f"), _num(r["new_gflops"], ",.0f"),
-                  _change(r["gflops_change"]),
-                  f"[{style}]{r['verdict']}[/]{escape(status)}" if style else escape(r["verdict"] + status))
-    return t
+        rows.append([escape(str(r["kernel"])), f"{r['M']}x{r['N']}x{r['K']}",
+                     _ms(r["base_ms"], r["base_p10_ms"], r["base_p90_ms"]),
+                     _ms(r["new_ms"], r["new_p10_ms"], r["new_p90_ms"]),
+                     _change(r["time_change"]),
+                     _num(r["base_gflops"], ",.0f"), _num(r["new_gflops"], ",.0f"),
+                     _change(r["gflops_change"]),
+                     f"[{style}]{r['verdict']}[/]{escape(status)}" if style else escape(r["verdict"] + status)])
+    columns = [("kernel", TEXT), ("M x N x K", NUMBER), ("base ms (p10–p90)", NUMBER), ("new ms (p10–p90)", NUMBER),
+               ("Δ time", NUMBER), ("base GFLOP/s", NUMBER), ("new GFLOP/s", NUMBER), ("Δ GFLOP/s", NUMBER),
+               ("verdict", STATUS)]
+    return filled_table(escape(title), columns, rows)
 
 
 def compare_metrics_table(metrics: pd.DataFrame, threshold: float) -> Table:
@@ -111,13 +240,9 @@ def compare_metrics_table(metrics: pd.DataFrame, threshold: float) -> Table:
     from ..analyze.compare import KEY_METRICS
 
     present = [m for m in KEY_METRICS if m.column in set(metrics["metric"])]
-    t = Table(title="Nsight Compute metrics, change new vs base", title_justify="left")
-    t.add_column("kernel")
-    t.add_column("M x N x K", justify="right")
-    for m in present:
-        t.add_column(f"Δ {m.label}", justify="right")
-    for (kernel, M, N, K), rows in metrics.groupby(["kernel", "M", "N", "K"], sort=False):
-        by_metric = rows.set_index("metric")
+    rows = []
+    for (kernel, M, N, K), group in metrics.groupby(["kernel", "M", "N", "K"], sort=False):
+        by_metric = group.set_index("metric")
         cells = []
         for m in present:
             if m.column not in by_metric.index:
@@ -129,8 +254,9 @@ def compare_metrics_table(metrics: pd.DataFrame, threshold: float) -> Table:
                 good = (change > 0) == m.higher_is_better
                 text = f"[{'green' if good else 'red'}]{text}[/]"
             cells.append(text)
-        t.add_row(escape(str(kernel)), f"{M}x{N}x{K}", *cells)
-    return t
+        rows.append([escape(str(kernel)), f"{M}x{N}x{K}", *cells])
+    columns = [("kernel", TEXT), ("M x N x K", NUMBER)] + [(f"Δ {m.label}", NUMBER) for m in present]
+    return filled_table("Nsight Compute metrics, change new vs base", columns, rows)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -140,13 +266,9 @@ def compare_metrics_table(metrics: pd.DataFrame, threshold: float) -> Table:
 def launch_summary_table(kernels: pd.DataFrame, title: str, per_kernel: bool = False) -> Table:
     """`analyze`'s summary of one report: a row per launch, or per kernel of
     `analyze.launches.group_launches` (`per_kernel`)."""
-    table = Table(title=escape(title), title_justify="left")
-    for header in summary_headers(per_kernel):
-        left = header in ("kernel", "occupancy", "top stall")
-        table.add_column(header, justify="left" if left else "right", no_wrap=header == "kernel")
-    for row in summary_rows(kernels, per_kernel):
-        table.add_row(*map(escape, row))  # kernel names are data: never rich markup
-    return table
+    columns = [(h, TEXT if h in ("kernel", "occupancy", "top stall") else NUMBER) for h in summary_headers(per_kernel)]
+    rows = [list(map(escape, row)) for row in summary_rows(kernels, per_kernel)]  # kernel names are data: never markup
+    return filled_table(escape(title), columns, rows)
 
 
 def count_of(n: int, noun: str) -> str:
