@@ -11,6 +11,8 @@ from pathlib import Path
 
 import typer
 from rich.console import Console
+
+from ..render.console import make_console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
@@ -48,7 +50,7 @@ def profile_program_cli(program: list[str], *, kernel_regex: list[str] | None, n
         kernel_regex=regexes[0] if len(regexes) == 1 else "|".join(f"(?:{r})" for r in regexes) or None,
         launch_skip=launch_skip, launch_count=launch_count, replay_mode=replay_mode)
     exe = resolve_ncu(ncu)
-    console = Console(stderr=False)
+    console = make_console()
     started = time.perf_counter()
 
     total = filters.launch_count

@@ -5,13 +5,12 @@ from __future__ import annotations
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from ._options import ManifestOption
-
 from ..errors import GemmprofError
+from ..render.console import make_console
+from ._options import ManifestOption
 
 
 def build(
@@ -40,7 +39,7 @@ def build(
             spill = f"[red]{spill}[/]"
         table.add_row(escape(b.spec.name), str(r.registers), str(r.shared_bytes), str(r.stack_bytes), spill,
                       ("cached " if b.cached else "") + str(b.cubin))
-    Console().print(table)
+    make_console().print(table)
     if write_resources:
         write_resources_table(built)
     if bad:

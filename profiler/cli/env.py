@@ -6,7 +6,8 @@ import json
 from typing import Annotated
 
 import typer
-from rich.console import Console
+
+from ..render.console import make_console
 
 LABELS = {
     "gpu_name": "GPU", "compute_capability": "compute capability", "arch": "nvcc arch", "sm_count": "SMs",
@@ -32,4 +33,4 @@ def env(
         print(json.dumps(info, indent=2, default=str))
         return
     rows = [(LABELS.get(k, k), v) for k, v in info.items() if k in LABELS]
-    Console().print(key_value_table(rows, title="gemmprof env"))
+    make_console().print(key_value_table(rows, title="gemmprof env"))

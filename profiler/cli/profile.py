@@ -9,12 +9,11 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from ._options import ManifestOption
-
+from ..render.console import make_console
 
 
 def profile(
@@ -97,7 +96,7 @@ def profile(
 
     started = time.perf_counter()
     exe = resolve_ncu(ncu)
-    console = Console()
+    console = make_console()
     require_cupy()
     # NVML only: the CUDA side (runtime, cuBLAS, SMs) is reported by the first target instead.
     env = collect_environment(ncu=str(exe), need_gpu=True, nvml_only=True)
