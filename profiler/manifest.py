@@ -18,12 +18,11 @@ from functools import cache
 from pathlib import Path
 
 from .errors import GemmprofError
+from .tiers import CUBLAS, ELEMENT_TYPES, REFERENCE_ROWS
+from .tiers import TIERS as TIER_RECORDS
 
-# The baseline every kernel is verified and timed against; its rows and reports carry this name.
-CUBLAS = "cublas"
-
-# Bytes of one element of each tier's input type (fp16 inputs; fp32 inputs and every C).
-ELEMENT_BYTES = {"fp16": 2, "fp32": 4}
+# Bytes of one element of each element type (fp16 inputs; fp32 inputs and every C).
+ELEMENT_BYTES = {name: e.bytes for name, e in ELEMENT_TYPES.items()}
 
 KERNELS_DIR = Path(__file__).resolve().parent.parent / "kernels"
 MANIFEST_PATH = KERNELS_DIR / "ladder.toml"
@@ -149,7 +148,7 @@ class TensorMapSpec:
 
     def element_type(self, tier: str) -> str:
         """A and B have the tier's input type; C is always float."""
-        return tier if self.operand in ("A", "B") else "fp32"
+        return TIER_RECORDS[tier].input if self.operand in ("A", "B") else "fp32"
 
     def element_bytes(self, tier: str) -> int:
         return ELEMENT_BYTES[self.element_type(tier)]
@@ -244,7 +243,7 @@ _REQUIRED = ("name", "file", "entry", "tier", "idea", "grid", "block")
 TEXTURE_ROW_DIM = {"A": "K", "B": "N"}
 TEXEL_FLOATS = 4
 _ALLOWED = set(KernelSpec.__dataclass_fields__) - {"index", "directory"}
-TIERS = ("fp32", "fp16")
+TIERS = tuple(TIER_RECORDS)
 # nvcc options (long and short names, `nvcc --help`) that choose, run or configure another
 # program (host compiler, linker, archiver, the compiled binary), read more options from a file,
 # load code from elsewhere, or write files outside the build cache. A manifest may use them only
@@ -266,18 +265,30 @@ def guarded_nvcc_flags(flags) -> list[str]:
 
 
 def reference_name(tier: str) -> str:
-    """The cuBLAS reference of a tier: "cublas" (SGEMM) for fp32, "cublas-fp16" (GemmEx) for fp16."""
-    return CUBLAS if tier == "fp32" else f"{CUBLAS}-{tier}"
+    """The cuBLAS reference of a tier: "cublas" (strict SGEMM) for fp32 and fp32-tc, "cublas-fp16"
+    (GemmEx) for fp16 (`tiers.TIERS`)."""
+    return TIER_RECORDS[tier].reference
 
 
-# Reference name -> its tier, for every tier.
-REFERENCES = {reference_name(t): t for t in TIERS}
+# cuBLAS row name -> the tier whose inputs it takes, for every cuBLAS row (context rows included).
+REFERENCES = {name: ref.tier for name, ref in REFERENCE_ROWS.items()}
 
 
 def reference_tiers(kernels: Iterable[KernelSpec | Dispatcher]) -> list[str]:
-    """The tiers whose cuBLAS reference a selection is compared with: one per tier present (FP32
-    SGEMM, FP16 GemmEx), FP32 alone for an empty selection. Bench and profile both use it."""
-    return sorted({k.tier for k in kernels}) or ["fp32"]
+    """The tiers whose cuBLAS reference a selection is compared with: one per distinct reference
+    among the tiers present (FP32 SGEMM, FP16 GemmEx; fp32-tc shares strict SGEMM with fp32), FP32
+    alone for an empty selection. Profile uses it: each reference profiled once."""
+    first: dict[str, str] = {}
+    for t in sorted({k.tier for k in kernels}) or ["fp32"]:
+        first.setdefault(reference_name(t), t)
+    return list(first.values())
+
+
+def reference_rows(kernels: Iterable[KernelSpec | Dispatcher]) -> list[tuple[str, str]]:
+    """(cuBLAS row, tier) pairs a bench of `kernels` times: per tier present, its yardstick, then
+    its context rows (cuBLAS FAST_TF32 beside fp32-tc). Each tier's chart finds its own rows."""
+    tiers = sorted({k.tier for k in kernels}) or ["fp32"]
+    return [(name, t) for t in tiers for name in (reference_name(t), *TIER_RECORDS[t].context)]
 
 
 def parse_manifest(text: str, where: str = "ladder.toml", known: Iterable[str] = (), first_index: int = 1,

@@ -21,11 +21,11 @@ import pandas as pd
 
 from ..errors import GemmprofError
 from ..extract.metrics import describe
-from ..manifest import CUBLAS, REFERENCES, load_manifest
+from ..manifest import REFERENCES, load_manifest
+from ..tiers import REFERENCE_ROWS
 from .memory import shared_bytes, shared_unmeasured  # noqa: F401  (a roofline level; tests import it from here)
 from .values import numeric_column as _num
 
-CUBLAS_LABEL = "cuBLAS"
 # Peaks that differ across launches by more than this fraction of their median get a note.
 PEAK_SPREAD_TOLERANCE = 0.01
 
@@ -92,9 +92,7 @@ def ladder_labels(names) -> dict[str, tuple[int, str]]:
         if name in manifest:
             out[name] = (manifest[name], f"{manifest[name]} {name}")
         elif name in REFERENCES:  # above the ladder: cuBLAS, then the other tiers' references
-            tier = REFERENCES[name]
-            out[name] = (len(manifest) + 1 + list(REFERENCES).index(name),
-                         CUBLAS_LABEL if name == CUBLAS else f"{CUBLAS_LABEL} {tier.upper()}")
+            out[name] = (len(manifest) + 1 + list(REFERENCES).index(name), REFERENCE_ROWS[name].label)
         else:
             extra += 1
             out[name] = (len(manifest) + len(REFERENCES) + extra, name)

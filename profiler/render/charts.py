@@ -25,6 +25,7 @@ from matplotlib.ticker import (
 
 from ..analyze.roofline import LEVELS, Roofline, format_rate, ladder_labels, roofline
 from ..manifest import REFERENCES, TIERS
+from ..tiers import TIERS as TIER_RECORDS
 from .escape import mpl_label, mpl_text
 
 LEVEL_MARKERS = {"DRAM": "o", "L2": "s", "shared": "D", "L1": "^"}
@@ -285,8 +286,7 @@ def _size_axis(frame: pd.DataFrame) -> tuple[pd.Series, str, dict[float, str]]:
     return x, "size: (M·N·K)^(1/3), shape on the tick", ticks
 
 
-LADDER_TITLES = {"fp32": "The ladder against cuBLAS (FP32 SGEMM)",
-                 "fp16": "The tensor-core ladder against cuBLAS (FP16 GemmEx, FP32 accumulate)"}
+LADDER_TITLES = {name: t.title for name, t in TIER_RECORDS.items()}
 
 
 def bench_tiers(bench: pd.DataFrame) -> list[str]:
@@ -376,7 +376,7 @@ def ladder_figure(bench: pd.DataFrame, title: str | None = None, tier: str = "fp
     if peak_column in frame and frame[peak_column].notna().any():
         peak = float(frame[peak_column].median())
         ax_rate.axhline(peak, color=CEILING_COLOR, lw=1.1, ls=(0, (5, 3)), zorder=2, gid="line:fp32-peak")
-        what = "FP16 tensor peak" if tier == "fp16" else "FP32 peak"
+        what = TIER_RECORDS[tier].peak_label if tier in TIER_RECORDS else "FP32 peak"
         ax_rate.annotate(f"{what} {format_rate(peak * 1e9, 'FLOP/s')} (clock seen while timing)",
                          xy=(0.01, peak), xycoords=("axes fraction", "data"), xytext=(0, 3),
                          textcoords="offset points", fontsize=FONT - 0.5, color=CEILING_COLOR)
