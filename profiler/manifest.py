@@ -169,7 +169,7 @@ class KernelSpec:
     name: str
     file: str
     entry: str
-    tier: str  # "fp32" (float in, float out) or "fp16" (half in, float accumulate and out)
+    tier: str  # a tiers.TIERS name: "fp32", "fp16" (half in, float accumulate and out), "fp32-tc"
     idea: str
     grid: tuple[Expr, ...]
     block: tuple[Expr, ...]
@@ -178,6 +178,9 @@ class KernelSpec:
     # Divisibility the kernel needs, e.g. {"M": 128, "N": 128, "K": 8}; absent = any size.
     contract: dict[str, int] = field(default_factory=dict)
     spill_free: bool = True
+    # On the ladder to show what a shortcut costs (1xTF32): verification must FAIL it. Its FAIL is
+    # never timed, and neither `bench`'s exit status nor the GPU tests count it as a failure.
+    expect_fail: bool = False
     arch: str | None = None  # e.g. "sm_90a" for wgmma; None = the device's own
     min_cc: int = 0  # lowest compute capability (e.g. 80 for cp.async) the kernel runs on
     nvcc_flags: tuple[str, ...] = ()
@@ -381,7 +384,7 @@ def _check_probe_shape(spec: KernelSpec, where: str) -> None:
 _KEY_TYPES = {
     "name": str, "file": str, "entry": str, "tier": str, "idea": str, "predecessor": str, "arch": str,
     "grid": "list of expr", "block": "list of expr", "smem_bytes": "expr", "contract": "table of int",
-    "spill_free": bool, "min_cc": int, "nvcc_flags": "list of str", "tensor_maps": "list of table",
+    "spill_free": bool, "expect_fail": bool, "min_cc": int, "nvcc_flags": "list of str", "tensor_maps": "list of table",
     "textures": "list of str",
 }
 _ELEMENT = {"expr": (int, str), "str": str, "int": int, "table": dict}

@@ -20,23 +20,27 @@ def _first_number(*values):
     return next((v for v in values if isinstance(v, (int, float)) and not math.isnan(v)), None)
 
 
-STATUS_STYLE = {"PASS": "green", "FAIL": "bold red", "ERROR": "bold red", "SKIP": "dim"}
+STATUS_STYLE = {"PASS": "green", "FAIL": "bold red", "ERROR": "bold red", "SKIP": "dim", "CONTEXT": "cyan"}
+# Statuses that carry a time: PASS, and CONTEXT (a cuBLAS row timed beside a tier for context,
+# e.g. FAST_TF32 beside fp32-tc, whatever its verification said; never a yardstick nor a win).
+TIMED_STATUSES = ("PASS", "CONTEXT")
 
 
 def bench_table(df: pd.DataFrame, title: str = "") -> Table:
-    """The harness table: kernel, shape, time, GFLOP/s, % of cuBLAS, % of peak, error, status.
-    The peak is the tier's: FP32 FMA for fp32 kernels, FP16 tensor cores for fp16 ones.
-    A FAIL or ERROR row never shows a time."""
+    """The harness table: kernel, shape, time, GFLOP/s, % of cuBLAS, % of peak, error against
+    cuBLAS and against FP64 (where measured), status. The peak is the tier's (`tiers.Tier.peak`):
+    FP32 FMA for fp32 kernels, FP16 tensor cores for fp16 ones, TF32 tensor cores for fp32-tc.
+    A FAIL or ERROR row never shows a time; a CONTEXT row does, with why it is context."""
     t = Table(title=escape(title), title_justify="left")
     for col, justify in [("kernel", "left"), ("M x N x K", "right"), ("time ms", "right"), ("CV", "right"),
                          ("GFLOP/s", "right"), ("% cuBLAS", "right"), ("% of peak", "right"),
-                         ("error", "right"), ("status", "left")]:
+                         ("error", "right"), ("error fp64", "right"), ("status", "left")]:
         t.add_column(col, justify=justify)
     for r in df.to_dict("records"):
-        timed = r.get("status") == "PASS"
+        timed = r.get("status") in TIMED_STATUSES
         throttled = "*" if timed and r.get("throttled") is True else ""
         status = r.get("status", "")
-        note = f" {escape(r['reason'])}" if status in ("FAIL", "ERROR", "SKIP") and isinstance(r.get("reason"), str) else ""
+        note = f" {escape(r['reason'])}" if status in ("FAIL", "ERROR", "SKIP", "CONTEXT") and isinstance(r.get("reason"), str) else ""
         t.add_row(
             escape(str(r["kernel"])),
             f"{r['M']}x{r['N']}x{r['K']}",
@@ -46,6 +50,7 @@ def bench_table(df: pd.DataFrame, title: str = "") -> Table:
             _num(r.get("pct_of_cublas"), ".1f") if timed else "",
             _num(_first_number(r.get("pct_of_peak"), r.get("pct_of_fp32_peak")), ".1f") if timed else "",
             _num(r.get("error"), ".1e"),
+            _num(r.get("error_fp64"), ".1e"),
             f"[{STATUS_STYLE.get(status, '')}]{escape(str(status))}[/]{note}",
         )
     return t
