@@ -57,6 +57,11 @@ ELEMENT_TYPES = {
     "fp16": ElementType("fp16", "float16", 2, 6),  # CU_TENSOR_MAP_DATA_TYPE_FLOAT16
 }
 
+# Status of a context row's bench record: verified and its error recorded, timed whatever the
+# verdict, never a yardstick nor a win. Rows of these statuses carry a time.
+CONTEXT = "CONTEXT"
+TIMED_STATUSES = ("PASS", CONTEXT)
+
 # The baseline every FP32 kernel is verified and timed against; its rows and reports carry this name.
 CUBLAS = "cublas"
 

@@ -293,3 +293,24 @@ def test_thin_labels_keeps_ends_and_drops_crowded():
     assert thin_labels([0, 10, 12, 100], [8, 8, 8, 8]) == [True, True, False, True]
     assert thin_labels([0, 1], [8, 8]) == [True, False]
     assert thin_labels([], []) == []
+
+
+def test_fp32_tc_ladder_draws_the_context_row_dashed_and_never_as_a_share():
+    """The fp32-tc chart: strict cuBLAS the yardstick (solid), cuBLAS FAST_TF32 timed beside it
+    (dashed, in no share panel, said in the notes), the FAILing 1xTF32 rung not drawn."""
+    rows = []
+    for M, tf32, strict, x3 in ((1024, 150e3, 40e3, 50e3), (2048, 300e3, 48e3, 70e3), (4096, 390e3, 50e3, 80e3)):
+        base = {"tier": "fp32-tc", "M": M, "N": M, "K": M, "peak_gflops": 535e3}
+        rows += [{**base, "kernel": "cublas", "status": "PASS", "gflops": strict, "pct_of_cublas": 100.0},
+                 {**base, "kernel": "cublas-tf32", "status": "CONTEXT", "gflops": tf32, "pct_of_cublas": 100 * tf32 / strict},
+                 {**base, "kernel": "tf32x1", "status": "FAIL"},
+                 {**base, "kernel": "tf32x3", "status": "PASS", "gflops": x3, "pct_of_cublas": 100 * x3 / strict}]
+    fig, _ = drawn(ladder_figure(pd.DataFrame(rows), tier="fp32-tc"))
+    rate, share = by_gid(fig, "line:", Line2D), by_gid(fig, "share:", Line2D)
+    assert rate["line:cublas-tf32"].get_linestyle() == "--" and rate["line:cublas"].get_linestyle() == "-"
+    assert list(rate["line:cublas-tf32"].get_ydata()) == [150e3, 300e3, 390e3]
+    assert set(share) == {"share:tf32x3"} and "line:tf32x1" not in rate
+    notes = by_gid(fig, "notes", Text)["notes"].get_text()
+    assert "context, dashed: cublas-tf32" in notes and "tf32x1 1024x1024x1024 (FAIL)" in notes
+    assert "cublas-tf32 1024" not in notes  # timed: not among the untimed rows
+    assert "TF32" in fig._suptitle.get_text() and "strict" in fig._suptitle.get_text()

@@ -14,16 +14,12 @@ from dataclasses import asdict
 
 from ..manifest import CUBLAS, REFERENCES, KernelSpec, reference_name
 from ..specs import peak_flops, peak_fp32_flops
-from ..tiers import REFERENCE_ROWS
+from ..tiers import CONTEXT, REFERENCE_ROWS
 from ..tiers import tier as tier_record
 from .device import StateSampler, import_cupy
 from .launch import CUBLAS_MATH_MODE, CublasRunner, Gemm, KernelRunner
 from .timing import L2Flusher, Stats, TimingPolicy, time_alternating, warm_up
 from .verify import check
-
-# Status of a context row (cuBLAS FAST_TF32 beside the fp32-tc tier): verified and its error
-# recorded, timed whatever the verdict, never a yardstick nor a win.
-CONTEXT = "CONTEXT"
 
 
 def _emit(record: dict) -> None:

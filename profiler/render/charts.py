@@ -25,6 +25,7 @@ from matplotlib.ticker import (
 
 from ..analyze.roofline import LEVELS, Roofline, format_rate, ladder_labels, roofline
 from ..manifest import REFERENCES, TIERS
+from ..tiers import REFERENCE_ROWS, TIMED_STATUSES
 from ..tiers import TIERS as TIER_RECORDS
 from .escape import mpl_label, mpl_text
 
@@ -310,7 +311,7 @@ def ladder_figure(bench: pd.DataFrame, title: str | None = None, tier: str = "fp
     if bench.empty:
         raise GemmprofError(f"the bench table has no {tier} kernels: nothing to draw")
     frame = bench.copy()
-    timed = frame[(frame["status"] == "PASS") & frame["gflops"].notna()] if "status" in frame else frame
+    timed = frame[frame["status"].isin(TIMED_STATUSES) & frame["gflops"].notna()] if "status" in frame else frame
     if timed.empty:
         raise GemmprofError("no kernel passed verification in this bench table: nothing to draw")
     frame = timed.copy()
@@ -326,7 +327,11 @@ def ladder_figure(bench: pd.DataFrame, title: str | None = None, tier: str = "fp
 
     notes = [f"not square, so not on the size axis: {', '.join(left_out)}"] if left_out else []
     if "status" in bench:
-        bad = bench[bench["status"] != "PASS"]
+        bad = bench[~bench["status"].isin(TIMED_STATUSES)]
+        context = sorted(set(bench.loc[bench["status"] == "CONTEXT", "kernel"]))
+        if context:
+            notes.append(f"context, dashed: {', '.join(context)}, timed beside the tier but outside its error bound "
+                         f"(never a yardstick); its error is in the bench table")
         if len(bad):
             notes.append("not timed: " + ", ".join(f"{r.kernel} {r.M}x{r.N}x{r.K} ({r.status})"
                                                    for r in bad.itertuples()))
@@ -358,7 +363,7 @@ def ladder_figure(bench: pd.DataFrame, title: str | None = None, tier: str = "fp
             continue
         is_cublas = name in REFERENCES
         style = {"color": colors[name], "lw": 2.6 if is_cublas else 1.6, "marker": "o", "ms": 6 if is_cublas else 5,
-                 "zorder": 4 if is_cublas else 3}
+                 "zorder": 4 if is_cublas else 3, "ls": "--" if name in REFERENCE_ROWS and REFERENCE_ROWS[name].context else "-"}
         ax_rate.plot(rows["x"], rows["gflops"], gid=f"line:{name}", **style)
         if not is_cublas:
             ax_share.plot(rows["x"], rows["pct"], gid=f"share:{name}", **style)

@@ -8,6 +8,8 @@ import pandas as pd
 from rich.markup import escape
 from rich.table import Table
 
+from ..tiers import CONTEXT, TIMED_STATUSES
+
 
 def _num(value, fmt: str) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
@@ -20,10 +22,7 @@ def _first_number(*values):
     return next((v for v in values if isinstance(v, (int, float)) and not math.isnan(v)), None)
 
 
-STATUS_STYLE = {"PASS": "green", "FAIL": "bold red", "ERROR": "bold red", "SKIP": "dim", "CONTEXT": "cyan"}
-# Statuses that carry a time: PASS, and CONTEXT (a cuBLAS row timed beside a tier for context,
-# e.g. FAST_TF32 beside fp32-tc, whatever its verification said; never a yardstick nor a win).
-TIMED_STATUSES = ("PASS", "CONTEXT")
+STATUS_STYLE = {"PASS": "green", "FAIL": "bold red", "ERROR": "bold red", "SKIP": "dim", CONTEXT: "cyan"}
 
 
 def bench_table(df: pd.DataFrame, title: str = "") -> Table:
@@ -40,7 +39,7 @@ def bench_table(df: pd.DataFrame, title: str = "") -> Table:
         timed = r.get("status") in TIMED_STATUSES
         throttled = "*" if timed and r.get("throttled") is True else ""
         status = r.get("status", "")
-        note = f" {escape(r['reason'])}" if status in ("FAIL", "ERROR", "SKIP", "CONTEXT") and isinstance(r.get("reason"), str) else ""
+        note = f" {escape(r['reason'])}" if status in ("FAIL", "ERROR", "SKIP", CONTEXT) and isinstance(r.get("reason"), str) else ""
         t.add_row(
             escape(str(r["kernel"])),
             f"{r['M']}x{r['N']}x{r['K']}",
