@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from ..manifest import REFERENCES, KernelSpec, reference_name
-from ..tiers import REFERENCE_ROWS, TIERS
+from ..tiers import REFERENCE_ROWS, TIERS, TIMED_STATUSES
 from . import ladder, memory, stalls
 from .occupancy import occupancy
 from .roofline import kernel_names
@@ -472,7 +472,7 @@ def _sizes(bench: pd.DataFrame | None, order: Sequence[str]) -> pd.DataFrame:
         "kernel": bench["kernel"].astype(str),
         "shape": [f"{m}x{n}x{k}" for m, n, k in zip(bench["M"], bench["N"], bench["K"])],
         "M": bench["M"], "N": bench["N"], "K": bench["K"], "status": bench["status"],
-        "gflops": bench["gflops"].where(bench["status"] == "PASS"),
+        "gflops": bench["gflops"].where(bench["status"].isin(TIMED_STATUSES)),  # a CONTEXT row was timed too
         "pct_cublas": bench["pct_of_cublas"].where(bench["status"] == "PASS") if "pct_of_cublas" in bench else np.nan,
         "throttled": bench["throttled"] if "throttled" in bench else False,
     })
