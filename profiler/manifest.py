@@ -18,12 +18,11 @@ from functools import cache
 from pathlib import Path
 
 from .errors import GemmprofError
+from .tiers import CUBLAS, ELEMENT_TYPES, REFERENCE_ROWS
+from .tiers import TIERS as TIER_RECORDS
 
-# The baseline every kernel is verified and timed against; its rows and reports carry this name.
-CUBLAS = "cublas"
-
-# Bytes of one element of each tier's input type (fp16 inputs; fp32 inputs and every C).
-ELEMENT_BYTES = {"fp16": 2, "fp32": 4}
+# Bytes of one element of each element type (fp16 inputs; fp32 inputs and every C).
+ELEMENT_BYTES = {name: e.bytes for name, e in ELEMENT_TYPES.items()}
 
 
 def builtin_kernels_dir() -> Path:
@@ -162,7 +161,7 @@ class TensorMapSpec:
 
     def element_type(self, tier: str) -> str:
         """A and B have the tier's input type; C is always float."""
-        return tier if self.operand in ("A", "B") else "fp32"
+        return TIER_RECORDS[tier].input if self.operand in ("A", "B") else "fp32"
 
     def element_bytes(self, tier: str) -> int:
         return ELEMENT_BYTES[self.element_type(tier)]
@@ -183,7 +182,7 @@ class KernelSpec:
     name: str
     file: str
     entry: str
-    tier: str  # "fp32" (float in, float out) or "fp16" (half in, float accumulate and out)
+    tier: str  # a tiers.TIERS name: "fp32", "fp16" (half in, float accumulate and out), "fp32-tc"
     idea: str
     grid: tuple[Expr, ...]
     block: tuple[Expr, ...]
@@ -192,6 +191,9 @@ class KernelSpec:
     # Divisibility the kernel needs, e.g. {"M": 128, "N": 128, "K": 8}; absent = any size.
     contract: dict[str, int] = field(default_factory=dict)
     spill_free: bool = True
+    # On the ladder to show what a shortcut costs (1xTF32): verification must FAIL it. Its FAIL is
+    # never timed, and neither `bench`'s exit status nor the GPU tests count it as a failure.
+    expect_fail: bool = False
     arch: str | None = None  # e.g. "sm_90a" for wgmma; None = the device's own
     min_cc: int = 0  # lowest compute capability (e.g. 80 for cp.async) the kernel runs on
     nvcc_flags: tuple[str, ...] = ()
@@ -257,7 +259,7 @@ _REQUIRED = ("name", "file", "entry", "tier", "idea", "grid", "block")
 TEXTURE_ROW_DIM = {"A": "K", "B": "N"}
 TEXEL_FLOATS = 4
 _ALLOWED = set(KernelSpec.__dataclass_fields__) - {"index", "directory"}
-TIERS = ("fp32", "fp16")
+TIERS = tuple(TIER_RECORDS)
 # nvcc options (long and short names, `nvcc --help`) that choose, run or configure another
 # program (host compiler, linker, archiver, the compiled binary), read more options from a file,
 # load code from elsewhere, or write files outside the build cache. A manifest may use them only
@@ -279,18 +281,30 @@ def guarded_nvcc_flags(flags) -> list[str]:
 
 
 def reference_name(tier: str) -> str:
-    """The cuBLAS reference of a tier: "cublas" (SGEMM) for fp32, "cublas-fp16" (GemmEx) for fp16."""
-    return CUBLAS if tier == "fp32" else f"{CUBLAS}-{tier}"
+    """The cuBLAS reference of a tier: "cublas" (strict SGEMM) for fp32 and fp32-tc, "cublas-fp16"
+    (GemmEx) for fp16 (`tiers.TIERS`)."""
+    return TIER_RECORDS[tier].reference
 
 
-# Reference name -> its tier, for every tier.
-REFERENCES = {reference_name(t): t for t in TIERS}
+# cuBLAS row name -> the tier whose inputs it takes, for every cuBLAS row (context rows included).
+REFERENCES = {name: ref.tier for name, ref in REFERENCE_ROWS.items()}
 
 
 def reference_tiers(kernels: Iterable[KernelSpec | Dispatcher]) -> list[str]:
-    """The tiers whose cuBLAS reference a selection is compared with: one per tier present (FP32
-    SGEMM, FP16 GemmEx), FP32 alone for an empty selection. Bench and profile both use it."""
-    return sorted({k.tier for k in kernels}) or ["fp32"]
+    """The tiers whose cuBLAS reference a selection is compared with: one per distinct reference
+    among the tiers present (FP32 SGEMM, FP16 GemmEx; fp32-tc shares strict SGEMM with fp32), FP32
+    alone for an empty selection. Profile uses it: each reference profiled once."""
+    first: dict[str, str] = {}
+    for t in sorted({k.tier for k in kernels}) or ["fp32"]:
+        first.setdefault(reference_name(t), t)
+    return list(first.values())
+
+
+def reference_rows(kernels: Iterable[KernelSpec | Dispatcher]) -> list[tuple[str, str]]:
+    """(cuBLAS row, tier) pairs a bench of `kernels` times: per tier present, its yardstick, then
+    its context rows (cuBLAS FAST_TF32 beside fp32-tc). Each tier's chart finds its own rows."""
+    tiers = sorted({k.tier for k in kernels}) or ["fp32"]
+    return [(name, t) for t in tiers for name in (reference_name(t), *TIER_RECORDS[t].context)]
 
 
 def parse_manifest(text: str, where: str = "ladder.toml", known: Iterable[str] = (), first_index: int = 1,
@@ -383,7 +397,7 @@ def _check_probe_shape(spec: KernelSpec, where: str) -> None:
 _KEY_TYPES = {
     "name": str, "file": str, "entry": str, "tier": str, "idea": str, "predecessor": str, "arch": str,
     "grid": "list of expr", "block": "list of expr", "smem_bytes": "expr", "contract": "table of int",
-    "spill_free": bool, "min_cc": int, "nvcc_flags": "list of str", "tensor_maps": "list of table",
+    "spill_free": bool, "expect_fail": bool, "min_cc": int, "nvcc_flags": "list of str", "tensor_maps": "list of table",
     "textures": "list of str",
 }
 _ELEMENT = {"expr": (int, str), "str": str, "int": int, "table": dict}

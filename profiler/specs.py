@@ -26,16 +26,27 @@ def peak_fp32_flops(cc: tuple[int, int], sm_count: int, sm_clock_hz: float) -> f
     return fp32_lanes_per_sm(cc) * sm_count * 2 * sm_clock_hz
 
 
-# Dense FP16-input tensor-core FLOPs per SM per clock, FP32 accumulate. sm_80: A100's 312 TFLOP/s
-# = 108 SMs x 1.41 GHz x 2048. sm_90: 4096, the value ncu 2025.3 reports on the H200
-# (sm__ops_path_tensor_op_hgmma_src_fp16_sparsity_off.sum.peak_sustained). Others: unknown here.
+# Dense tensor-core FLOPs per SM per clock, FP32 accumulate, by input type. FP16 on sm_80: A100's
+# 312 TFLOP/s = 108 SMs x 1.41 GHz x 2048; on sm_90: 4096, the value ncu 2025.3 reports on the H200
+# (sm__ops_path_tensor_op_hgmma_src_fp16_sparsity_off.sum.peak_sustained). TF32 is half that:
+# A100's 156 TFLOP/s; on sm_90, 2048 for warpgroup MMA (..._hgmma_src_tf32_dst_fp32_...) and 1365
+# for mma.sync (..._hmma_src_tf32_dst_fp32_...), the same report. Others: unknown here.
 TENSOR_FP16_FLOP_PER_SM_CLOCK = {(8, 0): 2048, (9, 0): 4096}
+TENSOR_TF32_FLOP_PER_SM_CLOCK = {(8, 0): 1024, (9, 0): 2048}
+
+# A tier's peak key (tiers.Tier.peak) -> work per SM per clock for a compute capability (None: unknown).
+PEAKS = {
+    "fp32": lambda cc: 2 * fp32_lanes_per_sm(cc),
+    "tensor_fp16": lambda cc: TENSOR_FP16_FLOP_PER_SM_CLOCK.get(tuple(cc)),
+    "tensor_tf32": lambda cc: TENSOR_TF32_FLOP_PER_SM_CLOCK.get(tuple(cc)),
+}
 
 
 def peak_flops(tier: str, cc: tuple[int, int], sm_count: int, sm_clock_hz: float) -> float:
-    """The peak a kernel of `tier` is measured against: FP32 FMA for "fp32", the dense FP16
-    tensor-core rate for "fp16" (NaN where this GPU's rate is not known)."""
-    if tier == "fp16":
-        per_clock = TENSOR_FP16_FLOP_PER_SM_CLOCK.get(tuple(cc))
-        return float("nan") if per_clock is None else per_clock * sm_count * sm_clock_hz
-    return peak_fp32_flops(cc, sm_count, sm_clock_hz)
+    """The peak a kernel of `tier` is measured against (its `Tier.peak`): FP32 FMA for "fp32",
+    the dense FP16 tensor-core rate for "fp16", the dense TF32 one for "fp32-tc" (NaN where this
+    GPU's rate is not known)."""
+    from .tiers import tier as tier_record
+
+    per_clock = PEAKS[tier_record(tier).peak](cc)
+    return float("nan") if per_clock is None else per_clock * sm_count * sm_clock_hz

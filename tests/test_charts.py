@@ -21,6 +21,7 @@ from matplotlib.lines import Line2D
 from matplotlib.text import Text
 from test_roofline import synthetic_kernels
 
+from profiler.analyze.roofline import kernel_names
 from profiler.errors import GemmprofError
 from profiler.manifest import REFERENCES, load_manifest
 from profiler.render.charts import (
@@ -188,7 +189,8 @@ def test_roofline_sample_reads_at_a_glance():
     per_kernel = pd.Series([g.split(":")[1] for g in points]).value_counts()
     assert per_kernel["1 naive"] == 3 and per_kernel["3 smem"] == 4 and per_kernel["cuBLAS"] == 4
     labels = by_gid(fig, "label:", Text)
-    expected = [f"{s.index} {s.name}" for s in load_manifest()] + ["cuBLAS", "cuBLAS FP16"]
+    sampled = set(kernel_names(kernels))  # rungs added after the sample was captured are not in it
+    expected = [f"{s.index} {s.name}" for s in load_manifest() if s.name in sampled] + ["cuBLAS", "cuBLAS FP16"]
     assert sorted(labels[g].get_text() for g in labels) == sorted(expected)  # every kernel labelled once
     boxes = text_boxes(fig, renderer)
     assert overlaps(boxes) == []
@@ -394,4 +396,26 @@ def test_ladder_neighbours_and_references_are_styled_apart():
     ref32, ref16 = fp32["line:cublas"], fp16["line:cublas-fp16"]
     assert color_distance(ref32.get_color(), ref16.get_color()) > 20
     assert (ref32.get_marker(), ref32.get_linestyle()) != (ref16.get_marker(), ref16.get_linestyle())
-    assert kernel_markers(["cublas", "cublas-fp16"]) == {"cublas": ref32.get_marker(), "cublas-fp16": ref16.get_marker()}
+    markers = kernel_markers(["cublas", "cublas-fp16"])
+    assert (markers["cublas"], markers["cublas-fp16"]) == (ref32.get_marker(), ref16.get_marker())
+
+
+def test_fp32_tc_ladder_draws_the_context_row_dashed_and_never_as_a_share():
+    """The fp32-tc chart: strict cuBLAS the yardstick (solid), cuBLAS FAST_TF32 timed beside it
+    (dashed, in no share panel, said in the notes), the FAILing 1xTF32 rung not drawn."""
+    rows = []
+    for M, tf32, strict, x3 in ((1024, 150e3, 40e3, 50e3), (2048, 300e3, 48e3, 70e3), (4096, 390e3, 50e3, 80e3)):
+        base = {"tier": "fp32-tc", "M": M, "N": M, "K": M, "peak_gflops": 535e3}
+        rows += [{**base, "kernel": "cublas", "status": "PASS", "gflops": strict, "pct_of_cublas": 100.0},
+                 {**base, "kernel": "cublas-tf32", "status": "CONTEXT", "gflops": tf32, "pct_of_cublas": 100 * tf32 / strict},
+                 {**base, "kernel": "tf32x1", "status": "FAIL"},
+                 {**base, "kernel": "tf32x3", "status": "PASS", "gflops": x3, "pct_of_cublas": 100 * x3 / strict}]
+    fig, _ = drawn(ladder_figure(pd.DataFrame(rows), tier="fp32-tc"))
+    rate, share = by_gid(fig, "line:", Line2D), by_gid(fig, "share:", Line2D)
+    assert rate["line:cublas-tf32"].get_linestyle() == "--" and rate["line:cublas"].get_linestyle() == "-"
+    assert list(rate["line:cublas-tf32"].get_ydata()) == [150e3, 300e3, 390e3]
+    assert set(share) == {"share:tf32x3"} and "line:tf32x1" not in rate
+    notes = by_gid(fig, "notes", Text)["notes"].get_text()
+    assert "context, dashed: cublas-tf32" in notes and "tf32x1 1024x1024x1024 (FAIL)" in notes
+    assert "cublas-tf32 1024" not in notes  # timed: not among the untimed rows
+    assert "TF32" in fig._suptitle.get_text() and "strict" in fig._suptitle.get_text()

@@ -10,14 +10,16 @@ import re
 import pytest
 
 from profiler.manifest import evaluate, load_manifest
+from profiler.tiers import TIERS
 
 SPECS = load_manifest()
 BY_NAME = {s.name: s for s in SPECS}
 # Every FP32 kernel must run the headline sizes and the rectangle of the GPU sweep; FP16 kernels
 # the headline sizes.
 MUST_RUN = {"fp32": [(4096, 4096, 4096), (8192, 8192, 8192), (1536, 512, 2048)],
-            "fp16": [(4096, 4096, 4096), (8192, 8192, 8192)]}
-ELEMENT = {"fp32": "float", "fp16": "__half"}
+            "fp16": [(4096, 4096, 4096), (8192, 8192, 8192)],
+            "fp32-tc": [(1024, 1024, 1024), (2048, 2048, 2048), (4096, 4096, 4096), (8192, 8192, 8192)]}
+ELEMENT = {name: {"fp32": "float", "fp16": "__half"}[t.input] for name, t in TIERS.items()}
 
 
 def header(text: str) -> str:
@@ -93,7 +95,9 @@ def test_dynamic_shared_memory_is_what_the_source_indexes(spec):
         assert smem == 0
 
 
-@pytest.mark.parametrize("spec", [s for s in SPECS if re.search(r"cp\.async\.c[ag]\b", code(source(s)))], ids=lambda s: s.name)
+# A kernel copies with cp.async in its own source or through a shared header's cp_async_16.
+@pytest.mark.parametrize("spec", [s for s in SPECS if re.search(r"cp\.async\.c[ag]\b|\bcp_async_16\(", code(source(s)))],
+                         ids=lambda s: s.name)
 def test_cp_async_pipeline_waits_before_each_barrier_that_publishes_a_stage(spec):
     """With one commit group per k tile and STAGES buffers, the tile about to be read has landed
     once at most STAGES-2 groups are pending; the wait must come right before a __syncthreads,

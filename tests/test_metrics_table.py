@@ -250,3 +250,16 @@ def test_register_zeroing_hfma2_is_not_counted_as_math():
 def test_tail_cost_is_the_idle_share_of_the_last_wave(waves, cost):
     assert derive(synthetic(waves_per_sm=waves))["tail_cost_pct"] == pytest.approx(cost)
     assert math.isnan(derive(synthetic(waves_per_sm=0.25))["tail_cost_pct"])  # a small grid is another problem
+
+
+def test_tf32_launches_are_held_to_the_tf32_tensor_peak():
+    """1 ms, 3 GFLOP of TF32 tensor math on a toy GPU whose TF32 rate (warpgroup 4096, mma.sync 2730
+    FLOP/cycle) is half its FP16 one (8192): % of peak is of the TF32 peak, 3e12 / 4.096e12."""
+    r = derive(synthetic(tensor_tf32_flop=3e9, tensor_tf32_per_cycle_peak=4096.0, tensor_tf32_mma_per_cycle_peak=2730.0))
+    assert r["peak_tensor_tf32_flops"] == 4096 * 1e9 and r["peak_tensor_fp16_flops"] == 8192 * 1e9
+    assert r["math_pipe"] == "tensor" and r["peak_tensor_flops"] == 4096 * 1e9
+    assert r["peak_pct"] == pytest.approx(100 * (3e9 + 2_000_030) / 1e-3 / 4.096e12)
+    fp16 = derive(synthetic(tensor_fp16_flop=3e9, tensor_tf32_per_cycle_peak=4096.0))
+    assert fp16["peak_tensor_flops"] == 8192 * 1e9  # FP16 launches as before
+    mma_only = derive(synthetic(tensor_tf32_flop=3e9, tensor_tf32_mma_per_cycle_peak=2730.0))
+    assert mma_only["peak_tensor_tf32_flops"] == 2730 * 1e9  # a GPU without warpgroup MMA

@@ -273,3 +273,21 @@ def test_cli_reads_reports(tmp_path):
     result = gemmprof("roofline", *reports, "-o", tmp_path / "r.png")
     assert result.returncode == 0, result.stderr
     assert "NVIDIA H200" in result.stdout and "cuBLAS" in result.stdout
+
+
+def test_tf32_launches_get_the_tf32_tensor_ceiling():
+    """A 3xTF32 kernel (tensor FLOPs all TF32) is held to the TF32 ceiling (200 TFLOP/s here), not the
+    FP16 one (400), and only the ceilings some launch is held to are listed."""
+    frame = synthetic_kernels()
+    frame["peak_tensor_tf32_flops"] = 200e12
+    frame["tensor_tf32_flop"] = 0.0
+    frame.loc[1, ["tensor_flop", "tensor_tf32_flop"]] = [6e9, 6e9]
+    names = set(ceilings(frame)[0]["name"])
+    assert "tensor TF32" in names and "tensor FP16" not in names
+    points = roofline_points(frame).set_index(["kernel", "level"])
+    smem = points.loc["smem"]  # 8 GFLOP in 0.5 ms; DRAM 0.1 GB: intensity 80, 1e12 x 80 = 80e12 < 200e12
+    assert smem.loc["DRAM", "roof"] == pytest.approx(80e12) and smem.loc["DRAM", "limit"] == "DRAM"
+    frame.loc[1, "dram_bytes"] = 1e7  # intensity 800: the TF32 ceiling caps it
+    smem = roofline_points(frame).set_index(["kernel", "level"]).loc["smem"]
+    assert smem.loc["DRAM", "roof"] == pytest.approx(200e12) and smem.loc["DRAM", "limit"] == "tensor TF32"
+    assert points.loc["naive"].loc["DRAM", "limit"] == "FP32 FMA"

@@ -18,7 +18,8 @@ from typing import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from ..manifest import CUBLAS, REFERENCES, KernelSpec
+from ..manifest import REFERENCES, KernelSpec, reference_name
+from ..tiers import REFERENCE_ROWS, TIERS, TIMED_STATUSES
 from . import ladder, memory, stalls
 from .occupancy import occupancy
 from .roofline import kernel_names
@@ -305,21 +306,19 @@ def _add_bench(d: Diagnosis, bench: pd.DataFrame | None, shape) -> None:
 
 def reference_idea(name: str) -> str:
     """What a cuBLAS reference is, said where a rung would say its idea."""
-    if name == CUBLAS:
-        return "cuBLAS SGEMM in strict FP32, the reference at the top of the ladder"
-    return f"cuBLAS GemmEx ({REFERENCES[name]} in, FP32 accumulate), the reference of its tier"
+    return REFERENCE_ROWS[name].idea
 
 
 def _share_of_cublas_from_ncu(diagnoses: list[Diagnosis], specs: Sequence[KernelSpec]) -> None:
     """Without a benchmark, % of cuBLAS from the profiled launches (same shape, same FLOPs), each
     kernel against the cuBLAS reference of its own tier (an FP16 kernel against GemmEx)."""
     tiers = {s.name: s.tier for s in specs}
-    for ref_name, tier in REFERENCES.items():
+    for ref_name in dict.fromkeys(t.reference for t in TIERS.values()):
         reference = next((d for d in diagnoses if d.name == ref_name and d.gflops_source == "ncu"), None)
         if reference is None or not reference.gflops > 0:
             continue
         for d in diagnoses:
-            mine = d.name == ref_name or tiers.get(d.name) == tier
+            mine = d.name == ref_name or (d.name in tiers and reference_name(tiers[d.name]) == ref_name)
             if mine and d.gflops_source == "ncu" and _shape_of(d.launch or {}) == _shape_of(reference.launch or {}):
                 d.pct_cublas = 100.0 * d.gflops / reference.gflops
 
@@ -330,7 +329,7 @@ def _versus_reference(diagnoses: list[Diagnosis], facts: pd.DataFrame, specs: Se
     tiers = {s.name: s.tier for s in specs}
     by_name = {d.name: d for d in diagnoses}
     for d in diagnoses:
-        reference = next((r for r, tier in REFERENCES.items() if tier == tiers.get(d.name, "fp32")), None)
+        reference = reference_name(tiers.get(d.name, "fp32"))
         ref = by_name.get(reference)
         if d.is_reference or ref is None or not (d.profiled and ref.profiled):
             continue
@@ -473,7 +472,7 @@ def _sizes(bench: pd.DataFrame | None, order: Sequence[str]) -> pd.DataFrame:
         "kernel": bench["kernel"].astype(str),
         "shape": [f"{m}x{n}x{k}" for m, n, k in zip(bench["M"], bench["N"], bench["K"])],
         "M": bench["M"], "N": bench["N"], "K": bench["K"], "status": bench["status"],
-        "gflops": bench["gflops"].where(bench["status"] == "PASS"),
+        "gflops": bench["gflops"].where(bench["status"].isin(TIMED_STATUSES)),  # a CONTEXT row was timed too
         "pct_cublas": bench["pct_of_cublas"].where(bench["status"] == "PASS") if "pct_of_cublas" in bench else np.nan,
         "throttled": bench["throttled"] if "throttled" in bench else False,
     })

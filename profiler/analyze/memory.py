@@ -25,7 +25,8 @@ import numpy as np
 import pandas as pd
 
 from ..extract.metrics import SHARED_BYTES_PER_WAVEFRONT
-from ..manifest import ELEMENT_BYTES, REFERENCES, load_manifest
+from ..manifest import REFERENCES, load_manifest
+from ..tiers import tier as tier_record
 from .values import number as _num
 from .values import numeric_column
 
@@ -104,7 +105,7 @@ def input_bytes(record: dict) -> int:
     gemmprof's kernels and cuBLAS references, else what its tensor cores read, else FP32."""
     tier = _tiers().get(record.get("kernel_key"))
     if tier is not None:
-        return ELEMENT_BYTES[tier]
+        return tier_record(tier).element_bytes
     return next((size for column, size in TENSOR_INPUT_BYTES if _num(record.get(column)) > 0), FP32_BYTES)
 
 

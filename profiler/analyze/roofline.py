@@ -21,11 +21,11 @@ import pandas as pd
 
 from ..errors import GemmprofError
 from ..extract.metrics import describe
-from ..manifest import CUBLAS, REFERENCES, load_manifest
+from ..manifest import REFERENCES, load_manifest
+from ..tiers import REFERENCE_ROWS
 from .memory import shared_bytes, shared_unmeasured  # noqa: F401  (a roofline level; tests import it from here)
 from .values import numeric_column as _num
 
-CUBLAS_LABEL = "cuBLAS"
 # Peaks that differ across launches by more than this fraction of their median get a note.
 PEAK_SPREAD_TOLERANCE = 0.01
 
@@ -46,6 +46,7 @@ class Compute:
     name: str
     peak_column: str
     tensor: bool
+    tf32: bool = False  # the TF32 tensor ceiling: for launches whose tensor FLOPs are mostly TF32
 
 
 # Slowest level first: the order of the ceilings on the plot, from the bottom.
@@ -58,7 +59,17 @@ LEVELS: tuple[Level, ...] = (
 COMPUTE: tuple[Compute, ...] = (
     Compute("FP32 FMA", "peak_fp32_flops", tensor=False),
     Compute("tensor FP16", "peak_tensor_fp16_flops", tensor=True),
+    Compute("tensor TF32", "peak_tensor_tf32_flops", tensor=True, tf32=True),
 )
+
+
+def compute_of(tensor_flop, tensor_tf32_flop) -> str:
+    """The compute ceiling a launch is held to: tensor TF32 when most of its tensor FLOPs are TF32
+    (the fp32-tc tier), tensor FP16 for other tensor-core FLOPs, else FP32 FMA."""
+    tf32 = 0.0 if pd.isna(tensor_tf32_flop) else float(tensor_tf32_flop)
+    if tf32 > 0 and tf32 >= 0.5 * tensor_flop:
+        return "tensor TF32"
+    return "tensor FP16" if tensor_flop > 0 else "FP32 FMA"
 
 
 @dataclass(frozen=True)
@@ -92,9 +103,7 @@ def ladder_labels(names) -> dict[str, tuple[int, str]]:
         if name in manifest:
             out[name] = (manifest[name], f"{manifest[name]} {name}")
         elif name in REFERENCES:  # above the ladder: cuBLAS, then the other tiers' references
-            tier = REFERENCES[name]
-            out[name] = (len(manifest) + 1 + list(REFERENCES).index(name),
-                         CUBLAS_LABEL if name == CUBLAS else f"{CUBLAS_LABEL} {tier.upper()}")
+            out[name] = (len(manifest) + 1 + list(REFERENCES).index(name), REFERENCE_ROWS[name].label)
         else:
             extra += 1
             out[name] = (len(manifest) + len(REFERENCES) + extra, name)
@@ -109,6 +118,7 @@ def per_kernel(kernels: pd.DataFrame) -> pd.DataFrame:
         "M": _num(kernels, "M"), "N": _num(kernels, "N"), "K": _num(kernels, "K"),
         "fp32_flop": _num(kernels, "fp32_flop"),
         "tensor_flop": _num(kernels, "tensor_flop").fillna(0.0),
+        "tensor_tf32_flop": _num(kernels, "tensor_tf32_flop").fillna(0.0),
         "fp64_flop": _num(kernels, "fp64_flop").fillna(0.0),
         "duration_ns": _num(kernels, "duration_ns"),
         "launches": 1,
@@ -145,10 +155,11 @@ def ceilings(kernels: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
     launch did tensor-core FLOPs."""
     notes: list[str] = []
     rows = []
-    uses_tensor = bool((_num(kernels, "tensor_flop").fillna(0) > 0).any())
+    held_to = {compute_of(t, t32) for t, t32 in zip(_num(kernels, "tensor_flop").fillna(0),
+                                                     _num(kernels, "tensor_tf32_flop").fillna(0))}
     for kind, entries in (("memory", LEVELS), ("compute", COMPUTE)):
         for entry in entries:
-            if kind == "compute" and entry.tensor and not uses_tensor:
+            if kind == "compute" and entry.tensor and entry.name not in held_to:
                 continue
             values = _num(kernels, entry.peak_column)
             if values.notna().sum() == 0:
@@ -175,11 +186,11 @@ def roofline_points(kernels: pd.DataFrame, ceiling_table: pd.DataFrame | None = 
     if ceiling_table is None:
         ceiling_table, _ = ceilings(kernels)
     bandwidth = {r["name"]: r["value"] for r in ceiling_table.to_dict("records") if r["kind"] == "memory"}
-    compute = {bool(r["tensor"]): r["value"] for r in ceiling_table.to_dict("records") if r["kind"] == "compute"}
-    compute_name = {bool(r["tensor"]): r["name"] for r in ceiling_table.to_dict("records") if r["kind"] == "compute"}
+    compute = {r["name"]: r["value"] for r in ceiling_table.to_dict("records") if r["kind"] == "compute"}
     rows = []
     for r in per_kernel(kernels).to_dict("records"):
-        peak = compute.get(r["tensor_flop"] > 0, compute.get(False, np.nan))
+        held_to = compute_of(r["tensor_flop"], r["tensor_tf32_flop"])
+        peak = compute.get(held_to, compute.get("FP32 FMA", np.nan))
         for level in LEVELS:
             moved = r[level.bytes_column]
             if not (moved > 0 and r["flop"] > 0 and r["flops"] > 0):  # NaN, zero or negative: no point on log axes
@@ -192,7 +203,7 @@ def roofline_points(kernels: pd.DataFrame, ceiling_table: pd.DataFrame | None = 
                 "M": r["M"], "N": r["N"], "K": r["K"], "level": level.name,
                 "flop": r["flop"], "bytes": moved, "intensity": intensity, "flops": r["flops"],
                 "duration_ns": r["duration_ns"], "roof": roof, "pct_of_roof": 100 * r["flops"] / roof if roof > 0 else np.nan,
-                "limit": level.name if memory_roof < peak else compute_name.get(r["tensor_flop"] > 0, "compute"),
+                "limit": level.name if memory_roof < peak else (held_to if held_to in compute else "compute"),
             })
     columns = ["kernel", "label", "order", "M", "N", "K", "level", "flop", "bytes", "intensity", "flops",
                "duration_ns", "roof", "pct_of_roof", "limit"]

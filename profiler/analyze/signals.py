@@ -38,7 +38,8 @@ def utilisation(kernels: pd.DataFrame) -> pd.DataFrame:
         "l2": 100.0 * col("l2_bytes") / seconds / col("peak_l2_bytes_per_s"),
         "shared": shared,
         "fp32": 100.0 * col("fp32_flop") / seconds / col("peak_fp32_flops"),
-        "tensor": 100.0 * col("tensor_flop").fillna(0.0) / seconds / col("peak_tensor_fp16_flops"),
+        "tensor": 100.0 * col("tensor_flop").fillna(0.0) / seconds
+                  / col("peak_tensor_flops").fillna(col("peak_tensor_fp16_flops")),  # older tables: FP16
         "issue": 100.0 * col("inst_executed") / issue_slots,
         "ffma_share": 100.0 * (col("ffma_thread_inst") / 32.0) / col("inst_executed"),
         "blocks": blocks, "waves": col("waves_per_sm"),

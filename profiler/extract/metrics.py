@@ -191,6 +191,11 @@ def _launch_metrics() -> tuple[Metric, ...]:
         m("tensor_fp16_mma_per_cycle_peak",
           "sm__ops_path_tensor_op_hmma_src_fp16_dst_fp32_sparsity_off.sum.peak_sustained",
           "FLOP/cycle", "Dense FP16 mma.sync FLOPs (FP32 accumulate) the GPU can do per SM cycle."),
+        m("tensor_tf32_per_cycle_peak", "sm__ops_path_tensor_op_hgmma_src_tf32_dst_fp32_sparsity_off.sum.peak_sustained",
+          "FLOP/cycle", "Dense TF32 warpgroup-MMA (Hopper) FLOPs the GPU can do per SM cycle."),
+        m("tensor_tf32_mma_per_cycle_peak",
+          "sm__ops_path_tensor_op_hmma_src_tf32_dst_fp32_sparsity_off.sum.peak_sustained",
+          "FLOP/cycle", "Dense TF32 mma.sync FLOPs the GPU can do per SM cycle (on Hopper 2/3 of the warpgroup rate)."),
         # Occupancy
         m("achieved_occupancy_pct", "sm__warps_active.avg.pct_of_peak_sustained_active", "%",
           "Warps resident on an SM while it is active, over the most it can hold."),
@@ -448,8 +453,16 @@ def achieved_flops(frame: Any) -> np.ndarray:
     return total / (_f(frame, "duration_ns") * 1e-9)
 
 
+def tensor_peak(frame: Any) -> np.ndarray:
+    """The tensor-core peak of the input type a launch mostly fed them: TF32 when most of its
+    tensor FLOPs are TF32 (the fp32-tc tier), else FP16 (also when the TF32 counter is missing)."""
+    tf32 = np.nan_to_num(_f(frame, "tensor_tf32_flop"))
+    mostly_tf32 = (tf32 > 0) & (tf32 >= 0.5 * np.nan_to_num(_f(frame, "tensor_flop")))
+    return np.where(mostly_tf32, _f(frame, "peak_tensor_tf32_flops"), _f(frame, "peak_tensor_fp16_flops"))
+
+
 # The pipes a GEMM's math can run on, and the peak column each is measured against.
-MATH_PIPES = {"tensor": "peak_tensor_fp16_flops", "fp64": "peak_fp64_flops", "fp16": "peak_fp16_flops",
+MATH_PIPES = {"tensor": "peak_tensor_flops", "fp64": "peak_fp64_flops", "fp16": "peak_fp16_flops",
               "fp32": "peak_fp32_flops"}
 
 
@@ -590,6 +603,14 @@ DERIVED: tuple[Derived, ...] = (
             "Dense FP16 tensor-core peak at this launch's SM clock (warpgroup MMA where the GPU has it).",
             lambda f: _first(_f(f, "tensor_fp16_per_cycle_peak"), _f(f, "tensor_fp16_mma_per_cycle_peak"))
             * _f(f, "sm_clock_hz")),
+    Derived("peak_tensor_tf32_flops", "FLOP/s",
+            "Dense TF32 tensor-core peak at this launch's SM clock (warpgroup MMA where the GPU has it; "
+            "mma.sync reaches 2/3 of it on Hopper).",
+            lambda f: _first(_f(f, "tensor_tf32_per_cycle_peak"), _f(f, "tensor_tf32_mma_per_cycle_peak"))
+            * _f(f, "sm_clock_hz")),
+    Derived("peak_tensor_flops", "FLOP/s",
+            "The tensor-core peak of the input type this launch mostly used: TF32 (peak_tensor_tf32_flops) "
+            "when most of its tensor FLOPs are TF32, else FP16 (peak_tensor_fp16_flops).", tensor_peak),
     Derived("peak_fp64_flops", "FLOP/s", "FP64 peak at this launch's SM clock: 2 FLOP per DFMA lane.",
             _peak("dfma_per_cycle_peak", "sm_clock_hz", 2.0)),
     Derived("peak_fp16_flops", "FLOP/s", "FP16 (non-tensor) peak at this launch's SM clock: 4 FLOP per HFMA2 lane.",
@@ -608,8 +629,8 @@ DERIVED: tuple[Derived, ...] = (
     Derived("fp32_peak_pct", "%", "achieved_flops over peak_fp32_flops.",
             lambda f: 100.0 * _f(f, "achieved_flops") / _f(f, "peak_fp32_flops")),
     Derived("peak_pct", "%",
-            "achieved_flops over the peak of the pipe that did the math (math_pipe): the FP16 tensor-core "
-            "peak when the launch used tensor cores, else the FP64, FP16 or FP32 peak.",
+            "achieved_flops over the peak of the pipe that did the math (math_pipe): the tensor-core peak "
+            "of its input type (peak_tensor_flops) when the launch used tensor cores, else the FP64, FP16 or FP32 peak.",
             lambda f: 100.0 * _f(f, "achieved_flops") / math_peak(f)),
     Derived("occupancy_limiter", "text",
             "What caps blocks per SM: registers, shared memory, warps, blocks or barriers.", occupancy_limiter),

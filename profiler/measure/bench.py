@@ -13,7 +13,7 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import asdict
 
-from ..manifest import Dispatcher, KernelSpec, reference_name, reference_tiers
+from ..manifest import Dispatcher, KernelSpec, reference_rows
 from ..subprocess_env import child_env
 from .timing import TimingPolicy
 
@@ -77,12 +77,13 @@ def bench_kernel(name: str, tier: str, cubin: str | None, shapes: list[Shape], p
 def bench(specs: list[KernelSpec], cubins: dict[str, str], shapes: list[Shape], policy: TimingPolicy,
           on_record: Callable[[dict], None], include_cublas: bool = True, device: int = 0,
           dispatchers: list[Dispatcher] = (), kernels: dict[str, KernelSpec] | None = None) -> None:
-    """cuBLAS first (the reference every row is compared with), then the ladder in order, then
+    """cuBLAS first (each tier's reference, then its context rows such as cuBLAS FAST_TF32 beside
+    fp32-tc), then the ladder in order, then
     each dispatcher: per shape the kernel its rules choose, recorded under the dispatcher's name
     with `dispatched_to` saying which kernel ran. `cubins` covers every kernel they may choose."""
     if include_cublas:
-        for tier in reference_tiers([*specs, *dispatchers]):
-            bench_kernel(reference_name(tier), tier, None, shapes, policy, on_record, device=device)
+        for name, tier in reference_rows([*specs, *dispatchers]):
+            bench_kernel(name, tier, None, shapes, policy, on_record, device=device)
     for spec in specs:
         bench_kernel(spec.name, spec.tier, cubins[spec.name], shapes, policy, on_record, seed=spec.index * 1000,
                      device=device, spec=spec)

@@ -16,9 +16,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import GemmprofError
-from ..manifest import CUBLAS, TEXEL_FLOATS, KernelSpec
+from ..manifest import TEXEL_FLOATS, KernelSpec
+from ..tiers import REFERENCE_ROWS
+from ..tiers import tier as tier_record
 
 CUBLAS_MATH_MODE = "CUBLAS_DEFAULT_MATH (strict FP32, no TF32)"
+CUBLAS_COMPUTE_32F_FAST_TF32 = 77  # cublasComputeType_t (cublas_api.h), where CuPy does not name it
 
 
 @dataclass
@@ -173,15 +176,19 @@ class KernelRunner:
 
 
 class CublasRunner:
-    """cuBLAS SGEMM (FP32 tier) or GemmEx with FP16 inputs and FP32 compute (FP16 tier)."""
+    """One cuBLAS row (`tiers.REFERENCE_ROWS`): strict SGEMM, GemmEx with FP16 inputs and FP32
+    compute, or GemmEx on FP32 inputs with CUBLAS_COMPUTE_32F_FAST_TF32 (the fp32-tc tier's
+    context row). `name` defaults to the yardstick of `tier`. The TF32 row asks for tensor cores
+    through its compute type, not the handle's math mode, so the strict rows sharing the handle
+    stay strict."""
 
-    name = CUBLAS
-
-    def __init__(self, cp, tier: str = "fp32"):
+    def __init__(self, cp, tier: str = "fp32", name: str | None = None):
         from cupy_backends.cuda.libs import cublas
 
         self.cublas = cublas
         self.tier = tier
+        self.name = name or tier_record(tier).reference
+        self.call = REFERENCE_ROWS[self.name].call
         self.handle = cp.cuda.device.get_cublas_handle()
         cublas.setMathMode(self.handle, cublas.CUBLAS_DEFAULT_MATH)
         cublas.setPointerMode(self.handle, cublas.CUBLAS_POINTER_MODE_HOST)
@@ -193,12 +200,16 @@ class CublasRunner:
         cb = self.cublas
         self._alpha[0], self._beta[0] = alpha, beta
         a, b = self._alpha.ctypes.data, self._beta.ctypes.data
-        if self.tier == "fp32":
+        if self.call == "sgemm":
             cb.sgemm(self.handle, cb.CUBLAS_OP_N, cb.CUBLAS_OP_N, g.N, g.M, g.K,
                      a, g.B.data.ptr, g.N, g.A.data.ptr, g.K, b, g.C.data.ptr, g.N)
-        else:
-            from cupy_backends.cuda.api import runtime
+            return
+        from cupy_backends.cuda.api import runtime
 
-            cb.gemmEx(self.handle, cb.CUBLAS_OP_N, cb.CUBLAS_OP_N, g.N, g.M, g.K,
-                      a, g.B.data.ptr, runtime.CUDA_R_16F, g.N, g.A.data.ptr, runtime.CUDA_R_16F, g.K,
-                      b, g.C.data.ptr, runtime.CUDA_R_32F, g.N, cb.CUBLAS_COMPUTE_32F, cb.CUBLAS_GEMM_DEFAULT)
+        in_type, compute = {
+            "gemmex-fp16": (runtime.CUDA_R_16F, cb.CUBLAS_COMPUTE_32F),
+            "gemmex-fast-tf32": (runtime.CUDA_R_32F, getattr(cb, "CUBLAS_COMPUTE_32F_FAST_TF32", CUBLAS_COMPUTE_32F_FAST_TF32)),
+        }[self.call]
+        cb.gemmEx(self.handle, cb.CUBLAS_OP_N, cb.CUBLAS_OP_N, g.N, g.M, g.K,
+                  a, g.B.data.ptr, in_type, g.N, g.A.data.ptr, in_type, g.K,
+                  b, g.C.data.ptr, runtime.CUDA_R_32F, g.N, compute, cb.CUBLAS_GEMM_DEFAULT)

@@ -19,9 +19,8 @@ import argparse
 import sys
 import time
 
-import numpy as np
-
 from ..manifest import KernelSpec
+from ..tiers import tier as tier_record
 
 # Multiples of the contract, odd (3) and even (2, 4): whole tiles for kernels that need them,
 # ragged edges (not multiples of any tile) for kernels without a contract.
@@ -64,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
     for spec in specs:
         runner = KernelRunner(cp, spec, str(built[spec.name]))
         for M, N, K in small_shapes(spec):
-            g = Gemm.random(cp, M, N, K, dtype=np.float16 if spec.tier == "fp16" else np.float32, seed=M + N + K)
+            g = Gemm.random(cp, M, N, K, dtype=tier_record(spec.tier).dtype, seed=M + N + K)
             g.C = cp.empty((M, N), dtype=cp.float32)  # never written: beta = 0 must not read it
             runner(g, 1.0, 0.0)
             runner(g, 1.0, 0.5)

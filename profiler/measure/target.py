@@ -12,8 +12,6 @@ import argparse
 import json
 import sys
 
-import numpy as np
-
 from .device import gpu_info, import_cupy
 from .launch import CublasRunner, Gemm, KernelRunner
 from .verify import check
@@ -36,15 +34,19 @@ def main(argv: list[str] | None = None) -> int:
     from cupy.cuda import nvtx
 
     from ..manifest import KernelSpec
+    from ..tiers import REFERENCE_ROWS
+    from ..tiers import tier as tier_record
 
     reference = CublasRunner(cp, tier)
     if job.get("spec"):
         spec = KernelSpec.from_dict(job["spec"])
         run = KernelRunner(cp, spec, job["cubin"])
+    elif name in REFERENCE_ROWS and name != reference.name:  # a context row (cuBLAS FAST_TF32)
+        run = CublasRunner(cp, tier, name)
     else:
         run = reference
     result = check(cp, run, reference, M, N, K, tier=tier, seed=job.get("seed", 0))
-    g = Gemm.random(cp, M, N, K, dtype=np.float16 if tier == "fp16" else np.float32, seed=job.get("seed", 0) + 1)
+    g = Gemm.random(cp, M, N, K, dtype=tier_record(tier).dtype, seed=job.get("seed", 0) + 1)
     for _ in range(WARMUP_LAUNCHES):
         run(g, 1.0, 0.5)
     cp.cuda.runtime.deviceSynchronize()

@@ -18,9 +18,10 @@ from dataclasses import dataclass
 
 from ..errors import GemmprofError
 from ..manifest import TensorMapSpec
+from ..tiers import ELEMENT_TYPES
 
-# CUtensorMapDataType, CUtensorMapSwizzle, ... (cuda.h)
-DATA_TYPE = {"fp16": 6, "fp32": 7}  # CU_TENSOR_MAP_DATA_TYPE_FLOAT16 / _FLOAT32
+# CUtensorMapDataType (tiers.ELEMENT_TYPES), CUtensorMapSwizzle, ... (cuda.h)
+DATA_TYPE = {name: e.tma_data_type for name, e in ELEMENT_TYPES.items()}
 SWIZZLE = {0: 0, 32: 1, 64: 2, 128: 3}  # bytes -> CU_TENSOR_MAP_SWIZZLE_NONE / 32B / 64B / 128B
 INTERLEAVE_NONE = 0
 L2_PROMOTION_256B = 3  # CU_TENSOR_MAP_L2_PROMOTION_L2_256B

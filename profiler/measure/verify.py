@@ -17,29 +17,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..tiers import UNIT_ROUNDOFF, fp16_tolerance, fp32_tolerance, tier as tier_record
 from .launch import Gemm
 
-UNIT_ROUNDOFF = {"fp32": 2.0**-24, "fp16": 2.0**-11}
+__all__ = ["ALPHA", "BETA", "Check", "bound_threshold", "check", "fp16_tolerance", "fp32_tolerance", "relative_error",
+           "UNIT_ROUNDOFF"]
+
 ALPHA, BETA = 1.25, -0.75  # not 1 and 0: a kernel that ignores them fails
 FP64_REFERENCE_MAX_FLOP = 2 * 1024**3  # also check against float64 on the CPU up to this size
-
-
-def fp32_tolerance(K: int) -> float:
-    """Relative Frobenius tolerance for an FP32 GEMM with inner dimension K.
-
-    Rounding errors of a length-K dot product of random data grow like u*sqrt(K) (u = 2^-24, a
-    random walk); on the H200 a sequential-sum kernel against cuBLAS measured about 0.3*u*sqrt(K)
-    (4.5e-7 at K=512). 4*u*sqrt(K) leaves a 10x margin and is still 1.5e-5 at K=4096, where
-    dropping one 8-wide k-tile gives ~4e-2 and one wrong element of 4096^2 ~2e-4.
-    """
-    return 4 * UNIT_ROUNDOFF["fp32"] * math.sqrt(K)
-
-
-def fp16_tolerance(K: int) -> float:
-    """FP16 inputs, FP32 accumulation, against FP32 cuBLAS on the same FP16 inputs: the inputs
-    are identical, so only accumulation order and the tensor cores' internal rounding differ;
-    1e-2 is the tier's agreed bound, far above that and far below a wrong tile (~1e-1)."""
-    return 1e-2
 
 
 def bound_threshold(K: int) -> float:
@@ -57,7 +42,7 @@ class Check:
     tolerance: float
     worst_bound_ratio: float
     bound_threshold: float
-    error_fp64: float | None  # vs float64 CPU reference, small shapes only
+    error_fp64: float | None  # vs a float64 reference: on the CPU at small shapes, on the GPU at every shape where the tier asks
     reason: str = ""
 
 
@@ -67,8 +52,8 @@ def relative_error(cp, out, ref) -> float:
 
 def check(cp, run, reference, M: int, N: int, K: int, tier: str = "fp32", seed: int | None = None) -> Check:
     """Run `run` and `reference` on the same fresh inputs and compare (see module docstring)."""
-    dtype = np.float16 if tier == "fp16" else np.float32
-    g = Gemm.random(cp, M, N, K, dtype=dtype, seed=seed)
+    t = tier_record(tier)
+    g = Gemm.random(cp, M, N, K, dtype=t.dtype, seed=seed)
     C0 = g.C.copy()
     outs, refs = [], []
     for beta in (0.0, BETA):
@@ -81,7 +66,7 @@ def check(cp, run, reference, M: int, N: int, K: int, tier: str = "fp32", seed: 
             sink.append(g.C.copy())
     cp.cuda.runtime.deviceSynchronize()
 
-    tolerance = fp16_tolerance(K) if tier == "fp16" else fp32_tolerance(K)
+    tolerance = t.tolerance(K)
     threshold = bound_threshold(K)
     A, B = g.A.astype(np.float32), g.B.astype(np.float32)
     scale = ALPHA * (cp.abs(A) @ cp.abs(B))
@@ -98,7 +83,9 @@ def check(cp, run, reference, M: int, N: int, K: int, tier: str = "fp32", seed: 
         ratios.append(float((cp.abs(out - ref) / bound).max()))
 
     error_fp64 = None
-    if 2 * M * N * K <= FP64_REFERENCE_MAX_FLOP:
+    if t.fp64_every_shape:  # FP64 GEMM on the GPU (cuBLAS DGEMM): seconds on the CPU become milliseconds
+        error_fp64 = fp64_error(cp, A, B, C0, outs[1])
+    elif 2 * M * N * K <= FP64_REFERENCE_MAX_FLOP:
         exact = ALPHA * (A.get().astype(np.float64) @ B.get().astype(np.float64)) + BETA * C0.get().astype(np.float64)
         out = outs[1].get().astype(np.float64)
         error_fp64 = float(np.linalg.norm(out - exact) / np.linalg.norm(exact)) if np.isfinite(out).all() else math.inf
@@ -106,8 +93,19 @@ def check(cp, run, reference, M: int, N: int, K: int, tier: str = "fp32", seed: 
     error, ratio = max(errors), max(ratios)
     if not reason and not error <= tolerance:
         reason = f"relative error {error:.2e} > tolerance {tolerance:.1e}"
-    if not reason and tier == "fp32" and not ratio <= threshold:
+    if not reason and t.componentwise and not ratio <= threshold:
         reason = f"an element is off by {ratio:.2e} x |A||B| (bound {threshold:.1e})"
     if not reason and error_fp64 is not None and not error_fp64 <= tolerance:
         reason = f"relative error vs float64 {error_fp64:.2e} > tolerance {tolerance:.1e}"
     return Check(not reason, error, tolerance, ratio, threshold, error_fp64, reason)
+
+
+def fp64_error(cp, A, B, C0, out) -> float:
+    """||out - exact||_F / ||exact||_F with exact = ALPHA A B + BETA C0 computed in float64 on the
+    device (the beta != 0 launch's output); inf when `out` has a non-finite element."""
+    if not bool(cp.isfinite(out).all()):
+        return math.inf
+    exact = ALPHA * (A.astype(np.float64) @ B.astype(np.float64)) + BETA * C0.astype(np.float64)
+    exact_norm = float(cp.linalg.norm(exact.ravel()))
+    exact -= out.astype(np.float64)
+    return float(cp.linalg.norm(exact.ravel())) / exact_norm

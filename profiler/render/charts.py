@@ -28,6 +28,8 @@ from matplotlib.ticker import (
 
 from ..analyze.roofline import LEVELS, Roofline, format_rate, ladder_labels, roofline
 from ..manifest import REFERENCES, TIERS
+from ..tiers import REFERENCE_ROWS, TIMED_STATUSES
+from ..tiers import TIERS as TIER_RECORDS
 from .escape import mpl_label, mpl_text
 
 LEVEL_MARKERS = {"DRAM": "o", "L2": "s", "shared": "D", "L1": "^"}
@@ -392,8 +394,7 @@ def _size_axis(frame: pd.DataFrame) -> tuple[pd.Series, str, dict[float, str]]:
     return x, "size: (M·N·K)^(1/3), shape on the tick", ticks
 
 
-LADDER_TITLES = {"fp32": "The ladder against cuBLAS (FP32 SGEMM)",
-                 "fp16": "The tensor-core ladder against cuBLAS (FP16 GemmEx, FP32 accumulate)"}
+LADDER_TITLES = {name: t.title for name, t in TIER_RECORDS.items()}
 
 
 def bench_tiers(bench: pd.DataFrame) -> list[str]:
@@ -417,7 +418,7 @@ def ladder_figure(bench: pd.DataFrame, title: str | None = None, tier: str = "fp
     if bench.empty:
         raise GemmprofError(f"the bench table has no {tier} kernels: nothing to draw")
     frame = bench.copy()
-    timed = frame[(frame["status"] == "PASS") & frame["gflops"].notna()] if "status" in frame else frame
+    timed = frame[frame["status"].isin(TIMED_STATUSES) & frame["gflops"].notna()] if "status" in frame else frame
     if timed.empty:
         raise GemmprofError("no kernel passed verification in this bench table: nothing to draw")
     frame = timed.copy()
@@ -433,7 +434,11 @@ def ladder_figure(bench: pd.DataFrame, title: str | None = None, tier: str = "fp
 
     notes = [f"not square, so not on the size axis: {', '.join(left_out)}"] if left_out else []
     if "status" in bench:
-        bad = bench[bench["status"] != "PASS"]
+        bad = bench[~bench["status"].isin(TIMED_STATUSES)]
+        context = sorted(set(bench.loc[bench["status"] == "CONTEXT", "kernel"]))
+        if context:
+            notes.append(f"context, dashed: {', '.join(context)}, timed beside the tier but outside its error bound "
+                         f"(never a yardstick); its error is in the bench table")
         if len(bad):
             notes.append("not timed: " + ", ".join(f"{r.kernel} {r.M}x{r.N}x{r.K} ({r.status})"
                                                    for r in bad.itertuples()))
@@ -487,7 +492,7 @@ def ladder_figure(bench: pd.DataFrame, title: str | None = None, tier: str = "fp
     if peak_column in frame and frame[peak_column].notna().any():
         peak = float(frame[peak_column].median())
         ax_rate.axhline(peak, color=CEILING_COLOR, lw=1.1, ls=(0, (5, 3)), zorder=2, gid="line:fp32-peak")
-        what = "FP16 tensor peak" if tier == "fp16" else "FP32 peak"
+        what = TIER_RECORDS[tier].peak_label if tier in TIER_RECORDS else "FP32 peak"
         ax_rate.annotate(f"{what} {format_rate(peak * 1e9, 'FLOP/s')} (clock seen while timing)",
                          xy=(0.01, peak), xycoords=("axes fraction", "data"), xytext=(0, 3),
                          textcoords="offset points", fontsize=FONT - 0.5, color=CEILING_COLOR)

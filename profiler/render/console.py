@@ -20,6 +20,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..analyze.values import flag
+from ..tiers import CONTEXT, TIMED_STATUSES
 
 
 # A pipe or a CI log has no width of its own: rich would assume 80 (wrapping wide tables needlessly)
@@ -148,20 +149,21 @@ def _first_number(*values):
     return next((v for v in values if isinstance(v, (int, float)) and not math.isnan(v)), None)
 
 
-STATUS_STYLE = {"PASS": "green", "FAIL": "bold red", "ERROR": "bold red", "SKIP": "dim"}
+STATUS_STYLE = {"PASS": "green", "FAIL": "bold red", "ERROR": "bold red", "SKIP": "dim", CONTEXT: "cyan"}
 
 
 def bench_table(df: pd.DataFrame, title: str = "") -> Table:
-    """The harness table: kernel, shape, time, GFLOP/s, % of cuBLAS, % of peak, error, status,
-    and a note (why a kernel was skipped or failed) when any row has one.
-    The peak is the tier's: FP32 FMA for fp32 kernels, FP16 tensor cores for fp16 ones.
-    A FAIL or ERROR row never shows a time."""
+    """The harness table: kernel, shape, time, GFLOP/s, % of cuBLAS, % of peak, error against
+    cuBLAS and against FP64 (where measured), status, and a note (why a kernel was skipped or
+    failed, or why a row is context) when any row has one. The peak is the tier's
+    (`tiers.Tier.peak`): FP32 FMA for fp32 kernels, FP16 tensor cores for fp16 ones, TF32 tensor
+    cores for fp32-tc. A FAIL or ERROR row never shows a time; a CONTEXT row does."""
     rows = []
     for r in df.to_dict("records"):
-        timed = r.get("status") == "PASS"
+        timed = r.get("status") in TIMED_STATUSES
         throttled = "*" if timed and flag(r.get("throttled")) else ""
         status = r.get("status", "")
-        note = escape(r["reason"]) if status in ("FAIL", "ERROR", "SKIP") and isinstance(r.get("reason"), str) else ""
+        note = escape(r["reason"]) if status in ("FAIL", "ERROR", "SKIP", CONTEXT) and isinstance(r.get("reason"), str) else ""
         rows.append([
             escape(str(r["kernel"])),
             f"{r['M']}x{r['N']}x{r['K']}",
@@ -171,11 +173,13 @@ def bench_table(df: pd.DataFrame, title: str = "") -> Table:
             _num(r.get("pct_of_cublas"), ".1f") if timed else "",
             _num(_first_number(r.get("pct_of_peak"), r.get("pct_of_fp32_peak")), ".1f") if timed else "",
             _num(r.get("error"), ".1e"),
+            _num(r.get("error_fp64"), ".1e"),
             f"[{STATUS_STYLE.get(status, '')}]{escape(str(status))}[/]",
             note,
         ])
     columns = [("kernel", TEXT), ("M x N x K", NUMBER), ("time ms", NUMBER), ("CV", NUMBER), ("GFLOP/s", NUMBER),
-               ("% cuBLAS", NUMBER), ("% of peak", NUMBER), ("error", NUMBER), ("status", STATUS), ("note", TEXT)]
+               ("% cuBLAS", NUMBER), ("% of peak", NUMBER), ("error", NUMBER), ("error fp64", NUMBER),
+               ("status", STATUS), ("note", TEXT)]
     if not any(row[-1] for row in rows):
         columns, rows = columns[:-1], [row[:-1] for row in rows]
     return filled_table(escape(title), columns, rows)

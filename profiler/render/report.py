@@ -32,6 +32,7 @@ from ..analyze.values import flag
 from ..analyze.verdict import uses_tensor_cores
 from ..extract.metrics import describe
 from ..manifest import REFERENCES
+from ..tiers import CONTEXT, TIMED_STATUSES
 from ..names import safe_href, slug
 from .escape import md_code, md_fence, md_text, md_unentity
 
@@ -346,8 +347,9 @@ def index_view(run: RunDiagnosis) -> dict[str, Any]:
                 continue
             r = mine.loc[s]
             r = r.iloc[0] if isinstance(r, pd.DataFrame) else r
-            if r["status"] == "PASS":
+            if r["status"] in TIMED_STATUSES and not _nan(r["gflops"]):
                 text = fmt_num(r["gflops"]) + ("*" if flag(r.get("throttled")) else "")
+                text += " (context)" if r["status"] == CONTEXT else ""
                 if name not in REFERENCES and not _nan(r["pct_cublas"]):
                     text += f" ({fmt_pct(r['pct_cublas'])})"
                 cells.append(_num_cell(text))

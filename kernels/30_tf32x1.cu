@@ -1,0 +1,140 @@
+// 30 tf32x1: FP32 inputs on TF32 tensor cores, one MMA per product (fast, not FP32-accurate).
+//
+// Predecessor: wmma_smem (the same 128x128 block of 8 warps and 3-stage cp.async pipeline, on
+// FP16). The first rung of the fp32-tc tier, whose contract is FP32 in, FP32 out and the FP32
+// error bound: each FP32 element of A and B is rounded to TF32 (cvt.rna, 10-bit mantissa,
+// relative error up to 2^-11) as it moves from shared memory to registers and multiplied with
+// mma.sync m16n8k8 (FP32 accumulate). The rounding of the inputs alone gives a relative error
+// near 2^-11 / sqrt(3), far above the FP32 tolerance (4 u sqrt(K), u = 2^-24): verification must
+// FAIL this rung, and a FAIL is never timed. It is on the ladder as the speed 1xTF32 would have and
+// the error it costs (cuBLAS FAST_TF32 is the same trade); tf32x3 recovers FP32 accuracy.
+//
+// Block tile 128x128x16, 8 warps (2 down, 4 across) of 64x32 = 4x4 m16n8 accumulator tiles;
+// FP32 tiles in padded shared memory (A rows of 20 floats, B rows of 136: conflict-free
+// fragment loads); per k8 step a thread converts 16 A and 8 B elements and issues 16 MMAs.
+//
+// Contract: M and N multiples of 128, K a multiple of 16 (whole tiles, no bounds checks); A, B,
+// C 16-byte aligned. beta == 0: C is not read. Launch: block (256), grid (N / 128, M / 128),
+// SMEM_BYTES of dynamic shared memory (the launcher opts in above 48 KB). Needs sm_80.
+
+#include "tf32_mma.cuh"
+
+#define BM 128
+#define BN 128
+#define BK 16
+#define STAGES 3
+#define NTHREADS 256
+#define A_LD (BK + 4)                 // 20 floats per shared row of A (As[m][k])
+#define B_LD (BN + 8)                 // 136 floats per shared row of B (Bs[k][n])
+#define A_STAGE (BM * A_LD)           // 2560 floats
+#define B_STAGE (BK * B_LD)           // 2176 floats
+#define STAGE (A_STAGE + B_STAGE)     // 4736 floats = 18,944 bytes
+#define SMEM_BYTES (STAGES * STAGE * 4)  // 56,832: the manifest's smem_bytes
+#define MI 4                          // m16 tiles per warp (64 rows)
+#define NI 4                          // n8 tiles per warp (32 columns)
+
+extern "C" __global__ void __launch_bounds__(NTHREADS, 1)
+sgemm_tf32x1(int M, int N, int K, float alpha, const float* __restrict__ A,
+             const float* __restrict__ B, float beta, float* __restrict__ C)
+{
+    extern __shared__ __align__(128) float smem[];
+
+    const int tid = threadIdx.x;
+    const int warp = tid / 32, lane = tid % 32;
+    const int g = lane / 4, t = lane % 4;
+    const int bm = blockIdx.y * BM;
+    const int bn = blockIdx.x * BN;
+    const int wRow = (warp / 4) * 64;  // 0, 64
+    const int wCol = (warp % 4) * 32;  // 0, 32, 64, 96
+
+    // Copy mapping, 16-byte chunks (4 floats), two of each tile per thread (l < 2):
+    //   A (128x16 = 512 chunks): row aRow + 64*l, floats aC..aC+3; aRow = tid/4, aC = (tid%4)*4
+    //   B (16x128 = 512 chunks): row bRow + 8*l, floats bC..bC+3; bRow = tid/32, bC = (tid%32)*4
+    const int aRow = tid / 4, aC = (tid % 4) * 4;
+    const int bRow = tid / 32, bC = (tid % 32) * 4;
+    const float* gA = A + (size_t)(bm + aRow) * K + aC;  // += BK per tile
+    const float* gB = B + (size_t)bRow * N + bn + bC;    // += BK*N per tile
+    const unsigned sbase = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+    const unsigned sAw = sbase + 4u * (aRow * A_LD + aC);
+    const unsigned sBw = sbase + 4u * (A_STAGE + bRow * B_LD + bC);
+
+    auto loadTile = [&](int s) {  // the tile gA/gB point at, into stage s; then advance them
+        const unsigned so = 4u * STAGE * s;
+#pragma unroll
+        for (int l = 0; l < 2; ++l) {
+            cp_async_16(sAw + so + 4u * 64 * A_LD * l, gA + (size_t)64 * l * K);
+            cp_async_16(sBw + so + 4u * 8 * B_LD * l, gB + (size_t)8 * l * N);
+        }
+        gA += BK;
+        gB += (size_t)BK * N;
+    };
+
+    float acc[MI][NI][4];
+#pragma unroll
+    for (int i = 0; i < MI; ++i)
+#pragma unroll
+        for (int j = 0; j < NI; ++j)
+#pragma unroll
+            for (int r = 0; r < 4; ++r) acc[i][j][r] = 0.0f;
+
+    const int kTiles = K / BK;
+#pragma unroll
+    for (int s = 0; s < STAGES - 1; ++s) {
+        if (s < kTiles) loadTile(s);
+        cp_async_commit();
+    }
+
+    for (int kt = 0; kt < kTiles; ++kt) {
+        cp_async_wait<STAGES - 2>();
+        __syncthreads();  // tile kt visible to all; every warp is done with tile kt-1's stage
+        if (kt + STAGES - 1 < kTiles) loadTile((kt + STAGES - 1) % STAGES);
+        cp_async_commit();
+
+        const float* As = smem + (kt % STAGES) * STAGE;
+        const float* Bs = As + A_STAGE;
+#pragma unroll
+        for (int kk = 0; kk < BK; kk += 8) {
+            uint32_t a[MI][4], b[NI][2];
+#pragma unroll
+            for (int i = 0; i < MI; ++i) {
+                const float* p = As + (wRow + i * 16 + g) * A_LD + kk + t;
+                a[i][0] = to_tf32(p[0]);
+                a[i][1] = to_tf32(p[8 * A_LD]);
+                a[i][2] = to_tf32(p[4]);
+                a[i][3] = to_tf32(p[8 * A_LD + 4]);
+            }
+#pragma unroll
+            for (int j = 0; j < NI; ++j) {
+                const float* p = Bs + (kk + t) * B_LD + wCol + j * 8 + g;
+                b[j][0] = to_tf32(p[0]);
+                b[j][1] = to_tf32(p[4 * B_LD]);
+            }
+#pragma unroll
+            for (int i = 0; i < MI; ++i)
+#pragma unroll
+                for (int j = 0; j < NI; ++j) mma_tf32(acc[i][j], a[i], b[j]);
+        }
+    }
+    cp_async_wait<0>();
+
+    // Epilogue: c[0..1] at row g, columns 2t and 2t+1 of each m16n8 tile; c[2..3] 8 rows down.
+#pragma unroll
+    for (int i = 0; i < MI; ++i) {
+#pragma unroll
+        for (int j = 0; j < NI; ++j) {
+            const int col = bn + wCol + j * 8 + 2 * t;
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+                const int row = bm + wRow + i * 16 + g + 8 * h;
+                float2* c = reinterpret_cast<float2*>(C + (size_t)row * N + col);
+                float2 v = make_float2(alpha * acc[i][j][2 * h], alpha * acc[i][j][2 * h + 1]);
+                if (beta != 0.0f) {
+                    const float2 old = *c;
+                    v.x += beta * old.x;
+                    v.y += beta * old.y;
+                }
+                *c = v;
+            }
+        }
+    }
+}

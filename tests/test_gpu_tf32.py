@@ -1,0 +1,90 @@
+"""On the GPU: the fp32-tc tier keeps the FP32 bound. 1xTF32 (tf32x1) FAILs it and gets no time;
+3xTF32 (tf32x3) PASSes it at whole-tile shapes, with an error against FP64 within 2x of strict
+cuBLAS SGEMM's on the same inputs (issue 14's target); cuBLAS FAST_TF32 is timed as CONTEXT with
+its error shown; shapes outside the rungs' contract are SKIPped. Runs on the device machine
+(scripts/tf32.sh); skipped elsewhere."""
+
+import pytest
+
+from profiler.manifest import select_kernels
+from profiler.measure.bench import bench_kernel
+from profiler.measure.build import build_kernel
+from profiler.measure.timing import TimingPolicy
+from profiler.tiers import TIERS
+
+pytestmark = pytest.mark.gpu
+
+QUICK = TimingPolicy(min_reps=3, max_reps=5, max_seconds=0.2, warmup_seconds=0.01, warmup_max_seconds=0.2)
+# Whole 128x128x16 tiles: one k tile (fewer than the 3 stages), two, a wrapping ring, rectangles
+# both ways, and the headline sizes.
+SHAPES = [(128, 128, 16), (128, 256, 32), (256, 128, 80), (384, 1152, 272), (1536, 512, 2048), (1024, 1024, 1024),
+          (2048, 2048, 2048), (4096, 4096, 4096)]
+FAIL_SHAPES = [(128, 128, 16), (256, 384, 64), (1024, 1024, 1024), (2048, 2048, 2048)]
+
+
+def run(name, shapes, arch="sm_90a"):
+    (spec,) = select_kernels([name])
+    built = build_kernel(spec, arch)
+    records = []
+    bench_kernel(spec.name, spec.tier, str(built.cubin), shapes, QUICK, records.append, spec=spec)
+    return records
+
+
+def test_tf32x1_fails_the_fp32_bound_and_gets_no_time():
+    for r in run("tf32x1", FAIL_SHAPES):
+        assert r["status"] == "FAIL", r
+        assert "median_ms" not in r and "gflops" not in r
+        assert "expected" in r["reason"] and "relative error" in r["reason"], r["reason"]
+        # TF32 rounding of the inputs (2^-11): two orders of magnitude above the FP32 tolerance
+        assert r["error"] > 10 * r["tolerance"] and r["error_fp64"] > 10 * r["tolerance"]
+        assert r["error"] < 1e-2  # inaccurate, not wrong: every tile is there
+
+
+def test_tf32x3_passes_the_fp32_bound_at_whole_tile_shapes():
+    records = run("tf32x3", SHAPES)
+    assert [(r["M"], r["N"], r["K"]) for r in records] == SHAPES
+    for r in records:
+        assert r["status"] == "PASS", r
+        assert r["tolerance"] == TIERS["fp32"].tolerance(r["K"])  # the strict tier's bound, not a looser one
+        assert r["error"] <= r["tolerance"] and r["error_fp64"] <= r["tolerance"] and r["median_ms"] > 0
+
+
+def test_tf32x3_outside_its_contract_is_skipped():
+    records = run("tf32x3", [(257, 129, 67), (128, 128, 8)])
+    assert [r["status"] for r in records] == ["SKIP", "SKIP"]
+
+
+@pytest.mark.parametrize("shape", [(1024, 1024, 1024), (2048, 2048, 4096)])
+def test_tf32x3_error_vs_fp64_within_twice_strict_cublas(shape):
+    """The same inputs (one seed) through tf32x3 and strict SGEMM, both against FP64 on the GPU."""
+    from profiler.measure.device import import_cupy
+    from profiler.measure.launch import CublasRunner, KernelRunner
+    from profiler.measure.verify import check
+
+    cp = import_cupy()
+    (spec,) = select_kernels(["tf32x3"])
+    mine = KernelRunner(cp, spec, build_kernel(spec, "sm_90a").cubin)
+    strict = CublasRunner(cp, "fp32-tc")
+    assert strict.call == "sgemm"
+    ours = check(cp, mine, strict, *shape, tier="fp32-tc", seed=11)
+    theirs = check(cp, strict, strict, *shape, tier="fp32-tc", seed=11)
+    assert ours.passed, ours.reason
+    assert ours.error_fp64 <= 2 * theirs.error_fp64, (ours.error_fp64, theirs.error_fp64)
+
+
+def test_cublas_fast_tf32_is_timed_as_context_with_its_error():
+    records = []
+    bench_kernel("cublas-tf32", "fp32-tc", None, [(1024, 1024, 1024), (2048, 2048, 2048)], QUICK, records.append)
+    for r in records:
+        assert r["status"] == "CONTEXT", r
+        assert r["median_ms"] > 0 and r["gflops"] > 0  # timed whatever its verification said
+        assert r["error"] > r["tolerance"] and "context" in r["reason"]  # TF32 inputs: outside the FP32 bound
+        assert r["error_fp64"] > r["tolerance"]
+
+
+def test_strict_cublas_is_the_yardstick_of_the_tier():
+    records = []
+    bench_kernel("cublas", "fp32-tc", None, [(1024, 1024, 1024)], QUICK, records.append)
+    (r,) = records
+    assert r["status"] == "PASS" and r["tier"] == "fp32-tc" and r["pct_of_cublas"] == pytest.approx(100.0)
+    assert r["error_fp64"] <= r["tolerance"]
