@@ -194,13 +194,18 @@ class Run:
         if self.run_dir is not None and report.parent == self.run_dir.path / "ncu":
             return extract_report(report, tables)  # the run's own extract/ folder
         root = user_cache_dir()
-        if root is None:
-            return extract_report(report, tables, cache=None)
-        where = hashlib.sha256(str(report.resolve()).encode()).hexdigest()[:16]
-        try:
-            return extract_report(report, tables, cache=root / CACHE_DIR / f"{where}-{report.name}")
-        except OSError:  # a read-only or full cache folder: read without caching
-            return extract_report(report, tables, cache=None)
+        frames = None
+        if root is not None:
+            where = hashlib.sha256(str(report.resolve()).encode()).hexdigest()[:16]
+            try:
+                frames = extract_report(report, tables, cache=root / CACHE_DIR / f"{where}-{report.name}")
+            except OSError:  # a read-only or full cache folder: read without caching
+                frames = None
+        if frames is None:
+            frames = extract_report(report, tables, cache=None)
+        for frame in frames.values():  # a report of its own names its launches by the path given
+            frame["report"] = str(report)
+        return frames
 
     # -- what is made of it ---------------------------------------------------------------------
     def diagnose(self, manifest=None, mnk: Iterable = ()):
