@@ -80,8 +80,9 @@ class Diagnosis:
     @property
     def own_shape(self) -> tuple[int, int, int] | None:
         """The shape this kernel was profiled at (a run may profile kernels at different shapes),
-        else the run's shape."""
-        return _shape_of(self.launch or {}) or self.shape
+        else (not profiled) the run's shape. A launch whose shape is unknown (another program's
+        kernel) has none: it is never taken from the other launches."""
+        return _shape_of(self.launch) if self.launch is not None else self.shape
 
     @property
     def is_reference(self) -> bool:
