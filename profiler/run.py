@@ -87,8 +87,9 @@ class Run:
     `.source`, `.sass`, `.metrics` (None when absent); `.profile_log`; `.diagnose()`."""
 
     def __init__(self, path: Path, *, run_dir: RunDir | None = None, reports: Sequence[Path] = (),
-                 meta_file: Path | None = None, bench_file: Path | None = None):
+                 meta_file: Path | None = None, bench_file: Path | None = None, from_reports: bool = False):
         self.path = Path(path)
+        self.from_reports = from_reports  # read the reports even where the run has tables (analyze)
         self.run_dir = run_dir
         self.reports = tuple(reports)
         self._meta_file = meta_file
@@ -172,7 +173,7 @@ class Run:
 
         if name not in TABLES:
             raise GemmprofError(f"no table {name!r}", f"choose from {', '.join(TABLES)} or bench")
-        if self.run_dir is not None and self.run_dir.has_table(name):
+        if self.run_dir is not None and self.run_dir.has_table(name) and not (self.from_reports and self.reports):
             self._tables[name] = self.run_dir.read_table(name)
             return
         if not self.reports:
@@ -255,11 +256,13 @@ class Run:
         return kernels
 
 
-def open_run(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> Run:
+def open_run(paths: str | os.PathLike | Iterable[str | os.PathLike], from_reports: bool = False) -> Run:
     """Open a run directory, a folder of reports, report files, or a bench table with its run.json.
 
     Several paths must all be reports or folders of reports (one run directory alone keeps its
-    run.json, bench and profile log). Every way this can go wrong is a GemmprofError."""
+    run.json, bench and profile log). `from_reports`: a run directory's tables are read from its
+    reports (through the cache), not from its table files: what `analyze` exports. Every way this
+    can go wrong is a GemmprofError."""
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     paths = [Path(p) for p in paths]
@@ -269,7 +272,9 @@ def open_run(paths: str | os.PathLike | Iterable[str | os.PathLike]) -> Run:
         if not path.exists():
             raise GemmprofError(f"{path}: no such file or directory")
     if len(paths) == 1:
-        return _open_one(paths[0])
+        run = _open_one(paths[0])
+        run.from_reports = from_reports
+        return run
     reports: list[Path] = []
     for path in paths:
         if path.is_dir() and (path / RUN_JSON).is_file():

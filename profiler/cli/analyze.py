@@ -59,7 +59,7 @@ def analyze(
             check_out_dir(folder, option)
     exporting = csv_dir is not None or parquet_dir is not None
     tables = TABLES if exporting else ("kernels",)
-    run = open_run(reports)
+    run = open_run(reports, from_reports=True)  # analyze extracts: a run's own tables may be what it rewrites
     frames = run.tables(tables)
     if "kernels" not in frames:
         raise GemmprofError(f"{run.path} holds no Nsight Compute reports", "pass .ncu-rep files, folders of them or a profiled run")
