@@ -27,7 +27,7 @@ ELEMENT_BYTES = {name: e.bytes for name, e in ELEMENT_TYPES.items()}
 
 def builtin_kernels_dir() -> Path:
     """Where the built-in ladder is: `profiler/_kernels` when gemmprof is installed from a wheel
-    (kernels/ shipped as package data, see setup.py), the checkout's `kernels/` beside the
+    (kernels/ shipped as package data, see pyproject.toml), the checkout's `kernels/` beside the
     package otherwise (a source tree, `pip install -e .`)."""
     package = Path(__file__).resolve().parent
     installed = package / "_kernels"

@@ -53,3 +53,13 @@ def pytest_collection_modifyitems(config, items):
                 reason = missing()
                 if reason:
                     item.add_marker(pytest.mark.skip(reason=f"{marker}: {reason}"))
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _extraction_cache(tmp_path_factory):
+    """Reports outside a run are cached in the user's cache folder: tests use a folder of their
+    own (inherited by the CLI subprocesses they start), never ~/.cache."""
+    import os
+
+    os.environ["GEMMPROF_CACHE_DIR"] = str(tmp_path_factory.mktemp("gemmprof-cache"))
+    yield

@@ -70,32 +70,16 @@ def fixture_for(spec) -> Path | None:
 def diagnosis_records(run_dir: Path) -> dict[str, dict]:
     """The run opened as `gemmprof report` opens it (tables, run.json, profile.jsonl, the ladder
     and the probes' manifest), diagnosed, one record per kernel as diagnosis.json holds them."""
-    import pandas as pd
-
-    from profiler.analyze.diagnosis import diagnose_run, diagnosis_records
-    from profiler.cli.report import TABLES
-    from profiler.extract.run import extract_report
-    from profiler.extract.tables import find_reports
-    from profiler.rundir import RunDir
-
     import shutil
     import tempfile
 
+    from profiler.analyze.diagnosis import diagnosis_records
+    from profiler.run import open_run
+
     copy = Path(tempfile.mkdtemp(prefix="gemmprof-probes-")) / run_dir.name  # the extraction cache stays out of tests/data
     shutil.copytree(run_dir, copy)
-    run_dir = copy
-    run = RunDir(run_dir)
-    tables = {name: run.read_table(name) for name in TABLES if run.has_table(name)}
-    if "kernels" not in tables:  # only the reports were committed: read them
-        parts: dict[str, list] = {}
-        for report in find_reports([run_dir / "ncu"]):
-            for name, frame in extract_report(report, ("kernels", "rules", "source", "sass")).items():
-                parts.setdefault(name, []).append(frame)
-        tables.update({name: pd.concat(frames, ignore_index=True) for name, frames in parts.items()})
-    log = run_dir / "profile.jsonl"
-    profile_log = pd.DataFrame([json.loads(line) for line in log.read_text().splitlines() if line.strip()]) if log.is_file() else None
     specs = (*load_manifest(), *PROBES)
-    return {r["kernel"]: r for r in diagnosis_records(diagnose_run(tables, specs, run.meta(), profile_log))}
+    return {r["kernel"]: r for r in diagnosis_records(open_run(copy).diagnose(manifest=specs))}
 
 
 @pytest.mark.ncu

@@ -190,7 +190,7 @@ def one_line_error(result, *words):
 
 
 def test_no_such_directory(tmp_path):
-    one_line_error(gemmprof("report", tmp_path / "nothing"), "not a directory")
+    one_line_error(gemmprof("report", tmp_path / "nothing"), "no such file or directory")
 
 
 def test_a_directory_that_is_not_a_run(tmp_path):

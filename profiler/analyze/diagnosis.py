@@ -81,8 +81,9 @@ class Diagnosis:
     @property
     def own_shape(self) -> tuple[int, int, int] | None:
         """The shape this kernel was profiled at (a run may profile kernels at different shapes),
-        else the run's shape."""
-        return _shape_of(self.launch or {}) or self.shape
+        else (not profiled) the run's shape. A launch whose shape is unknown (another program's
+        kernel) has none: it is never taken from the other launches."""
+        return _shape_of(self.launch) if self.launch is not None else self.shape
 
     @property
     def is_reference(self) -> bool:
@@ -318,9 +319,20 @@ def _share_of_cublas_from_ncu(diagnoses: list[Diagnosis], specs: Sequence[Kernel
         if reference is None or not reference.gflops > 0:
             continue
         for d in diagnoses:
-            mine = d.name == ref_name or (d.name in tiers and reference_name(tiers[d.name]) == ref_name)
-            if mine and d.gflops_source == "ncu" and _shape_of(d.launch or {}) == _shape_of(reference.launch or {}):
+            shape = _shape_of(d.launch or {})
+            same_shape = shape is not None and shape == _shape_of(reference.launch or {})  # never guessed
+            if d.gflops_source != "ncu" or not same_shape:
+                continue
+            if d.name == ref_name or (d.name in tiers and reference_name(tiers[d.name]) == ref_name):
                 d.pct_cublas = 100.0 * d.gflops / reference.gflops
+            elif d.name not in tiers and d.name not in REFERENCES and _foreign_tier(d) == REFERENCE_ROWS[ref_name].tier and d.time_ms > 0:
+                # another program's kernel: the same GEMM in less time, whatever FLOPs it executed
+                d.pct_cublas = 100.0 * reference.time_ms / d.time_ms
+
+
+def _foreign_tier(d: Diagnosis) -> str:
+    """The tier of a kernel no manifest knows, by the pipe that did its math."""
+    return "fp16" if (d.launch or {}).get("math_pipe") == "tensor" else "fp32"
 
 
 def _versus_reference(diagnoses: list[Diagnosis], facts: pd.DataFrame, specs: Sequence[KernelSpec]) -> None:

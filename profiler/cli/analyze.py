@@ -47,7 +47,9 @@ def analyze(
 
     The summary: time, GFLOP/s, share of the peak (FP32; FP16 tensor cores for a launch that used
     them), DRAM traffic, bank conflicts, occupancy and its limiter, the top stall. Exports: kernels, rules, source, sass and metrics tables."""
-    from ..extract.tables import TABLES, read_reports
+    from ..extract.tables import TABLES
+    from ..run import open_run
+    from ..errors import GemmprofError
     from ..outdir import write_files
 
     from ..rundir import check_out_dir
@@ -57,7 +59,10 @@ def analyze(
             check_out_dir(folder, option)
     exporting = csv_dir is not None or parquet_dir is not None
     tables = TABLES if exporting else ("kernels",)
-    frames = read_reports(reports, tables)
+    run = open_run(reports, from_reports=True)  # analyze extracts: a run's own tables may be what it rewrites
+    frames = run.tables(tables)
+    if "kernels" not in frames:
+        raise GemmprofError(f"{run.path} holds no Nsight Compute reports", "pass .ncu-rep files, folders of them or a profiled run")
     formats: dict[Path, list[str]] = {}  # --csv and --parquet may name one folder: written together
     for folder, suffix in ((csv_dir, "csv"), (parquet_dir, "parquet")):
         if folder is not None:

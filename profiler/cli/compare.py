@@ -128,22 +128,12 @@ def load_run(path: Path):
 
 def _read_run(path: Path):
     from ..errors import GemmprofError
-    from ..rundir import RUN_JSON, RunDir, read_meta_file
-    from ..schema import check_table, read_frame
+    from ..run import open_run
 
-    if not path.exists():
-        raise GemmprofError(f"{path}: no such file or directory")
-    if path.is_dir():
-        run = RunDir(path)
-        meta = run.meta()  # a GemmprofError when there is no run.json or the schema is wrong
-        if not run.has_table("bench"):
-            raise GemmprofError(f"run {path} has no bench table", f"time it first: gemmprof bench --run-id {path.name}")
-        return run.read_table("bench"), meta, run.read_table("kernels") if run.has_table("kernels") else None
-    if path.suffix not in (".csv", ".parquet"):
-        raise GemmprofError(f"{path} is neither a run directory nor a bench table (.csv or .parquet)")
-    meta_file = next((m for m in (path.with_suffix(".run.json"), path.parent / RUN_JSON) if m.is_file()), None)
-    if meta_file is None:
-        raise GemmprofError(f"{path} has no run.json beside it ({path.with_suffix('.run.json').name} or {RUN_JSON})",
-                            "compare needs the run's GPU: pass the run directory")
-    meta = read_meta_file(meta_file)
-    return check_table("bench", read_frame(path), str(path)), meta, None
+    run = open_run(path)
+    if not run.is_gemmprof_run:
+        raise GemmprofError(f"{path} is not a gemmprof run (no run.json)", "compare needs a run directory with a bench table")
+    meta = run.meta  # a GemmprofError when the schema is wrong
+    if run.bench is None:
+        raise GemmprofError(f"run {path} has no bench table", f"time it first: gemmprof bench --run-id {path.name}")
+    return run.bench, meta, run.kernels if run.run_dir is not None and run.run_dir.has_table("kernels") else None

@@ -1,5 +1,5 @@
-"""`gemmprof report`: a recorded run -> a diagnostic report per kernel (Markdown and HTML) and a
-run index (index.html, summary.md)."""
+"""`gemmprof report`: a recorded run, or any program's Nsight Compute reports -> a diagnostic report
+per kernel (Markdown and HTML) and a run index (index.html, summary.md, diagnosis.json)."""
 
 from __future__ import annotations
 
@@ -9,68 +9,81 @@ from typing import Annotated
 
 import typer
 
-from ._options import ManifestOption
+from ._options import ManifestOption, check_shape
 
-# The run's tables the report reads (all optional; it needs kernels or bench).
-TABLES = ("kernels", "rules", "source", "sass", "bench")
+# Where a report of reports (no run directory) goes by default: the current folder, never beside
+# a report gemmprof did not make.
+FOREIGN_OUT = Path("gemmprof-report")
 
 
 def report(
-    run_dir: Annotated[Path | None, typer.Argument(help="Run directory (default: the newest run under reports/).", show_default=False)] = None,
-    out: Annotated[Path | None, typer.Option("--out", "-o", help="Where to write the report (default: RUN_DIR/report).", show_default=False)] = None,
+    paths: Annotated[list[Path] | None, typer.Argument(
+        help="A run directory (default: the newest run under reports/), a folder of .ncu-rep files, or report "
+             "files (.ncu-rep, .ncu-rep.xz) from any program.", show_default=False)] = None,
+    out: Annotated[Path | None, typer.Option("--out", "-o", help=f"Where to write the report (default: RUN_DIR/report; "
+                                             f"./{FOREIGN_OUT} for reports).", show_default=False)] = None,
     manifest: ManifestOption = None,
+    mnk: Annotated[tuple[int, int, int] | None, typer.Option(
+        "--mnk", help="The GEMM shape of every launch whose report does not name it: --mnk M N K.",
+        show_default=False)] = None,
+    mnk_for: Annotated[list[str] | None, typer.Option(
+        "--mnk-for", help="The shape of the launches whose kernel name matches REGEX: --mnk-for 'REGEX=MxNxK' "
+                          "(repeatable; tried before --mnk).", show_default=False)] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print diagnosis.json (each kernel's bound, cause, problem, cure, evidence, techniques it already uses) to stdout and write no files.")] = False,
 ) -> None:
     """Write the diagnostic report of a run: Markdown and self-contained HTML per kernel.
 
-    Diagnoses every kernel of a recorded run: what bounds it (with the numbers that show it),
-    its top warp stalls, bank conflicts, occupancy, memory traffic against the GEMM minimum,
-    ncu's rules, its hottest source lines, and what changed from the rung below. Writes
-    KERNEL.md and a self-contained KERNEL.html per kernel, index.html, and summary.md (made
-    to fit a CI job summary), and diagnosis.json (the verdicts, for scripts).
+    Diagnoses every kernel of a recorded run, or every launch of Nsight Compute reports from any
+    program (no run.json needed: the environment comes from the reports): what bounds it (with
+    the numbers that show it), its top warp stalls, bank conflicts, occupancy, memory traffic
+    against the GEMM minimum, ncu's rules, its hottest source lines, and what changed from the
+    rung below. Writes KERNEL.md and a self-contained KERNEL.html per kernel, index.html,
+    summary.md (made to fit a CI job summary), and diagnosis.json (the verdicts, for scripts).
+
+    The GEMM-specific parts (minimum traffic, 2MNK FLOPs, % of cuBLAS) need the shape: from
+    gemmprof's NVTX ranges, --mnk / --mnk-for, or an NVTX range named like 'gemm 1024x512x256';
+    without one they are left out, not guessed.
 
     Examples:
 
         gemmprof report reports/sample-h200 -o /tmp/report
 
+        gemmprof report my_app.ncu-rep --mnk 4096 4096 1024 -o /tmp/mine
+
         gemmprof report reports/sample-h200 --json | jq '.kernels[] | [.kernel, .cause]'"""
     from rich.console import Console
     from rich.markup import escape
 
-    from ..analyze.diagnosis import diagnose_run
+    from ..analyze.gemm_shape import ShapeRule, parse_shape_rule
     from ..errors import GemmprofError
-    from ..manifest import load_manifest
+    from ..names import slug
     from ..outdir import write_files
     from ..render.report import diagnosis_json, report_files
-    from ..names import slug
-    from ..rundir import RunDir, check_out_dir, newest_run, write_atomic
+    from ..run import open_run
+    from ..rundir import check_out_dir, newest_run, write_atomic
     from ..schema import require_columns
 
     console = Console() if sys.stdout.isatty() else Console(width=200)  # piped: do not wrap at 80
-    run = RunDir(run_dir if run_dir is not None else newest_run())
-    if not run.path.is_dir():
-        raise GemmprofError(f"{run.path} is not a directory", "pass a run directory written by gemmprof bench or profile")
-    meta = run.meta()
-    tables = {name: run.read_table(name) for name in TABLES if run.has_table(name)}
-    if "kernels" in tables and len(tables["kernels"]):
-        require_columns(tables["kernels"], ("report", "launch"), str(run.table_file("kernels")),
-                        "the report names each launch by its report and launch number")
-    if "kernels" not in tables and "bench" not in tables:
-        reports = [*run.path.glob("*.ncu-rep*"), *run.path.glob("ncu/*.ncu-rep*")]
-        if reports:
-            raise GemmprofError(f"run {run.path} has {len(reports)} ncu report(s) but no tables",
-                                f"extract them first: gemmprof analyze {run.path} --parquet {run.path}")
-        raise GemmprofError(f"run {run.path} holds no kernels: neither a profile (kernels table) nor a benchmark "
-                            f"(bench table)", "run gemmprof bench or gemmprof profile into it")
-    profile_log = run.read_profile_log()
+    rules = [parse_shape_rule(text) for text in mnk_for or []] + ([ShapeRule(check_shape(tuple(mnk)))] if mnk else [])
+    run = open_run(paths or [newest_run()])
+    kernels, bench = run.kernels, run.bench
+    if run.run_dir is not None:
+        if kernels is not None and len(kernels):
+            require_columns(kernels, ("report", "launch"), str(run.run_dir.table_file("kernels") or run.path),
+                            "the report names each launch by its report and launch number")
+        if kernels is None and bench is None:
+            raise GemmprofError(f"run {run.path} holds no kernels: neither a profile (kernels table) nor a benchmark "
+                                f"(bench table)", "run gemmprof bench or gemmprof profile into it")
+    elif kernels is None or kernels.empty:
+        raise GemmprofError(f"{run.path}: the reports hold no kernel launches", "profile a program that runs kernels")
 
-    diagnosis = diagnose_run(tables, load_manifest(), meta, profile_log)
+    diagnosis = run.diagnose(mnk=rules)
     if as_json:  # for scripts and CI: the verdicts only, on stdout, nothing written
         sys.stdout.write(diagnosis_json(diagnosis))
         return
     for warning in diagnosis.warnings:
         console.print(f"[yellow]warning:[/] {escape(warning)}")
-    target = check_out_dir(out if out is not None else run.path / "report", "-o")
+    target = check_out_dir(out if out is not None else run.path / "report" if run.run_dir else FOREIGN_OUT, "-o")
     console.print(f"report of {run.path} ({len(diagnosis.kernels)} kernels, "
                   f"{sum(d.profiled for d in diagnosis.kernels)} profiled) -> {target}", markup=False)
     pages = {f"{slug(d.name)}.html": d for d in diagnosis.kernels}  # file name -> its kernel
@@ -79,7 +92,7 @@ def report(
     def fill(folder: Path) -> None:  # the whole report, into a folder that then replaces `target` (if ours)
         nonlocal written
         with console.status("rendering") as status:
-            for name, content in report_files(diagnosis, tables.get("kernels"), tables.get("bench")):
+            for name, content in report_files(diagnosis, kernels, bench):
                 write_atomic(folder / name, content)
                 written += 1
                 status.update(f"rendering: wrote {escape(name)}")

@@ -49,7 +49,11 @@ def roofline(
             if target.is_dir():
                 raise GemmprofError(f"{option} {target} is a folder", "give the image's file name")
             check_out_dir(target.parent, option)
-    kernels, run = load_kernels(paths or [])
+    from ..run import open_run
+    from ..rundir import newest_run
+
+    run = open_run(paths or [newest_run(need_table="kernels")])
+    kernels = run.require_kernels()
     console = Console(stderr=True)
     rf = make_roofline(kernels)
     fig = roofline_figure(kernels, title=title, rf=rf)
@@ -62,12 +66,12 @@ def roofline(
     Console(width=160).print(points_table(rf.points, nearest_ceiling(rf.points)))
     typer.echo(f"wrote {output}")
     if ladder is not None:
-        if run is None or not run.has_table("bench"):
+        bench = run.bench
+        if bench is None:
             raise GemmprofError("--ladder needs a run directory with a bench table",
                                 "run gemmprof bench --run-id <the same run> first")
         from ..render.charts import bench_tiers
 
-        bench = run.read_table("bench")
         ladder.parent.mkdir(parents=True, exist_ok=True)
         for i, tier in enumerate(bench_tiers(bench)):  # one chart per precision tier: FP32 at PATH, FP16 beside it
             target = ladder if i == 0 else ladder.with_name(f"{ladder.stem}-{tier}{ladder.suffix}")
@@ -92,56 +96,3 @@ def points_table(points, bound):
                       *[f"{at[lv]:.3g}" if lv in at else "-" for lv in levels],
                       row["bound"], f"{row['pct_of_roof']:.0f}%")
     return table
-
-
-def load_kernels(paths: list[Path]):
-    """The kernels table from a run directory, reports or folders of reports; returns it with
-    the RunDir when a single run was named. Every way this can go wrong is a GemmprofError."""
-    import pandas as pd
-
-    from ..errors import GemmprofError
-    from ..extract.tables import read_reports
-    from ..rundir import REPORT_SUFFIXES
-    from ..rundir import RUN_JSON, RunDir, newest_run
-
-    if not paths:
-        run = RunDir(newest_run(need_table="kernels"))
-        return run.read_table("kernels"), run
-    frames, runs = [], []
-    for path in paths:
-        if not path.exists():
-            raise GemmprofError(f"{path}: no such file or directory")
-        if path.is_dir() and (path / RUN_JSON).is_file():
-            run = RunDir(path)
-            run.meta()  # checks the schema version
-            runs.append(run)
-            if run.has_table("kernels"):
-                frames.append(run.read_table("kernels"))
-            elif _holds_reports(path / "ncu") or _holds_reports(path):
-                frames.append(read_reports([path], ("kernels",)).get("kernels", pd.DataFrame()))
-            else:
-                raise GemmprofError(f"run {path} has no kernels table and no Nsight Compute reports",
-                                    f"profile it first: gemmprof profile --kernel all --run-id {path.name}")
-        elif path.is_dir():
-            if not (_holds_reports(path) or _holds_reports(path / "ncu")):
-                raise GemmprofError(f"{path} is not a gemmprof run (no {RUN_JSON}) and holds no .ncu-rep reports",
-                                    "pass a run directory written by gemmprof profile, or .ncu-rep files")
-            frames.append(read_reports([path], ("kernels",)).get("kernels", pd.DataFrame()))
-        elif path.name.endswith(REPORT_SUFFIXES):
-            frames.append(read_reports([path], ("kernels",)).get("kernels", pd.DataFrame()))
-        else:
-            raise GemmprofError(f"{path} is neither a run directory nor an Nsight Compute report",
-                                "pass a run directory or .ncu-rep / .ncu-rep.xz files")
-    frames = [f for f in frames if len(f)]
-    if not frames:
-        raise GemmprofError(f"no profiled launches in {', '.join(map(str, paths))}",
-                            "the reports hold no kernel launches: profile with gemmprof profile")
-    kernels = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
-    return kernels, runs[0] if len(paths) == 1 and runs else None
-
-
-def _holds_reports(folder: Path) -> bool:
-    from ..rundir import REPORT_SUFFIXES
-
-    return folder.is_dir() and any(p.name.endswith(REPORT_SUFFIXES) and not p.name.startswith(".")
-                                   for p in folder.iterdir())

@@ -64,23 +64,24 @@ def _cache_fresh(key: str, cache: Path, tables: tuple[str, ...]) -> bool:
     return recorded == key and all((cache / f"{t}.parquet").is_file() for t in tables)
 
 
-def extract_report(report: Path, tables: tuple[str, ...] = TABLES) -> dict[str, pd.DataFrame]:
-    """One report's tables, from its cache when fresh, else read and cached (atomically)."""
+def extract_report(report: Path, tables: tuple[str, ...] = TABLES, cache: Path | None | bool = True
+                   ) -> dict[str, pd.DataFrame]:
+    """One report's tables, from its cache when fresh, else read and cached (atomically).
+
+    `cache`: True keeps it in the run's `extract/` folder (`cache_dir_for`); a path keeps it
+    there instead (a report that is not ours: nothing may be written beside it); None or False
+    reads the report and caches nothing."""
     report = Path(report)
-    cache = cache_dir_for(report)
+    if cache is None or cache is False:
+        return _label(read_tables(report, tables), report)
+    cache = cache_dir_for(report) if cache is True else Path(cache)
     key = f"{fingerprint(report)} {table_layout()}"  # the report's bytes and the metric table it was read with
     if _cache_fresh(key, cache, tables):
         try:
             return {t: pd.read_parquet(cache / f"{t}.parquet") for t in tables}
         except (OSError, ValueError):  # a damaged cache is only a cache: read the report again
             pass
-    frames = read_tables(report, tables)
-    relative = f"{report.parent.name}/{report.name}"
-    for frame in frames.values():
-        if "report" in frame.columns:
-            frame["report"] = relative
-        else:
-            frame.insert(0, "report", pd.Series([relative] * len(frame), index=frame.index, dtype="object"))
+    frames = _label(read_tables(report, tables), report)
     tmp = cache.with_name(f".{cache.name}.{os.getpid()}.tmp")
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
@@ -89,6 +90,18 @@ def extract_report(report: Path, tables: tuple[str, ...] = TABLES) -> dict[str, 
     (tmp / "done").write_text(key + "\n")
     shutil.rmtree(cache, ignore_errors=True)
     tmp.replace(cache)
+    return frames
+
+
+def _label(frames: dict[str, pd.DataFrame], report: Path) -> dict[str, pd.DataFrame]:
+    """Each table's `report` column: the report's folder and name (`ncu/x.ncu-rep` in a run), so
+    that a run directory can be moved or shared."""
+    relative = f"{report.parent.name}/{report.name}"
+    for frame in frames.values():
+        if "report" in frame.columns:
+            frame["report"] = relative
+        else:
+            frame.insert(0, "report", pd.Series([relative] * len(frame), index=frame.index, dtype="object"))
     return frames
 
 

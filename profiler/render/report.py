@@ -24,6 +24,7 @@ import pandas as pd
 from markupsafe import Markup, escape
 
 from ..analyze.diagnosis import Diagnosis, RunDiagnosis, diagnosis_records
+from ..analyze.gemm_shape import FROM_NVTX, FROM_OPTION, UNKNOWN_SHAPE
 from ..analyze.ladder import SAME_POINTS, SAME_RATIO
 from ..analyze.memory import launch_min_bytes, writes_below_minimum
 from ..analyze.occupancy import LIMITS
@@ -92,13 +93,21 @@ def kernel_view(d: Diagnosis, run: RunDiagnosis) -> dict[str, Any]:
     """Everything a kernel page shows, formatted (format-neutral)."""
     k = d.launch or {}
     shape = "x".join(map(str, d.own_shape)) if d.own_shape else "n/a"
+    source = k.get("shape_source")
+    shape_cell = Cell(shape + (f" (from the {source})" if d.own_shape and source in (FROM_OPTION, FROM_NVTX) else ""))
+    if d.profiled and not d.own_shape:
+        shape_cell = Cell("unknown (pass --mnk M N K)")
     facts = [
         ("verification", status_cell(d.status, d.status_note)),
-        ("shape (M x N x K)", Cell(shape)),
+        ("shape (M x N x K)", shape_cell),
         ("GFLOP/s", Cell(fmt_num(d.gflops) + (" (ncu)" if d.gflops_source == "ncu" else ""))),
         ("% of cuBLAS", Cell(fmt_pct(d.pct_cublas) + (" (ncu)" if d.gflops_source == "ncu" else ""))),
         ("time", Cell(f"{fmt_num(d.time_ms)} ms" if not _nan(d.time_ms) else "n/a")),
     ]
+    if d.own_shape and d.rung is None and not d.is_reference and not _nan(k.get("duration_ns")):
+        # a kernel no manifest knows: the GEMM's own FLOPs over its time, whatever it executed
+        M, N, K = d.own_shape
+        facts.append(("GEMM GFLOP/s (2MNK / time)", Cell(fmt_num(2.0 * M * N * K / float(k["duration_ns"])))))
     if d.utilisation:
         if uses_tensor_cores(d.utilisation):  # its FMA pipe share says nothing
             facts.append(("tensor cores", Cell(fmt_pct(d.utilisation["tensor"]) + " of FP16 peak")))
@@ -110,6 +119,7 @@ def kernel_view(d: Diagnosis, run: RunDiagnosis) -> dict[str, Any]:
         "gflops_change": _gflops_change(d),
         "stalls": _stalls_table(d), "conflicts": _conflicts_table(d), "conflict_lines": _conflict_lines_table(d),
         "occupancy": _occupancy_view(d), "traffic": _traffic_table(d), "traffic_notes": _traffic_notes(d),
+        "shape_unknown": UNKNOWN_SHAPE if d.profiled and not d.own_shape else None,
         "mix": _mix_table(d), "math_op": (d.mix or {}).get("math_op", "FFMA"), "coalescing": d.coalescing,
         "rules": _rules_table(d), "hot_lines": _hot_lines_table(d), "listing": _listing(d),
         "gpu": k.get("gpu") or run.meta.get("environment", {}).get("gpu_name"),
