@@ -48,8 +48,10 @@ for s in $STEPS; do
            python3 -m profiler dispatch "$SAMPLE" --write || status=1
            cp kernels/ladder.toml "$OUT_DIR/ladder.toml"
            COLUMNS=160 python3 -m profiler bench -k best --sizes 512,1024,2048,4096,8192 --out "$WORK/runs" --run-id best || status=1 ;;
-      variants) step "experimental kernels (kernels/experiments) against cuBLAS"
-           COLUMNS=180 python3 benchmarks/variants.py --sizes "${FAST_SIZES:-4096,8192}" --max-seconds "${VARIANT_SECONDS:-1.5}" || status=1 ;;
+      variants) step "experiment kernels (kernels/experiments/experiments.toml) and their predecessors against cuBLAS"
+           exp=kernels/experiments/experiments.toml
+           exp_k=$(python3 -c 'import sys; from pathlib import Path; from profiler.manifest import load_manifest; s = load_manifest(Path(sys.argv[1])); print(" ".join("-k " + n for n in dict.fromkeys([x.predecessor for x in s] + [x.name for x in s])))' "$exp")
+           COLUMNS=180 python3 -m profiler bench --manifest "$exp" $exp_k --sizes "${FAST_SIZES:-4096,8192}" --max-seconds "${VARIANT_SECONDS:-1.5}" --out "$WORK/runs" --run-id variants || status=1 ;;
       fast) step "fast rungs: bench ${FAST_SIZES:-4096,8192}, profile at 4096"
            # FAST_KERNELS: the rungs under work (default: the manifest's rungs from 10 up, both tiers, and best).
            fast=${FAST_KERNELS:-$(python3 -c 'from profiler.manifest import load_manifest; print(" ".join(s.name for s in load_manifest() if s.index >= 10), "best")')}
