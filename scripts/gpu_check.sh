@@ -84,7 +84,7 @@ for s in $STEPS; do
            # driver-API program that runs the project's cubins (benchmarks/many_launches.cu), with the
            # sections the kernels, rules and source tables read and no cache flushes: 460 s for 1,000
            # launches on the H200 (0.46 s each). Application replay fails there, with this program
-           # and with the Python launcher alike ("Failed to profile sgemm_<kernel>", benchmarks/NOTES.md).
+           # and with the Python launcher alike ("Failed to profile sgemm_<kernel>", benchmarks/results/2026-11-22-h200/README.md).
            # The report (126 MB) comes back as xz parts of at most 15 MiB ($OUT's file limit): cat them.
            nvcc -O2 -o "$WORK/many_launches" benchmarks/many_launches.cu -lcuda || status=1
            args=$(python3 benchmarks/many_launches.py --args ${MANY_SIZE:-64} ${MANY_KERNELS:-naive coalesced smem}) || status=1
