@@ -1,13 +1,14 @@
-// 01 naive: one thread per element of C, straight from the definition.
+// naive: one thread per element of C, straight from the definition.
 //
+// Predecessor: none (the first fp32 rung, the baseline).
 // Idea: thread (x, y) of a 32x32 block computes C[row][col] as a dot product over K, reading A and
 // B from global memory only. The mapping is deliberately the UNCOALESCED one: consecutive threads
 // (threadIdx.x) walk consecutive ROWS of C, so in each k step a warp reads 32 A elements that are K
-// floats apart (32 separate sectors) and writes C 32 rows apart. This is the baseline rung.
+// floats apart (32 separate sectors) and writes C 32 rows apart.
 //
-// Launch: block (32, 32), grid (cdiv(M, 32), cdiv(N, 32)); blockIdx.x runs over rows, blockIdx.y
-// over columns.
-// Any M, N, K (bounds checked). beta == 0: C is not read.
+// Contract: block (32, 32), grid (cdiv(M, 32), cdiv(N, 32)); blockIdx.x runs over rows,
+// blockIdx.y over columns. No shared memory. Any M, N, K (bounds checked). beta == 0: C is not
+// read.
 
 extern "C" __global__ void __launch_bounds__(1024)
 sgemm_naive(int M, int N, int K, float alpha, const float* __restrict__ A,

@@ -1,12 +1,12 @@
-// 02 coalesced: the naive kernel with the thread-to-element mapping turned around.
+// coalesced: the naive kernel with the thread-to-element mapping turned around.
 //
-// Fixes over 01: consecutive threads (threadIdx.x) now take consecutive COLUMNS of one row of C.
-// A warp then reads one 128-byte line of B per k step (coalesced), one A element that every lane
-// shares (a broadcast), and writes C as one 128-byte line, instead of touching 32 lines per access.
+// Predecessor: naive. Idea: consecutive threads (threadIdx.x) now take consecutive COLUMNS of one
+// row of C. A warp then reads one 128-byte line of B per k step (coalesced), one A element that
+// every lane shares (a broadcast), and writes C as one 128-byte line, instead of touching 32 lines
+// per access.
 //
-// Launch: block (32, 32), grid (cdiv(N, 32), cdiv(M, 32)); blockIdx.x runs over columns, blockIdx.y
-// over rows.
-// Any M, N, K (bounds checked). beta == 0: C is not read.
+// Contract: block (32, 32), grid (cdiv(N, 32), cdiv(M, 32)); blockIdx.x runs over columns,
+// blockIdx.y over rows. No shared memory. Any M, N, K (bounds checked). beta == 0: C is not read.
 
 extern "C" __global__ void __launch_bounds__(1024)
 sgemm_coalesced(int M, int N, int K, float alpha, const float* __restrict__ A,

@@ -1,16 +1,18 @@
-// 03 smem: 32x32 tiles of A and B staged through shared memory.
+// smem: 32x32 tiles of A and B staged through shared memory.
 //
-// Fixes over 02: each element of A and B that a block needs is read from global memory once per
-// block instead of once per thread (32x less global/L1 traffic). A block of 32x32 threads loads a
-// 32x32 tile of A and of B (one element each, coalesced), synchronises, and every thread does 32
-// multiply-adds out of shared memory. As is row-major and the k loop is fully unrolled, so a
-// thread's A row is read as eight 128-bit broadcasts (LDS.128) rather than 32 scalar loads: the
-// kernel is bound by shared-load throughput, and this makes it 5 loads per 4 FMAs (1.25 per FMA:
-// one LDS.128 of A and four scalar loads of B), not 2 per FMA.
+// Predecessor: coalesced. Idea: each element of A and B that a block needs is read from global
+// memory once per block instead of once per thread (32x less global/L1 traffic).
 //
-// Launch: block (32, 32), grid (cdiv(N, 32), cdiv(M, 32)). Any M, N, K: tile elements outside the
-// matrices are filled with zeros, and only in-range elements of C are written.
-// beta == 0: C is not read.
+// Design: a block of 32x32 threads loads a 32x32 tile of A and of B (one element each,
+// coalesced), synchronises, and every thread does 32 multiply-adds out of shared memory. As is
+// row-major and the k loop is fully unrolled, so a thread's A row is read as eight 128-bit
+// broadcasts (LDS.128) rather than 32 scalar loads: the kernel is bound by shared-load
+// throughput, and this makes it 5 loads per 4 FMAs (1.25 per FMA: one LDS.128 of A and four
+// scalar loads of B), not 2 per FMA.
+//
+// Contract: block (32, 32), grid (cdiv(N, 32), cdiv(M, 32)); 8 KB of static shared memory. Any
+// M, N, K: tile elements outside the matrices are filled with zeros, and only in-range elements
+// of C are written. beta == 0: C is not read.
 
 #define TILE 32
 

@@ -1,14 +1,18 @@
-// 04 blocktile1d: each thread computes a column of TM = 8 results (1-D register blocking).
+// blocktile1d: each thread computes a column of TM = 8 results (1-D register blocking).
 //
-// Fixes over 03: in 03 every FMA needed a shared load of B (plus a quarter of an A load). Here a
-// block of 512 threads computes a 64x64 tile of C from 64x8 tiles of A and 8x64 tiles of B. Each
-// thread keeps its 8 values of B for the k tile in registers and reuses each of them for 8 rows of
-// C, so per 64 FMAs it issues 8 scalar loads of B and 16 128-bit broadcast loads of A (As is
-// row-major and BK = 8 floats, so one row of the A tile is two LDS.128). Bigger tiles also halve
-// the global traffic per FMA, and shared memory drops to 4 KB per block.
+// Predecessor: smem. Idea: in smem every FMA needs a shared load of B (plus a quarter of an A
+// load). Here each thread keeps its 8 values of B for the k tile in registers and reuses each of
+// them for 8 rows of C, so per 64 FMAs it issues 8 scalar loads of B and 16 128-bit broadcast
+// loads of A (As is row-major and BK = 8 floats, so one row of the A tile is two LDS.128).
+// Bigger tiles also halve the global traffic per FMA.
 //
-// Launch: block (512), grid (cdiv(N, 64), cdiv(M, 64)). Any M, N, K: out-of-range tile elements
-// are loaded as zeros and only in-range elements of C are written. beta == 0: C is not read.
+// Design: a block of 512 threads computes a 64x64 tile of C from 64x8 tiles of A and 8x64 tiles
+// of B; thread tid owns column tid % 64 and rows (tid / 64) * 8 .. +7, so the A loads of a warp
+// are broadcasts.
+//
+// Contract: block (512), grid (cdiv(N, 64), cdiv(M, 64)); 4 KB of static shared memory. Any
+// M, N, K: out-of-range tile elements are loaded as zeros and only in-range elements of C are
+// written. beta == 0: C is not read.
 
 #define BM 64
 #define BN 64

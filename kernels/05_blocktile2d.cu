@@ -1,16 +1,19 @@
-// 05 blocktile2d: each thread computes an 8x8 micro-tile of C (2-D register blocking).
+// blocktile2d: each thread computes an 8x8 micro-tile of C (2-D register blocking).
 //
-// Fixes over 04: a thread now loads TM = 8 values of A and TN = 8 values of B per k step and does
-// all 64 products between them (an outer product): 16 loaded values per 64 FMAs, where 04 needs
-// 72 (8 of B and 64 of A). The block tile grows to 128x128x8 (256 threads): twice the reuse of
-// each global load. Shared memory is laid out plainly, as in 04: As[m][k] row-major and Bs[k][n].
+// Predecessor: blocktile1d. Idea: a thread now loads TM = 8 values of A and TN = 8 values of B
+// per k step and does all 64 products between them (an outer product): 16 loaded values per 64
+// FMAs, where blocktile1d needs 72 (8 of B and 64 of A). The block tile grows to 128x128x8 (256
+// threads): twice the reuse of each global load.
+//
+// Design: shared memory is laid out plainly, as in blocktile1d: As[m][k] row-major and Bs[k][n].
 // A thread's A values of one k step are a column of As; with the k loop unrolled the compiler
 // instead reads whole rows (16 LDS.128 per k tile) and keeps all 64 A values live, which costs
-// registers (128), and these loads, like the 2 LDS.128 of B per k step, hit 2-way bank conflicts
-// (two row groups, or 16 float4s 32 bytes apart, per warp). 06 fixes both.
+// registers, and these loads, like the 2 LDS.128 of B per k step, hit 2-way bank conflicts (two
+// row groups, or 16 float4s 32 bytes apart, per warp). Its successor, vectorized, fixes both.
 //
-// Launch: block (256), grid (cdiv(N, 128), cdiv(M, 128)). Any M, N, K: out-of-range tile elements
-// are loaded as zeros and only in-range elements of C are written. beta == 0: C is not read.
+// Contract: block (256), grid (cdiv(N, 128), cdiv(M, 128)); 8 KB of static shared memory. Any
+// M, N, K: out-of-range tile elements are loaded as zeros and only in-range elements of C are
+// written. beta == 0: C is not read.
 
 #define BM 128
 #define BN 128

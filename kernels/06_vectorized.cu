@@ -1,19 +1,21 @@
-// 06 vectorized: 128-bit global loads, A transposed in shared memory, 128-bit fragment loads.
+// vectorized: 128-bit global loads, A transposed in shared memory, 128-bit fragment loads.
 //
-// Fixes over 05: (1) each thread loads its share of the A and B tiles as one float4 each
-// (LDG.128), a quarter of the load instructions. (2) A is stored TRANSPOSED, As[k][m], so the 8 A
-// values a thread needs at one k step are contiguous: two LDS.128 per k step, without holding a
-// whole k tile of A in registers as 05 does (111 registers instead of 128). The transposing stores
-// go to rows padded to 128 + 4 floats, so they are free of bank conflicts. (3) A thread's 8 rows
-// (and 8 columns) are two groups of 4, 64 apart, rather than 8 in a row: the 16 lanes of a warp
-// that share a row then read 256 contiguous bytes of Bs, not 16 float4s 32 bytes apart that
-// collide in pairs, and the A reads stop colliding too (ncu at 2048^3: 33.6M shared-load bank
-// conflicts in 05, ~5K here). (4) C is written with float4.
+// Predecessor: blocktile2d. Idea, four changes:
+// (1) each thread loads its share of the A and B tiles as one float4 each (LDG.128), a quarter of
+//     the load instructions.
+// (2) A is stored TRANSPOSED, As[k][m], so the 8 A values a thread needs at one k step are
+//     contiguous: two LDS.128 per k step, without holding a whole k tile of A in registers as
+//     blocktile2d does (fewer registers). The transposing stores go to rows padded to 128 + 4
+//     floats, so they are free of bank conflicts.
+// (3) A thread's 8 rows (and 8 columns) are two groups of 4, 64 apart, rather than 8 in a row:
+//     the 16 lanes of a warp that share a row then read 256 contiguous bytes of Bs, not 16 float4s
+//     32 bytes apart that collide in pairs, and the A reads stop colliding too.
+// (4) C is written with float4.
 //
-// Launch: block (256), grid (cdiv(N, 128), cdiv(M, 128)). Contract: N and K multiples of 4 (float4
-// alignment of rows of A, B and C; the matrices must be 16-byte aligned). M, N, K need not be
-// multiples of the tile: out-of-range float4s are loaded as zeros and never stored.
-// beta == 0: C is not read.
+// Contract: block (256), grid (cdiv(N, 128), cdiv(M, 128)); 8,320 bytes of static shared memory.
+// N and K multiples of 4 (float4 alignment of rows of A, B and C; the matrices must be 16-byte
+// aligned). M, N, K need not be multiples of the tile: out-of-range float4s are loaded as zeros
+// and never stored. beta == 0: C is not read.
 
 #define BM 128
 #define BN 128

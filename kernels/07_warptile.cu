@@ -1,24 +1,23 @@
-// 07 warptile: block tile -> warp tile -> thread micro-tile, double-buffered k tiles.
+// warptile: block tile -> warp tile -> thread micro-tile, double-buffered k tiles.
 //
-// Fixes over 06:
+// Predecessor: vectorized. Idea, two changes:
 // (1) Warp tiling. The 8 warps of a block each own a 64x32 piece of the 128x128 C tile (2 warps
 //     down, 4 across). Inside it a lane owns an 8x8 micro-tile made of 2x2 sub-tiles of 4x4:
 //     rows mi*32 + tr*4 + i, columns ni*16 + tc*4 + j (tr = lane/4, tc = lane%4; mi, ni in {0,1}).
 //     A warp's fragment reads stay inside a compact 64x32 footprint: each LDS.128 of A covers 8
 //     distinct float4s (128 contiguous bytes), each of B 4 float4s (64 contiguous bytes), with no
 //     bank conflicts. The transposed A tile is stored with rows padded to 132 floats; in a warp
-//     the two k halves land 16 banks apart, so those stores are conflict-free as well (ncu at
-//     2048^3: 0 shared load and 0 shared store conflicts).
+//     the two k halves land 16 banks apart, so those stores are conflict-free as well.
 // (2) BK = 16 and two shared-memory buffers: the next k tile is fetched from global memory into
 //     registers while the current one is multiplied, then written to the other buffer. One
 //     __syncthreads per 16 k steps instead of two per 8, and the global latency hides behind the
-//     FMAs. ncu counts the same shared-load wavefronts for 06 and 07 (50.3M at 2048^3), so the
-//     gain over 06 (about 8% at 4096^3 on an H200) should come mostly from (2).
+//     FMAs. The shared-load wavefronts are the same as vectorized's, so the gain should come
+//     mostly from (2).
 //
-// Launch: block (256), grid (cdiv(N, 128), cdiv(M, 128)); 33,280 bytes of static shared memory.
-// Contract: N and K multiples of 4 (float4 alignment of rows of A, B and C; the matrices must be
-// 16-byte aligned). M, N, K need not be multiples of the tile: out-of-range float4s are loaded as
-// zeros and never stored. beta == 0: C is not read.
+// Contract: block (256), grid (cdiv(N, 128), cdiv(M, 128)); 33,280 bytes of static shared memory.
+// N and K multiples of 4 (float4 alignment of rows of A, B and C; the matrices must be 16-byte
+// aligned). M, N, K need not be multiples of the tile: out-of-range float4s are loaded as zeros
+// and never stored. beta == 0: C is not read.
 
 #define BM 128
 #define BN 128

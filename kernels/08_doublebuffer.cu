@@ -1,12 +1,11 @@
-// 08 doublebuffer: double buffering at both levels, shared memory and registers.
+// doublebuffer: double buffering at both levels, shared memory and registers.
 //
-// Predecessor: 07 warptile. 07 already keeps two k tiles in shared memory (the next tile is
+// Predecessor: warptile. warptile already keeps two k tiles in shared memory (the next tile is
 // fetched from global memory into registers while the current one is multiplied). What it does
 // not hide is the latency of the shared-memory fragment loads: at every k step the four LDS.128
 // are issued right before the 64 FFMAs that need them, and with only 4 warps per scheduler
 // (2 blocks of 8 warps per SM) the scheduler can run out of other warps to issue from while they
-// are in flight.
-// Fixes over 07:
+// are in flight. Idea, three changes:
 // (1) Fragments are double-buffered in registers: the LDS.128s of k step d+1 are issued before
 //     the 64 FFMAs of step d, so their ~30-cycle latency hides behind those FFMAs. Across tiles
 //     the same holds: at the last k step of a tile the staged next tile is written to the other
@@ -16,15 +15,15 @@
 //     (the LDS have the tighter latency requirement), and written to shared memory at its end.
 // (3) BK goes back from 16 to 8. 64 accumulators, 2 x 16 fragment registers, the staging
 //     registers (16 for a 16-deep tile, 8 for an 8-deep one) and addressing must fit under 128
-//     registers for 2 blocks of 256 threads per SM; unconstrained, ptxas asks for 153 registers
-//     with BK = 16 and 138 with BK = 8. Both fit without spills, but the smaller tile leaves
-//     ptxas less to squeeze out of the schedule. Still one barrier per k tile (now per 8 k steps).
-// The warp/lane layout, the padded transposed A tile and the epilogue are 07's.
+//     registers for 2 blocks of 256 threads per SM; unconstrained, ptxas asks for more than 128
+//     at either depth. Both fit without spills, but the smaller tile leaves ptxas less to squeeze
+//     out of the schedule. Still one barrier per k tile (now per 8 k steps).
+// The warp/lane layout, the padded transposed A tile and the epilogue are warptile's.
 //
-// Launch: block (256), grid (cdiv(N, 128), cdiv(M, 128)); 16,640 bytes of static shared memory.
-// Contract: N and K multiples of 4 (float4 alignment of rows of A, B and C; the matrices must be
-// 16-byte aligned). M, N, K need not be multiples of the tile: out-of-range float4s are loaded as
-// zeros and never stored. beta == 0: C is not read.
+// Contract: block (256), grid (cdiv(N, 128), cdiv(M, 128)); 16,640 bytes of static shared memory.
+// N and K multiples of 4 (float4 alignment of rows of A, B and C; the matrices must be 16-byte
+// aligned). M, N, K need not be multiples of the tile: out-of-range float4s are loaded as zeros
+// and never stored. beta == 0: C is not read.
 
 #define BM 128
 #define BN 128
@@ -45,7 +44,7 @@ sgemm_doublebuffer(int M, int N, int K, float alpha, const float* __restrict__ A
     const int bm = blockIdx.y * BM;
     const int bn = blockIdx.x * BN;
 
-    // Compute mapping (07's): warp tile 64x32 at (wRow, wCol); lane (tr, tc) owns rows
+    // Compute mapping (warptile's): warp tile 64x32 at (wRow, wCol); lane (tr, tc) owns rows
     // wRow + mi*32 + tr*4 + i and columns wCol + ni*16 + tc*4 + j (mi, ni < 2; i, j < 4).
     const int warp = tid / 32, lane = tid % 32;
     const int wRow = (warp / (BN / WN)) * WM;  // 0 or 64

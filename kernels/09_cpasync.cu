@@ -1,12 +1,12 @@
-// 09 cpasync: a 4-stage cp.async pipeline from global straight to shared memory.
+// cpasync: a 4-stage cp.async pipeline from global straight to shared memory.
 //
-// Predecessor: 08 doublebuffer. 08 moves every k tile through registers: LDG into 8 staging
-// registers, then STS into the other buffer at the end of the tile. The staging registers count
-// against the 128-register cap, the STS can only issue once the LDG has returned (so a slow load
-// stalls the warp right before the barrier), and only one tile is ever in flight.
-// Fixes over 08:
-// (1) cp.async (LDGSTS, sm_80+) copies global memory into shared memory without passing through
-//     registers: no staging registers, nothing for the warp to wait on until it needs the data.
+// Predecessor: doublebuffer. doublebuffer moves every k tile through registers: LDG into 8
+// staging registers, then STS into the other buffer at the end of the tile. The staging registers
+// count against the 128-register cap, the STS can only issue once the LDG has returned (so a slow
+// load stalls the warp right before the barrier), and only one tile is ever in flight. Idea:
+// (1) cp.async (LDGSTS, sm_80+; kernels/cp_async.cuh) copies global memory into shared memory
+//     without passing through registers: no staging registers, nothing for the warp to wait on
+//     until it needs the data.
 // (2) Four shared-memory stages: tiles t+1, t+2, t+3 are in flight while tile t is multiplied,
 //     so the global latency is covered three times over. One __syncthreads per k tile, preceded
 //     by cp.async.wait_group(STAGES - 2): this thread's copies of the next tile have landed, and
@@ -17,12 +17,12 @@
 // (4) Boundaries without branches: A rows past M and B columns past N are clamped to the last
 //     valid row/column (those results are never stored), and k past K is zero-filled with the
 //     src-size operand of cp.async (0 bytes read, 4 or 16 bytes of zeros written). So K needs no
-//     alignment at all: the contract loses "K multiple of 4".
-// Compute (warp/lane layout, fragment double buffering) and the epilogue are 08's.
+//     alignment at all.
+// Compute (warp/lane layout, fragment double buffering) and the epilogue are doublebuffer's.
 //
-// Launch: block (256), grid (cdiv(N, 128), cdiv(M, 128)); 33,280 bytes of static shared memory.
-// Contract: N a multiple of 4 (16-byte rows of B and C; the matrices must be 16-byte aligned).
-// beta == 0: C is not read.
+// Contract: block (256), grid (cdiv(N, 128), cdiv(M, 128)); 33,280 bytes of static shared memory;
+// sm_80+. N a multiple of 4 (16-byte rows of B and C; the matrices must be 16-byte aligned); any
+// M and K. beta == 0: C is not read.
 
 #include <cstdint>
 #include "cp_async.cuh"
@@ -58,7 +58,7 @@ sgemm_cpasync(int M, int N, int K, float alpha, const float* __restrict__ A,
     const int bm = blockIdx.y * BM;
     const int bn = blockIdx.x * BN;
 
-    // Compute mapping (07's and 08's): warp tile 64x32 at (wRow, wCol); lane (tr, tc) owns rows
+    // Compute mapping (warptile's and doublebuffer's): warp tile 64x32 at (wRow, wCol); lane (tr, tc) owns rows
     // wRow + mi*32 + tr*4 + i and columns wCol + ni*16 + tc*4 + j (mi, ni < 2; i, j < 4).
     const int warp = tid / 32, lane = tid % 32;
     const int wRow = (warp / (BN / WN)) * WM;  // 0 or 64
@@ -91,7 +91,7 @@ sgemm_cpasync(int M, int N, int K, float alpha, const float* __restrict__ A,
         load_or_zero_16(&Bs[s][bRow][bCol], bOk ? bSrc + (size_t)k0 * N : B, bOk);
     };
 
-    float4 fa[2][2], fb[2][2];  // fragments, two sets (see 08)
+    float4 fa[2][2], fb[2][2];  // fragments, two sets (see doublebuffer)
     auto loadFrag = [&](int set, int s, int d) {
         fa[set][0] = *reinterpret_cast<const float4*>(&As[s][d][wRow + tr * 4]);
         fa[set][1] = *reinterpret_cast<const float4*>(&As[s][d][wRow + 32 + tr * 4]);

@@ -1,34 +1,33 @@
-// 10 cutlass128x128x8: the CUTLASS SIMT SGEMM design, 128x128x8 tile, 256 threads.
+// cutlass128x128x8: the CUTLASS SIMT SGEMM design, 128x128x8 tile, 256 threads.
 //
-// Predecessor: 08 doublebuffer (same register-staged pipeline: two shared buffers, fragments
-// double-buffered in registers, one barrier per k tile; 09's cp.async comes back in 11).
-// What 08 still pays for, and the fixes:
+// Predecessor: doublebuffer (same register-staged pipeline: two shared buffers, fragments
+// double-buffered in registers, one barrier per k tile; cpasync's cp.async comes back in
+// cutlass128x256x8). What doublebuffer still pays for, and the changes:
 // (1) The broadcast limit of LDS.128. Shared memory returns 128 bytes per cycle, one 32-bit
 //     register for all 32 lanes, so an LDS.128 takes 4 wavefronts unless lanes pair up on equal
 //     addresses: when every lane n reads the address of lane n^1 (or every lane that of lane
-//     n^2) two lanes' results are packed together and 2 wavefronts do. In 07/08 (tr = lane/4,
-//     tc = lane%4) the A loads pair up but the B loads do not: 3 wavefronts per LDS.128 on
-//     average, as ncu saw for 07 on the H200 (2048^3: 50.3M shared-load wavefronts for the
-//     16.8M LDS.128 that 07 issues). Here the lanes of a warp form a 4x8 grid whose row index
-//     tr takes lane bits {1, 4} and whose column index tc takes lane bits {0, 2, 3}: A (depends
-//     on tr only) is equal on lanes n and n^1, B (tc only) on lanes n and n^2. Every fragment
-//     load should take 2 wavefronts, 8 per k step instead of 12, and the 64 distinct bytes of A
-//     and 128 of B per load are free of bank conflicts.
+//     n^2) two lanes' results are packed together and 2 wavefronts do. In warptile's and
+//     doublebuffer's layout (tr = lane/4, tc = lane%4) the A loads pair up but the B loads do
+//     not: 3 wavefronts per LDS.128 on average. Here the lanes of a warp form a 4x8 grid whose
+//     row index tr takes lane bits {1, 4} and whose column index tc takes lane bits {0, 2, 3}: A
+//     (depends on tr only) is equal on lanes n and n^1, B (tc only) on lanes n and n^2. Every
+//     fragment load should take 2 wavefronts, 8 per k step instead of 12, and the 64 distinct
+//     bytes of A and 128 of B per load are free of bank conflicts.
 // (2) Warp tile 32x64 (warps 4 down, 2 across), a lane's 8x8 results at rows
 //     wRow + mi*16 + tr*4 + i, columns wCol + ni*32 + tc*4 + j (mi, ni < 2; i, j < 4).
 // (3) One shared array holds both buffers; the read and write offsets are switched with an XOR
 //     (0 <-> STAGE), so every fragment load is [base + offset register + immediate].
 // (4) A is stored transposed with rows padded to 132 floats: the four transposing STS.32 of a
 //     warp hit 32 different banks. B goes in as one STS.128 per thread.
-// (5) C goes out through shared memory: each warp stages 4 rows x 64 columns at a time (rows of
-//     80 floats: no bank conflicts within any quarter warp, writing or reading), reads them back
-//     as 16 float4s per row and writes 256 contiguous bytes per row. beta is applied there: C is
-//     read with the same coalesced float4s, and only when beta != 0.
+// (5) C goes out through shared memory (kernels/staged_epilogue.cuh): each warp stages 4 rows x
+//     64 columns at a time (rows of 80 floats: no bank conflicts within any quarter warp, writing
+//     or reading), reads them back as 16 float4s per row and writes 256 contiguous bytes per row.
+//     beta is applied there: C is read with the same coalesced float4s, and only when beta != 0.
 // (6) Full tiles only (contract below): no bounds checks anywhere in the main loop.
 //
-// Launch: block (256), grid (N / 128, M / 128); 16,640 bytes of static shared memory; 2 blocks
-// per SM (<= 128 registers). Contract: M and N multiples of 128, K a multiple of 8; matrices
-// 16-byte aligned. beta == 0: C is not read.
+// Contract: block (256), grid (N / 128, M / 128); 16,640 bytes of static shared memory; 2 blocks
+// per SM (<= 128 registers). M and N multiples of 128, K a multiple of 8; matrices 16-byte
+// aligned. beta == 0: C is not read.
 
 #include "staged_epilogue.cuh"
 

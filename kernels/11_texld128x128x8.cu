@@ -1,11 +1,13 @@
-// 11 texld128x128x8: 10's design with A and B fetched as float4 texels from 1D linear textures.
+// texld128x128x8: cutlass128x128x8's design with A and B fetched as float4 texels from 1D linear
+// textures.
 //
-// Predecessor: 10 cutlass128x128x8 (same tiles, lane layout, XOR-switched shared buffers and
-// shared-memory epilogue; see its header). What changes is the read path of A and B: each thread's
-// float4 of the next tile comes from tex1Dfetch<float4> on a 1D linear texture over the row-major
-// buffer (cudaResourceTypeLinear, 4 x 32-bit float channels, element-type reads; the launcher
-// makes the texture objects, kernels/ladder.toml: textures = ["A", "B"], and passes them as the
-// trailing arguments texA, texB; the A and B pointers stay in the signature, unused).
+// Predecessor: cutlass128x128x8 (same tiles, lane layout, XOR-switched shared buffers and
+// shared-memory epilogue; see its header). Idea: take ragged shapes without load predicates.
+// What changes is the read path of A and B: each thread's float4 of the next tile comes from
+// tex1Dfetch<float4> on a 1D linear texture over the row-major buffer (cudaResourceTypeLinear,
+// 4 x 32-bit float channels, element-type reads; the launcher makes the texture objects,
+// kernels/ladder.toml: textures = ["A", "B"], and passes them as the trailing arguments texA,
+// texB; the A and B pointers stay in the signature, unused).
 //
 // What the texture buys: a fetch past the end of the buffer returns zero and never faults (the
 // CUDA runtime ignores addressMode for linear resources; out-of-range tex1Dfetch reads 0), so
@@ -26,32 +28,16 @@
 //     textureAlignment (typically 512 bytes; fresh CuPy buffers are), which the launcher checks.
 //   * The C stores: N % 4 == 0 keeps each float4 of C wholly inside or outside, and the epilogue
 //     stores (and, with beta != 0, reads) only rows < M and columns < N.
-// Contract: N % 4 == 0, K % 4 == 0, any M (10: M, N multiples of 128, K of 8). beta == 0: C is
-// not read. Limit: at most cudaDeviceGetTexture1DLinearMaxWidth(float4) texels per matrix
-// (creating the texture object fails beyond it).
+// The cost against cutlass128x128x8, in the SASS of the main loop: a few more instructions per
+// k tile (the texture handles, K and N reloaded from the uniform datapath, 32-bit texel steps,
+// the K-tail ISETP + SEL, a DEPBAR for the texture results, branches around the store-and-barrier
+// block), and a longer epilogue (row and column checks around each of its float4 stores).
+// Against bounds-checked LDG it saves the zero fill of masked loads.
 //
-// SASS (nvcc 13.0, sm_90, cuobjdump -sass; main loop = the body of the k-tile loop's backward
-// branch, one 8-deep k tile per thread):
-//   10 cutlass128x128x8    578 instructions: 512 FFMA, 32 LDS.128, 5 STS, 1 BAR,
-//                          2 LDG.E.128.CONSTANT, 64-bit pointer steps; no bounds checks
-//                          (full tiles only).
-//   11 texld128x128x8      599 instructions: 512 FFMA, 32 LDS.128, 5 STS, 1 BAR,
-//                          2 TLD.LZ (1D), 0 LDG, 32-bit texel steps (3 IADD3), 1 ISETP + 1 SEL
-//                          (the K-tail redirect of A); the texture handles come in by ULDC.
-//   10 with bounds-checked LDG (a scratch variant taking the same ragged shapes, not a rung):
-//                          604 instructions: 2 LDG.E.128 under 2 ISETP.GE.OR predicates and 10
-//                          instructions (CS2R, MOV, UMOV) zeroing the staging registers of a
-//                          masked load each tile.
-// So against predicated loads the texture saves a few instructions per k tile (604 -> 599: no
-// zero fill of masked loads); against 10 it costs 21 (3.6%): 13 uniform-datapath instructions
-// instead of 1 (the texture handles, K and N reloaded by ULDC each tile, the B step, the loop
-// test), the K-tail ISETP + SEL, a DEPBAR for the texture results, and two more branches (the
-// store-and-barrier block is branched around instead of predicated). FFMA share of the loop:
-// 88.6% (10) -> 85.5% (11) (84.8% with predicated LDG). Registers: 127 (10: 126), still
-// 2 blocks per SM. The whole kernel grows from 1064 to 1288 instructions, nearly all in the
-// epilogue (row and column checks, and a branch, around each of its 32 float4 stores).
-//
-// Launch: block (256), grid (cdiv(N, 128), cdiv(M, 128)); 16,640 bytes of static shared memory.
+// Contract: block (256), grid (cdiv(N, 128), cdiv(M, 128)); 16,640 bytes of static shared memory;
+// 2 blocks per SM. N % 4 == 0, K % 4 == 0, any M (cutlass128x128x8 needs M, N multiples of 128,
+// K of 8). beta == 0: C is not read. Limit: at most cudaDeviceGetTexture1DLinearMaxWidth(float4)
+// texels per matrix (creating the texture object fails beyond it).
 
 #include "staged_epilogue.cuh"
 
@@ -81,14 +67,14 @@ sgemm_texld128x128x8(int M, int N, int K, float alpha, const float* __restrict__
     const int bm = blockIdx.y * BM;
     const int bn = blockIdx.x * BN;
 
-    // Compute mapping (as 10): warps 4 (M) x 2 (N), warp tile 32x64, lane grid 4x8 with
+    // Compute mapping (cutlass128x128x8's): warps 4 (M) x 2 (N), warp tile 32x64, lane grid 4x8 with
     // tr = lane bits (4, 1), tc = lane bits (3, 2, 0).
     const int wRow = (warp >> 1) * 32;                  // 0, 32, 64, 96
     const int wCol = (warp & 1) * 64;                   // 0, 64
     const int tr = ((lane >> 1) & 1) | ((lane >> 3) & 2);  // 0..3
     const int tc = (lane & 1) | ((lane >> 1) & 6);         // 0..7
 
-    // Load mapping (as 10), one float4 texel of each tile per thread:
+    // Load mapping (cutlass128x128x8's), one float4 texel of each tile per thread:
     //   A (128x8): row aRow, k aK..aK+3             B (8x128): row bK, columns bCol..bCol+3
     // Texel indices in unsigned arithmetic: rows past M and columns past N may give any index
     // (their results are never stored); a fetch never faults.
@@ -183,7 +169,7 @@ sgemm_texld128x128x8(int M, int N, int K, float alpha, const float* __restrict__
         }
     }
 
-    // Epilogue through shared memory (as 10), with the stores of C bounds-checked: N % 4 == 0,
+    // Epilogue through shared memory (cutlass128x128x8's), with the stores of C bounds-checked: N % 4 == 0,
     // so each float4 of a row is wholly inside or wholly outside C.
     __syncthreads();
     store_c_through_smem<2, 0, true>(reinterpret_cast<float4*>(smem) + warp * CS_LD, acc, C, M, N,

@@ -1,28 +1,30 @@
-// 12 cutlass128x256x8: 128x256x8 tile, 16x8 results per thread, 4-stage cp.async pipeline.
+// cutlass128x256x8: 128x256x8 tile, 16x8 results per thread, 4-stage cp.async pipeline.
 //
-// Predecessor: 10 cutlass128x128x8. On the H200 an SM issues one warp instruction per cycle per
+// Predecessor: cutlass128x128x8. On sm_90 an SM issues one warp instruction per cycle per
 // scheduler and an FFMA needs the whole cycle, so every non-FFMA instruction is an FFMA lost.
-// 10 spends 4 LDS.128 per 64 FFMAs plus per-tile LDG/STS/barrier work: at best ~92% of issue
-// slots are FFMAs. Fixes over 10:
+// cutlass128x128x8 spends 4 LDS.128 per 64 FFMAs plus per-tile LDG/STS/barrier work: at best
+// ~92% of issue slots are FFMAs. Idea:
 // (1) Twice the results per thread: 16x8 (128 accumulators), fed by 6 LDS.128 per 128 FFMAs,
-//     about 95% FFMA issue slots at best. The cost is registers (255 as compiled; ptxas spills
-//     below about 216), so one block of 256 threads per SM: 8 warps, 2 per scheduler, which the
-//     register double buffering of the fragments has to make enough.
-// (2) 09's cp.async pipeline instead of 10's register staging: four shared-memory stages
-//     (12,416 bytes each, 49,664 bytes of dynamic shared memory), tiles t+1..t+3 in flight while
-//     tile t is multiplied, one cp.async.wait_group + __syncthreads per k tile, no staging
-//     registers, no STS instructions. A is transposed by 4-byte cp.async (a warp: 8 consecutive
-//     k of 4 rows, 32 distinct banks at k*132 + row); B moves as 16-byte cp.async.cg.
-// (3) 10's lane layout, so every LDS.128 is 2 wavefronts: warps 2 (M) x 4 (N), warp tile 64x64,
-//     lane grid 4x8 with tr = lane bits (4, 1), tc = lane bits (3, 2, 0); a lane owns rows
-//     wRow + mi*16 + tr*4 + i (mi < 4) and columns wCol + ni*32 + tc*4 + j (ni < 2).
-// (4) 10's epilogue: C through shared memory, 4 rows x 64 columns per warp at a time, beta
-//     applied on the coalesced float4s (C read only when beta != 0).
+//     about 95% FFMA issue slots at best. The cost is registers (close to the 255 limit), so one
+//     block of 256 threads per SM: 8 warps, 2 per scheduler, which the register double buffering
+//     of the fragments has to make enough.
+// (2) cpasync's cp.async pipeline instead of cutlass128x128x8's register staging: four
+//     shared-memory stages (12,416 bytes each, 49,664 bytes of dynamic shared memory), tiles
+//     t+1..t+3 in flight while tile t is multiplied, one cp.async.wait_group + __syncthreads per
+//     k tile, no staging registers, no STS instructions. A is transposed by 4-byte cp.async (a
+//     warp: 8 consecutive k of 4 rows, 32 distinct banks at k*132 + row); B moves as 16-byte
+//     cp.async.cg.
+// (3) cutlass128x128x8's lane layout, so every LDS.128 is 2 wavefronts: warps 2 (M) x 4 (N),
+//     warp tile 64x64, lane grid 4x8 with tr = lane bits (4, 1), tc = lane bits (3, 2, 0); a lane
+//     owns rows wRow + mi*16 + tr*4 + i (mi < 4) and columns wCol + ni*32 + tc*4 + j (ni < 2).
+// (4) cutlass128x128x8's epilogue (kernels/staged_epilogue.cuh): C through shared memory, 4 rows
+//     x 64 columns per warp at a time, beta applied on the coalesced float4s (C read only when
+//     beta != 0).
 // Full tiles only: no bounds checks.
 //
-// Launch: block (256), grid (N / 256, M / 128), 49,664 bytes of dynamic shared memory (the
-// launcher raises the opt-in limit above 48 KB). Contract: M a multiple of 128, N of 256, K of 8;
-// matrices 16-byte aligned. beta == 0: C is not read.
+// Contract: block (256), grid (N / 256, M / 128), 49,664 bytes of dynamic shared memory (the
+// launcher raises the opt-in limit above 48 KB); one block per SM; sm_80+. M a multiple of 128,
+// N of 256, K of 8; matrices 16-byte aligned. beta == 0: C is not read.
 
 #include "cp_async.cuh"
 #include "staged_epilogue.cuh"

@@ -1,30 +1,26 @@
-// 13 regbank128x256x8: 12's tile and pipeline with the accumulators moved out of the B fragments'
-// register banks.
+// regbank128x256x8: cutlass128x256x8's tile and pipeline with the accumulators moved out of the
+// B fragments' register banks.
 //
-// Predecessor: 12 cutlass128x256x8. Fixes over 12: no FFMA reads two fresh operands from one
-// register bank (found from the SASS after gemmprof report showed 12 with twice cuBLAS's dispatch
-// stalls). Measured on the H200 (benchmarks/variants.py, alternating with cuBLAS): 12 at 86.3% /
-// 88.6% of cuBLAS at 4096 / 8192, this kernel at 101.0% / 102.2%.
+// Predecessor: cutlass128x256x8. Idea: no FFMA reads two fresh operands from one register bank,
+// so the FFMAs stop stalling at dispatch (the predecessor's profile shows far more dispatch stalls
+// than cuBLAS's; the SASS says why).
 //
-// Idea. Register file of sm_90: four banks (register number mod 4); an FFMA whose source operands
-// (those not served by the operand reuse cache) share a bank waits a cycle at dispatch. In 12's
-// SASS every accumulator quad acc[i][0..3] sits in an aligned quadruple (ptxas needs one for the
-// STS.128 of the epilogue) and so does every B fragment quad (LDS.128 destination): acc[i][j] and
-// b[j] are both in bank j % 4, e.g. `FFMA R5, R132.reuse, R137, R5`. The A operand comes from the
-// reuse cache, the other two collide: a static check of 12's main loop finds 94% of its 1024 FFMAs
-// with two non-reused sources in one bank. cuBLAS's FFMA block has none (`FFMA R7, R132, R136, R7`,
-// `FFMA R11, R132, R137, R11`: accumulator banks 3, 3 against B banks 0, 1). 12 reports 0.250
-// dispatch-stall cycles per instruction against cuBLAS's 0.102.
-// Change. The epilogue stores each accumulator quad rotated by ROT (STS.128 slot q holds column
+// Register file of sm_90: four banks (register number mod 4); an FFMA whose source operands
+// (those not served by the operand reuse cache) share a bank waits a cycle at dispatch. In
+// cutlass128x256x8's SASS every accumulator quad acc[i][0..3] sits in an aligned quadruple (ptxas
+// needs one for the STS.128 of the epilogue) and so does every B fragment quad (LDS.128
+// destination): acc[i][j] and b[j] are both in bank j % 4, e.g. `FFMA R5, R132.reuse, R137, R5`.
+// The A operand comes from the reuse cache, the other two collide, in nearly every FFMA of its
+// main loop. cuBLAS's FFMA block has no such pair (`FFMA R7, R132, R136, R7`,
+// `FFMA R11, R132, R137, R11`: accumulator banks 3, 3 against B banks 0, 1).
+// Change: the epilogue stores each accumulator quad rotated by ROT (STS.128 slot q holds column
 // (q + ROT) % 4) and un-rotates when it reads the staged float4 back. ptxas then allocates
-// acc[i][j] in bank (j - ROT) % 4 != bank of b[j]. Nothing else differs from 12.
-// SASS (sm_90, nvcc 13.0): 211 registers (12: 255), no spills; main loop 1119 instructions, 1024
-// FFMA (same as 12); FFMAs with a same-bank pair of fresh source reads: 10% (12: 94%).
+// acc[i][j] in bank (j - ROT) % 4 != bank of b[j]. Nothing else differs from cutlass128x256x8,
+// whose header explains the tile, lane layout, pipeline and epilogue.
 //
-// Launch: block (256), grid (N / 256, M / 128), 49,664 bytes of dynamic shared memory.
-// Contract: M % 128, N % 256, K % 8; 16-byte aligned matrices. beta == 0: C is not read.
-//
-// The tile, lane layout, pipeline and epilogue are 12's: its header explains them.
+// Contract: block (256), grid (N / 256, M / 128), 49,664 bytes of dynamic shared memory; one
+// block per SM; sm_80+. M % 128, N % 256, K % 8; 16-byte aligned matrices. beta == 0: C is not
+// read.
 
 #include "cp_async.cuh"
 #include "staged_epilogue.cuh"

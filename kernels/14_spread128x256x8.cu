@@ -1,37 +1,32 @@
-// 14 spread128x256x8: 13 with a branch-free k tile and the next step's fragments loaded in two
-// halves, so the shared loads spread among the FFMAs instead of queueing in bursts.
+// spread128x256x8: regbank128x256x8 with a branch-free k tile and the next step's fragments
+// loaded in two halves, so the shared loads spread among the FFMAs instead of queueing in bursts.
 //
-// Predecessor: 13 regbank128x256x8. Fixes over 13: (1) the k tile is one basic block, (2) at most
-// 3 LDS.128 in a row. Measured on the H200 (benchmarks/variants.py, alternating with cuBLAS, same
-// run): 13 at 100.7% / 101.9% of cuBLAS at 4096 / 8192, this kernel at 101.7% / 102.8%.
+// Predecessor: regbank128x256x8. Idea: (1) the k tile is one basic block, (2) at most 3 LDS.128
+// in a row.
 //
-// (1) Branch-free tile. 13's unrolled k tile is four basic blocks: `if (more)` around the
-// wait + barrier, `if (more)` around the next tile's first fragment loads and `if (t + 3 < nTiles)`
-// around the cp.async copies each become a BRA, and ptxas schedules within a basic block only.
-// Its SASS: 12 of the 48 LDS.128 sit back to back right before the BAR (step 6's and 7's
-// fragments, sunk to the end of their block) and 6 more in a row after it; 3 BRA, 5 ISETP, 2 SEL,
-// 3 never-issued `@!PT LDS RZ` pads per tile. Change: every tile does the same thing, so the
-// tile is one basic block ending in the back edge.
+// (1) Branch-free tile. regbank128x256x8's unrolled k tile is four basic blocks: `if (more)`
+// around the wait + barrier, `if (more)` around the next tile's first fragment loads and
+// `if (t + 3 < nTiles)` around the cp.async copies each become a BRA, and ptxas schedules within
+// a basic block only. Its SASS: 12 of the 48 LDS.128 sit back to back right before the BAR (step
+// 6's and 7's fragments, sunk to the end of their block) and 6 more in a row after it. Change:
+// every tile does the same thing, so the tile is one basic block ending in the back edge.
 //   - the wait + __syncthreads run every tile (one barrier too many in the block's last tile);
 //   - the next tile's step-0 fragments are always loaded (in the last tile: stale, in-bounds
 //     shared memory, never used);
 //   - the cp.async copies are always issued, with src-size 0 (zero-fill, nothing read from
 //     global memory) for tiles past the end of K.
 //
-// (2) Split fragment loads. With (1) alone (experiments/flat128x256.cu: 98.4% / 99.9%) ptxas
-// hoists all 6 LDS.128 of step k+1 to the start of step k (runs of 6-7 back to back at steps
-// 2, 3, 4): 8 warps that left the same barrier queue 48
-// LDS.128 (96 wavefronts) on the MIO at once. Here each step issues the B quads and A quad 0 of
-// the next step, multiplies rows 0..7, then issues A quads 1..3 and multiplies rows 8..15; the
-// second half of the loads depends on nothing but ptxas keeps it after the first 64 FFMAs.
-// SASS (sm_90, nvcc 13.0): 199 registers, no spills; main loop one basic block, 1118
-// instructions, 1024 FFMA (91.6%); LDS.128 at most 3 in a row (two runs of 3, otherwise 1-2
-// every 2-70 FFMAs), BAR after FFMA 911 followed by 6 LDS.128 3 FFMAs apart; FFMAs with two
-// non-.reuse sources in one bank (static count): 6.2%.
+// (2) Split fragment loads. With (1) alone (the experiment kernel flat128x256) ptxas hoists all
+// 6 LDS.128 of step k+1 to the start of step k (runs of 6-7 back to back): 8 warps that left the
+// same barrier queue 48 LDS.128 (96 wavefronts) on the MIO at once. Here each step issues the B
+// quads and A quad 0 of the next step, multiplies rows 0..7, then issues A quads 1..3 and
+// multiplies rows 8..15; the second half of the loads depends on nothing but ptxas keeps it after
+// the first 64 FFMAs.
 //
-// Launch: block (256), grid (N / 256, M / 128), 49,664 bytes of dynamic shared memory.
-// Contract: M % 128, N % 256, K % 8; 16-byte aligned matrices. beta == 0: C is not read.
-// The tile, lane layout, pipeline and epilogue are 12's: its header explains them.
+// Contract: block (256), grid (N / 256, M / 128), 49,664 bytes of dynamic shared memory; one
+// block per SM; sm_80+. M % 128, N % 256, K % 8; 16-byte aligned matrices. beta == 0: C is not
+// read. The tile, lane layout, pipeline and epilogue are cutlass128x256x8's: its header explains
+// them.
 
 #include "cp_async.cuh"
 #include "staged_epilogue.cuh"

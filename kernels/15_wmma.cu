@@ -1,9 +1,9 @@
-// 15 wmma: the naive tensor-core kernel. FP16 A and B, FP32 accumulate, FP32 C.
+// wmma: the naive tensor-core kernel. FP16 A and B, FP32 accumulate, FP32 C.
 //
 // Predecessor: none. This is the first rung of the FP16 tier, measured against cuBLAS GemmEx
 // (FP16 in, FP32 compute), not against cuBLAS SGEMM: the inputs are half the bytes and the work
 // goes to another unit, so a change-by-change comparison with the FP32 rungs would say nothing
-// about the kernel. (In hardware terms it is 01 naive again: no reuse through shared memory.)
+// about the kernel. (In hardware terms it is naive again: no reuse through shared memory.)
 //
 // Idea: the tensor cores multiply 16x16x16 tiles as one warp-wide operation (wmma::mma_sync,
 // HMMA on sm_70+). Each warp owns one 16x16 tile of C and walks K in steps of 16, loading the
@@ -16,11 +16,11 @@
 // loaded with the same shape and layout maps its elements to the same positions); C is loaded
 // only when beta != 0.
 //
-// Launch: block (128), grid (cdiv(N, 32), cdiv(M, 32)). Contract: M, N, K multiples of 16
-// (whole fragments; it also gives load/store_matrix_sync their 32-byte aligned pointers and
-// leading dimensions that are multiples of 8 halves / 4 floats). Warps whose tile lies past M or
-// N (when M or N is an odd multiple of 16) return at once; the kernel has no barriers.
-// beta == 0: C is not read.
+// Contract: block (128), grid (cdiv(N, 32), cdiv(M, 32)); no shared memory; sm_70+. M, N, K
+// multiples of 16 (whole fragments; it also gives load/store_matrix_sync their 32-byte aligned
+// pointers and leading dimensions that are multiples of 8 halves / 4 floats). Warps whose tile
+// lies past M or N (when M or N is an odd multiple of 16) return at once; the kernel has no
+// barriers. beta == 0: C is not read.
 
 #include <cuda_fp16.h>
 #include <mma.h>

@@ -1,8 +1,8 @@
-// 16 wmma_smem: tensor-core tiles staged in shared memory by a 3-stage cp.async pipeline.
+// wmma_smem: tensor-core tiles staged in shared memory by a 3-stage cp.async pipeline.
 //
-// Predecessor: 15 wmma. 15 loads every 16x16 fragment straight from global memory, once per
-// warp that needs it: a 16x16 C tile reads 2*16*K halves for 2*16*16*K FLOPs, 1 FLOP per byte,
-// so the kernel waits on L1/L2 and the tensor cores idle. Fixes over 15:
+// Predecessor: wmma. wmma loads every 16x16 fragment straight from global memory, once per warp
+// that needs it: a 16x16 C tile reads 2*16*K halves for 2*16*16*K FLOPs, 1 FLOP per byte, so the
+// kernel waits on L1/L2 and the tensor cores idle. Idea:
 // (1) Block tile 128x128x32, 8 warps (2 down, 4 across), each a 64x32 warp tile = 4x2
 //     accumulator fragments. A 128x32 tile of A and a 32x128 tile of B are copied to shared
 //     memory once per block and every fragment is read from there by the warps that share it:
@@ -14,12 +14,12 @@
 //     the 8 rows that a fragment load reads per phase fall in 8 different 16-byte bank groups,
 //     and the cp.async writes of a warp are spread evenly over the banks. The padding keeps the
 //     32-byte alignment that load_matrix_sync requires (80*16 and 272*16 are multiples of 32).
-// Epilogue: as 15, per accumulator fragment straight to global memory (alpha, and beta only
+// Epilogue: as wmma's, per accumulator fragment straight to global memory (alpha, and beta only
 // when beta != 0).
 //
-// Launch: block (256), grid (N / 128, M / 128), 56,832 bytes of dynamic shared memory (the
-// launcher raises the opt-in limit above 48 KB). Contract: M and N multiples of 128, K a
-// multiple of 32 (whole tiles, no bounds checks). beta == 0: C is not read.
+// Contract: block (256), grid (N / 128, M / 128), 56,832 bytes of dynamic shared memory (the
+// launcher raises the opt-in limit above 48 KB); sm_80+. M and N multiples of 128, K a multiple
+// of 32 (whole tiles, no bounds checks). beta == 0: C is not read.
 
 #include <cuda_fp16.h>
 #include <mma.h>

@@ -1,10 +1,9 @@
-// 17 wgmma: Hopper warpgroup MMA (wgmma) fed by the tensor memory accelerator (TMA).
+// wgmma: Hopper warpgroup MMA (wgmma) fed by the tensor memory accelerator (TMA).
 //
-// Predecessor: 16 wmma_smem. 16 runs mma.sync per warp: every warp loads its own A and B
+// Predecessor: wmma_smem. wmma_smem runs mma.sync per warp: every warp loads its own A and B
 // fragments from shared memory into registers (LDSM) before each 16x16x16 product, so shared
 // memory bandwidth and issue slots, not the tensor cores, set the pace, and the 16-byte
-// cp.async copies cost every thread address arithmetic and issue slots. Fixes over 16, all
-// sm_90a-only:
+// cp.async copies cost every thread address arithmetic and issue slots. Idea, all sm_90a-only:
 // (1) wgmma.mma_async.m64n256k16: one instruction per warpgroup (4 warps) multiplies a 64x16
 //     slice of A by a 16x256 slice of B, both read by the tensor cores straight from shared
 //     memory through 64-bit matrix descriptors (no LDSM, no fragment registers); accumulators
@@ -20,7 +19,8 @@
 //     wait "full" and, once the wgmmas reading a stage have retired (wgmma.wait_group 1, so one
 //     k tile of MMAs is always in flight), arrive on its "empty" barrier (one arrive per warp).
 // (4) Tiles are rasterised in groups of 16 block rows (Triton-style grouping of a 1-D grid): the
-//     132 concurrent blocks share A and B panels in L2 instead of streaming all of B per wave.
+//     blocks that run at once (one per SM) share A and B panels in L2 instead of streaming all of
+//     B per wave.
 // Layouts: A is K-major (MxK row-major): descriptor with 128B swizzle, SBO = 1024 bytes (8 rows
 // of 128 bytes), LBO unused; the k16 step inside a 64-wide swizzled row advances the start
 // address by 32 bytes. B is KxN row-major = MN-major for wgmma (imm-trans-b = 1): each 64-column
@@ -30,8 +30,8 @@
 // of its 64x256 slice; C = alpha*acc (+ beta*C when beta != 0) stored as float2 (each quad of
 // lanes writes one full 32-byte sector).
 //
-// Launch: block (384), grid (M/128 * N/256), 197,760 bytes of dynamic shared memory (4 stages
-// of 48 KB, 1 KB of alignment slack, the mbarriers). Contract: M a multiple of 128, N of 256, K
+// Contract: block (384), grid (M/128 * N/256), 197,760 bytes of dynamic shared memory (4 stages
+// of 48 KB, 1 KB of alignment slack, the mbarriers); sm_90a. M a multiple of 128, N of 256, K
 // of 64 (whole tiles, no bounds checks); beta == 0: C is not read. Kernel parameters: the fixed
 // list, then the tensor maps of A and B (__grid_constant__ CUtensorMap, made by KernelRunner).
 
@@ -53,7 +53,7 @@
 #define BAR_BYTES 128                        // 2 * STAGES mbarriers of 8 bytes, rounded up
 #define SMEM_BYTES (STAGES * STAGE_BYTES + ALIGN_SLACK + BAR_BYTES)  // 197,760: the manifest's
 #define B_LBO B_BOX_BYTES                    // MN-major B: from one 64-column box to the next
-#define B_SBO 1024                           // MN-major B: from one 8-row k group to the next (checked on the H200)
+#define B_SBO 1024                           // MN-major B: from one 8-row k group to the next (checked on sm_90a hardware)
 
 // ---- mbarrier --------------------------------------------------------------------------------
 

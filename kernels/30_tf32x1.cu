@@ -1,4 +1,4 @@
-// 30 tf32x1: FP32 inputs on TF32 tensor cores, one MMA per product (fast, not FP32-accurate).
+// tf32x1: FP32 inputs on TF32 tensor cores, one MMA per product (fast, not FP32-accurate).
 //
 // Predecessor: wmma_smem (the same 128x128 block of 8 warps and 3-stage cp.async pipeline, on
 // FP16). The first rung of the fp32-tc tier, whose contract is FP32 in, FP32 out and the FP32

@@ -1,4 +1,4 @@
-// 31 tf32x3: FP32 accuracy on TF32 tensor cores by error compensation ("3xTF32").
+// tf32x3: FP32 accuracy on TF32 tensor cores by error compensation ("3xTF32").
 //
 // Predecessor: tf32x1 (same tiles, same pipeline). tf32x1 rounds each FP32 input to TF32 (10-bit
 // mantissa) and loses the FP32 bound by orders of magnitude. Here each input x is split into two

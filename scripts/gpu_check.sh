@@ -48,8 +48,10 @@ for s in $STEPS; do
            python3 -m profiler dispatch "$SAMPLE" --write || status=1
            cp kernels/ladder.toml "$OUT_DIR/ladder.toml"
            COLUMNS=160 python3 -m profiler bench -k best --sizes 512,1024,2048,4096,8192 --out "$WORK/runs" --run-id best || status=1 ;;
-      variants) step "experimental kernels (kernels/experiments) against cuBLAS"
-           COLUMNS=180 python3 benchmarks/variants.py --sizes "${FAST_SIZES:-4096,8192}" --max-seconds "${VARIANT_SECONDS:-1.5}" || status=1 ;;
+      variants) step "experiment kernels (kernels/experiments/experiments.toml) and their predecessors against cuBLAS"
+           exp=kernels/experiments/experiments.toml
+           exp_k=$(python3 -c 'import sys; from pathlib import Path; from profiler.manifest import load_manifest; s = load_manifest(Path(sys.argv[1])); print(" ".join("-k " + n for n in dict.fromkeys([x.predecessor for x in s] + [x.name for x in s])))' "$exp")
+           COLUMNS=180 python3 -m profiler bench --manifest "$exp" $exp_k --sizes "${FAST_SIZES:-4096,8192}" --max-seconds "${VARIANT_SECONDS:-1.5}" --out "$WORK/runs" --run-id variants || status=1 ;;
       fast) step "fast rungs: bench ${FAST_SIZES:-4096,8192}, profile at 4096"
            # FAST_KERNELS: the rungs under work (default: the manifest's rungs from 10 up, both tiers, and best).
            fast=${FAST_KERNELS:-$(python3 -c 'from profiler.manifest import load_manifest; print(" ".join(s.name for s in load_manifest() if s.index >= 10), "best")')}
@@ -82,7 +84,7 @@ for s in $STEPS; do
            # driver-API program that runs the project's cubins (benchmarks/many_launches.cu), with the
            # sections the kernels, rules and source tables read and no cache flushes: 460 s for 1,000
            # launches on the H200 (0.46 s each). Application replay fails there, with this program
-           # and with the Python launcher alike ("Failed to profile sgemm_<kernel>", benchmarks/NOTES.md).
+           # and with the Python launcher alike ("Failed to profile sgemm_<kernel>", benchmarks/results/2026-11-22-h200/README.md).
            # The report (126 MB) comes back as xz parts of at most 15 MiB ($OUT's file limit): cat them.
            nvcc -O2 -o "$WORK/many_launches" benchmarks/many_launches.cu -lcuda || status=1
            args=$(python3 benchmarks/many_launches.py --args ${MANY_SIZE:-64} ${MANY_KERNELS:-naive coalesced smem}) || status=1

@@ -1,49 +1,23 @@
-// experiments/bankrot128x128: two blocks per SM of 128x128x16 tiles, 8x8 results per thread,
+// bankrot128x128 (experiment): two blocks per SM of 128x128x16 tiles, 8x8 results per thread,
 // 4-stage cp.async pipeline, bank-rotated accumulators, at most 128 registers.
 //
-// Idea. Rung 10 (128x128x8, 2 blocks/SM, best today at 93% of cuBLAS) loses most to barrier
-// (0.60 cycles/instr) and long-scoreboard (0.52) stalls: it stages the next tile through
-// registers and syncs twice per 8 k. Rung 11's cp.async pipeline removes the staging registers
-// and the long-scoreboard wait, a k tile of 16 halves the barriers per FFMA, and two blocks per
-// SM keep the 8 warps of one block from all bursting their post-barrier LDS.128 together (the
-// other block is elsewhere in its tile). The accumulators sit in register banks other than the
-// B fragment's (see bankrot128x256: rung 10/11's SASS pairs acc[i][j] with b[j] in one bank).
-// Layout: warps 4 (M) x 2 (N), warp tile 32x64, 11's lane grid (tr, tc): a lane owns rows
-// wRow + mi*16 + tr*4 + i (mi < 2) and columns wCol + ni*32 + tc*4 + j (ni < 2): 2 + 2 LDS.128
-// (2 wavefronts each) per 64 FFMA.
-// SASS (sm_90, nvcc 13.0): 117 registers, no spills; main loop 1154 instructions for 1024 FFMA
-// (88.7%, as cuBLAS); FFMAs with a same-bank pair of fresh source reads: 6%.
+// Predecessor: cutlass128x128x8. Idea: cutlass128x128x8 (128x128x8, 2 blocks per SM) loses most
+// to barrier and long-scoreboard stalls: it stages the next tile through registers and syncs
+// once per 8 k. The cp.async pipeline of cutlass128x256x8 removes the staging registers and the
+// long-scoreboard wait, a k tile of 16 halves the barriers per FFMA, and two blocks per SM keep
+// the 8 warps of one block from all bursting their post-barrier LDS.128 together (the other block
+// is elsewhere in its tile). The accumulators sit in register banks other than the B fragments'
+// (regbank128x256x8's rotation, ROT: cutlass128x128x8's SASS pairs acc[i][j] with b[j] in one
+// bank).
 //
-// Launch: block (256), grid (N / 128, M / 128), 66,560 bytes of dynamic shared memory (two
-// blocks: 133 KB of the SM's 228 KB). Contract: M % 128, N % 128, K % 16; 16-byte aligned
+// Design: warps 4 (M) x 2 (N), warp tile 32x64, cutlass128x128x8's lane grid (tr, tc): a lane owns
+// rows wRow + mi*16 + tr*4 + i (mi < 2) and columns wCol + ni*32 + tc*4 + j (ni < 2): 2 + 2
+// LDS.128 (2 wavefronts each) per 64 FFMA. The pipeline and the epilogue are cutlass128x256x8's
+// (read BN = 128, BK = 16, MI = 2): its header explains them.
+//
+// Contract: block (256), grid (N / 128, M / 128), 66,560 bytes of dynamic shared memory (two
+// blocks: 133 KB of the SM's 228 KB on sm_90); sm_80+. M % 128, N % 128, K % 16; 16-byte aligned
 // matrices. beta == 0: C is not read.
-//
-// Rung 11's notes on the pipeline and epilogue follow (read BN = 128, BK = 16, MI = 2).
-// 11 cutlass128x256x8: 128x256x8 tile, 16x8 results per thread, 4-stage cp.async pipeline.
-//
-// Predecessor: 10 cutlass128x128x8. On the H200 an SM issues one warp instruction per cycle per
-// scheduler and an FFMA needs the whole cycle, so every non-FFMA instruction is an FFMA lost.
-// 10 spends 4 LDS.128 per 64 FFMAs plus per-tile LDG/STS/barrier work: at best ~92% of issue
-// slots are FFMAs. Fixes over 10:
-// (1) Twice the results per thread: 16x8 (128 accumulators), fed by 6 LDS.128 per 128 FFMAs,
-//     about 95% FFMA issue slots at best. The cost is registers (255 as compiled; ptxas spills
-//     below about 216), so one block of 256 threads per SM: 8 warps, 2 per scheduler, which the
-//     register double buffering of the fragments has to make enough.
-// (2) 09's cp.async pipeline instead of 10's register staging: four shared-memory stages
-//     (12,416 bytes each, 49,664 bytes of dynamic shared memory), tiles t+1..t+3 in flight while
-//     tile t is multiplied, one cp.async.wait_group + __syncthreads per k tile, no staging
-//     registers, no STS instructions. A is transposed by 4-byte cp.async (a warp: 8 consecutive
-//     k of 4 rows, 32 distinct banks at k*132 + row); B moves as 16-byte cp.async.cg.
-// (3) 10's lane layout, so every LDS.128 is 2 wavefronts: warps 2 (M) x 4 (N), warp tile 64x64,
-//     lane grid 4x8 with tr = lane bits (4, 1), tc = lane bits (3, 2, 0); a lane owns rows
-//     wRow + mi*16 + tr*4 + i (mi < 4) and columns wCol + ni*32 + tc*4 + j (ni < 2).
-// (4) 10's epilogue: C through shared memory, 4 rows x 64 columns per warp at a time, beta
-//     applied on the coalesced float4s (C read only when beta != 0).
-// Full tiles only: no bounds checks.
-//
-// Launch: block (256), grid (N / 256, M / 128), 49,664 bytes of dynamic shared memory (the
-// launcher raises the opt-in limit above 48 KB). Contract: M a multiple of 128, N of 256, K of 8;
-// matrices 16-byte aligned. beta == 0: C is not read.
 
 #include "../cp_async.cuh"
 
@@ -57,8 +31,8 @@
 #define A_STAGE (BK * AS_LD)           // 2112 floats
 #define B_STAGE (BK * BN)              // 2048 floats
 #define STAGE (A_STAGE + B_STAGE)      // 4160 floats = 16,640 bytes
-#define SMEM_BYTES (STAGES * STAGE * 4)  // benchmarks/variants.py passes this
-static_assert(SMEM_BYTES == 66560, "update smem_bytes in benchmarks/variants.py");
+#define SMEM_BYTES (STAGES * STAGE * 4)  // experiments.toml: smem_bytes
+static_assert(SMEM_BYTES == 66560, "update smem_bytes in experiments.toml");
 #define ROT 1                          // accumulator quad rotation (register banks)
 #define CS_LD 80                       // row of the epilogue staging tile (64 + 16 floats)
 

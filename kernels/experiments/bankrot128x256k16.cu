@@ -1,45 +1,20 @@
-// experiments/bankrot128x256k16: bankrot128x256 (rung 11 with bank-rotated accumulators) with
-// k tiles of 16 instead of 8, three stages of 24,832 bytes.
+// bankrot128x256k16 (experiment): regbank128x256x8 with k tiles of 16 instead of 8, three stages
+// of 24,832 bytes.
 //
-// Idea. With one block (8 warps) per SM every warp leaves each __syncthreads together and issues
-// its next fragment loads in a burst: in bankrot128x256's SASS 12 LDS.128 run back to back before
-// the barrier and 6 right after it (the rest of its 48 LDS.128 per tile are spread 1 per 4-40
-// FFMAs). That burst is where 11's MIO throttle sits (70% of its MIO-throttle samples on the A
-// fragment LDS.128). A k tile of 16 halves the bursts, the barriers and the per-tile work
-// (cp.async address arithmetic, commit/wait, loop control) per FFMA.
-// SASS (sm_90, nvcc 13.0): 201 registers, no spills; main loop 2202 instructions for 2048 FFMA
-// (93.0% FFMA; bankrot128x256 and 11: 1119 for 1024, 91.5%; cuBLAS: 1154 for 1024, 88.7%).
+// Predecessor: regbank128x256x8. Idea: with one block (8 warps) per SM every warp leaves each
+// __syncthreads together and issues its next fragment loads in a burst: in regbank128x256x8's
+// SASS a run of LDS.128 sits back to back before the barrier and another right after it (the rest
+// of its 48 LDS.128 per tile are spread among the FFMAs). That burst is where its MIO throttle
+// sits. A k tile of 16 halves the bursts, the barriers and the per-tile work (cp.async address
+// arithmetic, commit/wait, loop control) per FFMA.
 //
-// Launch: block (256), grid (N / 256, M / 128), 74,496 bytes of dynamic shared memory.
-// Contract: M % 128, N % 256, K % 16; 16-byte aligned matrices. beta == 0: C is not read.
+// Design: cutlass128x256x8's tile, lane layout, pipeline and epilogue (its header explains them),
+// read with BK = 16 and STAGES = 3: A moves as 8 4-byte and B as 4 16-byte cp.async per thread
+// and tile; accumulators rotated by ROT as in regbank128x256x8.
 //
-// 11's notes on the design follow (read BK = 16, STAGES = 3; A moves as 8 4-byte and B as 4
-// 16-byte cp.async per thread and tile).
-// 11 cutlass128x256x8: 128x256x8 tile, 16x8 results per thread, 4-stage cp.async pipeline.
-//
-// Predecessor: 10 cutlass128x128x8. On the H200 an SM issues one warp instruction per cycle per
-// scheduler and an FFMA needs the whole cycle, so every non-FFMA instruction is an FFMA lost.
-// 10 spends 4 LDS.128 per 64 FFMAs plus per-tile LDG/STS/barrier work: at best ~92% of issue
-// slots are FFMAs. Fixes over 10:
-// (1) Twice the results per thread: 16x8 (128 accumulators), fed by 6 LDS.128 per 128 FFMAs,
-//     about 95% FFMA issue slots at best. The cost is registers (255 as compiled; ptxas spills
-//     below about 216), so one block of 256 threads per SM: 8 warps, 2 per scheduler, which the
-//     register double buffering of the fragments has to make enough.
-// (2) 09's cp.async pipeline instead of 10's register staging: four shared-memory stages
-//     (12,416 bytes each, 49,664 bytes of dynamic shared memory), tiles t+1..t+3 in flight while
-//     tile t is multiplied, one cp.async.wait_group + __syncthreads per k tile, no staging
-//     registers, no STS instructions. A is transposed by 4-byte cp.async (a warp: 8 consecutive
-//     k of 4 rows, 32 distinct banks at k*132 + row); B moves as 16-byte cp.async.cg.
-// (3) 10's lane layout, so every LDS.128 is 2 wavefronts: warps 2 (M) x 4 (N), warp tile 64x64,
-//     lane grid 4x8 with tr = lane bits (4, 1), tc = lane bits (3, 2, 0); a lane owns rows
-//     wRow + mi*16 + tr*4 + i (mi < 4) and columns wCol + ni*32 + tc*4 + j (ni < 2).
-// (4) 10's epilogue: C through shared memory, 4 rows x 64 columns per warp at a time, beta
-//     applied on the coalesced float4s (C read only when beta != 0).
-// Full tiles only: no bounds checks.
-//
-// Launch: block (256), grid (N / 256, M / 128), 49,664 bytes of dynamic shared memory (the
-// launcher raises the opt-in limit above 48 KB). Contract: M a multiple of 128, N of 256, K of 8;
-// matrices 16-byte aligned. beta == 0: C is not read.
+// Contract: block (256), grid (N / 256, M / 128), 74,496 bytes of dynamic shared memory; one
+// block per SM; sm_80+. M % 128, N % 256, K % 16; 16-byte aligned matrices. beta == 0: C is not
+// read.
 
 #include "../cp_async.cuh"
 
@@ -52,8 +27,8 @@
 #define A_STAGE (BK * AS_LD)           // 2112 floats
 #define B_STAGE (BK * BN)              // 4096 floats
 #define STAGE (A_STAGE + B_STAGE)      // 6208 floats = 24,832 bytes
-#define SMEM_BYTES (STAGES * STAGE * 4)  // benchmarks/variants.py passes this
-static_assert(SMEM_BYTES == 74496, "update smem_bytes in benchmarks/variants.py");
+#define SMEM_BYTES (STAGES * STAGE * 4)  // experiments.toml: smem_bytes
+static_assert(SMEM_BYTES == 74496, "update smem_bytes in experiments.toml");
 #define ROT 1                          // accumulator quad rotation (register banks)
 #define CS_LD 80                       // row of the epilogue staging tile (64 + 16 floats)
 

@@ -1,53 +1,24 @@
-// experiments/flat128x256: regbank128x256x8 (rung 13, was experiments/bankrot128x256) with a branch-free k loop.
+// flat128x256 (experiment): regbank128x256x8 with a branch-free k loop.
 //
-// Idea. bankrot128x256's unrolled k tile is four basic blocks: `if (more)` around the
-// wait + barrier, `if (more)` around the next tile's first fragment loads and `if (t + 3 < nTiles)`
-// around the cp.async copies each become a BRA, and ptxas schedules within a basic block only.
-// Its SASS: 12 of the 48 LDS.128 sit back to back right before the BAR (step 6's and 7's
-// fragments, sunk to the end of their block) and 6 more in a row after it; 3 BRA, 5 ISETP, 2 SEL,
-// 3 never-issued `@!PT LDS RZ` pads per tile. Change: every tile does the same thing, so the
-// tile is one basic block ending in the back edge.
+// Predecessor: regbank128x256x8. Idea: its unrolled k tile is four basic blocks: `if (more)`
+// around the wait + barrier, `if (more)` around the next tile's first fragment loads and
+// `if (t + 3 < nTiles)` around the cp.async copies each become a BRA, and ptxas schedules within
+// a basic block only. Its SASS: 12 of the 48 LDS.128 sit back to back right before the BAR (step
+// 6's and 7's fragments, sunk to the end of their block) and 6 more in a row after it. Change:
+// every tile does the same thing, so the tile is one basic block ending in the back edge.
 //   - the wait + __syncthreads run every tile (one barrier too many in the block's last tile);
 //   - the next tile's step-0 fragments are always loaded (in the last tile: stale, in-bounds
 //     shared memory, never used);
 //   - the cp.async copies are always issued, with src-size 0 (zero-fill, nothing read from
 //     global memory) for tiles past the end of K.
-// SASS (sm_90, nvcc 13.0): 200 registers (regbank128x256x8: 211), no spills; main loop one basic
-// block, 1117 instructions, 1024 FFMA (91.7%), 1 BRA (the back edge); the copies are LDGSTS with
-// the zero-fill predicate. The BAR moved from after FFMA 768 of the tile to after FFMA 960; the
-// 6 LDS.128 after it are spaced 3 FFMAs apart; no LDS burst before the barrier. Left: runs of 6-7
-// LDS.128 at the starts of steps 2, 3, 4 (split128x256 spreads those). FFMAs with two non-.reuse
-// sources in one bank (static count): 5.4% (regbank128x256x8 by the same count: 14.6%).
+// What is left: runs of 6-7 LDS.128 at the starts of some k steps, which spread128x256x8 spreads.
 //
-// Launch: block (256), grid (N / 256, M / 128), 49,664 bytes of dynamic shared memory.
-// Contract: M % 128, N % 256, K % 8; 16-byte aligned matrices. beta == 0: C is not read.
+// Design: cutlass128x256x8's tile, lane layout, pipeline and epilogue (its header explains
+// them), accumulators rotated by ROT as in regbank128x256x8.
 //
-// 11's notes on the design follow.
-// 11 cutlass128x256x8: 128x256x8 tile, 16x8 results per thread, 4-stage cp.async pipeline.
-//
-// Predecessor: 10 cutlass128x128x8. On the H200 an SM issues one warp instruction per cycle per
-// scheduler and an FFMA needs the whole cycle, so every non-FFMA instruction is an FFMA lost.
-// 10 spends 4 LDS.128 per 64 FFMAs plus per-tile LDG/STS/barrier work: at best ~92% of issue
-// slots are FFMAs. Fixes over 10:
-// (1) Twice the results per thread: 16x8 (128 accumulators), fed by 6 LDS.128 per 128 FFMAs,
-//     about 95% FFMA issue slots at best. The cost is registers (255 as compiled; ptxas spills
-//     below about 216), so one block of 256 threads per SM: 8 warps, 2 per scheduler, which the
-//     register double buffering of the fragments has to make enough.
-// (2) 09's cp.async pipeline instead of 10's register staging: four shared-memory stages
-//     (12,416 bytes each, 49,664 bytes of dynamic shared memory), tiles t+1..t+3 in flight while
-//     tile t is multiplied, one cp.async.wait_group + __syncthreads per k tile, no staging
-//     registers, no STS instructions. A is transposed by 4-byte cp.async (a warp: 8 consecutive
-//     k of 4 rows, 32 distinct banks at k*132 + row); B moves as 16-byte cp.async.cg.
-// (3) 10's lane layout, so every LDS.128 is 2 wavefronts: warps 2 (M) x 4 (N), warp tile 64x64,
-//     lane grid 4x8 with tr = lane bits (4, 1), tc = lane bits (3, 2, 0); a lane owns rows
-//     wRow + mi*16 + tr*4 + i (mi < 4) and columns wCol + ni*32 + tc*4 + j (ni < 2).
-// (4) 10's epilogue: C through shared memory, 4 rows x 64 columns per warp at a time, beta
-//     applied on the coalesced float4s (C read only when beta != 0).
-// Full tiles only: no bounds checks.
-//
-// Launch: block (256), grid (N / 256, M / 128), 49,664 bytes of dynamic shared memory (the
-// launcher raises the opt-in limit above 48 KB). Contract: M a multiple of 128, N of 256, K of 8;
-// matrices 16-byte aligned. beta == 0: C is not read.
+// Contract: block (256), grid (N / 256, M / 128), 49,664 bytes of dynamic shared memory; one
+// block per SM; sm_80+. M % 128, N % 256, K % 8; 16-byte aligned matrices. beta == 0: C is not
+// read.
 
 #include "../cp_async.cuh"
 
@@ -60,8 +31,8 @@
 #define A_STAGE (BK * AS_LD)           // 1056 floats
 #define B_STAGE (BK * BN)              // 2048 floats
 #define STAGE (A_STAGE + B_STAGE)      // 3104 floats = 12,416 bytes
-#define SMEM_BYTES (STAGES * STAGE * 4)  // benchmarks/variants.py passes this
-static_assert(SMEM_BYTES == 49664, "update smem_bytes in benchmarks/variants.py");
+#define SMEM_BYTES (STAGES * STAGE * 4)  // experiments.toml: smem_bytes
+static_assert(SMEM_BYTES == 49664, "update smem_bytes in experiments.toml");
 #define ROT 1                          // accumulator quad rotation (register banks)
 #define CS_LD 80                       // row of the epilogue staging tile (64 + 16 floats)
 

@@ -1,5 +1,6 @@
 // probe atomics: every thread adds to one global counter in its k loop.
 //
+// Predecessor: smem.
 // Idea: the 32x32 smem-tiled kernel of the ladder (one element of C per thread, tiles of A and B
 // in shared memory). Planted: a progress counter, one float in global memory (probe_ticks), to
 // which every thread atomically adds 1 per k tile. All those atomics hit one address, so L2

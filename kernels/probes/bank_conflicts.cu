@@ -1,5 +1,6 @@
 // probe bank_conflicts: shared-memory reads four lanes to a bank.
 //
+// Predecessor: blocktile1d.
 // Idea: a 16x128x8 smem-tiled kernel, 256 threads; each thread computes one column of C over
 // 8 rows (its 8 A values are one broadcast LDS.128 pair, its B value one load per k step).
 // Planted: lane l of warp w owns column 4*l + w%4, so a warp's B loads Bs[k][4*l + q] are 4

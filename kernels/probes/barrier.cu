@@ -1,5 +1,6 @@
 // probe barrier: a __syncthreads() after every single k step.
 //
+// Predecessor: smem.
 // Idea: the 32x32 smem-tiled kernel of the ladder (1024 threads, one element of C each).
 // Planted: the inner k loop ends each step with __syncthreads(), although the tiles do not
 // change until the next k tile: 32 barriers of 32 warps per k tile, so warps spend their time

@@ -1,5 +1,6 @@
 // probe divergence: even and odd lanes take two different code paths to the same result.
 //
+// Predecessor: smem.
 // Idea: the 32x32 smem-tiled kernel of the ladder (one element of C per thread). Planted: even
 // lanes sum each k tile forwards, odd lanes backwards: the same dot product in another order,
 // but two different instruction streams, so every warp runs both paths one after the other

@@ -1,18 +1,18 @@
-// probe epilogue: the ladder's TMA + wgmma kernel (17_wgmma.cu) with a deliberately slow epilogue.
+// probe epilogue: the ladder's TMA + wgmma kernel (wgmma) with a deliberately slow epilogue.
 //
-// Idea: the main loop is 17's unchanged: 128x256x64 block tiles brought in by TMA (128-byte
-// swizzle, 4-stage full/empty mbarrier ring, one producer warpgroup) and multiplied by
-// wgmma.m64n256k16 in two consumer warpgroups (see 17_wgmma.cu for the layouts and
-// descriptors). Planted: the epilogue stages the 128x256 accumulator tile in shared memory and
-// then writes C column by column, consecutive threads on consecutive ROWS: every load of C
+// Predecessor: wgmma. Idea: the main loop is wgmma's unchanged: 128x256x64 block tiles brought in
+// by TMA (128-byte swizzle, 4-stage full/empty mbarrier ring, one producer warpgroup) and
+// multiplied by wgmma.m64n256k16 in two consumer warpgroups (see wgmma's header for the layouts
+// and descriptors). Planted: the epilogue stages the 128x256 accumulator tile in shared memory
+// and then writes C column by column, consecutive threads on consecutive ROWS: every load of C
 // (beta != 0) and every store touches 32 rows per warp, one float (4 of 32 bytes) in each
 // sector. At the profile shape 4096x4096x256 the main loop is 4 k tiles, so the epilogue is
 // most of the time. Planted cause: epilogue.
 //
-// Launch: block (384), grid (M/128 * N/256), 197,760 bytes of dynamic shared memory (the 4
-// stages, reused for the 131,584-byte staging tile). Contract: M a multiple of 128, N of 256,
-// K of 64; beta == 0: C is not read. Kernel parameters: the fixed list, then the tensor maps
-// of A and B (__grid_constant__ CUtensorMap, made by KernelRunner). Needs sm_90a.
+// Contract: block (384), grid (M/128 * N/256), 197,760 bytes of dynamic shared memory (the 4
+// stages, reused for the 131,584-byte staging tile). M a multiple of 128, N of 256, K of 64;
+// beta == 0: C is not read. Kernel parameters: the fixed list, then the tensor maps of A and B
+// (__grid_constant__ CUtensorMap, made by KernelRunner). Needs sm_90a.
 
 #include <cuda.h>
 #include <cuda_fp16.h>
@@ -32,7 +32,7 @@
 #define BAR_BYTES 128                        // 2 * STAGES mbarriers of 8 bytes, rounded up
 #define SMEM_BYTES (STAGES * STAGE_BYTES + ALIGN_SLACK + BAR_BYTES)  // 197,760: the manifest's
 #define B_LBO B_BOX_BYTES                    // MN-major B: from one 64-column box to the next
-#define B_SBO 1024                           // MN-major B: from one 8-row k group to the next (checked on the H200)
+#define B_SBO 1024                           // MN-major B: from one 8-row k group to the next (checked on sm_90a hardware)
 #define STAGE_LD (BN + 1)                    // epilogue staging row: +1 float, conflict-free column walk
 
 // ---- mbarrier --------------------------------------------------------------------------------

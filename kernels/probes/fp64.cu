@@ -1,5 +1,6 @@
 // probe fp64: a register-tiled SGEMM whose accumulators are double.
 //
+// Predecessor: blocktile2d.
 // Idea: the 128x128x8 block tile and 8x8 micro-tile of the ladder's blocktile2d (smem tiles,
 // outer products in registers), with one planted mistake: the accumulators are declared
 // `double acc = 0.0`, as a stray double literal or type would make them. Every product then

@@ -1,5 +1,6 @@
 // probe local_memory: an accumulator array indexed at run time, so it lives in local memory.
 //
+// Predecessor: blocktile1d.
 // Idea: a 64x64x8 smem-tiled kernel in which each thread computes 8 rows of one column of C
 // (the ladder's blocktile1d). Planted: the thread visits its 8 rows in an order that rotates
 // with k (row (i + k) % 8 at step i), which is the same sum in another order, but the index of

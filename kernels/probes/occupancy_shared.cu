@@ -1,5 +1,6 @@
 // probe occupancy_shared: a small-block kernel that asks for far more shared memory than it uses.
 //
+// Predecessor: blocktile2d.
 // Idea: a 64x64x8 smem-tiled kernel, 256 threads, each computing a 4x4 micro-tile; its tiles
 // take 4 KiB of shared memory. Planted: the manifest launches it with 200 KiB of dynamic shared
 // memory, so one block (8 warps) fits on an SM where the registers and threads would allow

@@ -1,5 +1,6 @@
 // probe small_grid: big block tiles at a shape that has few of them.
 //
+// Predecessor: blocktile2d.
 // Idea: the 128x128x8 block tile and 8x8 micro-tile of the ladder's blocktile2d (smem tiles,
 // outer products in registers), a reasonable kernel at large sizes. Planted: the profile shape
 // 512x512x16384 gives a grid of 4 x 4 = 16 blocks for a GPU of 132 SMs, each block running a

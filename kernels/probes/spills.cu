@@ -1,5 +1,6 @@
 // probe spills: a register-tiled SGEMM squeezed into too few registers.
 //
+// Predecessor: blocktile2d.
 // Idea: the 128x128x8 block tile with an 8x8 micro-tile per thread (64 accumulators, 16
 // fragment values, addresses: about 100 live registers). Planted: the manifest compiles it with
 // -maxrregcount=40, so ptxas spills accumulators to local memory (spill stores and loads in the

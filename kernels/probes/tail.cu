@@ -1,5 +1,6 @@
 // probe tail: one block per SM and one block more than the GPU has SMs.
 //
+// Predecessor: blocktile2d.
 // Idea: a 128x128x8 smem-tiled kernel with 1024 threads per block, each computing a 4x4
 // micro-tile; about 40 registers a thread, so one block takes more than half the register file
 // and only one block fits on an SM. Planted: the profile shape 896x2432x4096 makes a grid of

@@ -1,5 +1,6 @@
 // probe uncoalesced_store: C written with consecutive threads on consecutive rows.
 //
+// Predecessor: blocktile1d.
 // Idea: a 64x64x8 smem-tiled kernel, 256 threads, each computing 16 consecutive columns of one
 // row; loads of A and B are coalesced and the shared-memory reads conflict-free. Planted: the
 // thread-to-C mapping puts consecutive threads on consecutive ROWS, so every store (and, when

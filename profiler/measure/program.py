@@ -26,7 +26,7 @@ SOURCE = "program"  # run.json's and profile.jsonl's "source" for a program's ru
 # Above this many launches and no filter, the CLI asks before profiling.
 GUARD_LAUNCHES = 50
 # Seconds a launch costs under `--set full` on the H200: 18 reports (one launch each, 38 replay
-# passes, the target's start included) took 128.6 s of bare ncu (benchmarks/NOTES.md, session 2).
+# passes, the target's start included) took 128.6 s of bare ncu (benchmarks/results/2026-11-22-h200/README.md).
 FULL_SET_S_PER_LAUNCH = 128.6 / 18
 
 # Program statuses in profile.jsonl ("program_status").
