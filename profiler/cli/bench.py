@@ -21,6 +21,8 @@ def bench(
     kernel: Annotated[list[str] | None, typer.Option("--kernel", "-k", help="Kernel name (repeatable) or 'all' (default).")] = None,
     sizes: Annotated[str | None, typer.Option(help=f"Comma-separated square sizes, MxNxK items, or a doubling range like 256..8192. Default {DEFAULT_SIZES}.")] = None,
     mnk: Annotated[tuple[int, int, int] | None, typer.Option("--mnk", help="A rectangular shape: --mnk M N K (more via --sizes MxNxK).")] = None,
+    suite: Annotated[str | None, typer.Option(help="A named shape suite from benchmarks/shapes.toml (default, quick); not with --sizes/--mnk. Prints and writes its summary (suite.csv).")] = None,
+    tier: Annotated[str | None, typer.Option(help="Only the kernels and dispatchers of this tier: fp32 or fp16.")] = None,
     out: Annotated[Path, typer.Option(help="Directory under which the run directory is written.")] = Path("reports"),
     run_id: Annotated[str | None, typer.Option(help="Name of the run directory (default: date-time-gpu).")] = None,
     max_seconds: Annotated[float, typer.Option(help="Time budget per kernel and shape for the timed launches.")] = 3.0,
@@ -40,12 +42,14 @@ def bench(
     """
     from ..bench_log import as_table, merge_rows
     from ..errors import GemmprofError
-    from ..manifest import CUBLAS, load_manifest, select_for_bench
+    from ..manifest import CUBLAS, TIERS, load_manifest, select_for_bench
+    from ..suites import load_suite
     from ..measure.bench import bench as run_bench
     from ..measure.build import build_all
     from ..measure.device import collect_environment, git_commit
     from ..measure.timing import TimingPolicy
-    from ..render.console import bench_table
+    from ..analyze.suite import summarize
+    from ..render.console import bench_table, suite_table
     from ..names import check_run_id
     from ..rundir import REPO_ROOT, RUN_JSON, RunDir, check_out_dir, command_line, new_run_id
     from ._options import gather_shapes
@@ -54,9 +58,17 @@ def bench(
         check_run_id(run_id)
     check_out_dir(out)
     specs, dispatchers = select_for_bench(kernel)
+    if tier is not None:
+        if tier not in TIERS:
+            raise GemmprofError(f"--tier must be one of {', '.join(TIERS)}")
+        specs, dispatchers = [s for s in specs if s.tier == tier], [d for d in dispatchers if d.tier == tier]
+        if not specs and not dispatchers:
+            raise GemmprofError(f"no {tier} kernel or dispatcher among those selected")
     every = {s.name: s for s in load_manifest()}
     needed = list({s.name: s for s in specs + [every[r.kernel] for d in dispatchers for r in d.rules]}.values())
-    shapes = gather_shapes(sizes, mnk, DEFAULT_SIZES)
+    if suite is not None and (sizes or mnk):
+        raise GemmprofError("--suite names its own shapes: give it without --sizes and --mnk")
+    shapes = load_suite(suite) if suite is not None else gather_shapes(sizes, mnk, DEFAULT_SIZES)
     if max_seconds <= 0 or min_reps < 1:
         raise GemmprofError("--max-seconds must be positive and --min-reps at least 1")
     console = Console()
@@ -103,7 +115,8 @@ def bench(
     complete = False
     try:
         with progress:  # Ctrl-C and SIGTERM (cli.main raises KeyboardInterrupt for both) keep the finished rows
-            run_bench(specs, cubins, shapes, policy, on_record, include_cublas=cublas, dispatchers=dispatchers, kernels=every)
+            run_bench(specs, cubins, shapes, policy, on_record, include_cublas=cublas, dispatchers=dispatchers, kernels=every,
+                      sms=int(env["sm_count"]))
         complete = True
     finally:
         if records:
@@ -114,6 +127,11 @@ def bench(
             n_bad = int(df["status"].isin(["FAIL", "ERROR"]).sum())
             console.print(f"{len(df)} results, {n_bad} FAIL/ERROR; tables in {run.path}/bench.csv and bench.parquet"
                           + ("" if complete else " [yellow](interrupted: partial run)[/]"))
+            if suite is not None:
+                summary = summarize(merge_rows(earlier, df)[0], shapes)
+                run.write_table("suite", summary)
+                run.update_meta(suite={"name": suite, "shapes": [list(s) for s in shapes]})
+                console.print(suite_table(summary, f"suite {suite}: % of cuBLAS over {len(shapes)} shapes ({env['gpu_name']})"))
             if complete and n_bad:
                 raise typer.Exit(1)
 
