@@ -27,6 +27,7 @@ def bench(
     run_id: Annotated[str | None, typer.Option(help="Name of the run directory (default: date-time-gpu).")] = None,
     max_seconds: Annotated[float, typer.Option(help="Time budget per kernel and shape for the timed launches.")] = 3.0,
     min_reps: Annotated[int, typer.Option(help="Fewest timed launches per kernel and shape.")] = 10,
+    warmup_seconds: Annotated[float, typer.Option(help="Least warm-up per kernel and shape (longer until the SM clock is stable, up to 3 s).")] = 0.3,
     target_cv: Annotated[float, typer.Option(help="Stop repeating once the coefficient of variation is below this.")] = 0.01,
     cublas: Annotated[bool, typer.Option(help="Also time cuBLAS on its own row (it is always the reference).")] = True,
     manifest: ManifestOption = None,
@@ -69,8 +70,8 @@ def bench(
     if suite is not None and (sizes or mnk):
         raise GemmprofError("--suite names its own shapes: give it without --sizes and --mnk")
     shapes = load_suite(suite) if suite is not None else gather_shapes(sizes, mnk, DEFAULT_SIZES)
-    if max_seconds <= 0 or min_reps < 1:
-        raise GemmprofError("--max-seconds must be positive and --min-reps at least 1")
+    if max_seconds <= 0 or min_reps < 1 or warmup_seconds < 0:
+        raise GemmprofError("--max-seconds must be positive, --min-reps at least 1 and --warmup-seconds not negative")
     console = Console()
     env = collect_environment(need_gpu=True)
     with console.status("compiling kernels with nvcc"):
@@ -89,7 +90,7 @@ def bench(
         "shapes": union(before.get("shapes"), [list(s) for s in shapes]),
         "kernels": union(before.get("kernels"), [s.name for s in specs]),
         "dispatchers": {d.name: [r.__dict__ for r in d.rules] for d in dispatchers},
-        "policy": {"max_seconds": max_seconds, "min_reps": min_reps, "target_cv": target_cv},
+        "policy": {"max_seconds": max_seconds, "min_reps": min_reps, "target_cv": target_cv, "warmup_seconds": warmup_seconds},
         "cublas_math_mode": "CUBLAS_DEFAULT_MATH (strict FP32, no TF32)",
         "resources": {b.spec.name: b.resources.__dict__ for b in built},
     })
@@ -101,7 +102,7 @@ def bench(
 
     records: list[dict] = []
     names = ([CUBLAS] if cublas else []) + [s.name for s in specs] + [d.name for d in dispatchers]
-    policy = TimingPolicy(min_reps=min_reps, max_seconds=max_seconds, target_cv=target_cv)
+    policy = TimingPolicy(min_reps=min_reps, max_seconds=max_seconds, target_cv=target_cv, warmup_seconds=warmup_seconds)
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console)
     task = progress.add_task("bench", total=len(names) * len(shapes))
 
