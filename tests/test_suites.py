@@ -54,3 +54,21 @@ def test_unknown_suite_names_the_choices():
 def test_bench_refuses_bad_suite_and_tier_options_before_any_gpu_work(args):
     result = CliRunner().invoke(app, ["bench", *args])
     assert isinstance(result.exception, GemmprofError), result.output
+
+
+def test_bench_suite_writes_its_summary_to_the_run(tmp_path, monkeypatch):
+    import json
+
+    import pandas as pd
+    from bench_fakes import patch
+
+    patch(monkeypatch.setattr)
+    result = CliRunner().invoke(app, ["bench", "--suite", "quick", "--tier", "fp32", "-k", "naive", "-k", "wmma", "-k", "smem",
+                                      "--out", str(tmp_path), "--run-id", "r"])
+    assert result.exit_code == 0, result.output
+    summary = pd.read_csv(tmp_path / "r" / "suite.csv")
+    assert sorted(summary["kernel"]) == ["naive", "smem"]  # wmma is fp16: --tier fp32 leaves it out
+    assert list(summary["passed"]) == [6, 6] and list(summary["geomean_pct_cublas"]) == pytest.approx([50.0, 50.0])
+    meta = json.loads((tmp_path / "r" / "run.json").read_text())
+    assert meta["suite"]["name"] == "quick" and len(meta["suite"]["shapes"]) == 6
+    assert "suite quick" in result.output and "geomean" in result.output
