@@ -48,12 +48,14 @@ def test_fastest_per_shape_ignores_failures_cublas_and_other_tiers():
     assert list(w["kernel"]) == ["smem"] and list(w["runner_up"]) == ["naive"]
 
 
-def test_derive_rules_thresholds_largest_first_and_a_fallback_for_any_shape():
+def test_derive_rules_one_rule_per_run_of_wins_and_a_fallback_for_any_shape():
     b = bench_frame([("smem", 256, "PASS", 3.0), ("warptile", 256, "PASS", 2.0),
                      ("smem", 1024, "PASS", 3.0), ("warptile", 1024, "PASS", 9.0),
                      ("smem", 4096, "PASS", 3.0), ("warptile", 4096, "PASS", 9.0)])
     rules = derive_rules(b, KERNELS)
-    assert rules == (DispatchRule("warptile", f"M * N * K >= {1024**3}"), DispatchRule("smem", 1))
+    assert len(rules) == 2 and rules[0].kernel == "warptile" and rules[1] == DispatchRule("smem", 1)
+    d = Dispatcher("d", "fp32", "x", rules)
+    assert [d.choose(n, n, n, KERNELS).name for n in (256, 1024, 4096)] == ["smem", "warptile", "warptile"]
 
 
 def test_a_fallback_is_added_when_the_smallest_winner_has_a_contract():

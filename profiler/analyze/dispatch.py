@@ -63,9 +63,9 @@ def conditions(shapes: list[tuple[int, int, int]]) -> list[str]:
     out = []
     for t in (64, 128):
         for bound in ("SMS // 2", "SMS", "2 * SMS", "4 * SMS"):
-            out.append(f"{TILES.format(t=t)} <= {bound}")
+            out += [f"{TILES.format(t=t)} <= {bound}", f"{TILES.format(t=t)} > {bound}"]
     for r in (2, 4, 8, 16):
-        out.append(f"K >= {r} * max(M, N)")
+        out += [f"K >= {r} * max(M, N)", f"K < {r} * max(M, N)"]
     for k in (128, 256, 512):
         out.append(f"K <= {k}")
     for v in sorted({m * n * k for m, n, k in shapes}):
