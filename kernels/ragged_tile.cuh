@@ -1,5 +1,5 @@
-// ragged_tile.cuh: the block tile of rungs 18-20 (ragged128x128x8, ragged64x64x8,
-// splitk128x128x8): 09 cpasync's 4-stage cp.async pipeline and 64x32 warp tiles, for ANY M, N, K.
+// ragged_tile.cuh: the block tile of rungs 18-21 (ragged128x128x8, ragged64x64x8,
+// splitk128x128x8, splitk64x64x8): 09 cpasync's 4-stage cp.async pipeline and 64x32 warp tiles, for ANY M, N, K.
 //
 // Edges, all decided per launch or per element, never by a contract:
 //   * M: rows of A past M are zero-filled (see K); they only feed rows of C never stored.

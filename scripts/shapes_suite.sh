@@ -2,7 +2,7 @@
 # Issue 13, FP32: the shape suite on one GPU, in one device call. Steps (SUITE_STEPS, default
 # "build tests bench dispatch best"):
 #   build     env, then build --arch sm_90 of the ladder (ptxas table) -> $OUT/build.txt
-#   tests     GPU tests of the new rungs 18-20 (ragged shapes, split-K) and the dispatcher test
+#   tests     GPU tests of the new rungs 18-21 (ragged shapes, split-K) and the dispatcher test
 #   bench     bench --suite $SUITE --tier fp32 of the fast FP32 rungs and the new ones (and `best`
 #             as committed), each row paired with cuBLAS  -> run reports/shapes-suite
 #   dispatch  gemmprof dispatch reports/shapes-suite --write: rules derived from that sweep
@@ -25,7 +25,7 @@ mkdir -p "$OUT_DIR" reports
 export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1 COLUMNS=${COLUMNS:-200}
 export GEMMPROF_CACHE_DIR=${GEMMPROF_CACHE_DIR:-$(mktemp -d)/cache}
 SUITE=${SUITE:-default}
-KERNELS=${SUITE_KERNELS:-texld128x128x8 cutlass128x128x8 spread128x256x8 ragged128x128x8 ragged64x64x8 splitk128x128x8 best}
+KERNELS=${SUITE_KERNELS:-texld128x128x8 spread128x256x8 ragged128x128x8 ragged64x64x8 splitk128x128x8 splitk64x64x8 best}
 TIMING="--max-seconds ${SUITE_MAX_SECONDS:-0.25} --min-reps 5 --warmup-seconds 0.05"
 RUN=shapes-suite BEST=shapes-best
 klist=(); for k in $KERNELS; do klist+=(-k "$k"); done

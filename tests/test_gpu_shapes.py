@@ -1,4 +1,4 @@
-"""On the GPU: the contract-free rungs 18-20 (ragged128x128x8, ragged64x64x8, splitk128x128x8)
+"""On the GPU: the contract-free rungs 18-21 (ragged128x128x8, ragged64x64x8, splitk128x128x8, splitk64x64x8)
 pass on ragged shapes of every kind (N or K not a multiple of 4, one row, one column, K below one
 k tile, K ending mid-tile), split-K on many splits, empty splits and the single-split fallback,
 and repeated launches (the arrival counters reset). Checked by the bench's verification: every
@@ -18,7 +18,7 @@ from test_gpu_ladder import run
 pytestmark = pytest.mark.gpu
 
 BY_NAME = {s.name: s for s in load_manifest()}
-NEW = [BY_NAME[n] for n in ("ragged128x128x8", "ragged64x64x8", "splitk128x128x8")]
+NEW = [BY_NAME[n] for n in ("ragged128x128x8", "ragged64x64x8", "splitk128x128x8", "splitk64x64x8")]
 RAGGED = [(1, 1, 1), (1, 7, 3), (5, 1, 9), (3, 5, 7), (129, 257, 13), (4095, 33, 1023), (65, 4095, 4),
           (1000, 1000, 1000), (1023, 1021, 1022), (200, 300, 6), (2, 4, 8193), (130, 131, 8191), (64, 64, 64)]
 # Split-K shapes: small M*N, long K (K ending mid-tile; splits of unequal length).
@@ -40,6 +40,10 @@ def test_split_k_runs_many_splits_and_repeats():
     shapes = [(1024, 1024, 8192), (1024, 1024, 8192), (300, 200, 16384), (300, 200, 16384)]
     records = run(spec, shapes)
     assert [r["status"] for r in records] == ["PASS"] * 4, [r.get("reason") for r in records]
+    small = BY_NAME["splitk64x64x8"]
+    assert small.launch(512, 512, 512).grid[2] == 4
+    records = run(small, [(512, 512, 512), (512, 512, 512), (1000, 1000, 1000)])
+    assert [r["status"] for r in records] == ["PASS"] * 3, [r.get("reason") for r in records]
 
 
 @pytest.mark.parametrize("z,why", [("7", "more splits than k tiles: empty splits still count themselves in"),
