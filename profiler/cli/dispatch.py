@@ -15,6 +15,7 @@ def dispatch(
     name: Annotated[str, typer.Option(help="Name of the dispatcher.")] = "best",
     tier: Annotated[str, typer.Option(help="Which kernels it chooses among: fp32 or fp16.")] = "fp32",
     write: Annotated[bool, typer.Option("--write", help="Replace (or add) the entry in kernels/ladder.toml instead of only printing it.")] = False,
+    tolerance: Annotated[float, typer.Option(help="A rule may send a sweep shape only to a kernel at least this close to the fastest there (0.03 = 3%).")] = 0.03,
     manifest: ManifestOption = None,
 ) -> None:
     """Derive dispatch rules from a sweep (e.g. `gemmprof bench --suite default`): an ordered list
@@ -35,6 +36,8 @@ def dispatch(
 
     if tier not in TIERS:
         raise GemmprofError(f"--tier must be one of {', '.join(TIERS)}")
+    if not 0 <= tolerance < 1:
+        raise GemmprofError("--tolerance must be a fraction in [0, 1), e.g. 0.03")
     run = RunDir(run_dir)
     meta = run.meta()
     kernels = {s.name: s for s in load_manifest()}
@@ -44,7 +47,7 @@ def dispatch(
     sms = meta.get("environment", {}).get("sm_count")
     sms = int(sms) if isinstance(sms, (int, float)) and sms > 0 else DEFAULT_SMS
     try:
-        rules = derive_rules(run.read_table("bench"), kernels, tier, sms)
+        rules = derive_rules(run.read_table("bench"), kernels, tier, sms, tolerance)
     except ValueError as exc:
         raise GemmprofError(f"cannot derive rules from {run_dir}: {exc}") from None
     chosen = predicted(share_of_best(run.read_table("bench"), kernels, tier), rules, kernels, sms).set_index(["M", "N", "K"])
