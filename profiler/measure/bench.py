@@ -98,7 +98,7 @@ def bench(specs: list[KernelSpec], cubins: dict[str, str], shapes: list[Shape], 
                            "reason": f"no rule of {d.name} has a kernel for {M}x{N}x{K}"})
             else:
                 chosen.setdefault(picked[0].name, []).append(shape)
-                why[shape] = d.reason(picked[1])
+                why[tuple(shape)] = d.reason(picked[1])
         for name, kernel_shapes in chosen.items():
             spec = kernels[name]
             bench_kernel(d.name, d.tier, cubins[name], kernel_shapes, policy,
