@@ -14,9 +14,11 @@
 # Time (H100/H200): per kernel and shape at most warm-up (2 x ~0.15 s: kernel and cuBLAS, until
 # three SM clock readings agree) + verification (~0.1 s) + 2 x --max-seconds (0.25; the kernel
 # alternating with cuBLAS, usually cut short at --min-reps 5 with CV < 1% for small shapes):
-# about 0.5-0.9 s. bench: 6 kernels + best = 7 rows x 37 shapes = 259 x ~0.7 s = ~180 s, plus
-# ~3 s per worker process (~12) = ~220 s; best: 37 x ~0.7 + 5 workers = ~40 s; tests ~60 s;
-# build ~30 s (cold nvcc cache); dispatch ~5 s. Total ~6 min, inside the 8 minutes of a call.
+# about 0.6 s (small shapes) to 1.1 s (8192^3). bench: 6 kernels + best = 7 rows x 37 shapes =
+# 259 x ~0.75 s = ~195 s, plus ~3 s per worker process (~11) = ~230 s (timeout 330 s: a cut bench
+# keeps its rows); best: 37 x ~0.75 s + 5 workers = ~45 s (timeout 120 s); tests ~80 s (timeout
+# 150 s); build ~45 s (cold nvcc cache, shared with the benches); dispatch ~5 s.
+# Total ~7 min, inside the 8 minutes asked for and the 10 of a device call.
 # Knobs: SUITE (default "default"), SUITE_KERNELS (the -k list), SUITE_MAX_SECONDS (0.25).
 set -uo pipefail
 cd "$(dirname "$0")/.."
