@@ -73,12 +73,14 @@ MAX_EXPR_CHARS = 400
 MAX_EXPR_DEPTH = 24  # nested parentheses or calls
 
 
-def evaluate(expr: Expr, M: int, N: int, K: int) -> int:
+def evaluate(expr: Expr, M: int, N: int, K: int, SMS: int | None = None) -> int:
     """Evaluate an integer expression over M, N, K (arithmetic, cdiv, min, max, comparisons,
-    and/or; nothing else). Every way it can fail (syntax, size, division by zero, a name or
-    operator not allowed, a value that is not an expression) is a ValueError."""
+    and/or; nothing else). `SMS` (the GPU's SM count) is a name only where it is given: dispatch
+    conditions have it, launch geometry does not (a cubin's grid must not depend on the GPU).
+    Every way it can fail (syntax, size, division by zero, a name or operator not allowed, a
+    value that is not an expression) is a ValueError."""
     try:
-        return _evaluate(expr, M, N, K)
+        return _evaluate(expr, M, N, K, SMS)
     except ZeroDivisionError:
         raise ValueError(f"{expr!r} divides by zero at M={M}, N={N}, K={K}") from None
     except SyntaxError as exc:
@@ -87,7 +89,7 @@ def evaluate(expr: Expr, M: int, N: int, K: int) -> int:
         raise ValueError(f"{str(expr)[:60]!r} cannot be evaluated ({type(exc).__name__})") from None
 
 
-def _evaluate(expr: Expr, M: int, N: int, K: int) -> int:
+def _evaluate(expr: Expr, M: int, N: int, K: int, SMS: int | None = None) -> int:
     if isinstance(expr, bool) or not isinstance(expr, (int, str)):
         raise ValueError(f"an expression must be an integer or a string, not {type(expr).__name__} {str(expr)[:40]!r}")
     if isinstance(expr, int):
@@ -100,7 +102,7 @@ def _evaluate(expr: Expr, M: int, N: int, K: int) -> int:
         deepest = max(deepest, depth)
     if deepest > MAX_EXPR_DEPTH:
         raise ValueError(f"expression nests {deepest} parentheses deep; at most {MAX_EXPR_DEPTH}")
-    names = {"M": M, "N": N, "K": K}
+    names = {"M": M, "N": N, "K": K} | ({} if SMS is None else {"SMS": SMS})
 
     def walk(node: ast.AST) -> int:
         if isinstance(node, ast.Expression):
@@ -533,10 +535,14 @@ def select_kernels(names: list[str] | None, tier: str | None = None) -> list[Ker
 # --- dispatchers: one name, a kernel chosen by shape (as cuBLAS's heuristics do) ---------------
 
 
+# The SM count a dispatch condition is checked with when no GPU is at hand (an H100 or H200).
+DEFAULT_SMS = 132
+
+
 @dataclass(frozen=True)
 class DispatchRule:
     kernel: str
-    when: Expr = 1  # a condition over M, N, K; the first rule that holds and whose kernel takes the shape wins
+    when: Expr = 1  # a condition over M, N, K and SMS; the first rule that holds and whose kernel takes the shape wins
 
 
 @dataclass(frozen=True)
@@ -549,17 +555,27 @@ class Dispatcher:
     rules: tuple[DispatchRule, ...]
     derived_from: str = ""  # the run whose sweep the rules come from
 
-    def choose(self, M: int, N: int, K: int, kernels: dict[str, KernelSpec]) -> KernelSpec | None:
-        for rule in self.rules:
+    def choose(self, M: int, N: int, K: int, kernels: dict[str, KernelSpec], sms: int = DEFAULT_SMS) -> KernelSpec | None:
+        picked = self.pick(M, N, K, kernels, sms)
+        return picked[0] if picked else None
+
+    def pick(self, M: int, N: int, K: int, kernels: dict[str, KernelSpec], sms: int = DEFAULT_SMS) -> tuple[KernelSpec, int] | None:
+        """(the kernel, the index of the rule that chose it) at this shape on a GPU of `sms` SMs."""
+        for i, rule in enumerate(self.rules):
             spec = kernels[rule.kernel]
             try:
-                holds = evaluate(rule.when, M, N, K)
+                holds = evaluate(rule.when, M, N, K, sms)
             except ValueError as exc:  # e.g. a condition dividing by zero at this shape only
                 raise GemmprofError(f"dispatch {self.name}: rule for {rule.kernel}: {exc}",
                                     "fix the condition in the manifest") from None
             if holds and spec.unsupported_reason(M, N, K) is None:
-                return spec
+                return spec, i
         return None
+
+    def reason(self, index: int) -> str:
+        """Why rule `index` was chosen, for the bench row: its number and condition."""
+        when = self.rules[index].when
+        return f"rule {index + 1}: " + ("always" if when == 1 else str(when))
 
 
 def parse_dispatchers(text: str, kernels: tuple[KernelSpec, ...], where: str = "ladder.toml") -> tuple[Dispatcher, ...]:
@@ -587,7 +603,7 @@ def parse_dispatchers(text: str, kernels: tuple[KernelSpec, ...], where: str = "
             if names[rule["kernel"]].tier != entry["tier"]:
                 raise GemmprofError(f"{where}: dispatch {label}: {rule['kernel']} is not a {entry['tier']} kernel")
             try:
-                evaluate(rule.get("when", 1), 1024, 1024, 1024)
+                evaluate(rule.get("when", 1), 1024, 1024, 1024, DEFAULT_SMS)
             except ValueError as exc:
                 raise GemmprofError(f"{where}: dispatch {label}: rule for {rule['kernel']}: bad condition: {exc}") from None
             rules.append(DispatchRule(rule["kernel"], rule.get("when", 1)))

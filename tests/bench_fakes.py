@@ -23,7 +23,7 @@ def fake_record(name: str, tier: str, shape, median: float = 1.0) -> dict:
     M, N, K = shape
     return {"kernel": name, "tier": tier, "M": M, "N": N, "K": K, "status": "PASS", "median_ms": median,
             "p10_ms": median * 0.99, "p90_ms": median * 1.01, "cv": 0.005, "error": 1e-7,
-            "gflops": 2 * M * N * K / (median * 1e-3) / 1e9}
+            "gflops": 2 * M * N * K / (median * 1e-3) / 1e9, "pct_of_cublas": 50.0}
 
 
 def patch(setattr, hang: bool = False, median: float = 1.0) -> None:

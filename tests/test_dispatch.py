@@ -5,7 +5,10 @@ import pytest
 from conftest import SAMPLE_RUN
 from typer.testing import CliRunner
 
-from profiler.analyze.dispatch import derive_rules, fastest_per_shape, render_toml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from profiler.analyze.dispatch import derive_rules, fastest_per_shape, predicted, render_toml, share_of_best
 from profiler.cli import app
 from profiler.errors import GemmprofError
 from profiler.manifest import (
@@ -45,17 +48,19 @@ def test_fastest_per_shape_ignores_failures_cublas_and_other_tiers():
     assert list(w["kernel"]) == ["smem"] and list(w["runner_up"]) == ["naive"]
 
 
-def test_derive_rules_thresholds_largest_first_and_a_fallback_for_any_shape():
+def test_derive_rules_one_rule_per_run_of_wins_and_a_fallback_for_any_shape():
     b = bench_frame([("smem", 256, "PASS", 3.0), ("warptile", 256, "PASS", 2.0),
                      ("smem", 1024, "PASS", 3.0), ("warptile", 1024, "PASS", 9.0),
                      ("smem", 4096, "PASS", 3.0), ("warptile", 4096, "PASS", 9.0)])
-    rules = derive_rules(fastest_per_shape(b, KERNELS), KERNELS)
-    assert rules == (DispatchRule("warptile", f"M * N * K >= {1024**3}"), DispatchRule("smem", 1))
+    rules = derive_rules(b, KERNELS)
+    assert len(rules) == 2 and rules[0].kernel == "warptile" and rules[1] == DispatchRule("smem", 1)
+    d = Dispatcher("d", "fp32", "x", rules)
+    assert [d.choose(n, n, n, KERNELS).name for n in (256, 1024, 4096)] == ["smem", "warptile", "warptile"]
 
 
 def test_a_fallback_is_added_when_the_smallest_winner_has_a_contract():
     b = bench_frame([("warptile", 256, "PASS", 9.0), ("smem", 256, "PASS", 3.0)])
-    rules = derive_rules(fastest_per_shape(b, KERNELS), KERNELS)
+    rules = derive_rules(b, KERNELS)
     assert rules == (DispatchRule("warptile", 1), DispatchRule("smem", 1))
 
 
@@ -65,8 +70,8 @@ def test_committed_best_is_what_its_sweep_derives():
 
     for d in load_dispatchers():
         run = RunDir(REPO_ROOT / d.derived_from)
-        winners = fastest_per_shape(run.read_table("bench"), KERNELS, d.tier)
-        assert derive_rules(winners, KERNELS) == d.rules
+        sms = run.meta()["environment"]["sm_count"]
+        assert derive_rules(run.read_table("bench"), KERNELS, d.tier, sms) == d.rules
 
 
 def test_render_toml_round_trips_through_the_parser():
@@ -143,3 +148,86 @@ def test_write_refuses_to_replace_a_dispatcher_of_another_tier(monkeypatch, tmp_
     result = CliRunner().invoke(app, ["dispatch", str(SAMPLE_RUN), "--tier", "fp16", "--name", "best-fp16", "--write"])
     assert result.exit_code == 0, result.output
     assert {d.tier for d in manifest.parse_dispatchers(copy.read_text(), load_manifest()) if d.name == "best-fp16"} == {"fp16"}
+
+
+# --- rules over M, N, K and the GPU's SM count ------------------------------------------------
+
+
+def rect_frame(rows):
+    return pd.DataFrame([{"kernel": k, "M": m, "N": n, "K": kk, "status": "PASS", "gflops": g} for k, (m, n, kk), g in rows])
+
+
+def test_conditions_may_use_the_sm_count_and_launch_geometry_may_not():
+    assert evaluate("cdiv(M, 128) * cdiv(N, 128) <= SMS", 1024, 1024, 1024, 132) == 1
+    assert evaluate("cdiv(M, 128) * cdiv(N, 128) <= SMS", 1024, 1024, 1024, 32) == 0
+    with pytest.raises(ValueError, match="SMS"):
+        evaluate("SMS", 1, 1, 1)  # a grid expression: no GPU at build time
+
+
+def test_a_small_grid_rule_depends_on_the_gpu_and_names_its_reason():
+    d = Dispatcher("d", "fp32", "x", (DispatchRule("ragged64x64x8", "cdiv(M, 128) * cdiv(N, 128) <= SMS"),
+                                      DispatchRule("ragged128x128x8")))
+    assert d.pick(1024, 1024, 1024, KERNELS, sms=132) == (KERNELS["ragged64x64x8"], 0)
+    assert d.pick(1024, 1024, 1024, KERNELS, sms=32) == (KERNELS["ragged128x128x8"], 1)
+    assert d.reason(0) == "rule 1: cdiv(M, 128) * cdiv(N, 128) <= SMS" and d.reason(1) == "rule 2: always"
+
+
+def test_derived_rules_send_small_grids_to_small_tiles_by_sm_count():
+    shapes = [(512, 512, 512), (1024, 1024, 1024), (1000, 1000, 1000), (4096, 4096, 4096), (4095, 4095, 4095), (8192, 8192, 8192)]
+    small = {s for s in shapes if -(-s[0] // 128) * -(-s[1] // 128) <= 132}
+    rows = []
+    for s in shapes:
+        rows += [("ragged64x64x8", s, 10.0 if s in small else 5.0), ("ragged128x128x8", s, 6.0 if s in small else 9.0)]
+    rows += [("spread128x256x8", (4096, 4096, 4096), 12.0), ("spread128x256x8", (8192, 8192, 8192), 12.0)]
+    bench = rect_frame(rows)
+    rules = derive_rules(bench, KERNELS, sms=132)
+    d = Dispatcher("d", "fp32", "x", rules)
+    for s in shapes:  # every sweep shape goes to its fastest kernel
+        best = max((g, k) for k, sh, g in rows if sh == s)[1]
+        assert d.choose(*s, KERNELS, sms=132).name == best, (s, rules)
+    assert not KERNELS[rules[-1].kernel].contract and rules[-1].when == 1  # no contract gap
+    assert any("SMS" in str(r.when) for r in rules), rules
+
+
+def test_a_rule_never_claims_a_shape_where_its_kernel_is_clearly_slower():
+    bench = rect_frame([("ragged128x128x8", (1024, 1024, 1024), 10.0), ("ragged64x64x8", (1024, 1024, 1024), 9.0),
+                        ("ragged128x128x8", (2048, 2048, 2048), 8.0), ("ragged64x64x8", (2048, 2048, 2048), 10.0)])
+    share = share_of_best(bench, KERNELS)
+    rules = derive_rules(bench, KERNELS, tolerance=0.03)
+    chosen = predicted(share, rules, KERNELS)
+    assert list(chosen["share_of_best"]) == [1.0, 1.0], rules
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["ragged128x128x8", "ragged64x64x8", "splitk128x128x8", "spread128x256x8", "texld128x128x8"]),
+                          st.sampled_from([(512, 512, 512), (1000, 1000, 1000), (1024, 1024, 8192), (4096, 4096, 512),
+                                           (4095, 4095, 4095), (8192, 8192, 8192), (256, 1024, 16384)]),
+                          st.floats(1.0, 100.0)), min_size=1, max_size=30),
+       st.sampled_from([16, 78, 132]))
+def test_derived_rules_take_every_shape_and_end_without_a_contract(rows, sms):
+    rules = derive_rules(rect_frame(rows), KERNELS, sms=sms)
+    assert rules[-1].when == 1 and not KERNELS[rules[-1].kernel].contract
+    d = Dispatcher("d", "fp32", "x", rules)
+    for shape in [(1, 1, 1), (7, 4097, 33), (65536, 3, 5), *[s for _, s, _ in rows]]:
+        assert d.choose(*shape, KERNELS, sms=sms) is not None
+
+
+def test_bench_records_which_kernel_ran_and_which_rule_chose_it(monkeypatch):
+    import profiler.measure.bench as measure_bench
+    from profiler.measure.timing import TimingPolicy
+
+    def fake_bench_kernel(name, tier, cubin, shapes, policy, on_record, **kw):
+        for M, N, K in shapes:
+            on_record({"kernel": name, "tier": tier, "M": M, "N": N, "K": K, "status": "PASS", "cubin": cubin})
+
+    monkeypatch.setattr(measure_bench, "bench_kernel", fake_bench_kernel)
+    d = Dispatcher("d", "fp32", "x", (DispatchRule("ragged64x64x8", "cdiv(M, 128) * cdiv(N, 128) <= SMS"),
+                                      DispatchRule("ragged128x128x8")))
+    cubins = {"ragged64x64x8": "small.cubin", "ragged128x128x8": "big.cubin"}
+    for sms, expected in ((132, ("ragged64x64x8", "rule 1: cdiv(M, 128) * cdiv(N, 128) <= SMS", "small.cubin")),
+                          (16, ("ragged128x128x8", "rule 2: always", "big.cubin"))):
+        records = []
+        measure_bench.bench([], cubins, [(1024, 1024, 1024)], TimingPolicy(), records.append, include_cublas=False,
+                            dispatchers=[d], kernels=KERNELS, sms=sms)
+        (r,) = records
+        assert r["kernel"] == "d" and (r["dispatched_to"], r["dispatch_rule"], r["cubin"]) == expected

@@ -92,6 +92,7 @@ def test_dispatcher_runs_the_kernel_its_rules_choose():
     assert sorted((r["M"], r["dispatched_to"]) for r in records) == sorted(
         (M, best.choose(M, N, K, kernels).name) for M, N, K in shapes)
     assert all(r["kernel"] == best.name and r["status"] == "PASS" for r in records)
+    assert all(r["dispatch_rule"].startswith("rule ") for r in records)  # the reason, shown in the bench table
 
 
 # --- kernels reading A and B through 1D linear textures (manifest key `textures`) --------------

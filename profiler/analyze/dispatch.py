@@ -1,5 +1,15 @@
-"""Derive a dispatcher's rules from a bench sweep: at each shape the fastest kernel that passed,
-turned into size thresholds (largest first), the way cuBLAS picks a kernel by shape.
+"""Derive a dispatcher's rules from a bench sweep: an ordered list of readable conditions over
+M, N, K and the GPU's SM count (`SMS`), each naming a kernel, ending in a kernel with no contract
+so that every shape gets one (the way cuBLAS picks a kernel by shape and GPU).
+
+How: a greedy decision list. At each step, among (kernel, condition) pairs, take the one that
+claims the most shapes not yet claimed, provided the kernel is within `tolerance` of the fastest
+kernel at every shape it claims (a rule never sends a shape to a kernel that is clearly slower
+there). Conditions come from a small fixed vocabulary (tile counts against SMS, M*N*K thresholds
+at the sweep's volumes, K against max(M, N)), so the rules stay readable. When no pair claims a
+shape cleanly, the last rule sends what is left to the contract-free kernel that is fastest there
+(geometric mean of its share of the best). A rule whose kernel does not take a shape (contract)
+is passed over at run time, exactly as here.
 
 Pure: a bench table and the ladder in, rules out; `render_toml` writes them for the manifest
 (through tomlkit, a TOML writer: nothing from a run is pasted into TOML text).
@@ -7,15 +17,19 @@ Pure: a bench table and the ladder in, rules out; `render_toml` writes them for 
 
 from __future__ import annotations
 
+import math
+
 import pandas as pd
 
-from ..manifest import DispatchRule, KernelSpec
+from ..manifest import DEFAULT_SMS, DispatchRule, KernelSpec, evaluate
+
+TILES = "cdiv(M, {t}) * cdiv(N, {t})"
 
 
 def fastest_per_shape(bench: pd.DataFrame, kernels: dict[str, KernelSpec], tier: str = "fp32") -> pd.DataFrame:
     """One row per shape: the ladder kernel of `tier` with the highest GFLOP/s among those that
     passed there (cuBLAS and dispatchers excluded), its GFLOP/s and the runner-up's."""
-    rows = bench[(bench["status"] == "PASS") & bench["kernel"].isin([n for n, s in kernels.items() if s.tier == tier])]
+    rows = _passed(bench, kernels, tier)
     out = []
     for (M, N, K), group in rows.groupby(["M", "N", "K"], sort=False):
         ranked = group.sort_values("gflops", ascending=False)
@@ -26,32 +40,108 @@ def fastest_per_shape(bench: pd.DataFrame, kernels: dict[str, KernelSpec], tier:
     return pd.DataFrame(out).sort_values("volume", ignore_index=True) if out else pd.DataFrame(out)
 
 
-def derive_rules(winners: pd.DataFrame, kernels: dict[str, KernelSpec]) -> tuple[DispatchRule, ...]:
-    """Thresholds on M*N*K, largest first: a kernel wins from the smallest volume of its run of
-    wins upwards. Then an unconditional fallback that takes any shape (the winner at the smallest
-    size if its contract is 'any', else the fastest any-size kernel there), so every shape gets a
-    kernel. A rule whose kernel does not take a shape is passed over at run time."""
-    if winners.empty:
+def _passed(bench: pd.DataFrame, kernels: dict[str, KernelSpec], tier: str) -> pd.DataFrame:
+    names = [n for n, s in kernels.items() if s.tier == tier]
+    return bench[(bench["status"] == "PASS") & bench["kernel"].isin(names) & (bench["gflops"] > 0)]
+
+
+def share_of_best(bench: pd.DataFrame, kernels: dict[str, KernelSpec], tier: str = "fp32") -> pd.DataFrame:
+    """Shapes x kernels: each kernel's GFLOP/s over the fastest kernel's at that shape (NaN where
+    it did not pass or was not run). Index: (M, N, K) tuples, smallest volume first."""
+    rows = _passed(bench, kernels, tier)
+    if rows.empty:
+        return pd.DataFrame()
+    table = rows.assign(shape=[(int(m), int(n), int(k)) for m, n, k in zip(rows["M"], rows["N"], rows["K"])])
+    gflops = table.pivot_table(index="shape", columns="kernel", values="gflops", aggfunc="max")
+    gflops = gflops.loc[sorted(gflops.index, key=lambda s: (s[0] * s[1] * s[2], s))]
+    return gflops.div(gflops.max(axis=1), axis=0)
+
+
+def conditions(shapes: list[tuple[int, int, int]]) -> list[str]:
+    """The vocabulary of conditions, simplest first: tile counts against the SM count, M*N*K at
+    the sweep's volumes, K against max(M, N)."""
+    out = []
+    for t in (64, 128):
+        for bound in ("SMS // 2", "SMS", "2 * SMS", "4 * SMS"):
+            out += [f"{TILES.format(t=t)} <= {bound}", f"{TILES.format(t=t)} > {bound}"]
+    for r in (2, 4, 8, 16):
+        out += [f"K >= {r} * max(M, N)", f"K < {r} * max(M, N)"]
+    for k in (128, 256, 512):
+        out.append(f"K <= {k}")
+    for v in sorted({m * n * k for m, n, k in shapes}):
+        out += [f"M * N * K >= {v}", f"M * N * K < {v}"]
+    return out
+
+
+def derive_rules(bench: pd.DataFrame, kernels: dict[str, KernelSpec], tier: str = "fp32", sms: int = DEFAULT_SMS,
+                 tolerance: float = 0.03, max_rules: int = 8) -> tuple[DispatchRule, ...]:
+    """Rules for the dispatcher of `tier` from a sweep on a GPU of `sms` SMs (see the module)."""
+    share = share_of_best(bench, kernels, tier)
+    if share.empty:
         raise ValueError("no kernel passed at any shape: nothing to derive from")
+    shapes = list(share.index)
+    # The last rule's candidates: kernels without a contract. A tier that has none (fp16 today)
+    # ends with its broadest measured kernel, and shapes outside its contract get no kernel.
+    free = [n for n, s in kernels.items() if s.tier == tier and not s.contract] or list(share.columns)
+    vocabulary = ["1", *conditions(shapes)]
+    holds = {c: [bool(evaluate(c, *s, sms)) for s in shapes] for c in vocabulary}
+    takes = {k: [kernels[k].unsupported_reason(*s) is None for s in shapes] for k in share.columns}
+    left = [True] * len(shapes)
     rules: list[DispatchRule] = []
-    runs: list[tuple[str, int]] = []  # (kernel, smallest volume of its run), smallest volumes first
-    for kernel, volume in zip(winners["kernel"], winners["volume"]):
-        if runs and runs[-1][0] == kernel:
-            continue
-        runs.append((kernel, int(volume)))
-    for kernel, volume in reversed(runs[1:]):
-        rules.append(DispatchRule(kernel, f"M * N * K >= {volume}"))
-    smallest = runs[0][0]
-    if kernels[smallest].contract:
-        rules.append(DispatchRule(smallest, 1))
-        any_size = [n for n, s in kernels.items() if not s.contract and s.tier == kernels[smallest].tier]
-        smallest_row = winners.iloc[0]
-        preferred = smallest_row["runner_up"] if smallest_row["runner_up"] in any_size else (any_size[0] if any_size else None)
-        if preferred:
-            rules.append(DispatchRule(preferred, 1))
-    else:
-        rules.append(DispatchRule(smallest, 1))
+    while any(left) and len(rules) < max_rules - 1:
+        best = None  # (claimed, mean share, -order), kernel, condition, claimed shapes
+        for order, cond in enumerate(vocabulary):
+            for k in share.columns:
+                claimed = [i for i in range(len(shapes)) if left[i] and holds[cond][i] and takes[k][i]]
+                if not claimed:
+                    continue
+                shares = [share.iat[i, share.columns.get_loc(k)] for i in claimed]
+                if any(math.isnan(x) or x < 1 - tolerance for x in shares):
+                    continue
+                score = (len(claimed), sum(shares) / len(shares), -order)
+                if best is None or score > best[0]:
+                    best = (score, k, cond, claimed)
+        if best is None:
+            break
+        _, k, cond, claimed = best
+        rules.append(DispatchRule(k, 1 if cond == "1" else cond))
+        for i in claimed:
+            left[i] = False
+        if cond == "1" and k in free:
+            return tuple(rules)  # takes every shape: nothing after it would ever run
+    rest = [i for i in range(len(shapes)) if left[i]] or list(range(len(shapes)))
+    rules.append(DispatchRule(_fallback(share, rest, free), 1))
     return tuple(rules)
+
+
+def _fallback(share: pd.DataFrame, rows: list[int], free: list[str]) -> str:
+    """The contract-free kernel with the best geometric mean share of the fastest over `rows`
+    (a shape where it did not pass counts as 1%); the first candidate when none was run."""
+    measured = [k for k in free if k in share.columns]
+    if not measured:
+        return free[0]
+
+    def geomean(k: str) -> float:
+        values = [share.iat[i, share.columns.get_loc(k)] for i in rows]
+        return sum(math.log(v if v == v and v > 0 else 0.01) for v in values) / len(values)
+
+    return max(measured, key=geomean)
+
+
+def predicted(share: pd.DataFrame, rules: tuple[DispatchRule, ...], kernels: dict[str, KernelSpec],
+              sms: int = DEFAULT_SMS) -> pd.DataFrame:
+    """Per shape of the sweep: the kernel the rules choose, the rule, and its share of the
+    fastest kernel measured there (what the dispatcher would lose; NaN where it was not run)."""
+    from ..manifest import Dispatcher
+
+    d = Dispatcher("derived", "", "", rules)
+    out = []
+    for shape in share.index:
+        spec, i = d.pick(*shape, kernels, sms) or (None, -1)
+        name = spec.name if spec else ""
+        out.append({"M": shape[0], "N": shape[1], "K": shape[2], "kernel": name, "rule": i + 1,
+                    "share_of_best": float(share.at[shape, name]) if name in share.columns else math.nan})
+    return pd.DataFrame(out)
 
 
 def _entry(name: str, tier: str, rules: tuple[DispatchRule, ...], derived_from: str, idea: str):

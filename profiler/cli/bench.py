@@ -8,10 +8,11 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
+
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from ..render.console import make_console
 from ._options import ManifestOption
 
 DEFAULT_SIZES = "1024,2048,4096"
@@ -21,10 +22,12 @@ def bench(
     kernel: Annotated[list[str] | None, typer.Option("--kernel", "-k", help="Kernel name (repeatable) or 'all' (default).")] = None,
     sizes: Annotated[str | None, typer.Option(help=f"Comma-separated square sizes, MxNxK items, or a doubling range like 256..8192. Default {DEFAULT_SIZES}.")] = None,
     mnk: Annotated[tuple[int, int, int] | None, typer.Option("--mnk", help="A rectangular shape: --mnk M N K (more via --sizes MxNxK).")] = None,
+    suite: Annotated[str | None, typer.Option(help="A named shape suite from benchmarks/shapes.toml (default, quick); not with --sizes/--mnk. Prints and writes its summary (suite.csv).")] = None,
     out: Annotated[Path, typer.Option(help="Directory under which the run directory is written.")] = Path("reports"),
     run_id: Annotated[str | None, typer.Option(help="Name of the run directory (default: date-time-gpu).")] = None,
     max_seconds: Annotated[float, typer.Option(help="Time budget per kernel and shape for the timed launches.")] = 3.0,
     min_reps: Annotated[int, typer.Option(help="Fewest timed launches per kernel and shape.")] = 10,
+    warmup_seconds: Annotated[float, typer.Option(help="Least warm-up per kernel and shape (longer until the SM clock is stable, up to 3 s).")] = 0.3,
     target_cv: Annotated[float, typer.Option(help="Stop repeating once the coefficient of variation is below this.")] = 0.01,
     cublas: Annotated[bool, typer.Option(help="Also time cuBLAS on its own row (it is always the reference).")] = True,
     tier: Annotated[str | None, typer.Option(help="Only the kernels and dispatchers of this precision tier: fp32, fp16 or fp32-tc.")] = None,
@@ -42,11 +45,13 @@ def bench(
     from ..bench_log import as_table, merge_rows
     from ..errors import GemmprofError
     from ..manifest import CUBLAS, load_manifest, select_for_bench
+    from ..suites import load_suite
     from ..measure.bench import bench as run_bench
     from ..measure.build import build_all
     from ..measure.device import collect_environment, git_commit
     from ..measure.timing import TimingPolicy
-    from ..render.console import bench_table
+    from ..analyze.suite import summarize
+    from ..render.console import bench_table, suite_table
     from ..names import check_run_id
     from ..rundir import REPO_ROOT, RUN_JSON, RunDir, check_out_dir, command_line, new_run_id
     from ._options import gather_shapes
@@ -64,10 +69,12 @@ def bench(
             raise GemmprofError(f"no {tier} kernel among the selection", "drop --kernel, or name kernels of that tier")
     every = {s.name: s for s in load_manifest()}
     needed = list({s.name: s for s in specs + [every[r.kernel] for d in dispatchers for r in d.rules]}.values())
-    shapes = gather_shapes(sizes, mnk, DEFAULT_SIZES)
-    if max_seconds <= 0 or min_reps < 1:
-        raise GemmprofError("--max-seconds must be positive and --min-reps at least 1")
-    console = Console()
+    if suite is not None and (sizes or mnk):
+        raise GemmprofError("--suite names its own shapes: give it without --sizes and --mnk")
+    shapes = load_suite(suite) if suite is not None else gather_shapes(sizes, mnk, DEFAULT_SIZES)
+    if max_seconds <= 0 or min_reps < 1 or warmup_seconds < 0:
+        raise GemmprofError("--max-seconds must be positive, --min-reps at least 1 and --warmup-seconds not negative")
+    console = make_console()
     env = collect_environment(need_gpu=True)
     with console.status("compiling kernels with nvcc"):
         built = build_all(needed, env["arch"])
@@ -85,7 +92,7 @@ def bench(
         "shapes": union(before.get("shapes"), [list(s) for s in shapes]),
         "kernels": union(before.get("kernels"), [s.name for s in specs]),
         "dispatchers": {d.name: [r.__dict__ for r in d.rules] for d in dispatchers},
-        "policy": {"max_seconds": max_seconds, "min_reps": min_reps, "target_cv": target_cv},
+        "policy": {"max_seconds": max_seconds, "min_reps": min_reps, "target_cv": target_cv, "warmup_seconds": warmup_seconds},
         "cublas_math_mode": "CUBLAS_DEFAULT_MATH (strict FP32, no TF32)",
         "resources": {b.spec.name: b.resources.__dict__ for b in built},
     })
@@ -97,7 +104,7 @@ def bench(
 
     records: list[dict] = []
     names = ([CUBLAS] if cublas else []) + [s.name for s in specs] + [d.name for d in dispatchers]
-    policy = TimingPolicy(min_reps=min_reps, max_seconds=max_seconds, target_cv=target_cv)
+    policy = TimingPolicy(min_reps=min_reps, max_seconds=max_seconds, target_cv=target_cv, warmup_seconds=warmup_seconds)
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console)
     task = progress.add_task("bench", total=len(names) * len(shapes))
 
@@ -111,7 +118,8 @@ def bench(
     complete = False
     try:
         with progress:  # Ctrl-C and SIGTERM (cli.main raises KeyboardInterrupt for both) keep the finished rows
-            run_bench(specs, cubins, shapes, policy, on_record, include_cublas=cublas, dispatchers=dispatchers, kernels=every)
+            run_bench(specs, cubins, shapes, policy, on_record, include_cublas=cublas, dispatchers=dispatchers, kernels=every,
+                      sms=int(env["sm_count"]))
         complete = True
     finally:
         if records:
@@ -123,6 +131,11 @@ def bench(
             n_bad = int((df["status"].isin(["FAIL", "ERROR"]) & ~((df["status"] == "FAIL") & df["kernel"].isin(expected))).sum())
             console.print(f"{len(df)} results, {n_bad} FAIL/ERROR; tables in {run.path}/bench.csv and bench.parquet"
                           + ("" if complete else " [yellow](interrupted: partial run)[/]"))
+            if suite is not None:
+                summary = summarize(merge_rows(earlier, df)[0], shapes)
+                run.write_table("suite", summary)
+                run.update_meta(suite={"name": suite, "shapes": [list(s) for s in shapes]})
+                console.print(suite_table(summary, f"suite {suite}: % of cuBLAS over {len(shapes)} shapes ({env['gpu_name']})"))
             if complete and n_bad:
                 raise typer.Exit(1)
 

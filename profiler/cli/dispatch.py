@@ -1,4 +1,4 @@
-"""`gemmprof dispatch`: derive a size-based dispatcher from a bench sweep, for the manifest."""
+"""`gemmprof dispatch`: derive a dispatcher (rules over M, N, K and SMS) from a bench sweep, for the manifest."""
 
 from __future__ import annotations
 
@@ -15,42 +15,58 @@ def dispatch(
     name: Annotated[str, typer.Option(help="Name of the dispatcher.")] = "best",
     tier: Annotated[str, typer.Option(help="Which kernels it chooses among: fp32 or fp16.")] = "fp32",
     write: Annotated[bool, typer.Option("--write", help="Replace (or add) the entry in kernels/ladder.toml instead of only printing it.")] = False,
+    tolerance: Annotated[float, typer.Option(help="A rule may send a sweep shape only to a kernel at least this close to the fastest there (0.03 = 3%).")] = 0.03,
     manifest: ManifestOption = None,
 ) -> None:
-    """Derive dispatch rules from a sweep: the fastest passing kernel per size, as thresholds.
+    """Derive dispatch rules from a sweep (e.g. `gemmprof bench --suite default`): an ordered list
+    of readable conditions over M, N, K and the GPU's SM count (SMS), the last one taking any shape.
 
-    Prints the winners and a `[[dispatch]]` entry for kernels/ladder.toml (`--write` puts it there);
-    then `gemmprof bench -k best` times the dispatcher like any kernel.
+    Prints the fastest kernel per shape, what the rules choose there (rule and share of the
+    fastest), and a `[[dispatch]]` entry for kernels/ladder.toml (`--write` puts it there); then
+    `gemmprof bench -k best` times the dispatcher like any kernel. SMS is the run's GPU's.
     """
     from rich.console import Console
     from rich.markup import escape
     from rich.table import Table
 
-    from ..analyze.dispatch import derive_rules, fastest_per_shape, render_toml, replace_entry
+    from ..analyze.dispatch import derive_rules, fastest_per_shape, predicted, render_toml, replace_entry, share_of_best
     from ..errors import GemmprofError
-    from ..manifest import MANIFEST_PATH, TIERS, check_manifest_text, clear_caches, load_dispatchers, load_manifest
+    from ..manifest import DEFAULT_SMS, MANIFEST_PATH, TIERS, check_manifest_text, clear_caches, load_dispatchers, load_manifest
     from ..rundir import RunDir, write_atomic
 
     if tier not in TIERS:
         raise GemmprofError(f"--tier must be one of {', '.join(TIERS)}")
+    if not 0 <= tolerance < 1:
+        raise GemmprofError("--tolerance must be a fraction in [0, 1), e.g. 0.03")
     run = RunDir(run_dir)
     meta = run.meta()
     kernels = {s.name: s for s in load_manifest()}
     winners = fastest_per_shape(run.read_table("bench"), kernels, tier)
     if winners.empty:
         raise GemmprofError(f"no {tier} kernel passed at any shape in {run_dir}", "bench the ladder first: gemmprof bench --sizes 256..8192")
-    table = Table(title=escape(f"fastest {tier} kernel per shape ({meta.get('environment', {}).get('gpu_name', '?')})"), title_justify="left")
-    for col in ("M x N x K", "fastest", "GFLOP/s", "runner-up", "GFLOP/s "):
-        table.add_column(col, justify="left" if col in ("fastest", "runner-up") else "right")
+    sms = meta.get("environment", {}).get("sm_count")
+    sms = int(sms) if isinstance(sms, (int, float)) and sms > 0 else DEFAULT_SMS
+    try:
+        rules = derive_rules(run.read_table("bench"), kernels, tier, sms, tolerance)
+    except ValueError as exc:
+        raise GemmprofError(f"cannot derive rules from {run_dir}: {exc}") from None
+    chosen = predicted(share_of_best(run.read_table("bench"), kernels, tier), rules, kernels, sms).set_index(["M", "N", "K"])
+    table = Table(title=escape(f"fastest {tier} kernel per shape ({meta.get('environment', {}).get('gpu_name', '?')}, {sms} SMs)"), title_justify="left")
+    for col in ("M x N x K", "fastest", "GFLOP/s", "runner-up", "GFLOP/s ", "rules choose", "rule", "% of fastest"):
+        table.add_column(col, justify="left" if col in ("fastest", "runner-up", "rules choose") else "right", no_wrap=col == "M x N x K")
     for r in winners.itertuples():
+        c = chosen.loc[(r.M, r.N, r.K)]
         table.add_row(f"{r.M}x{r.N}x{r.K}", escape(r.kernel), f"{r.gflops:,.0f}",
-                      escape(r.runner_up) if isinstance(r.runner_up, str) else "", f"{r.runner_up_gflops:,.0f}")
+                      escape(r.runner_up) if isinstance(r.runner_up, str) else "", f"{r.runner_up_gflops:,.0f}",
+                      escape(str(c["kernel"])), str(c["rule"]), f"{100 * c['share_of_best']:.1f}")
     console = Console()
     console.print(table)
-    rules = derive_rules(winners, kernels)
     gpu = meta.get("environment", {}).get("gpu_name", "unknown GPU")
-    entry = render_toml(name, tier, rules, str(run_dir), f"fastest passing {tier} kernel by size on the {gpu}")
+    entry = render_toml(name, tier, rules, str(run_dir), f"fastest passing {tier} kernel by shape and SM count, from a sweep on the {gpu}")
     console.print(entry, markup=False, highlight=False)
+    if kernels[rules[-1].kernel].contract:
+        console.print(f"note: no {tier} kernel without a contract: shapes outside {rules[-1].kernel}'s "
+                      f"{kernels[rules[-1].kernel].contract} get no kernel from this dispatcher", markup=False, highlight=False)
     if write:
         clash = next((d for d in load_dispatchers() if d.name == name and d.tier != tier), None)
         if clash is not None:  # replacing it would silently swap an fp32 dispatcher for an fp16 one

@@ -13,7 +13,7 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import asdict
 
-from ..manifest import Dispatcher, KernelSpec, reference_rows
+from ..manifest import DEFAULT_SMS, Dispatcher, KernelSpec, reference_rows
 from ..subprocess_env import child_env
 from .timing import TimingPolicy
 
@@ -76,11 +76,12 @@ def bench_kernel(name: str, tier: str, cubin: str | None, shapes: list[Shape], p
 
 def bench(specs: list[KernelSpec], cubins: dict[str, str], shapes: list[Shape], policy: TimingPolicy,
           on_record: Callable[[dict], None], include_cublas: bool = True, device: int = 0,
-          dispatchers: list[Dispatcher] = (), kernels: dict[str, KernelSpec] | None = None) -> None:
+          dispatchers: list[Dispatcher] = (), kernels: dict[str, KernelSpec] | None = None, sms: int = DEFAULT_SMS) -> None:
     """cuBLAS first (each tier's reference, then its context rows such as cuBLAS FAST_TF32 beside
-    fp32-tc), then the ladder in order, then
-    each dispatcher: per shape the kernel its rules choose, recorded under the dispatcher's name
-    with `dispatched_to` saying which kernel ran. `cubins` covers every kernel they may choose."""
+    fp32-tc), then the ladder in order, then each dispatcher: per shape the kernel its rules choose
+    on a GPU of `sms` SMs, recorded under the dispatcher's name with `dispatched_to` saying which
+    kernel ran and `dispatch_rule` which rule chose it. `cubins` covers every kernel they may
+    choose."""
     if include_cublas:
         for name, tier in reference_rows([*specs, *dispatchers]):
             bench_kernel(name, tier, None, shapes, policy, on_record, device=device)
@@ -89,16 +90,19 @@ def bench(specs: list[KernelSpec], cubins: dict[str, str], shapes: list[Shape], 
                      device=device, spec=spec)
     for d in dispatchers:
         chosen: dict[str, list[Shape]] = {}
+        why: dict[Shape, str] = {}
         for shape in shapes:
-            spec = d.choose(*shape, kernels)
-            if spec is None:
+            picked = d.pick(*shape, kernels, sms)
+            if picked is None:
                 M, N, K = shape
                 on_record({"kernel": d.name, "tier": d.tier, "M": M, "N": N, "K": K, "status": "SKIP",
                            "reason": f"no rule of {d.name} has a kernel for {M}x{N}x{K}"})
             else:
-                chosen.setdefault(spec.name, []).append(shape)
+                chosen.setdefault(picked[0].name, []).append(shape)
+                why[tuple(shape)] = d.reason(picked[1])
         for name, kernel_shapes in chosen.items():
             spec = kernels[name]
             bench_kernel(d.name, d.tier, cubins[name], kernel_shapes, policy,
-                         lambda rec, name=name: on_record({**rec, "dispatched_to": name}),
+                         lambda rec, name=name: on_record({**rec, "dispatched_to": name,
+                                                           "dispatch_rule": why[(rec["M"], rec["N"], rec["K"])]}),
                          seed=spec.index * 1000, device=device, spec=spec)

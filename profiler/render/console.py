@@ -165,7 +165,7 @@ def bench_table(df: pd.DataFrame, title: str = "") -> Table:
         status = r.get("status", "")
         note = escape(r["reason"]) if status in ("FAIL", "ERROR", "SKIP", CONTEXT) and isinstance(r.get("reason"), str) else ""
         rows.append([
-            escape(str(r["kernel"])),
+            escape(str(r["kernel"])) + _dispatched(r),
             f"{r['M']}x{r['N']}x{r['K']}",
             _num(r.get("median_ms"), ".4f") + throttled if timed else "",
             _num(100 * r["cv"], ".1f") + "%" if timed else "",
@@ -183,6 +183,28 @@ def bench_table(df: pd.DataFrame, title: str = "") -> Table:
     if not any(row[-1] for row in rows):
         columns, rows = columns[:-1], [row[:-1] for row in rows]
     return filled_table(escape(title), columns, rows)
+
+
+def _dispatched(row: dict) -> str:
+    """A dispatcher's row: ' -> kernel' and, dimmed, the rule that chose it."""
+    to, rule = row.get("dispatched_to"), row.get("dispatch_rule")
+    if not isinstance(to, str):
+        return ""
+    return f" -> {escape(to)}" + (f" [dim]({escape(rule)})[/]" if isinstance(rule, str) else "")
+
+
+def suite_table(summary: pd.DataFrame, title: str = "") -> Table:
+    """A suite's summary: per tier and kernel, geometric mean and minimum of % of cuBLAS, and
+    how many of the suite's shapes it passed (a mean over fewer shapes is marked)."""
+    t = Table(title=escape(title), title_justify="left")
+    for col, justify in [("tier", "left"), ("kernel", "left"), ("passed", "right"), ("geomean % cuBLAS", "right"),
+                         ("min % cuBLAS", "right"), ("at", "right")]:
+        t.add_column(col, justify=justify)
+    for r in summary.sort_values(["tier", "geomean_pct_cublas"], ascending=[True, False]).to_dict("records"):
+        partial = "" if r["covers"] else " [yellow](partial)[/]"
+        t.add_row(escape(str(r["tier"])), escape(str(r["kernel"])), f"{r['passed']}/{r['shapes']}",
+                  _num(r["geomean_pct_cublas"], ".1f") + partial, _num(r["min_pct_cublas"], ".1f"), escape(str(r["min_shape"])))
+    return t
 
 
 def key_value_table(rows: list[tuple[str, object]], title: str = "") -> Table:
