@@ -7,7 +7,10 @@
 //     a b = big_a big_b + big_a small_b + small_a big_b + small_a small_b,
 // and the last term (at most 2^-22 |a b|) is dropped: three TF32 MMAs per k step, products exact,
 // sums in FP32 in the tensor core. Per k step the two small terms are issued first and
-// big_a big_b last, all into the one FP32 accumulator.
+// big_a big_b last. The MMAs of one k tile accumulate into a fresh partial tile, which is added to
+// the running FP32 accumulator with FADD (round to nearest): the additions inside mma round
+// toward zero, a bias that grows with K when one accumulator runs over the whole of K (1024 more
+// registers of partial sums per warp buy an error that grows like sqrt(K), as strict SGEMM's).
 //
 // Tiles as tf32x1: block tile 128x128x16, 8 warps (2 down, 4 across) of 64x32 = 4x4 m16n8
 // accumulator tiles, 3-stage cp.async pipeline of FP32 tiles in padded shared memory (A rows of
@@ -94,6 +97,16 @@ sgemm_tf32x3(int M, int N, int K, float alpha, const float* __restrict__ A,
 
         const float* As = smem + (kt % STAGES) * STAGE;
         const float* Bs = As + A_STAGE;
+        // The tile's products go into a fresh accumulator, added to acc with FADD (round to
+        // nearest) once per k tile: inside mma the additions into D round toward zero, a bias that
+        // would grow with K on a long-running accumulator.
+        float part[MI][NI][4];
+#pragma unroll
+        for (int i = 0; i < MI; ++i)
+#pragma unroll
+            for (int j = 0; j < NI; ++j)
+#pragma unroll
+                for (int r = 0; r < 4; ++r) part[i][j][r] = 0.0f;
 #pragma unroll
         for (int kk = 0; kk < BK; kk += 8) {
             uint32_t aBig[MI][4], aSmall[MI][4], bBig[NI][2], bSmall[NI][2];
@@ -114,16 +127,22 @@ sgemm_tf32x3(int M, int N, int K, float alpha, const float* __restrict__ A,
 #pragma unroll
             for (int i = 0; i < MI; ++i)
 #pragma unroll
-                for (int j = 0; j < NI; ++j) mma_tf32(acc[i][j], aSmall[i], bBig[j]);
+                for (int j = 0; j < NI; ++j) mma_tf32(part[i][j], aSmall[i], bBig[j]);
 #pragma unroll
             for (int i = 0; i < MI; ++i)
 #pragma unroll
-                for (int j = 0; j < NI; ++j) mma_tf32(acc[i][j], aBig[i], bSmall[j]);
+                for (int j = 0; j < NI; ++j) mma_tf32(part[i][j], aBig[i], bSmall[j]);
 #pragma unroll
             for (int i = 0; i < MI; ++i)
 #pragma unroll
-                for (int j = 0; j < NI; ++j) mma_tf32(acc[i][j], aBig[i], bBig[j]);
+                for (int j = 0; j < NI; ++j) mma_tf32(part[i][j], aBig[i], bBig[j]);
         }
+#pragma unroll
+        for (int i = 0; i < MI; ++i)
+#pragma unroll
+            for (int j = 0; j < NI; ++j)
+#pragma unroll
+                for (int r = 0; r < 4; ++r) acc[i][j][r] += part[i][j][r];
     }
     cp_async_wait<0>();
 

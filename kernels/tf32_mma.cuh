@@ -1,6 +1,6 @@
 // TF32 tensor-core primitives shared by the fp32-tc rungs (FP32 in and out, tensor cores inside).
 //
-// - cp.async 16-byte copies global -> shared (sm_80+), one commit group per k tile.
+// - (cp.async from cp_async.cuh: 16-byte copies global -> shared, one commit group per k tile.)
 // - to_tf32: cvt.rna.tf32.f32, round to nearest (ties away) onto TF32's 10-bit mantissa; the
 //   result is an FP32 bit pattern whose 13 low mantissa bits are zero, the form mma.sync reads.
 // - split_tf32: x = big + small with big = tf32(x) and small = tf32(x - big). x - big is exact in
@@ -15,15 +15,7 @@
 
 #include <cstdint>
 
-__device__ __forceinline__ void cp_async_16(unsigned dst, const float* src)
-{
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" :: "r"(dst), "l"(src) : "memory");
-}
-
-__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
-
-template <int N>
-__device__ __forceinline__ void cp_async_wait() { asm volatile("cp.async.wait_group %0;\n" :: "n"(N) : "memory"); }
+#include "cp_async.cuh"
 
 __device__ __forceinline__ uint32_t to_tf32(float x)
 {
