@@ -22,7 +22,9 @@ SAMPLE = REPO / "reports" / "sample-h200"
 # capture (e.g. a CuPy program under `gemmprof profile -- python3 script.py`) is one more line.
 FOREIGN = [
     (DATA / "many-h200" / "many_20launches.ncu-rep.xz", {"sgemm_naive", "sgemm_coalesced", "sgemm_smem"}),
+    (DATA / "program-h100" / "ncu" / "cupy_and_own_kernel.ncu-rep.xz", {"scale_rows"}),
 ]
+PROGRAM_RUN = DATA / "program-h100"  # `gemmprof profile -- python3 tests/programs/cupy_and_own_kernel.py`
 # gemmprof's own reports treated as foreign (no run.json beside them); cuBLAS is a kernel no
 # manifest names, the probes are not in the default manifest.
 PROBE_REPORTS = ["cublas_2048x2048x2048", "probe-tail_896x2432x4096", "probe-bank-conflicts_2048x2048x2048"]
@@ -129,3 +131,33 @@ def test_report_of_a_broken_or_empty_report_is_one_line(tmp_path, content, messa
     ours = [line for line in result.stderr.splitlines() if line.startswith("gemmprof")]  # ncu_report logs too
     assert result.returncode == 2 and len(ours) == 1 and ours[0].startswith("gemmprof: error:"), result.stderr
     assert message in ours[0] and "Traceback" not in result.stderr
+
+
+def _report_of(tmp_path, *inputs):
+    out = tmp_path / "out"
+    result = gemmprof("report", *inputs, "-o", out)
+    assert result.returncode == 0, result.stderr
+    diagnosis = json.loads((out / "diagnosis.json").read_text())
+    return out, {d["kernel"]: d for d in diagnosis["kernels"]}
+
+
+def test_report_of_a_profiled_program_reads_the_shape_from_its_nvtx_range(tmp_path):
+    run = tmp_path / "program"
+    shutil.copytree(PROGRAM_RUN, run)
+    out, kernels = _report_of(tmp_path, run)
+    assert (out / "index.html").is_file() and len(kernels) == 3
+    gemms = [d for name, d in kernels.items() if name.startswith("sm80_xmma_gemm")]
+    assert len(gemms) == 2 and all(d["shape"] == [512, 512, 512] for d in gemms)  # 'app/gemm 512x512x512'
+    assert kernels["scale_rows"]["shape"] is None  # in 'app/scale': no shape, none guessed
+    page = (out / "scale_rows.md").read_text()
+    assert "shape unknown" in page
+    for name in kernels:
+        assert any(p.suffix == ".html" and p.name.startswith(name[:40]) for p in out.iterdir()), name
+
+
+def test_report_of_a_plain_report_from_another_program(tmp_path):
+    report = tmp_path / "theirs.ncu-rep.xz"
+    shutil.copy(PROGRAM_RUN / "ncu" / "cupy_and_own_kernel.ncu-rep.xz", report)
+    out, kernels = _report_of(tmp_path, report)
+    assert (out / "index.html").is_file() and (out / "scale_rows.html").is_file()
+    assert "scale_rows" in kernels and all(d["cause"] for d in kernels.values())
