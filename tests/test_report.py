@@ -20,6 +20,7 @@ from conftest import SAMPLE_RUN
 from typer.testing import CliRunner
 
 from profiler.analyze.prose import fmt_num
+from profiler.manifest import load_manifest
 from profiler.cli.report import report
 from profiler.rundir import REPO_ROOT
 
@@ -267,3 +268,15 @@ def test_power_capped_rows_carry_the_throttle_marker(out):
     index = (out / "index.html").read_text()
     for gflops in capped["gflops"]:
         assert fmt_num(gflops) + "*" in index, gflops
+
+
+def test_diagnosis_json_names_each_rungs_predecessor(out):
+    import json
+
+    kernels = {k["kernel"]: k for k in json.loads((out / "diagnosis.json").read_text())["kernels"]}
+    specs = {s.name: s for s in load_manifest()}
+    for name, record in kernels.items():
+        if name in specs:
+            assert record["predecessor"] == specs[name].predecessor, name
+    assert kernels["texld128x128x8"]["predecessor"] == "cutlass128x128x8"
+    assert kernels["cublas"]["predecessor"] is None

@@ -108,14 +108,16 @@ class RunDiagnosis:
 
 def diagnosis_records(run: RunDiagnosis) -> list[dict]:
     """One plain record per diagnosed kernel, what `diagnosis.json` holds and scripts read: kernel,
-    shape, status, bound, cause, problem, cure, evidence, notes, already_uses, confidence, and the
-    speed (GFLOP/s, % of cuBLAS, where it came from). Kernels without a verdict have bound None."""
+    shape, status, its predecessor on the ladder (a user's kernel may name a built-in rung), bound,
+    cause, problem, cure, evidence, notes, already_uses, confidence, and the speed (GFLOP/s, % of
+    cuBLAS, where it came from). Kernels without a verdict have bound None."""
     out = []
     for d in run.kernels:
         v = d.verdict
         out.append({
             "kernel": d.name, "function": (d.launch or {}).get("function"),
             "shape": list(d.own_shape) if d.own_shape else None, "status": d.status, "reference": d.is_reference,
+            "predecessor": None if d.is_reference else d.predecessor,  # a reference is no rung's successor
             "bound": v.bound if v else None, "label": v.label if v else None, "cause": v.cause if v else None,
             "problem": v.problem if v else None, "summary": v.summary if v else None,
             "cure": v.cure if v else None, "evidence": list(v.evidence) if v else [],
