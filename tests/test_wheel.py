@@ -1,11 +1,13 @@
 """gemmprof as a new user gets it (issue 11): a wheel built from the project, installed into a
-folder of its own, run from a directory outside the checkout. The ladder (kernels/), the report's
-templates and every default must come from the installed package, never from this checkout.
+fresh virtual environment in another directory, run through its `gemmprof` console script from a
+directory outside the checkout. The ladder (kernels/), the report's templates and every default
+must come from the installed package, never from this checkout.
 
 The wheel is built from a copy of the build inputs (no stale build/ of the checkout can leak in)
-and installed with `pip install --no-deps --target`; the dependencies come from this test's own
-environment, put on PYTHONPATH after the install folder, and `python -S` keeps the checkout's
-editable-install hook (a .pth file) from loading."""
+and installed with `pip --python VENV install --no-deps` (CI has no package index to spare); the
+dependencies come from this test's own environment through a .pth line in the fresh venv. A path
+named in a .pth file is not scanned for .pth files itself, so the checkout's editable-install hook
+never loads there."""
 
 import os
 import shutil
@@ -33,21 +35,26 @@ def installed(tmp_path_factory):
     pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q"]
     subprocess.run([*pip, "wheel", str(src), "--no-deps", "-w", str(root / "dist")], check=True, capture_output=True, timeout=300)
     (wheel,) = (root / "dist").glob("gemmprof-*.whl")
-    site = root / "site"
-    subprocess.run([*pip, "install", "--no-deps", "--no-index", "--target", str(site), str(wheel)], check=True,
+    venv = root / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, capture_output=True, timeout=300)
+    python = venv / "bin" / "python"
+    subprocess.run([*pip, "--python", str(python), "install", "--no-deps", "--no-index", str(wheel)], check=True,
                    capture_output=True, timeout=300)
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "GEMMPROF"))}
-    env["PYTHONPATH"] = os.pathsep.join([str(site), sysconfig.get_paths()["purelib"]])
+    site = Path(subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                               check=True, capture_output=True, text=True).stdout.strip())
+    (site / "gemmprof-test-deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "GEMMPROF", "VIRTUAL_ENV"))}
     env["GEMMPROF_CACHE_DIR"] = str(root / "cache")
     cwd = root / "user"
     cwd.mkdir()
-    return site, env, cwd
+    return site, env, cwd, venv
 
 
 def run(installed, *args, code=None):
-    site, env, cwd = installed
-    command = ["-c", code] if code else ["-m", "profiler", *map(str, args)]
-    return subprocess.run([sys.executable, "-S", *command], capture_output=True, text=True, env=env, cwd=cwd, timeout=300)
+    """The venv's `gemmprof` console script (or its python with `code`), run outside the checkout."""
+    site, env, cwd, venv = installed
+    command = [str(venv / "bin" / "python"), "-c", code] if code else [str(venv / "bin" / "gemmprof"), *map(str, args)]
+    return subprocess.run(command, capture_output=True, text=True, env=env, cwd=cwd, timeout=300)
 
 
 def test_the_installed_package_is_the_one_imported(installed):
@@ -64,6 +71,8 @@ def test_the_installed_package_is_the_one_imported(installed):
     for name in ("ladder.toml", "resources.csv", "probes/probes.toml", "01_naive.cu"):
         assert (site / "profiler" / "_kernels" / name).is_file(), name
     assert (site / "profiler" / "render" / "templates" / "page.html.j2").is_file()
+    api = run(installed, code="import gemmprof; print(gemmprof.__file__, callable(gemmprof.open_run))")
+    assert api.returncode == 0 and api.stdout.split() == [str(site / "gemmprof" / "__init__.py"), "True"], api.stderr
 
 
 def test_version_and_help(installed):
