@@ -66,8 +66,8 @@ def test_env_runs_without_a_gpu():
 GOOD_CU = 'extern "C" __global__ void sgemm_mine(int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C) {}\n'
 
 
-def manifest(tmp_path, name="mine", file="mine.cu", grid='["cdiv(N, 32)", "cdiv(M, 32)"]', extra=""):
-    (tmp_path / "mine.cu").write_text(GOOD_CU.replace("sgemm_mine", "sgemm_other") if "wrong_entry" in extra else GOOD_CU)
+def manifest(tmp_path, name="mine", file="mine.cu", grid='["cdiv(N, 32)", "cdiv(M, 32)"]', extra="", source=GOOD_CU):
+    (tmp_path / "mine.cu").write_text(source.replace("sgemm_mine", "sgemm_other") if "wrong_entry" in extra else source)
     extra = extra.replace("wrong_entry", "")
     path = tmp_path / "mine.toml"
     path.write_text(f'[[kernel]]\nname = "{name}"\nfile = "{file}"\nentry = "sgemm_mine"\ntier = "fp32"\n'
@@ -107,6 +107,25 @@ def test_manifest_whose_entry_is_not_in_the_source(tmp_path, monkeypatch):
     monkeypatch.setenv("GEMMPROF_CACHE_DIR", str(tmp_path / "cache"))
     r = gemmprof("build", "--manifest", str(manifest(tmp_path, extra="wrong_entry")), "-k", "mine", "--arch", "sm_90")
     one_line_error(r, "mine.cu: mine: entry 'sgemm_mine' not found", "sgemm_other")
+
+
+@pytest.mark.nvcc
+@pytest.mark.parametrize("signature, found", [
+    ("int M, int N, int K, const float* A, const float* B, float beta, float* C", "7 parameters of [4, 4, 4, 8, 8, 4, 8]"),
+    ("int M, int N, int K, double alpha, const float* A, const float* B, float beta, float* C", "8 parameters of [4, 4, 4, 8, 8, 8, 4, 8]"),
+    ("int M, int N, int K, float alpha, const float* A, const float* B, float beta, float* C, int extra", "9 parameters")])
+def test_manifest_whose_kernel_has_another_signature(tmp_path, monkeypatch, signature, found):
+    monkeypatch.setenv("GEMMPROF_CACHE_DIR", str(tmp_path / "cache"))
+    source = f'extern "C" __global__ void sgemm_mine({signature}) {{}}\n'
+    r = gemmprof("build", "--manifest", str(manifest(tmp_path, source=source)), "-k", "mine", "--arch", "sm_90")
+    one_line_error(r, "mine.cu: mine: sgemm_mine takes", found, "the launcher passes 8 of [4, 4, 4, 4, 8, 8, 4, 8] bytes")
+
+
+@pytest.mark.nvcc
+def test_manifest_whose_kernel_has_the_signature_builds(tmp_path, monkeypatch):
+    monkeypatch.setenv("GEMMPROF_CACHE_DIR", str(tmp_path / "cache"))
+    r = gemmprof("build", "--manifest", str(manifest(tmp_path)), "-k", "mine", "--arch", "sm_90")
+    assert r.returncode == 0, r.stderr
 
 
 def test_unparsable_dispatch_condition(tmp_path, monkeypatch):

@@ -117,6 +117,21 @@ def _source_hash(spec: KernelSpec, arch: str, nvcc_id: str) -> str:
     return h.hexdigest()[:20]
 
 
+def check_signature(spec: KernelSpec, cubin: bytes) -> None:
+    """The entry's parameters, as the cubin records them, against what the launcher passes: a
+    wrong signature is a one-line error here, not a fault or a FAIL on the GPU."""
+    from .cubin import parameter_sizes
+    from .launch import parameter_bytes
+
+    found, wanted = parameter_sizes(cubin, spec.entry) or [], parameter_bytes(spec)
+    if found != wanted:
+        extras = " + a texture handle per `textures` entry" * bool(spec.textures) + " + a CUtensorMap per `tensor_maps` entry" * bool(spec.tensor_maps)
+        raise GemmprofError(
+            f"{spec.source}: {spec.name}: {spec.entry} takes {len(found)} parameters of {found or 'no'} bytes; "
+            f"the launcher passes {len(wanted)} of {wanted} bytes",
+            "the signature must be (int M, int N, int K, float alpha, const T* A, const T* B, float beta, float* C)" + extras)
+
+
 def build_kernel(spec: KernelSpec, arch: str, nvcc: Path | None = None, force: bool = False) -> Built:
     """Compile one kernel (or reuse the cached cubin of the same source, flags and compiler)."""
     nvcc = nvcc or find_nvcc()
@@ -139,6 +154,7 @@ def build_kernel(spec: KernelSpec, arch: str, nvcc: Path | None = None, force: b
         resources = Resources(kernel=spec.name, arch=target, **parse_ptxas(proc.stdout + proc.stderr, spec.entry))
     except GemmprofError as exc:  # name the kernel and its file
         raise GemmprofError(f"{spec.source}: {spec.name}: {exc.message}", exc.hint) from None
+    check_signature(spec, tmp.read_bytes())
     meta.write_text(json.dumps(asdict(resources)))
     tmp.replace(cubin)  # atomic: a half-written cubin is never picked up from the cache
     return Built(spec, cubin, resources, cached=False)

@@ -49,6 +49,20 @@ class Gemm:
         return 2 * self.M * self.N * self.K
 
 
+# The calling convention every manifest kernel follows, in bytes per parameter: int M, N, K;
+# float alpha; A; B; float beta; C (pointers whatever the tier), then a 64-bit
+# cudaTextureObject_t per texture and a CUtensorMap per tensor map. The launch below passes
+# exactly this; `build` holds each cubin's entry to it.
+FIXED_PARAMETER_BYTES = (4, 4, 4, 4, 8, 8, 4, 8)
+TEXTURE_HANDLE_BYTES = 8
+
+
+def parameter_bytes(spec: KernelSpec) -> list[int]:
+    from .tensormap import TENSOR_MAP_BYTES
+
+    return [*FIXED_PARAMETER_BYTES, *[TEXTURE_HANDLE_BYTES] * len(spec.textures), *[TENSOR_MAP_BYTES] * len(spec.tensor_maps)]
+
+
 # --- 1D linear textures (manifest key `textures`) -------------------------------------------------
 
 CUDA_DEV_ATTR_TEXTURE_ALIGNMENT = 14  # cudaDevAttrTextureAlignment (driver_types.h)
