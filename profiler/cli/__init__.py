@@ -78,6 +78,22 @@ def _one_line_warning(message, category, filename, lineno, file=None, line=None)
 warnings.showwarning = _one_line_warning
 
 
+def _one_line_usage_error(exc) -> None:
+    """Typer prints usage errors (an unknown command or option, a missing value) as a boxed panel
+    under the usage line; gemmprof prints every error the same way: one line, with where to look."""
+    if type(exc).__name__ == "NoArgsIsHelpError":  # `gemmprof` alone: the help was printed
+        return
+    ctx = getattr(exc, "ctx", None)
+    where = f"{ctx.command_path} -h" if ctx is not None else "gemmprof -h"
+    typer.secho(f"gemmprof: error: {exc.format_message().rstrip('.')} (see '{where}')", fg=typer.colors.RED, err=True)
+
+
+# Typer looks this up when a usage error ends a command (typer.rich_utils.rich_format_error).
+import typer.rich_utils  # noqa: E402
+
+typer.rich_utils.rich_format_error = _one_line_usage_error
+
+
 _signal_seen: list[int] = []  # the signal that interrupted this run, if any
 
 
@@ -93,7 +109,7 @@ def main() -> None:
         if signal.getsignal(sig) is not signal.SIG_IGN:  # a shell that ignores SIGINT keeps it ignored
             signal.signal(sig, _interrupt)
     try:
-        app()
+        app(prog_name="gemmprof")  # also under `python -m profiler`
     except GemmprofError as exc:
         typer.secho(f"gemmprof: error: {exc}", fg=typer.colors.RED, err=True)
         sys.exit(exc.exit_code)
