@@ -15,11 +15,13 @@
 // stored rotated by ROT (regbank128x256x8's register-bank trick; 0 for none). CHECKED: rows and
 // columns are bounds-checked against M and N, which needs N % 4 == 0 (a float4 of C is then
 // wholly inside or outside); unchecked, C must hold the whole tile. C rows 16-byte aligned.
+// SCALAR (with CHECKED): C is read and written element by element, each element checked, for
+// any N and a 4-byte-aligned C (ragged128x256x8's edge tiles when N % 4 != 0).
 #pragma once
 
 #define CS_LD 80  // row of the epilogue staging tile (64 + 16 floats)
 
-template <int MI, int ROT, bool CHECKED>
+template <int MI, int ROT, bool CHECKED, bool SCALAR = false>
 __device__ __forceinline__ void store_c_through_smem(float4* const cs4, const float (&acc)[MI * 4][8],
                                                      float* __restrict__ C, int M, int N, int row0, int col_block, int col_warp,
                                                      int lane, int tr, int tc, float alpha, float beta)
@@ -46,7 +48,15 @@ __device__ __forceinline__ void store_c_through_smem(float4* const cs4, const fl
                 const float4 q = cs4[r * (CS_LD / 4) + (lane & 15)];
                 const float qq[4] = {q.x, q.y, q.z, q.w};
                 const float4 s = make_float4(qq[(4 - ROT) % 4], qq[(5 - ROT) % 4], qq[(6 - ROT) % 4], qq[(7 - ROT) % 4]);
-                if (!CHECKED || (row < M && col < N)) {
+                if (SCALAR) {
+                    const float v[4] = {s.x, s.y, s.z, s.w};
+#pragma unroll
+                    for (int j = 0; j < 4; ++j)
+                        if (row < M && col + j < N) {
+                            float* const cp = C + (size_t)row * N + col + j;
+                            *cp = beta != 0.0f ? alpha * v[j] + beta * *cp : alpha * v[j];
+                        }
+                } else if (!CHECKED || (row < M && col < N)) {
                     // (The unchecked address is summed term by term: the same SASS as before the
                     // epilogue was shared.)
                     float* const cp = CHECKED ? C + (size_t)row * N + col : C + (size_t)row * N + col_block + col_warp + cc;

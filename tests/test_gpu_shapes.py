@@ -1,4 +1,5 @@
-"""On the GPU: the contract-free rungs 18-21 (ragged128x128x8, ragged64x64x8, splitk128x128x8, splitk64x64x8)
+"""On the GPU: the contract-free rungs (ragged128x128x8, ragged64x64x8, splitk128x128x8, splitk64x64x8,
+ragged128x256x8)
 pass on ragged shapes of every kind (N or K not a multiple of 4, one row, one column, K below one
 k tile, K ending mid-tile), split-K on many splits, empty splits and the single-split fallback,
 and repeated launches (the arrival counters reset). Checked by the bench's verification: every
@@ -18,7 +19,7 @@ from test_gpu_ladder import run
 pytestmark = pytest.mark.gpu
 
 BY_NAME = {s.name: s for s in load_manifest()}
-NEW = [BY_NAME[n] for n in ("ragged128x128x8", "ragged64x64x8", "splitk128x128x8", "splitk64x64x8")]
+NEW = [BY_NAME[n] for n in ("ragged128x128x8", "ragged64x64x8", "splitk128x128x8", "splitk64x64x8", "ragged128x256x8")]
 RAGGED = [(1, 1, 1), (1, 7, 3), (5, 1, 9), (3, 5, 7), (129, 257, 13), (4095, 33, 1023), (65, 4095, 4),
           (1000, 1000, 1000), (1023, 1021, 1022), (200, 300, 6), (2, 4, 8193), (130, 131, 8191), (64, 64, 64)]
 # Split-K shapes: small M*N, long K (K ending mid-tile; splits of unequal length).
@@ -76,3 +77,14 @@ def test_nonfinite_rows_and_columns_stay_in_their_own_results(spec):
         got = g.C[: M - 1, : N - 1]
         assert bool(cp.isfinite(got).all())
         assert float(cp.abs(got - ref).max()) <= 1e-3 * float(cp.abs(ref).max())
+
+
+def test_ragged128x256x8_takes_each_of_its_paths():
+    """Whole tiles only (512^3, 128x256x8), whole tiles beside edge tiles with float4 B (1000^3;
+    2500^3 and K = 1028: K % 8 != 0 puts every tile on the edge path), scalar B and C (4095^3,
+    N = 260 with 129 rows), and one tile smaller than the block (5x7x9)."""
+    spec = BY_NAME["ragged128x256x8"]
+    shapes = [(512, 512, 512), (1000, 1000, 1000), (2500, 2500, 2500), (4095, 4095, 4095), (5, 7, 9),
+              (384, 768, 1028), (129, 260, 1000), (128, 256, 8)]
+    records = run(spec, shapes)
+    assert [r["status"] for r in records] == ["PASS"] * len(shapes), [(r["M"], r["N"], r["K"], r.get("reason")) for r in records]

@@ -6,9 +6,9 @@ How: a greedy decision list. At each step, among (kernel, condition) pairs, take
 claims the most shapes not yet claimed, provided the kernel is within `tolerance` of the fastest
 kernel at every shape it claims (a rule never sends a shape to a kernel that is clearly slower
 there). Conditions come from a small fixed vocabulary (tile counts against SMS, M*N*K thresholds
-at the sweep's volumes, K against max(M, N)), so the rules stay readable. When no pair claims a
-shape cleanly, the last rule sends what is left to the contract-free kernel that is fastest there
-(geometric mean of its share of the best). A rule whose kernel does not take a shape (contract)
+at the sweep's volumes, K against max(M, N), the short side of tall-skinny shapes), so the rules
+stay readable. When no pair claims a shape cleanly, the last rule sends what is left to the
+contract-free kernel that is fastest there (geometric mean of its share of the best). A rule whose kernel does not take a shape (contract)
 is passed over at run time, exactly as here.
 
 Pure: a bench table and the ladder in, rules out; `render_toml` writes them for the manifest
@@ -68,14 +68,23 @@ def conditions(shapes: list[tuple[int, int, int]]) -> list[str]:
         out += [f"K >= {r} * max(M, N)", f"K < {r} * max(M, N)"]
     for k in (128, 256, 512):
         out.append(f"K <= {k}")
+    for m in (128, 256):  # tall-skinny: one side a tile or two
+        out += [f"min(M, N) <= {m}", f"min(M, N) > {m}"]
+    for r in (4, 16):
+        out += [f"max(M, N) >= {r} * min(M, N)", f"max(M, N) < {r} * min(M, N)"]
     for v in sorted({m * n * k for m, n, k in shapes}):
         out += [f"M * N * K >= {v}", f"M * N * K < {v}"]
     return out
 
 
 def derive_rules(bench: pd.DataFrame, kernels: dict[str, KernelSpec], tier: str = "fp32", sms: int = DEFAULT_SMS,
-                 tolerance: float = 0.03, max_rules: int = 8) -> tuple[DispatchRule, ...]:
-    """Rules for the dispatcher of `tier` from a sweep on a GPU of `sms` SMs (see the module)."""
+                 tolerance: float = 0.03, max_rules: int = 12) -> tuple[DispatchRule, ...]:
+    """Rules for the dispatcher of `tier` from a sweep on a GPU of `sms` SMs (see the module).
+
+    Each step takes the (kernel, condition) pair that claims the most shapes not yet claimed,
+    all of them within `tolerance` of the fastest. Threshold conditions peel shapes off either end
+    of an ordering, so a few dozen shapes need about a dozen rules: a cap of 8 once sent 2048^3 to
+    a kernel at 80% of the fastest there."""
     share = share_of_best(bench, kernels, tier)
     if share.empty:
         raise ValueError("no kernel passed at any shape: nothing to derive from")
@@ -83,35 +92,45 @@ def derive_rules(bench: pd.DataFrame, kernels: dict[str, KernelSpec], tier: str 
     # The last rule's candidates: kernels without a contract. A tier that has none (fp16 today)
     # ends with its broadest measured kernel, and shapes outside its contract get no kernel.
     free = [n for n, s in kernels.items() if s.tier == tier and not s.contract] or list(share.columns)
-    vocabulary = ["1", *conditions(shapes)]
-    holds = {c: [bool(evaluate(c, *s, sms)) for s in shapes] for c in vocabulary}
-    takes = {k: [kernels[k].unsupported_reason(*s) is None for s in shapes] for k in share.columns}
-    left = [True] * len(shapes)
+    single = [(c, _mask(shapes, lambda s, c=c: evaluate(c, *s, sms))) for c in ["1", *conditions(shapes)]]
+    takes = {k: _mask(shapes, lambda s, k=k: kernels[k].unsupported_reason(*s) is None) for k in share.columns}
+    close = {k: _mask(shapes, lambda s, k=k: share.at[s, k] >= 1 - tolerance) for k in share.columns}  # NaN: False
+    left = (1 << len(shapes)) - 1
     rules: list[DispatchRule] = []
-    while any(left) and len(rules) < max_rules - 1:
-        best = None  # (claimed, mean share, -order), kernel, condition, claimed shapes
-        for order, cond in enumerate(vocabulary):
-            for k in share.columns:
-                claimed = [i for i in range(len(shapes)) if left[i] and holds[cond][i] and takes[k][i]]
-                if not claimed:
-                    continue
-                shares = [share.iat[i, share.columns.get_loc(k)] for i in claimed]
-                if any(math.isnan(x) or x < 1 - tolerance for x in shares):
-                    continue
-                score = (len(claimed), sum(shares) / len(shares), -order)
-                if best is None or score > best[0]:
-                    best = (score, k, cond, claimed)
-        if best is None:
+    while left and len(rules) < max_rules - 1:
+        pick = _best_rule(single, takes, close, share, left)
+        if pick is None:
             break
-        _, k, cond, claimed = best
+        k, cond, claimed = pick
         rules.append(DispatchRule(k, 1 if cond == "1" else cond))
-        for i in claimed:
-            left[i] = False
+        left &= ~claimed
         if cond == "1" and k in free:
             return tuple(rules)  # takes every shape: nothing after it would ever run
-    rest = [i for i in range(len(shapes)) if left[i]] or list(range(len(shapes)))
+    rest = [i for i in range(len(shapes)) if left >> i & 1] or list(range(len(shapes)))
     rules.append(DispatchRule(_fallback(share, rest, free), 1))
     return tuple(rules)
+
+
+def _mask(shapes: list[tuple[int, int, int]], test) -> int:
+    """The shapes where `test` holds, as the bits of an integer (bit i: shapes[i])."""
+    return sum(1 << i for i, s in enumerate(shapes) if test(s))
+
+
+def _best_rule(candidates: list[tuple[str, int]], takes: dict[str, int], close: dict[str, int], share: pd.DataFrame,
+               left: int) -> tuple[str, str, int] | None:
+    """(kernel, condition, claimed shapes) of the candidate claiming the most unclaimed shapes,
+    every one of them within tolerance (`close`); ties: higher mean share, then earlier condition."""
+    best = None
+    for order, (cond, holds) in enumerate(candidates):
+        for k in share.columns:
+            claimed = left & holds & takes[k]
+            if not claimed or claimed & ~close[k]:
+                continue
+            rows = [i for i in range(len(share.index)) if claimed >> i & 1]
+            score = (len(rows), sum(share.iat[i, share.columns.get_loc(k)] for i in rows) / len(rows), -order)
+            if best is None or score > best[0]:
+                best = (score, k, cond, claimed)
+    return best and best[1:]
 
 
 def _fallback(share: pd.DataFrame, rows: list[int], free: list[str]) -> str:
