@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The fp32-tc tier (FP32 in and out, tensor cores inside) on the device, in one call:
-#   build   the tier's rungs for sm_90a (ptxas table) and the SASS mix of each (HMMA, cvt, FADD)
-#   tests   its GPU tests: tf32x1 FAILs the FP32 bound and is never timed, tf32x3 PASSes it at
-#           several whole-tile shapes with an FP64 error within 2x of strict cuBLAS's, cuBLAS
+#   build   the tier's rungs for sm_90a (ptxas table) and the SASS mix of each (HMMA or HGMMA,
+#           cvt, FADD, shared-memory traffic, TMA and barriers)
+#   tests   its GPU tests: tf32x1 FAILs the FP32 bound and is never timed, tf32x3 and tf32x3wg
+#           PASS it at several whole-tile shapes with an FP64 error within 2x of strict cuBLAS's, cuBLAS
 #           FAST_TF32 is timed as CONTEXT, a ragged shape is SKIPped (the rungs claim whole tiles)
 #   bench   `gemmprof bench --tier fp32-tc` at 1024, 2048, 4096, 8192: strict cuBLAS (the
 #           yardstick) and cuBLAS FAST_TF32 (context) beside the rungs, error vs FP64 per row
@@ -43,7 +44,7 @@ if not shutil.which("cuobjdump"):
 for spec in select_kernels(sys.argv[1:]):
     sass = subprocess.run(["cuobjdump", "-sass", str(build_kernel(spec, "sm_90a").cubin)], capture_output=True, text=True).stdout
     ops = collections.Counter(re.findall(r"/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_.]*)", sass))
-    print(f"{spec.name:10}", " ".join(f"{op}={n}" for op, n in sorted(ops.items()) if n and re.match(r"HMMA|F2F|FADD|LDS|LDGSTS|BAR|FFMA|STG", op)))
+    print(f"{spec.name:10}", " ".join(f"{op}={n}" for op, n in sorted(ops.items()) if n and re.match(r"HMMA|HGMMA|WARPGROUP|UTMALDG|SYNCS|F2F|FADD|LDS|STS|LDGSTS|BAR|FFMA|STG", op)))
 PY
            ;;
       tests) step "GPU tests of the tier"

@@ -1,8 +1,8 @@
 """On the GPU: the fp32-tc tier keeps the FP32 bound. 1xTF32 (tf32x1) FAILs it and gets no time;
-3xTF32 (tf32x3) PASSes it at whole-tile shapes, with an error against FP64 within 2x of strict
-cuBLAS SGEMM's on the same inputs (issue 14's target); cuBLAS FAST_TF32 is timed as CONTEXT with
-its error shown; shapes outside the rungs' contract are SKIPped. Runs on the device machine
-(scripts/tf32.sh); skipped elsewhere."""
+3xTF32 (tf32x3 on mma.sync, tf32x3wg on wgmma) PASSes it at whole-tile shapes, with an error
+against FP64 within 2x of strict cuBLAS SGEMM's on the same inputs (issue 14's target); cuBLAS
+FAST_TF32 is timed as CONTEXT with its error shown; shapes outside the rungs' contract are
+SKIPped. Runs on the device machine (scripts/tf32.sh); skipped elsewhere."""
 
 import pytest
 
@@ -19,6 +19,11 @@ QUICK = TimingPolicy(min_reps=3, max_reps=5, max_seconds=0.2, warmup_seconds=0.0
 # both ways, and the headline sizes.
 SHAPES = [(128, 128, 16), (128, 256, 32), (256, 128, 80), (384, 1152, 272), (1536, 512, 2048), (1024, 1024, 1024),
           (2048, 2048, 2048), (4096, 4096, 4096)]
+# Whole 128x128x32 tiles of tf32x3wg: one k tile (fewer than its 3 stages), two (both split
+# buffers), five (the stage ring wraps, the split buffers alternate), rectangles both ways (several
+# rasterisation groups), and the headline sizes.
+WG_SHAPES = [(128, 128, 32), (128, 256, 64), (256, 128, 160), (384, 1152, 288), (2304, 256, 96), (1536, 512, 2048),
+             (1024, 1024, 1024), (2048, 2048, 2048), (4096, 4096, 4096)]
 FAIL_SHAPES = [(128, 128, 16), (256, 384, 64), (1024, 1024, 1024), (2048, 2048, 2048)]
 
 
@@ -49,20 +54,36 @@ def test_tf32x3_passes_the_fp32_bound_at_whole_tile_shapes():
         assert r["error"] <= r["tolerance"] and r["error_fp64"] <= r["tolerance"] and r["median_ms"] > 0
 
 
+def test_tf32x3wg_passes_the_fp32_bound_at_whole_tile_shapes():
+    records = run("tf32x3wg", WG_SHAPES)
+    assert [(r["M"], r["N"], r["K"]) for r in records] == WG_SHAPES
+    for r in records:
+        assert r["status"] == "PASS", r
+        assert r["tolerance"] == TIERS["fp32"].tolerance(r["K"])
+        assert r["error"] <= r["tolerance"] and r["error_fp64"] <= r["tolerance"] and r["median_ms"] > 0
+
+
+def test_tf32x3wg_outside_its_contract_is_skipped():
+    records = run("tf32x3wg", [(257, 129, 67), (128, 128, 16), (128, 64, 32)])
+    assert [r["status"] for r in records] == ["SKIP", "SKIP", "SKIP"]
+
+
 def test_tf32x3_outside_its_contract_is_skipped():
     records = run("tf32x3", [(257, 129, 67), (128, 128, 8)])
     assert [r["status"] for r in records] == ["SKIP", "SKIP"]
 
 
-@pytest.mark.parametrize("shape", [(1024, 1024, 1024), (2048, 2048, 4096)])
-def test_tf32x3_error_vs_fp64_within_twice_strict_cublas(shape):
-    """The same inputs (one seed) through tf32x3 and strict SGEMM, both against FP64 on the GPU."""
+@pytest.mark.parametrize("name,shape", [("tf32x3", (1024, 1024, 1024)), ("tf32x3", (2048, 2048, 4096)),
+                                        ("tf32x3wg", (1024, 1024, 1024)), ("tf32x3wg", (2048, 2048, 4096)),
+                                        ("tf32x3wg", (4096, 4096, 4096))])
+def test_3xtf32_error_vs_fp64_within_twice_strict_cublas(name, shape):
+    """The same inputs (one seed) through a 3xTF32 rung and strict SGEMM, both against FP64 on the GPU."""
     from profiler.measure.device import import_cupy
     from profiler.measure.launch import CublasRunner, KernelRunner
     from profiler.measure.verify import check
 
     cp = import_cupy()
-    (spec,) = select_kernels(["tf32x3"])
+    (spec,) = select_kernels([name])
     mine = KernelRunner(cp, spec, build_kernel(spec, "sm_90a").cubin)
     strict = CublasRunner(cp, "fp32-tc")
     assert strict.call == "sgemm"

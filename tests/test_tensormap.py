@@ -34,7 +34,7 @@ def test_manifest_declares_the_maps_of_the_wgmma_rung_in_parameter_order():
 
 
 def test_kernels_without_the_key_take_no_maps():
-    assert all(s.tensor_maps == () for s in load_manifest() if s.name != "wgmma")
+    assert all(s.tensor_maps == () for s in load_manifest() if s.name not in ("wgmma", "tf32x3wg"))
 
 
 def test_spec_with_maps_survives_the_json_trip_to_the_worker():
@@ -136,3 +136,34 @@ def test_runner_encodes_maps_once_and_matches_a_cupy_matmul():
     runner(g, 1.0, 0.5)  # beta path reads C
     err = float(cp.linalg.norm(g.C - (ref / 1.5 + 0.5 * C0)) / cp.linalg.norm(ref / 1.5 + 0.5 * C0))
     assert err < 1e-3, err
+
+
+TF32WG = next(s for s in load_manifest() if s.name == "tf32x3wg")
+
+
+def test_fp32_operands_are_encoded_as_float32_with_4_byte_rows():
+    """The fp32-tc tier's A and B are FP32: CU_TENSOR_MAP_DATA_TYPE_FLOAT32, strides of 4 bytes."""
+    a_map, b_map = TF32WG.tensor_maps
+    a = encoding(a_map, "fp32-tc", 8192, 4096, 2048)
+    assert (a.data_type, a.global_dim, a.global_strides, a.box, a.swizzle) == (7, (2048, 8192), (8192,), (32, 128), 3)
+    b = encoding(b_map, "fp32-tc", 8192, 4096, 2048)
+    assert (b.data_type, b.global_dim, b.global_strides, b.box, b.swizzle) == (7, (4096, 2048), (16384,), (128, 32), 0)
+
+
+def test_tf32x3wg_source_agrees_with_its_boxes_contract_and_launch():
+    """A's box is one 128-byte swizzle row of k per m row (the K-major layout TF32 wgmma reads);
+    B's unswizzled box is the whole 32(k) x 128(n) tile; the expect_tx count is both boxes."""
+    from test_kernel_sources import macros
+
+    a_map, b_map = TF32WG.tensor_maps
+    defs = macros(TF32WG.source.read_text())
+    assert (defs["BK"], defs["BM"]) == a_map.box and defs["BK"] * 4 == a_map.swizzle == 128
+    assert (defs["BN"], defs["BK"]) == b_map.box and b_map.swizzle == 0
+    assert defs["A_BYTES"] == a_map.box[0] * a_map.box[1] * 4 and defs["B_BYTES"] == b_map.box[0] * b_map.box[1] * 4
+    assert defs["STAGE_BYTES"] == defs["A_BYTES"] + defs["B_BYTES"]
+    assert defs["SPLIT_TILE"] == defs["BM"] * defs["BK"] * 4 == defs["BN"] * defs["BK"] * 4
+    assert TF32WG.contract == {"M": defs["BM"], "N": defs["BN"], "K": defs["BK"]}
+    assert TF32WG.launch(8192, 4096, 1024).grid == (8192 // defs["BM"] * 4096 // defs["BN"], 1, 1)
+    assert TF32WG.launch(8192, 4096, 1024).smem_bytes == defs["SMEM_BYTES"] <= 227 * 1024
+    assert TF32WG.launch(8192, 4096, 1024).block == (defs["NTHREADS"], 1, 1)
+    assert "mbar_arrive_expect_tx(full(s), STAGE_BYTES)" in TF32WG.source.read_text()
