@@ -13,6 +13,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from ..render.console import make_console
+from ._fanout import GpusOption, MixedOption, SchedulerOption, SharedDirOption
 from ._options import ManifestOption
 
 DEFAULT_SIZES = "1024,2048,4096"
@@ -32,6 +33,10 @@ def bench(
     cublas: Annotated[bool, typer.Option(help="Also time cuBLAS on its own row (it is always the reference).")] = True,
     tier: Annotated[str | None, typer.Option(help="Only the kernels and dispatchers of this precision tier: fp32, fp16 or fp32-tc.")] = None,
     manifest: ManifestOption = None,
+    gpus: GpusOption = None,
+    mixed_gpus: MixedOption = False,
+    scheduler: SchedulerOption = None,
+    shared_dir: SharedDirOption = None,
 ) -> None:
     """Verify each kernel against cuBLAS on fresh random inputs, then time the ones that pass.
 
@@ -74,6 +79,9 @@ def bench(
     shapes = load_suite(suite) if suite is not None else gather_shapes(sizes, mnk, DEFAULT_SIZES)
     if max_seconds <= 0 or min_reps < 1 or warmup_seconds < 0:
         raise GemmprofError("--max-seconds must be positive, --min-reps at least 1 and --warmup-seconds not negative")
+    from ._fanout import make_plan
+
+    plan = make_plan(gpus, scheduler, shared_dir, mixed_gpus)
     console = make_console()
     env = collect_environment(need_gpu=True)
     with console.status("compiling kernels with nvcc"):
@@ -118,8 +126,20 @@ def bench(
     complete = False
     try:
         with progress:  # Ctrl-C and SIGTERM (cli.main raises KeyboardInterrupt for both) keep the finished rows
-            run_bench(specs, cubins, shapes, policy, on_record, include_cublas=cublas, dispatchers=dispatchers, kernels=every,
-                      sms=int(env["sm_count"]))
+            if plan is None:
+                run_bench(specs, cubins, shapes, policy, on_record, include_cublas=cublas, dispatchers=dispatchers, kernels=every,
+                          sms=int(env["sm_count"]))
+            else:  # the same work as a job list, one worker per GPU
+                from ..fanout.fan import fan_bench
+                from ..measure.jobs import bench_jobs, dispatch_skips
+                from ._fanout import GpuProgress
+
+                sms = int(env["sm_count"])
+                for row in dispatch_skips(dispatchers, shapes, every, sms):
+                    on_record(row)
+                ledger = fan_bench(bench_jobs(specs, shapes, cublas, dispatchers, every, sms), cubins, policy, plan,
+                                   on_record, GpuProgress(progress, plan))
+                run.update_meta(fanout=ledger.meta())
         complete = True
     finally:
         if records:

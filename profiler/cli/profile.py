@@ -12,6 +12,7 @@ import typer
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from ._fanout import GpusOption, MixedOption, SchedulerOption, SharedDirOption
 from ._options import ManifestOption
 from ..render.console import make_console
 
@@ -36,6 +37,10 @@ def profile(
     replay_mode: Annotated[str | None, typer.Option(help="With a program: ncu --replay-mode (kernel, application, range, app-range; ncu's default: kernel).")] = None,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="With a program: profile every launch without asking, however many there are.")] = False,
     manifest: ManifestOption = None,
+    gpus: GpusOption = None,
+    mixed_gpus: MixedOption = False,
+    scheduler: SchedulerOption = None,
+    shared_dir: SharedDirOption = None,
 ) -> None:
     """Profile kernels (and cuBLAS) under Nsight Compute, one report per kernel and shape; or any
     program: `gemmprof profile [options] -- CMD ARGS...`.
@@ -74,7 +79,7 @@ def profile(
     from ..measure.device import collect_environment, git_commit
     from ..measure.ncu import CLOCK_CONTROLS, NcuOptions, resolve_ncu
     from ..measure.profiling import Callbacks, ProfileJob, profile_jobs, report_stem
-    from ..rundir import REPO_ROOT, RunDir, command_line, new_run_id
+    from ..rundir import REPO_ROOT, REPORT_SUFFIXES, RunDir, command_line, new_run_id
     from ..names import check_run_id
     from ..rundir import check_out_dir
     from ._options import check_shape
@@ -94,6 +99,9 @@ def profile(
 
         return bench(kernel=[s.name for s in specs] or None, sizes="{}x{}x{}".format(*shape), out=out, run_id=run_id, cublas=with_cublas)
 
+    from ._fanout import make_plan
+
+    plan = make_plan(gpus, scheduler, shared_dir, mixed_gpus)
     started = time.perf_counter()
     exe = resolve_ncu(ncu)
     console = make_console()
@@ -152,7 +160,23 @@ def profile(
         finished=finished,
     )
     with progress:
-        background = profile_jobs(run, jobs, shape, opts, lambda name: str(cubins(building)[name]), compress, force, hooks)
+        if plan is None:
+            background = profile_jobs(run, jobs, shape, opts, lambda name: str(cubins(building)[name]), compress, force, hooks)
+        else:  # the same jobs, one worker per GPU; each report joins the run as it arrives
+            from ..fanout.fan import fan_profile
+            from ..measure.jobs import profile_jobs as job_list
+            from ._fanout import GpuProgress
+
+            todo = []
+            for job in job_list(tiers, specs, shape, with_cublas):
+                stem = report_stem(job.kernel, M, N, K)
+                if not force and any((run.path / "ncu" / (stem + ext)).is_file() for ext in REPORT_SUFFIXES):
+                    skipped(stem)
+                else:
+                    todo.append(job)
+            ledger, background = fan_profile(run, todo, cubins(building) if building else {}, opts, plan, compress,
+                                             finished, GpuProgress(progress, plan))
+            run.update_meta(fanout=ledger.meta())
     builder.shutdown()
     phases["profile_loop_s"] = time.perf_counter() - started - sum(phases.values())
     for proc in background:  # a failed prefetch is redone (and its error shown) by extract_run
@@ -167,6 +191,9 @@ def profile(
                   f"see them with: gemmprof analyze {run.path}")
     console.print(f"wall time {total:.1f} s, of which ncu {ncu_total:.1f} s; "
                   + ", ".join(f"{k.removesuffix('_s')} {v:.1f} s" for k, v in phases.items()))
+    if plan is not None and ledger.failures:
+        raise GemmprofError(f"{len(ledger.failures)} job(s) failed twice; the others are in {run.path}: "
+                            + "; ".join(ledger.failures)[:600])
 
 
 def require_cupy() -> None:

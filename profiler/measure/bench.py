@@ -20,13 +20,17 @@ from .timing import TimingPolicy
 Shape = tuple[int, int, int]
 
 
-def run_worker(job: dict, on_record: Callable[[dict], None], timeout_s: float | None = None) -> tuple[int, str]:
+def run_worker(job: dict, on_record: Callable[[dict], None], timeout_s: float | None = None,
+               pin: str | None = None) -> tuple[int, str]:
     """Run one worker child on `job`; call `on_record` per result line. Returns (exit code,
-    last lines of its stderr)."""
+    last lines of its stderr). `pin`: the child sees only this GPU (CUDA_VISIBLE_DEVICES)."""
+    env = child_env()
+    if pin is not None:
+        env["CUDA_VISIBLE_DEVICES"] = pin
     with tempfile.TemporaryFile("w+") as err:
         proc = subprocess.Popen(
             [sys.executable, "-m", "profiler.measure.worker"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err, text=True, env=child_env(),
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err, text=True, env=env,
         )
         try:
             proc.stdin.write(json.dumps(job))
@@ -45,9 +49,10 @@ def run_worker(job: dict, on_record: Callable[[dict], None], timeout_s: float | 
 
 
 def bench_kernel(name: str, tier: str, cubin: str | None, shapes: list[Shape], policy: TimingPolicy,
-                 on_record: Callable[[dict], None], seed: int = 0, device: int = 0, spec: KernelSpec | None = None) -> None:
+                 on_record: Callable[[dict], None], seed: int = 0, device: int = 0, spec: KernelSpec | None = None,
+                 pin: str | None = None) -> None:
     """Verify and time one kernel on every shape, surviving faults: after a child dies, a fresh
-    child picks up the shapes that have no result yet."""
+    child picks up the shapes that have no result yet. `pin`: see `run_worker`."""
     remaining = list(shapes)
     while remaining:
         done: list[Shape] = []
@@ -58,7 +63,7 @@ def bench_kernel(name: str, tier: str, cubin: str | None, shapes: list[Shape], p
 
         job = {"kernel": name, "tier": tier, "cubin": cubin, "shapes": remaining, "policy": asdict(policy),
                "seed": seed, "device": device, "spec": asdict(spec) if spec else None}
-        code, tail = run_worker(job, record)
+        code, tail = run_worker(job, record, pin=pin)
         remaining = [s for s in remaining if s not in done]
         if code == 3 or not remaining:  # 3: the child reported the shape that faulted
             continue

@@ -52,7 +52,6 @@ def profile_jobs(run: RunDir, jobs: list[ProfileJob], shape: tuple[int, int, int
     M, N, K = shape
     ncu_dir = run.path / "ncu"
     ncu_dir.mkdir(exist_ok=True)
-    log = run.path / "profile.jsonl"
     env = child_env()
     background = []
     for i, job in enumerate(jobs, start=1):
@@ -61,27 +60,60 @@ def profile_jobs(run: RunDir, jobs: list[ProfileJob], shape: tuple[int, int, int
             on.skipped(stem)
             continue
         on.starting(i, job)
-        target_job = json.dumps({"kernel": job.name, "tier": job.tier, "M": M, "N": N, "K": K,
-                                 "cubin": cubin_for(job.name) if job.spec else None,
-                                 "spec": asdict(job.spec) if job.spec else None, "seed": 7})
-        tmp_base = ncu_dir / f".{stem}.partial"
-        command = ncu_command(opts, tmp_base, target_argv(target_job))
-        t0 = time.perf_counter()
-        result = run_ncu(command, env, on_kernel=lambda kernel, passes: on.kernel_seen(i, job, kernel, passes))
-        wall = time.perf_counter() - t0
-        partial = tmp_base.with_name(tmp_base.name + ".ncu-rep")
-        error = failure(result, f"{job.name} {M}x{N}x{K}")
-        if error:
-            partial.unlink(missing_ok=True)
-            raise error
-        final = ncu_dir / (stem + (".ncu-rep.xz" if compress else ".ncu-rep"))
-        finish_report(partial, final, compress)
-        remove_twin(run, final)
+        cubin = cubin_for(job.name) if job.spec else None
+        attempt = run_target(job, shape, opts, cubin, ncu_dir, env,
+                             on_kernel=lambda kernel, passes: on.kernel_seen(i, job, kernel, passes))
+        final, record = commit_report(run, job, shape, attempt, compress)
         background.append(start_background_extract(final))  # overlaps the next ncu run
-        record = make_record(job, shape, final.relative_to(run.path), wall, command, result)
-        write_record(log, record)
         on.finished(record)
     return background
+
+
+@dataclass
+class TargetRun:
+    """One ncu run of one job, before its report joins a run directory: where ncu wrote it, how
+    long it took, the command and what ncu said. Plain data, so a remote worker can ship it."""
+
+    partial: Path
+    wall_s: float
+    command: list[str]
+    result: NcuResult
+
+
+def run_target(job: ProfileJob, shape, opts: NcuOptions, cubin: str | None, workdir: Path, env: dict,
+               on_kernel: Callable[[str, int], None] | None = None) -> TargetRun:
+    """Profile one job under ncu into `workdir` (a run's ncu/ folder, or a worker's scratch
+    folder). Raises the one-line error of a failed ncu run, leaving no partial report."""
+    M, N, K = shape
+    stem = report_stem(job.name, M, N, K)
+    target_job = json.dumps({"kernel": job.name, "tier": job.tier, "M": M, "N": N, "K": K, "cubin": cubin,
+                             "spec": asdict(job.spec) if job.spec else None, "seed": 7})
+    tmp_base = workdir / f".{stem}.partial"
+    command = ncu_command(opts, tmp_base, target_argv(target_job))
+    t0 = time.perf_counter()
+    result = run_ncu(command, env, on_kernel=on_kernel)
+    wall = time.perf_counter() - t0
+    partial = tmp_base.with_name(tmp_base.name + ".ncu-rep")
+    error = failure(result, f"{job.name} {M}x{N}x{K}")
+    if error:
+        partial.unlink(missing_ok=True)
+        raise error
+    return TargetRun(partial, wall, command, result)
+
+
+def commit_report(run: RunDir, job: ProfileJob, shape, attempt: TargetRun, compress: bool,
+                  extra: dict | None = None) -> tuple[Path, dict]:
+    """Move a finished report into `run`'s ncu/ folder (its other form removed) and log it in
+    profile.jsonl: the one way a report joins a run, serial or fanned out. `extra`: fields for
+    the log line (the GPU that produced it). Returns (the report's path, its log record)."""
+    M, N, K = shape
+    final = run.path / "ncu" / (report_stem(job.name, M, N, K) + (".ncu-rep.xz" if compress else ".ncu-rep"))
+    finish_report(attempt.partial, final, compress)
+    remove_twin(run, final)
+    record = {**make_record(job, shape, final.relative_to(run.path), attempt.wall_s, attempt.command, attempt.result),
+              **(extra or {})}
+    write_record(run.path / "profile.jsonl", record)
+    return final, record
 
 
 def remove_twin(run: RunDir, final: Path) -> None:

@@ -1,0 +1,72 @@
+"""The Dask cluster a fanned-out run uses: one worker per GPU, each declaring one GPU resource
+and running one job at a time; or an existing cluster (`--scheduler ADDRESS`), whose workers
+must declare the resource too (`dask worker ADDRESS --resources GPU=1`, one per GPU;
+dask-cuda-worker starts one per GPU and pins each)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+
+from ..errors import GemmprofError
+
+# NVLink multicast stays off in every worker, whatever started it (it can take a shared host's
+# GPUs out of service): the variables are passed on, never unset.
+KEEP_ENV = ("NCCL_NVLS_ENABLE", "TORCH_SYMM_MEM_DISABLE_MULTICAST", "NVSHMEM_DISABLE_NVLS")
+
+
+def require_distributed() -> None:
+    import importlib.util
+
+    if importlib.util.find_spec("distributed") is None:
+        raise GemmprofError("--gpus and --scheduler need Dask (dask.distributed)", "pip install 'gemmprof[scale]'")
+
+
+def local_spec(pins: list[str], processes: bool) -> dict:
+    """Worker specs named gpu-<pin>: a worker process per GPU pinned by CUDA_VISIBLE_DEVICES (a
+    Nanny's env), or in-process workers (`processes=False`: tests, no GPU)."""
+    from distributed import Nanny, Worker
+
+    spec = {}
+    for pin in pins:
+        options = {"nthreads": 1, "resources": {"GPU": 1}, "name": f"gpu-{pin}"}
+        if processes:
+            env = {"CUDA_VISIBLE_DEVICES": pin, **{k: os.environ[k] for k in KEEP_ENV if k in os.environ}}
+            spec[f"gpu-{pin}"] = {"cls": Nanny, "options": {**options, "env": env, "memory_limit": 0}}
+        else:
+            spec[f"gpu-{pin}"] = {"cls": Worker, "options": options}
+    return spec
+
+
+@contextlib.contextmanager
+def open_client(pins: list[str], scheduler: str | None = None, processes: bool = True):
+    """A Client on an existing cluster (`scheduler`) or on a local one of one worker per pin."""
+    require_distributed()
+    from distributed import Client, Scheduler, SpecCluster
+
+    if scheduler is not None:
+        try:
+            client = Client(scheduler, timeout="20s")
+        except OSError as exc:
+            raise GemmprofError(f"--scheduler {scheduler}: cannot reach it ({exc})",
+                                "start one with: dask scheduler; then dask worker ADDRESS --resources GPU=1") from None
+        with client:
+            if not any(w.get("resources", {}).get("GPU") for w in client.scheduler_info()["workers"].values()):
+                raise GemmprofError(f"--scheduler {scheduler}: no worker declares a GPU resource",
+                                    "start workers with --resources GPU=1 (one per GPU), or dask-cuda-worker --resources GPU=1")
+            yield client
+        return
+    cluster = None
+    if processes:
+        try:  # dask-cuda's one-worker-per-GPU cluster where it is installed; its workers see their GPU first
+            from dask_cuda import LocalCUDACluster
+
+            cluster = LocalCUDACluster(CUDA_VISIBLE_DEVICES=",".join(pins), n_workers=len(pins), threads_per_worker=1,
+                                       resources={"GPU": 1}, dashboard_address=None, memory_limit=0)
+        except ImportError:
+            pass
+    cluster = cluster or SpecCluster(workers=local_spec(pins, processes),
+                          scheduler={"cls": Scheduler, "options": {"dashboard_address": None}}, silence_logs=40)
+    with cluster, Client(cluster) as client:
+        client.wait_for_workers(len(pins))
+        yield client

@@ -1,0 +1,146 @@
+"""The unit of work of `bench` and `profile` as plain data: one job per kernel and shape.
+
+Why a list of plain records: the serial path and the fanned-out paths (one worker per GPU, a Dask
+cluster) must run the same work and merge it the same way. A job pickles and travels as JSON; the
+two `execute_*` functions run one job wherever they are called (the CLI's process, a Dask worker)
+on the GPU they are pinned to, and return what the run directory needs: result rows (bench), or
+the report's bytes and its log record (profile).
+"""
+
+from __future__ import annotations
+
+import lzma
+import tempfile
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from ..manifest import DEFAULT_SMS, Dispatcher, KernelSpec, reference_name, reference_rows
+
+Shape = tuple[int, int, int]
+BENCH, PROFILE = "bench", "profile"
+
+
+@dataclass(frozen=True)
+class Job:
+    """One kernel at one shape. `kernel` names the row (a dispatcher's name for a dispatched
+    row); `spec` is the kernel that runs (None: cuBLAS); `row` holds fields every result row of
+    the job carries (a dispatcher's `dispatched_to` and `dispatch_rule`)."""
+
+    kind: str
+    kernel: str
+    tier: str
+    shape: Shape
+    spec: KernelSpec | None = None
+    seed: int = 0
+    row: dict = field(default_factory=dict)
+
+    @property
+    def key(self) -> str:
+        """Unique within a job list; names the job in progress, logs and run.json."""
+        return "{}:{}:{}:{}x{}x{}".format(self.kind, self.kernel, self.tier, *self.shape)
+
+    @property
+    def runs(self) -> str | None:
+        """The kernel whose cubin the job needs (None for cuBLAS)."""
+        return self.spec.name if self.spec else None
+
+    def to_dict(self) -> dict:
+        return {"kind": self.kind, "kernel": self.kernel, "tier": self.tier, "shape": list(self.shape),
+                "spec": asdict(self.spec) if self.spec else None, "seed": self.seed, "row": dict(self.row)}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> Job:
+        spec = KernelSpec.from_dict(d["spec"]) if d.get("spec") else None
+        return cls(d["kind"], d["kernel"], d["tier"], tuple(d["shape"]), spec, d.get("seed", 0), d.get("row", {}))
+
+
+def bench_jobs(specs: list[KernelSpec], shapes: list[Shape], include_cublas: bool = True,
+               dispatchers: list[Dispatcher] = (), kernels: dict[str, KernelSpec] | None = None,
+               sms: int = DEFAULT_SMS) -> list[Job]:
+    """The bench's work in `measure.bench.bench`'s order (cuBLAS rows, the ladder, dispatchers),
+    one job per kernel and shape, with the seeds that serial bench gives them. A dispatcher's
+    shape that no rule covers is not a job (the caller records its SKIP: `dispatch_skips`)."""
+    jobs: list[Job] = []
+    if include_cublas:
+        jobs += [Job(BENCH, name, tier, tuple(s)) for name, tier in reference_rows([*specs, *dispatchers]) for s in shapes]
+    for spec in specs:
+        jobs += [Job(BENCH, spec.name, spec.tier, tuple(s), spec, spec.index * 1000 + i) for i, s in enumerate(shapes)]
+    for d in dispatchers:
+        for shape in shapes:
+            picked = d.pick(*shape, kernels or {}, sms)
+            if picked is not None:
+                spec = picked[0]
+                jobs.append(Job(BENCH, d.name, d.tier, tuple(shape), spec, spec.index * 1000,
+                                {"dispatched_to": spec.name, "dispatch_rule": d.reason(picked[1])}))
+    return jobs
+
+
+def dispatch_skips(dispatchers: list[Dispatcher], shapes: list[Shape], kernels: dict[str, KernelSpec], sms: int) -> list[dict]:
+    """The SKIP rows of dispatcher shapes no rule covers (no job runs for them)."""
+    return [{"kernel": d.name, "tier": d.tier, "M": M, "N": N, "K": K, "status": "SKIP",
+             "reason": f"no rule of {d.name} has a kernel for {M}x{N}x{K}"}
+            for d in dispatchers for (M, N, K) in shapes if d.pick(M, N, K, kernels, sms) is None]
+
+
+def profile_jobs(tiers: list[str], specs: list[KernelSpec], shape: Shape, with_cublas: bool = True) -> list[Job]:
+    """The profile's work: each tier's cuBLAS first (no cubin to wait for), then the kernels."""
+    refs = [Job(PROFILE, reference_name(t), t, tuple(shape)) for t in tiers] if with_cublas else []
+    return refs + [Job(PROFILE, s.name, s.tier, tuple(shape), s, 7) for s in specs]
+
+
+def execute_bench(job: Job, cubin: str | None, policy, pin: str | None = None) -> list[dict]:
+    """Verify and time one job in a worker child pinned to GPU `pin`; its result rows (an ERROR
+    row when the kernel faults or the child dies)."""
+    from .bench import bench_kernel
+
+    rows: list[dict] = []
+    bench_kernel(job.kernel, job.tier, cubin, [job.shape], policy, rows.append, seed=job.seed, spec=job.spec, pin=pin)
+    return [{**r, **job.row} for r in rows]
+
+
+@dataclass
+class ShippedReport:
+    """A profile job's outcome off the worker: the report xz-packed (or its path in a shared
+    folder), ncu's wall time, command and result."""
+
+    data: bytes | None
+    path: str | None
+    wall_s: float
+    command: list[str]
+    result: object  # ncu.NcuResult
+
+
+def execute_profile(job: Job, cubin: str | None, opts, pin: str | None = None, shared_dir: str | None = None,
+                    on_kernel: Callable[[str, int], None] | None = None) -> ShippedReport:
+    """Profile one job under ncu in a scratch folder with the target pinned to GPU `pin`; ship the
+    report back xz-packed as bytes, or leave it in `shared_dir` (a folder the client also sees)."""
+    from ..subprocess_env import child_env
+    from .profiling import ProfileJob, run_target
+
+    env = child_env()
+    if pin is not None:
+        env["CUDA_VISIBLE_DEVICES"] = pin
+    target = ProfileJob(job.kernel, job.tier, job.spec)
+    with tempfile.TemporaryDirectory(prefix="gemmprof-job-") as scratch:
+        done = run_target(target, job.shape, opts, cubin, Path(scratch), env, on_kernel=on_kernel)
+        packed = lzma.compress(done.partial.read_bytes(), preset=1)
+    path = None
+    if shared_dir is not None:
+        out = Path(shared_dir) / (job.key.replace(":", "_") + f".{pin or 'x'}.ncu-rep.xz")
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = out.with_name("." + out.name + ".tmp")
+        tmp.write_bytes(packed)
+        tmp.replace(out)
+        packed, path = None, str(out)
+    return ShippedReport(packed, path, done.wall_s, done.command, done.result)
+
+
+def unpack_report(shipped: ShippedReport, partial: Path) -> None:
+    """Write a shipped report (bytes or shared-folder file) to `partial`, uncompressed."""
+    data = shipped.data if shipped.data is not None else Path(shipped.path).read_bytes()
+    tmp = partial.with_name(partial.name + ".tmp")
+    tmp.write_bytes(lzma.decompress(data))
+    tmp.replace(partial)
+    if shipped.path is not None:
+        Path(shipped.path).unlink(missing_ok=True)
