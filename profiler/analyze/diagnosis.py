@@ -23,7 +23,8 @@ from ..tiers import REFERENCE_ROWS, TIERS, TIMED_STATUSES
 from . import ladder, memory, stalls
 from .occupancy import occupancy
 from .roofline import kernel_names
-from .verdict import Verdict, classify, utilisation
+from .signals import utilisation
+from .verdict import Verdict, classify
 
 
 # How many stall reasons, rules and source lines a kernel page shows.

@@ -30,7 +30,7 @@ from ..analyze.memory import launch_min_bytes, writes_below_minimum
 from ..analyze.occupancy import LIMITS
 from ..analyze.prose import fmt_bytes, fmt_count, fmt_num, fmt_pct, fmt_times, fmt_way
 from ..analyze.values import flag
-from ..analyze.verdict import uses_tensor_cores
+from ..analyze.explain import uses_tensor_cores
 from ..extract.metrics import describe
 from ..manifest import REFERENCES
 from ..tiers import CONTEXT, TIMED_STATUSES
