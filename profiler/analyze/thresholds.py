@@ -1,5 +1,5 @@
 """Where a verdict draws its lines: each threshold with the reason for its value, shared by the
-decision (`verdict`) and the sentences that explain it (`explain`)."""
+decision (`verdict`) and the sentences that explain it (`sentences`)."""
 
 from __future__ import annotations
 

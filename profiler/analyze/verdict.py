@@ -16,7 +16,7 @@ specific to a GEMM:
 
 Each verdict names the problem in one phrase (what the next rung of the ladder should fix), a
 one-sentence summary with the deciding numbers, the evidence behind it and the usual cure.
-The thresholds live in `thresholds`, the sentences in `explain`; this module decides.
+The thresholds live in `thresholds`, the sentences in `sentences`; this module decides.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from dataclasses import replace
 
 import pandas as pd
 
-from . import causes, explain
+from . import causes, sentences
 from .bounds import BOUNDS, Verdict
 from .memory import global_access_kinds, with_opcodes
 from .occupancy import occupancy
@@ -91,22 +91,22 @@ def _decide(s: Signals) -> Verdict:
         if (v := check(s)) is not None:
             return v
     if u["fp32"] >= FP32_BOUND_PCT:
-        return explain.fp32(s)
+        return sentences.fp32(s)
     if u["tensor"] >= TENSOR_BOUND_PCT:
-        return explain.tensor(s)
+        return sentences.tensor(s)
     memory_busy = u["memory"] >= SOL_BUSY_PCT and u["memory"] >= u["sm"] - BALANCE_MARGIN_PCT
     if memory_busy:
         if u["dram"] >= DRAM_BOUND_PCT:
-            return explain.dram(s)
+            return sentences.dram(s)
         if u["shared"] >= SHARED_SHARE_MIN * u["memory"]:
-            return explain.shared(s)
-        return explain.global_memory(s)
+            return sentences.shared(s)
+        return sentences.global_memory(s)
     if u["sm"] >= SOL_BUSY_PCT and u["issue"] >= ISSUE_BUSY_PCT:
-        return explain.issue(s)
+        return sentences.issue(s)
     for check in causes.LATE_CHECKS:
         if (v := check(s)) is not None:
             return v
-    return explain.latency(s)
+    return sentences.latency(s)
 
 
 def _finish(v: Verdict, s: Signals) -> Verdict:
@@ -114,7 +114,7 @@ def _finish(v: Verdict, s: Signals) -> Verdict:
     launch has no SASS table (the techniques are then unknown, so a cure may repeat one)."""
     uses = tuple((s.techniques or {}).get("already_uses") or ())
     confidence = v.confidence if s.techniques is not None or v.cause == "unknown" else "low"
-    return replace(v, notes=tuple(explain.notes(v.bound, v.cause, s)), already_uses=uses, confidence=confidence)
+    return replace(v, notes=tuple(sentences.notes(v.bound, v.cause, s)), already_uses=uses, confidence=confidence)
 
 
 def _for(frame: pd.DataFrame | None, key: tuple) -> pd.DataFrame | None:

@@ -28,7 +28,7 @@ from matplotlib.ticker import (
 
 from ..analyze.roofline import LEVELS, Roofline, format_rate, ladder_labels, roofline
 from ..manifest import REFERENCES, TIERS
-from ..tiers import REFERENCE_ROWS, TIMED_STATUSES
+from ..tiers import TIMED_STATUSES
 from ..tiers import TIERS as TIER_RECORDS
 from .escape import mpl_label, mpl_text
 
