@@ -48,7 +48,7 @@ def bench(
     from ..suites import load_suite
     from ..measure.bench import bench as run_bench
     from ..measure.build import build_all
-    from ..measure.device import collect_environment, git_commit
+    from ..measure.provenance import collect_environment, git_commit
     from ..measure.timing import TimingPolicy
     from ..analyze.suite import summarize
     from ..render.console import bench_table, suite_table

@@ -71,7 +71,7 @@ def profile(
     from ..extract.run import extract_run
     from ..manifest import CUBLAS, reference_name, reference_tiers, select_kernels
     from ..measure.build import build_all
-    from ..measure.device import collect_environment, git_commit
+    from ..measure.provenance import collect_environment, git_commit
     from ..measure.ncu import CLOCK_CONTROLS, NcuOptions, resolve_ncu
     from ..measure.profiling import Callbacks, ProfileJob, profile_jobs, report_stem
     from ..rundir import REPO_ROOT, RunDir, command_line, new_run_id

@@ -16,7 +16,8 @@ from ..manifest import CUBLAS, REFERENCES, KernelSpec, reference_name
 from ..specs import peak_flops, peak_fp32_flops
 from ..tiers import CONTEXT, REFERENCE_ROWS
 from ..tiers import tier as tier_record
-from .device import StateSampler, import_cupy
+from .device import import_cupy
+from .sampler import StateSampler
 from .launch import CUBLAS_MATH_MODE, CublasRunner, Gemm, KernelRunner
 from .timing import L2Flusher, Stats, TimingPolicy, time_alternating, warm_up
 from .verify import check
