@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 from profiler.analyze import ladder
-from profiler.manifest import parse_manifest
+from profiler.manifest_parse import parse_manifest
 
 MANIFEST = """
 [[kernel]]

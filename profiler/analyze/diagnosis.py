@@ -18,7 +18,8 @@ from typing import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from ..manifest import REFERENCES, KernelSpec
+from ..kernel_spec import KernelSpec
+from ..manifest import REFERENCES
 from ..tiers import TIMED_STATUSES
 from . import fill, ladder, memory, stalls
 from .occupancy import occupancy

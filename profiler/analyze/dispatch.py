@@ -21,7 +21,9 @@ import math
 
 import pandas as pd
 
-from ..manifest import DEFAULT_SMS, DispatchRule, KernelSpec, evaluate
+from ..dispatchers import DEFAULT_SMS, DispatchRule
+from ..expressions import evaluate
+from ..kernel_spec import KernelSpec
 
 TILES = "cdiv(M, {t}) * cdiv(N, {t})"
 
@@ -132,7 +134,7 @@ def predicted(share: pd.DataFrame, rules: tuple[DispatchRule, ...], kernels: dic
               sms: int = DEFAULT_SMS) -> pd.DataFrame:
     """Per shape of the sweep: the kernel the rules choose, the rule, and its share of the
     fastest kernel measured there (what the dispatcher would lose; NaN where it was not run)."""
-    from ..manifest import Dispatcher
+    from ..dispatchers import Dispatcher
 
     d = Dispatcher("derived", "", "", rules)
     out = []

@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from ..manifest import REFERENCES, KernelSpec, reference_name
+from ..kernel_spec import KernelSpec
+from ..manifest import REFERENCES, reference_name
 from ..tiers import REFERENCE_ROWS, TIERS
 from . import ladder, memory, stalls
 

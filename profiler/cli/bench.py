@@ -44,7 +44,9 @@ def bench(
     """
     from ..bench_log import as_table, merge_rows
     from ..errors import GemmprofError
-    from ..manifest import CUBLAS, load_manifest, select_for_bench
+    from ..dispatchers import select_for_bench
+    from ..manifest import load_manifest
+    from ..tiers import CUBLAS
     from ..suites import load_suite
     from ..measure.bench import bench as run_bench
     from ..measure.build import build_all

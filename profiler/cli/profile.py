@@ -69,7 +69,8 @@ def profile(
     from ..errors import GemmprofError
     from ..extract import metrics as metric_table
     from ..extract.run import extract_run
-    from ..manifest import CUBLAS, reference_name, reference_tiers, select_kernels
+    from ..manifest import reference_name, reference_tiers, select_kernels
+    from ..tiers import CUBLAS
     from ..measure.build import build_all
     from ..measure.provenance import collect_environment, git_commit
     from ..measure.ncu import CLOCK_CONTROLS, NcuOptions, resolve_ncu

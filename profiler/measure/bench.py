@@ -13,7 +13,9 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import asdict
 
-from ..manifest import DEFAULT_SMS, Dispatcher, KernelSpec, reference_rows
+from ..dispatchers import DEFAULT_SMS, Dispatcher
+from ..kernel_spec import KernelSpec
+from ..manifest import reference_rows
 from ..subprocess_env import child_env
 from .timing import TimingPolicy
 

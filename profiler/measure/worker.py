@@ -12,7 +12,9 @@ import sys
 import traceback
 from dataclasses import asdict
 
-from ..manifest import CUBLAS, REFERENCES, KernelSpec, reference_name
+from ..kernel_spec import KernelSpec
+from ..manifest import REFERENCES, reference_name
+from ..tiers import CUBLAS
 from ..specs import peak_flops, peak_fp32_flops
 from ..tiers import CONTEXT, REFERENCE_ROWS
 from ..tiers import tier as tier_record
