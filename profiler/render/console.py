@@ -289,11 +289,15 @@ def compare_metrics_table(metrics: pd.DataFrame, threshold: float) -> Table:
 # gemmprof analyze
 
 
-def launch_summary_table(kernels: pd.DataFrame, title: str, per_kernel: bool = False) -> Table:
-    """`analyze`'s summary of one report: a row per launch, or per kernel of
-    `analyze.launches.group_launches` (`per_kernel`)."""
+def launch_summary_table(kernels: pd.DataFrame, title: str, per_kernel: bool = False,
+                         launch_numbers: bool = True) -> Table:
+    """`analyze`'s summary of its reports: a row per launch, or per kernel of
+    `analyze.launches.group_launches` (`per_kernel`). Without `launch_numbers` the '#' column
+    goes (reports of one launch each: every number would be 0)."""
     columns = [(h, TEXT if h in ("kernel", "occupancy", "top stall") else NUMBER) for h in summary_headers(per_kernel)]
     rows = [list(map(escape, row)) for row in summary_rows(kernels, per_kernel)]  # kernel names are data: never markup
+    if not launch_numbers and not per_kernel:
+        columns, rows = columns[1:], [row[1:] for row in rows]
     return filled_table(escape(title), columns, rows)
 
 
