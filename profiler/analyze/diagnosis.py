@@ -20,7 +20,7 @@ import pandas as pd
 
 from ..kernel_spec import KernelSpec
 from ..manifest import REFERENCES
-from ..tiers import TIMED_STATUSES
+from ..tiers import PASS, TIMED_STATUSES
 from . import fill, ladder, memory, stalls
 from .occupancy import occupancy
 from .roofline import kernel_names
@@ -267,7 +267,7 @@ def _sizes(bench: pd.DataFrame | None, order: Sequence[str]) -> pd.DataFrame:
         "shape": [f"{m}x{n}x{k}" for m, n, k in zip(bench["M"], bench["N"], bench["K"])],
         "M": bench["M"], "N": bench["N"], "K": bench["K"], "status": bench["status"],
         "gflops": bench["gflops"].where(bench["status"].isin(TIMED_STATUSES)),  # a CONTEXT row was timed too
-        "pct_cublas": bench["pct_of_cublas"].where(bench["status"] == "PASS") if "pct_of_cublas" in bench else np.nan,
+        "pct_cublas": bench["pct_of_cublas"].where(bench["status"] == PASS) if "pct_of_cublas" in bench else np.nan,
         "throttled": bench["throttled"] if "throttled" in bench else False,
     })
     out["_rank"] = [rank.get(k, len(rank)) for k in out["kernel"]]

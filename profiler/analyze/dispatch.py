@@ -24,6 +24,7 @@ import pandas as pd
 from ..dispatchers import DEFAULT_SMS, DispatchRule
 from ..expressions import evaluate
 from ..kernel_spec import KernelSpec
+from ..tiers import PASS
 
 TILES = "cdiv(M, {t}) * cdiv(N, {t})"
 
@@ -44,7 +45,7 @@ def fastest_per_shape(bench: pd.DataFrame, kernels: dict[str, KernelSpec], tier:
 
 def _passed(bench: pd.DataFrame, kernels: dict[str, KernelSpec], tier: str) -> pd.DataFrame:
     names = [n for n, s in kernels.items() if s.tier == tier]
-    return bench[(bench["status"] == "PASS") & bench["kernel"].isin(names) & (bench["gflops"] > 0)]
+    return bench[(bench["status"] == PASS) & bench["kernel"].isin(names) & (bench["gflops"] > 0)]
 
 
 def share_of_best(bench: pd.DataFrame, kernels: dict[str, KernelSpec], tier: str = "fp32") -> pd.DataFrame:

@@ -12,14 +12,14 @@ import pandas as pd
 
 from ..kernel_spec import KernelSpec
 from ..manifest import REFERENCES, reference_name
-from ..tiers import REFERENCE_ROWS, TIERS
+from ..tiers import ERROR, FAIL, FAILED_STATUSES, PASS, REFERENCE_ROWS, SKIP, TIERS
 from . import ladder, memory, stalls
 
 if TYPE_CHECKING:
     from .diagnosis import Diagnosis
 
 # Bench statuses from worst to best: a kernel's status is its worst over all shapes run.
-STATUS_ORDER = ("ERROR", "FAIL", "PASS", "SKIP")
+STATUS_ORDER = (ERROR, FAIL, PASS, SKIP)
 # ncu rule results that carry no advice.
 RULE_TYPES_SHOWN = ("optimization", "warning", "error", "ok")
 # How many source lines a kernel page shows.
@@ -36,8 +36,8 @@ def _status(statuses: Sequence[str]) -> str | None:
     if not present:
         return None
     worst = present[0]
-    if worst == "SKIP" and len(present) == 1:
-        return "SKIP"
+    if worst == SKIP and len(present) == 1:
+        return SKIP
     return worst
 
 
@@ -49,18 +49,18 @@ def add_bench(d: Diagnosis, bench: pd.DataFrame | None, shape) -> None:
         return
     statuses = [str(s) for s in mine["status"]]
     d.status = _status(statuses)
-    bad = [f"{r['M']}x{r['N']}x{r['K']}" for r in mine.to_dict("records") if r["status"] in ("FAIL", "ERROR")]
+    bad = [f"{r['M']}x{r['N']}x{r['K']}" for r in mine.to_dict("records") if r["status"] in FAILED_STATUSES]
     if bad:
         d.status_note = f"{d.status} at {', '.join(bad)}"
     at_shape = mine[[(shape_of(r) == shape) for r in mine.to_dict("records")]]
     row = at_shape.iloc[0].to_dict() if len(at_shape) else None
-    if row is None or row.get("status") != "PASS":
-        passed = mine[mine["status"] == "PASS"]
+    if row is None or row.get("status") != PASS:
+        passed = mine[mine["status"] == PASS]
         if row is None and len(passed):
             row = passed.loc[(passed["M"] * passed["N"] * passed["K"]).idxmax()].to_dict()
             d.status_note = (d.status_note + "; " if d.status_note else "") + \
                 f"timed at {row['M']}x{row['N']}x{row['K']}, not at the profile shape"
-    if row is not None and row.get("status") == "PASS":
+    if row is not None and row.get("status") == PASS:
         d.gflops, d.time_ms = float(row.get("gflops", np.nan)), float(row.get("median_ms", np.nan))
         d.pct_cublas = float(row.get("pct_of_cublas", np.nan)) if not d.is_reference else 100.0
         d.gflops_source = "bench"

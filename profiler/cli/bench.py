@@ -14,6 +14,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from ..render.console import make_console
 from ._options import ManifestOption
+from ..tiers import FAIL, FAILED_STATUSES
 
 DEFAULT_SIZES = "1024,2048,4096"
 
@@ -130,7 +131,7 @@ def bench(
             run.update_meta(complete=complete)
             console.print(bench_table(df, title=f"{env['gpu_name']}: SGEMM ladder vs cuBLAS"))
             expected = [s.name for s in specs if s.expect_fail]  # FAILs on purpose (1xTF32): not a failure of the run
-            n_bad = int((df["status"].isin(["FAIL", "ERROR"]) & ~((df["status"] == "FAIL") & df["kernel"].isin(expected))).sum())
+            n_bad = int((df["status"].isin(FAILED_STATUSES) & ~((df["status"] == FAIL) & df["kernel"].isin(expected))).sum())
             console.print(f"{len(df)} results, {n_bad} FAIL/ERROR; tables in {run.path}/bench.csv and bench.parquet"
                           + ("" if complete else " [yellow](interrupted: partial run)[/]"))
             if suite is not None:

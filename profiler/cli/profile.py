@@ -14,6 +14,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from ._options import ManifestOption
 from ..render.console import make_console
+from ..tiers import FAIL
 
 
 def profile(
@@ -139,7 +140,7 @@ def profile(
         status = record.get("status", "?")
         progress.console.print(f"  {report_stem(record['kernel'], M, N, K)}: {record['launches']} launch(es), "
                                f"{record['replay_passes']} passes, {record['ncu_wall_s']:.1f} s, verification {status}"
-                               + (f" ({record['reason']})" if status == "FAIL" else ""))
+                               + (f" ({record['reason']})" if status == FAIL else ""))
         progress.advance(task)
 
     def skipped(stem: str) -> None:

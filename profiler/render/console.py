@@ -20,7 +20,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..analyze.values import flag
-from ..tiers import CONTEXT, TIMED_STATUSES
+from ..tiers import CONTEXT, ERROR, FAIL, FAILED_STATUSES, PASS, SKIP, TIMED_STATUSES
 
 
 # A pipe or a CI log has no width of its own: rich would assume 80 (wrapping wide tables needlessly)
@@ -149,7 +149,7 @@ def _first_number(*values):
     return next((v for v in values if isinstance(v, (int, float)) and not math.isnan(v)), None)
 
 
-STATUS_STYLE = {"PASS": "green", "FAIL": "bold red", "ERROR": "bold red", "SKIP": "dim", CONTEXT: "cyan"}
+STATUS_STYLE = {PASS: "green", FAIL: "bold red", ERROR: "bold red", SKIP: "dim", CONTEXT: "cyan"}
 
 
 def bench_table(df: pd.DataFrame, title: str = "") -> Table:
@@ -163,7 +163,7 @@ def bench_table(df: pd.DataFrame, title: str = "") -> Table:
         timed = r.get("status") in TIMED_STATUSES
         throttled = "*" if timed and flag(r.get("throttled")) else ""
         status = r.get("status", "")
-        note = escape(r["reason"]) if status in ("FAIL", "ERROR", "SKIP", CONTEXT) and isinstance(r.get("reason"), str) else ""
+        note = escape(r["reason"]) if status in (*FAILED_STATUSES, SKIP, CONTEXT) and isinstance(r.get("reason"), str) else ""
         rows.append([
             escape(str(r["kernel"])) + _dispatched(r),
             f"{r['M']}x{r['N']}x{r['K']}",
@@ -245,7 +245,7 @@ def compare_table(table: pd.DataFrame, title: str) -> Table:
             status = f" ({r['status_base']} -> {r['status_new']})"
         elif r["verdict"] in ("added", "removed"):
             only = r["status_new"] if r["verdict"] == "added" else r["status_base"]
-            status = f" ({only})" if only != "PASS" else ""
+            status = f" ({only})" if only != PASS else ""
         style = VERDICT_STYLE.get(r["verdict"], "")
         rows.append([escape(str(r["kernel"])), f"{r['M']}x{r['N']}x{r['K']}",
                      _ms(r["base_ms"], r["base_p10_ms"], r["base_p90_ms"]),
