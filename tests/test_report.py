@@ -19,7 +19,7 @@ import typer
 from conftest import SAMPLE_RUN
 from typer.testing import CliRunner
 
-from profiler.analyze.prose import fmt_num
+from profiler.numbers import fmt_num
 from profiler.cli.report import report
 from profiler.rundir import REPO_ROOT
 

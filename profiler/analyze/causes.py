@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from ..stall_table import BY_REASON
-from .prose import fmt_bytes, fmt_count, fmt_num, fmt_pct, fmt_way
+from ..numbers import fmt_bytes, fmt_count, fmt_num, fmt_pct, fmt_way
 from .bounds import Verdict
 from .signals import Signals, stall_sentence
 from .values import number as _num

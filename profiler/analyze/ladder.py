@@ -15,7 +15,7 @@ import pandas as pd
 
 from ..kernel_spec import KernelSpec
 from ..manifest import REFERENCES
-from .prose import fmt_bytes, fmt_count, fmt_num, fmt_pct, fmt_ratio, fmt_way
+from ..numbers import fmt_bytes, fmt_count, fmt_num, fmt_pct, fmt_ratio, fmt_way
 
 # A ratio within this factor of 1 (or a percentage within this many points) is 'unchanged'.
 SAME_RATIO = 0.03

@@ -253,15 +253,3 @@ def nearest_ceiling(points: pd.DataFrame) -> pd.DataFrame:
     return best.assign(bound=best["limit"]).sort_values("order", kind="stable").reset_index(drop=True)
 
 
-_PREFIXES = ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, ""))
-
-
-def format_rate(value: float, unit: str) -> str:
-    """4.81e12, 'byte/s' -> '4.81 TB/s'; 6.65e13, 'FLOP/s' -> '66.5 TFLOP/s'."""
-    base = "B/s" if unit == "byte/s" else unit
-    for scale, prefix in _PREFIXES:
-        if abs(value) >= scale:
-            scaled = value / scale
-            digits = 2 if scaled < 10 else 1 if scaled < 100 else 0
-            return f"{scaled:.{digits}f} {prefix}{base}"
-    return f"{value:.3g} {base}"

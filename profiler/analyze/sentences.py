@@ -10,7 +10,7 @@ import pandas as pd
 from . import causes
 from .bounds import BOUNDS, Verdict
 from .memory import launch_min_bytes, shared_unmeasured
-from .prose import fmt_bytes, fmt_count, fmt_num, fmt_pct, fmt_times, fmt_way
+from ..numbers import fmt_bytes, fmt_count, fmt_num, fmt_pct, fmt_times, fmt_way
 from .signals import Signals, stall_sentence
 from .stalls import BY_REASON
 from .thresholds import (CONFLICT_NOTABLE_PCT, GLOBAL_LOADS_PER_FFMA_HIGH, SOL_BUSY_PCT, STALL_NOTABLE_PCT,

@@ -13,7 +13,7 @@ import pandas as pd
 from ..analyze.diagnosis import Diagnosis
 from ..analyze.memory import launch_min_bytes, writes_below_minimum
 from ..analyze.occupancy import LIMITS
-from ..analyze.prose import fmt_bytes, fmt_count, fmt_num, fmt_pct, fmt_times, fmt_way
+from ..numbers import fmt_bytes, fmt_count, fmt_num, fmt_pct, fmt_times, fmt_way
 from ..extract.metrics import describe
 
 

@@ -12,7 +12,7 @@ import jinja2
 from markupsafe import Markup, escape
 
 from ..analyze.ladder import SAME_POINTS, SAME_RATIO
-from ..analyze.prose import fmt_bytes, fmt_count, fmt_num, fmt_pct, fmt_times, fmt_way
+from ..numbers import fmt_bytes, fmt_count, fmt_num, fmt_pct, fmt_times, fmt_way
 from ..names import slug
 from .escape import md_code, md_fence, md_text, md_unentity
 from .markup import code_spans, html_url, md_cell, md_url, ncu_text

@@ -9,7 +9,7 @@ import pandas as pd
 
 from ..analyze.diagnosis import Diagnosis, RunDiagnosis
 from ..analyze.gemm_shape import FROM_NVTX, FROM_OPTION, UNKNOWN_SHAPE
-from ..analyze.prose import fmt_num, fmt_pct
+from ..numbers import fmt_num, fmt_pct
 from ..analyze.values import flag
 from ..analyze.sentences import uses_tensor_cores
 from ..manifest import REFERENCES
