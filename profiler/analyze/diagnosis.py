@@ -173,7 +173,7 @@ def diagnose_run(tables: Mapping[str, pd.DataFrame], specs: Sequence[KernelSpec]
 
     fill.share_of_cublas_from_ncu(diagnoses, specs)
     facts = pd.DataFrame([fill.facts(d) for d in diagnoses]).set_index("kernel") if diagnoses else pd.DataFrame()
-    changes = ladder.compare(facts, specs) if len(facts) else pd.DataFrame(columns=["kernel"])
+    changes = ladder.changes(facts, specs) if len(facts) else pd.DataFrame(columns=["kernel"])
     for d in diagnoses:
         d.changes = changes[changes["kernel"] == d.name].reset_index(drop=True)
     fill.versus_reference(diagnoses, facts, specs)

@@ -199,7 +199,7 @@ def _lines(source: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame, str | None
 
 
 def facts(d: Diagnosis) -> dict:
-    """The numbers `ladder.compare` compares (see `ladder.QUANTITIES`)."""
+    """The numbers `ladder.changes` compares (see `ladder.QUANTITIES`)."""
     k, u, m = d.launch or {}, d.utilisation or {}, d.mix or {}
 
     def conflict(kind: str) -> float:

@@ -95,7 +95,7 @@ def successor(name: str, present: Iterable[str], specs: Sequence[KernelSpec]) ->
     return None
 
 
-def compare(facts: pd.DataFrame, specs: Sequence[KernelSpec]) -> pd.DataFrame:
+def changes(facts: pd.DataFrame, specs: Sequence[KernelSpec]) -> pd.DataFrame:
     """What changed from each kernel's predecessor. `facts` is indexed by kernel name with the
     columns of `QUANTITIES` (missing ones are skipped).
 
