@@ -80,6 +80,12 @@ def fmt_way(value: float) -> str:
 
 
 
+def count_of(n: float, noun: str) -> str:
+    """A count and its noun, singular for one: '1 block', '3 launches', '2.5 blocks'."""
+    plural = noun + ("es" if noun.endswith(("h", "s")) else "s")
+    return f"{fmt_num(n)} {noun if n == 1 else plural}"
+
+
 # SI prefixes of rates (FLOP/s, byte/s, Hz) and chart ticks, the largest first.
 _PREFIXES = ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, ""))
 

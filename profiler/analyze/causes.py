@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from ..stall_table import BY_REASON
-from ..numbers import fmt_bytes, fmt_count, fmt_num, fmt_pct, fmt_way
+from ..numbers import count_of, fmt_bytes, fmt_count, fmt_num, fmt_pct, fmt_way
 from .bounds import Verdict
 from .signals import Signals, stall_sentence
 from .values import number
@@ -302,7 +302,7 @@ def occupancy_capped(s: Signals) -> Verdict | None:
     else:
         lift = "More warps per SM: more threads per block or more blocks per SM."
     return _v("latency", "latency and occupancy", key, f"occupancy capped by {first}: "
-              f"{fmt_num(o['blocks_per_sm'])} block(s) per SM", f"Latency is exposed: {first} caps the SM at "
+              f"{count_of(o['blocks_per_sm'], 'block')} per SM", f"Latency is exposed: {first} caps the SM at "
               f"{fmt_num(o['blocks_per_sm'])} block(s), {fmt_num(o['warps_per_scheduler'], 2)} warps per scheduler "
               f"(theoretical occupancy {fmt_pct(o['theoretical_pct'])}), too few to cover memory latency.",
               [*_stalls(s), s.sides()], lift)

@@ -10,7 +10,7 @@ import pandas as pd
 from . import causes
 from .bounds import BOUNDS, Verdict
 from .memory import launch_min_bytes, shared_unmeasured
-from ..numbers import fmt_bytes, fmt_count, fmt_num, fmt_pct, fmt_times, fmt_way
+from ..numbers import count_of, fmt_bytes, fmt_count, fmt_num, fmt_pct, fmt_times, fmt_way
 from .signals import Signals, stall_sentence
 from .stalls import BY_REASON
 from .thresholds import (CONFLICT_NOTABLE_PCT, GLOBAL_LOADS_PER_FFMA_HIGH, SOL_BUSY_PCT, STALL_NOTABLE_PCT,
@@ -95,7 +95,7 @@ def _occupancy_sentence(s: Signals) -> str:
     text = (f"{fmt_num(o['warps_per_scheduler'], 2)} warps per scheduler to hide latency with: occupancy "
             f"{fmt_pct(o['achieved_pct'])} of {fmt_pct(o['theoretical_pct'])} theoretical")
     if o["limiter"] and o["theoretical_pct"] < 100:
-        text += f", capped by {o['limiter']} ({fmt_num(o['blocks_per_sm'])} blocks per SM)"
+        text += f", capped by {o['limiter']} ({count_of(o['blocks_per_sm'], 'block')} per SM)"
     return text + "."
 
 
@@ -252,7 +252,7 @@ def _latency_cure(top: str | None, s: Signals) -> tuple[str, str, str]:
     t, o = s.techniques or {}, s.occupancy
     capped = ""
     if o.get("limiter") and o.get("theoretical_pct", 100) < 100:
-        capped = f" Occupancy is capped by {o['limiter']} at {fmt_num(o['blocks_per_sm'])} block(s) per SM"
+        capped = f" Occupancy is capped by {o['limiter']} at {count_of(o['blocks_per_sm'], 'block')} per SM"
         if "registers" in o["limiter"] and not pd.isna(o.get("registers_for_next_block")):
             capped += (f" ({fmt_num(o['registers_per_thread'])} registers per thread; at most "
                        f"{fmt_num(o['registers_for_next_block'])} would fit one more block per SM)")

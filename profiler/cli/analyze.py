@@ -92,7 +92,8 @@ def _print_summary(kernels: Any, rows: Rows, where: Path) -> None:
     """One table for all the reports, in ladder order with the cuBLAS references last."""
     from ..analyze.launches import group_launches, in_ladder_order
     from ..manifest import load_manifest
-    from ..render.console import count_of, launch_summary_table, make_console
+    from ..numbers import count_of
+    from ..render.console import launch_summary_table, make_console
 
     most = int(kernels.groupby("report", sort=False).size().max()) if len(kernels) else 0
     per_kernel = rows == Rows.kernel or (rows == Rows.auto and most > AUTO_ROWS_MAX_LAUNCHES)

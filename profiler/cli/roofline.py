@@ -56,6 +56,8 @@ def roofline(
     run = open_run(paths or [newest_run(need_table="kernels")])
     kernels = run.require_kernels()
     console = Console(stderr=True)
+    if not paths:  # the run was chosen for the user: say which
+        console.print(f"roofline of the newest run with a kernels table: {escape(str(run.path))}", highlight=False)
     rf = make_roofline(kernels)
     fig = roofline_figure(kernels, title=title, rf=rf)
     output.parent.mkdir(parents=True, exist_ok=True)

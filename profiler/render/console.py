@@ -284,11 +284,6 @@ def launch_summary_table(kernels: pd.DataFrame, title: str, per_kernel: bool = F
     return filled_table(escape(title), columns, rows)
 
 
-def count_of(n: int, noun: str) -> str:
-    """'1 launch', '3 launches', '2 kernels'."""
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}es" if noun.endswith("h") else f"{n} {noun}s"
-
-
 def summary_headers(per_kernel: bool = False) -> list[str]:
     first = ["launches", "kernel", "shape", "total ms", "share", "median µs"] if per_kernel else ["#", "kernel", "shape", "time µs"]
     return first + ["GFLOP/s", "% of peak", "DRAM MB", "bank conflicts", "occupancy", "top stall"]

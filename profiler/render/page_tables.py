@@ -13,7 +13,7 @@ import pandas as pd
 from ..analyze.diagnosis import Diagnosis
 from ..analyze.memory import launch_min_bytes, writes_below_minimum
 from ..analyze.occupancy import LIMITS
-from ..numbers import fmt_bytes, fmt_count, fmt_num, fmt_pct, fmt_times, fmt_way
+from ..numbers import count_of, fmt_bytes, fmt_count, fmt_num, fmt_pct, fmt_times, fmt_way
 from ..extract.metrics import describe
 
 
@@ -154,7 +154,7 @@ def occupancy_view(d: Diagnosis) -> dict | None:
     return {"o": o, "table": t, "limited": bool(limiter) and o["theoretical_pct"] < 100,
             "achieved": fmt_pct(o["achieved_pct"]), "theoretical": fmt_pct(o["theoretical_pct"]),
             "warps_per_scheduler": fmt_num(o["warps_per_scheduler"], 2), "limiter": limiter,
-            "blocks": fmt_num(o["blocks_per_sm"]), "registers_next": None if is_missing(o["registers_for_next_block"])
+            "blocks": count_of(o["blocks_per_sm"], "block"), "registers_next": None if is_missing(o["registers_for_next_block"])
             else fmt_num(o["registers_for_next_block"]), "gap": o["achieved_gap"], "meaning": meaning}
 
 
