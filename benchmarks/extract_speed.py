@@ -55,13 +55,13 @@ class Cycled:
         return self.count
 
     def launches(self, start: int = 0, stop: int | None = None):
-        from profiler.extract.ncu_reader import Launch
+        from profiler.extract.ncu_reader import ReportLaunch
 
         context = self.report._require()
         profile_range = context.range_by_idx(0)
         actions = profile_range.num_actions()
         for i in range(start, self.count if stop is None else stop):
-            yield Launch(i, profile_range.action_by_idx(i % actions))
+            yield ReportLaunch(i, profile_range.action_by_idx(i % actions))
 
 
 def cycled_rates(path: str, count: int) -> None:

@@ -17,7 +17,7 @@ import pandas as pd
 
 from . import __version__
 from .errors import GemmprofError, warn
-from .manifest import CHECKOUT_ROOT
+from .kernel_paths import CHECKOUT_ROOT
 from .schema import check_profile_record, check_run_meta, check_table, read_frame
 
 SCHEMA_VERSION = 1

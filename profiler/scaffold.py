@@ -17,7 +17,10 @@ from string import Template
 import tomlkit
 
 from .errors import GemmprofError
-from .manifest import REFERENCES, TIERS, KernelSpec, load_dispatchers, load_manifest, parse_manifest
+from .dispatchers import load_dispatchers
+from .kernel_spec import KernelSpec
+from .manifest import REFERENCES, TIERS, load_manifest
+from .manifest_parse import parse_manifest
 from .names import is_plain
 
 # The element type of A and B per tier (C and the accumulator are float in every tier).

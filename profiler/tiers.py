@@ -57,10 +57,17 @@ ELEMENT_TYPES = {
     "fp16": ElementType("fp16", "float16", 2, 6),  # CU_TENSOR_MAP_DATA_TYPE_FLOAT16
 }
 
+# The status of a bench record: PASS (verified against the reference, timed), FAIL (verified
+# wrong), ERROR (did not run to the end: a fault, a dead worker), SKIP (not run: outside the
+# kernel's contract, a GPU too old for it, no dispatch rule for the shape).
+PASS, FAIL, ERROR, SKIP = "PASS", "FAIL", "ERROR", "SKIP"
 # Status of a context row's bench record: verified and its error recorded, timed whatever the
 # verdict, never a yardstick nor a win. Rows of these statuses carry a time.
 CONTEXT = "CONTEXT"
-TIMED_STATUSES = ("PASS", CONTEXT)
+TIMED_STATUSES = (PASS, CONTEXT)
+# A kernel that ran and is wrong or broke (not a SKIP: that is a kernel not run).
+FAILED_STATUSES = (FAIL, ERROR)
+STATUSES = (PASS, FAIL, ERROR, SKIP, CONTEXT)
 
 # The baseline every FP32 kernel is verified and timed against; its rows and reports carry this name.
 CUBLAS = "cublas"

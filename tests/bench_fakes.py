@@ -31,7 +31,7 @@ def patch(setattr, hang: bool = False, median: float = 1.0) -> None:
     builtin)."""
     import profiler.measure.bench as measure_bench
     import profiler.measure.build as build
-    import profiler.measure.device as device
+    import profiler.measure.provenance as provenance
     from profiler.manifest import reference_name
 
     def built(specs, arch, force=False, jobs=None):
@@ -48,7 +48,7 @@ def patch(setattr, hang: bool = False, median: float = 1.0) -> None:
                 sys.stderr.flush()
                 time.sleep(60)
 
-    setattr(device, "collect_environment", lambda ncu=None, need_gpu=False, nvml_only=False: dict(ENV))
+    setattr(provenance, "collect_environment", lambda ncu=None, need_gpu=False, nvml_only=False: dict(ENV))
     setattr(build, "build_all", built)
     setattr(measure_bench, "bench", run_bench)
 

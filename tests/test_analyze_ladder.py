@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 from profiler.analyze import ladder
-from profiler.manifest import parse_manifest
+from profiler.manifest_parse import parse_manifest
 
 MANIFEST = """
 [[kernel]]
@@ -58,7 +58,7 @@ def test_compare_reads_like_the_issue():
         "achieved_occupancy_pct": [67.0, 33.0], "registers_per_thread": [64, 64], "top_stall": ["MIO throttle", "wait"],
         "time_ms": [2.0, np.nan],
     }, index=["a", "b"])
-    c = ladder.compare(facts, SPECS).set_index("quantity")
+    c = ladder.changes(facts, SPECS).set_index("quantity")
     assert c.loc["gflops", "change"].startswith("x1.8 ") and c.loc["gflops", "better"] is True
     assert c.loc["dram_bytes", "change"] == "x0.12 (100.0 MB -> 12.0 MB)" and c.loc["dram_bytes", "better"] is True
     assert c.loc["load_conflicts", "change"] == "4-way -> none" and c.loc["load_conflicts", "better"] is True
@@ -71,5 +71,5 @@ def test_compare_reads_like_the_issue():
 
 def test_from_nothing_has_no_factor():
     facts = pd.DataFrame({"shared_load_wavefronts": [0.0, 4e6]}, index=["a", "b"])
-    row = ladder.compare(facts, SPECS).iloc[0]
+    row = ladder.changes(facts, SPECS).iloc[0]
     assert row["change"] == "0 -> 4.0 M" and row["changed"]

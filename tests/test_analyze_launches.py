@@ -84,7 +84,7 @@ def test_rows_option_on_the_command_line(tmp_path):
     per_kernel = run(*paths, "--rows", "kernel")
     assert per_kernel.exit_code == 0, per_kernel.output
     assert "launches" in per_kernel.stdout and "share" in per_kernel.stdout
-    assert "1 launch of 1 kernel;" in per_kernel.stdout
+    assert "2 reports  (2 launches of 2 kernels;" in per_kernel.stdout  # one table for both reports
     auto = run(*paths)  # a launch per report: auto lists launches
     assert auto.exit_code == 0 and "share" not in auto.stdout and "time µs" in auto.stdout
     bad = run(*paths, "--rows", "kernels")
@@ -113,10 +113,37 @@ def test_real_many_launch_report_folds_into_its_three_kernels(many_kernels):
     assert folded["share_pct"].sum() == pytest.approx(100)
 
 
-def test_rows_auto_lists_a_short_report_per_launch_and_kernel_folds_it():
+def test_rows_auto_lists_a_short_report_per_launch_and_kernel_folds_it(monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")  # wide enough that no kernel name folds
     listed = run(MANY)
     assert listed.exit_code == 0, listed.output
     assert "time µs" in listed.stdout and listed.stdout.count("sgemm_naive") == 7
     folded = run(MANY, "--rows", "kernel")
     assert folded.exit_code == 0, folded.output
     assert "20 launches of 3 kernels" in folded.stdout and folded.stdout.count("sgemm_naive") == 1
+
+
+def test_in_ladder_order_puts_rungs_by_index_unknown_by_appearance_and_cublas_last():
+    from profiler.analyze.launches import in_ladder_order
+    from profiler.manifest import load_manifest
+
+    names = ["cublas", "zeta_fn", "smem", "cublas-fp16", "naive", "alpha_fn", "smem"]
+    frame = pd.DataFrame({"kernel_key": names, "launch": range(len(names))})
+    ordered = in_ladder_order(frame, load_manifest())
+    assert ordered["kernel_key"].tolist() == ["naive", "smem", "smem", "zeta_fn", "alpha_fn", "cublas", "cublas-fp16"]
+    assert ordered[ordered["kernel_key"] == "smem"]["launch"].tolist() == [2, 6]  # one kernel's rows keep their order
+    assert frame["kernel_key"].tolist() == names  # the input is not reordered
+
+
+def test_a_run_prints_one_table_in_ladder_order(monkeypatch):
+    from conftest import SAMPLE_RUN
+
+    monkeypatch.setenv("COLUMNS", "200")
+    result = run(SAMPLE_RUN)
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert sum("19 reports in " in line for line in lines) == 1  # one title: one table
+    assert sum(line.startswith("┏") for line in lines) == 1
+    rows = [line.split("│")[1].strip() for line in lines if line.startswith("│")]
+    assert rows[0] == "naive" and rows[-2:] == ["cublas", "cublas-fp16"] and len(rows) == 19
+    assert rows.index("smem") < rows.index("warptile") < rows.index("wgmma")

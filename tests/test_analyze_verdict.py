@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 from conftest import SAMPLE_RUN
 
-from profiler.analyze import prose
+from profiler import numbers as prose
 from profiler.analyze import verdict as vd
 from profiler.analyze.memory import bank_conflicts, coalescing, instruction_mix
 from profiler.stall_table import LAUNCH_REASONS as STALL_REASONS

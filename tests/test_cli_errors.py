@@ -133,16 +133,16 @@ def test_unparsable_dispatch_condition(tmp_path, monkeypatch):
     command that reads the dispatchers, in one line."""
     from typer.testing import CliRunner
 
+    from profiler import kernel_paths
     from profiler import manifest as m
     from profiler.cli import app
 
-    for source in m.KERNELS_DIR.glob("*.cu*"):  # the copy's `file`s resolve beside it
+    for source in kernel_paths.KERNELS_DIR.glob("*.cu*"):  # the copy's `file`s resolve beside it
         (tmp_path / source.name).symlink_to(source)
     copy = tmp_path / "ladder.toml"
-    copy.write_text(m.MANIFEST_PATH.read_text() + '\n[[dispatch]]\nname = "broken"\ntier = "fp32"\nidea = "x"\n'
+    copy.write_text(kernel_paths.MANIFEST_PATH.read_text() + '\n[[dispatch]]\nname = "broken"\ntier = "fp32"\nidea = "x"\n'
                     'rules = [{ kernel = "smem", when = "M >" }]\n')
-    monkeypatch.setattr(m, "MANIFEST_PATH", copy)
-    monkeypatch.setattr(m.load_dispatchers.__wrapped__, "__defaults__", (copy,))  # behind its cache
+    monkeypatch.setattr(kernel_paths, "MANIFEST_PATH", copy)  # load_dispatchers reads it when called
     m.clear_caches()
     try:
         result = CliRunner().invoke(app, ["new", "x", "--dir", str(tmp_path / "d")])

@@ -20,9 +20,9 @@ from profiler.analyze.compare import (
     compare_kernels,
     environment_differences,
     gpu_of,
+    judge_change,
     per_kernel_metrics,
     summarize,
-    verdict,
 )
 from profiler.cli.compare import parse_threshold
 from profiler.errors import GemmprofError
@@ -92,13 +92,13 @@ def test_threshold_moves_the_line():
 def test_spread_edge_and_missing_spread():
     base = {"median_ms": 1.0, "p10_ms": 0.95, "p90_ms": 1.05}
     touching = {"median_ms": 1.1, "p10_ms": 1.05, "p90_ms": 1.15}  # new p10 == base p90: still overlapping
-    assert verdict("PASS", "PASS", base, touching, 0.03) == ("noise", pytest.approx(0.1))
+    assert judge_change("PASS", "PASS", base, touching, 0.03) == ("noise", pytest.approx(0.1))
     no_spread = {"median_ms": 1.0, "p10_ms": np.nan, "p90_ms": np.nan}
     slower = {"median_ms": 1.1, "p10_ms": np.nan, "p90_ms": np.nan}
-    assert verdict("PASS", "PASS", no_spread, slower, 0.03)[0] == "slower"
-    assert verdict("PASS", "SKIP", base, no_spread, 0.03)[0] == "broken"  # PASS -> anything else is a regression
-    assert verdict("FAIL", "ERROR", no_spread, no_spread, 0.03)[0] == "not timed"
-    assert verdict("PASS", "ERROR", base, no_spread, 0.03)[0] == "broken"
+    assert judge_change("PASS", "PASS", no_spread, slower, 0.03)[0] == "slower"
+    assert judge_change("PASS", "SKIP", base, no_spread, 0.03)[0] == "broken"  # PASS -> anything else is a regression
+    assert judge_change("FAIL", "ERROR", no_spread, no_spread, 0.03)[0] == "not timed"
+    assert judge_change("PASS", "ERROR", base, no_spread, 0.03)[0] == "broken"
 
 
 def test_inputs_are_not_mutated():

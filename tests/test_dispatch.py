@@ -11,15 +11,9 @@ from hypothesis import strategies as st
 from profiler.analyze.dispatch import derive_rules, fastest_per_shape, predicted, render_toml, share_of_best
 from profiler.cli import app
 from profiler.errors import GemmprofError
-from profiler.manifest import (
-    Dispatcher,
-    DispatchRule,
-    evaluate,
-    load_dispatchers,
-    load_manifest,
-    parse_dispatchers,
-    split_names,
-)
+from profiler.dispatchers import DispatchRule, Dispatcher, load_dispatchers, parse_dispatchers, split_names
+from profiler.expressions import evaluate
+from profiler.manifest import load_manifest
 
 KERNELS = {s.name: s for s in load_manifest()}
 
@@ -107,7 +101,7 @@ def test_dispatch_command_prints_the_manifest_entry():
 
 def test_replace_entry_swaps_only_the_named_dispatcher():
     from profiler.analyze.dispatch import replace_entry
-    from profiler.manifest import MANIFEST_PATH
+    from profiler.kernel_paths import MANIFEST_PATH
 
     text = MANIFEST_PATH.read_text()
     entry = render_toml("best", "fp32", (DispatchRule("smem", 1),), "reports/x", "test")
@@ -121,7 +115,7 @@ def test_replace_entry_swaps_only_the_named_dispatcher():
 
 def test_bench_without_a_kernel_list_times_every_kernel_and_every_dispatcher():
     # (a regression: with dispatchers in the manifest, a plain `gemmprof bench` timed `best` alone)
-    from profiler.manifest import select_for_bench
+    from profiler.dispatchers import select_for_bench
 
     every = [s.name for s in load_manifest()]
     for names in (None, [], ["all"]):
@@ -134,20 +128,21 @@ def test_bench_without_a_kernel_list_times_every_kernel_and_every_dispatcher():
 
 
 def test_write_refuses_to_replace_a_dispatcher_of_another_tier(monkeypatch, tmp_path):
-    import profiler.cli.dispatch  # noqa: F401  (the command reads MANIFEST_PATH from the manifest module)
-    import profiler.manifest as manifest
+    import profiler.cli.dispatch  # noqa: F401  (the command reads MANIFEST_PATH from kernel_paths)
+    import profiler.dispatchers as dispatchers
+    import profiler.kernel_paths as kernel_paths
 
     copy = tmp_path / "ladder.toml"
-    copy.write_text(manifest.MANIFEST_PATH.read_text())
-    monkeypatch.setattr(manifest, "MANIFEST_PATH", copy)
-    monkeypatch.setattr(manifest, "load_dispatchers", lambda path=copy: manifest.parse_dispatchers(copy.read_text(), load_manifest()))
+    copy.write_text(kernel_paths.MANIFEST_PATH.read_text())
+    monkeypatch.setattr(kernel_paths, "MANIFEST_PATH", copy)
+    monkeypatch.setattr(dispatchers, "load_dispatchers", lambda path=copy: parse_dispatchers(copy.read_text(), load_manifest()))
     before = copy.read_text()
     result = CliRunner().invoke(app, ["dispatch", str(SAMPLE_RUN), "--tier", "fp16", "--write"])
     assert isinstance(result.exception, GemmprofError) and "--name best-fp16" in result.exception.hint
     assert copy.read_text() == before  # nothing written
     result = CliRunner().invoke(app, ["dispatch", str(SAMPLE_RUN), "--tier", "fp16", "--name", "best-fp16", "--write"])
     assert result.exit_code == 0, result.output
-    assert {d.tier for d in manifest.parse_dispatchers(copy.read_text(), load_manifest()) if d.name == "best-fp16"} == {"fp16"}
+    assert {d.tier for d in parse_dispatchers(copy.read_text(), load_manifest()) if d.name == "best-fp16"} == {"fp16"}
 
 
 # --- rules over M, N, K and the GPU's SM count ------------------------------------------------

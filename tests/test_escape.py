@@ -14,7 +14,7 @@ from markdown_it import MarkdownIt
 
 from profiler.names import slug
 from profiler.render.escape import md_code, md_fence, md_text, mpl_label, mpl_text
-from profiler.render.report import environment
+from profiler.render.templating import environment
 
 GFM = MarkdownIt("commonmark").enable("table").enable("strikethrough")
 # Printable text: no control characters (CommonMark replaces NUL; others are not names).
@@ -53,9 +53,9 @@ def test_md_text_at_the_start_of_a_line(s):
 @given(st.lists(text, min_size=1, max_size=4))
 @settings(max_examples=200)
 def test_md_table_cells_stay_cells(cells):
-    from profiler.render.report import _md_cell
+    from profiler.render.markup import md_cell
 
-    row = "| " + " | ".join(_md_cell(c) for c in cells) + " |"
+    row = "| " + " | ".join(md_cell(c) for c in cells) + " |"
     table = "| " + " | ".join("h" for _ in cells) + " |\n|" + "---|" * len(cells) + "\n" + row + "\n"
     out = GFM.render(table)
     got = [html.unescape(re.sub(r"<[^>]+>", "", c)).strip() for c in re.findall(r"<td>(.*?)</td>", out, re.S)]

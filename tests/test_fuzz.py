@@ -23,7 +23,11 @@ from typer.testing import CliRunner
 
 from profiler.cli import app
 from profiler.errors import GemmprofError
-from profiler.manifest import MANIFEST_PATH, evaluate, load_manifest, parse_dispatchers, parse_manifest
+from profiler.dispatchers import parse_dispatchers
+from profiler.expressions import evaluate
+from profiler.kernel_paths import MANIFEST_PATH
+from profiler.manifest import load_manifest
+from profiler.manifest_parse import parse_manifest
 
 FUZZ = settings(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 # `report` renders charts (about a second a run): few examples, and no shrinking of a failure.

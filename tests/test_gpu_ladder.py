@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from profiler.manifest import KernelSpec, load_manifest
+from profiler.kernel_spec import KernelSpec
+from profiler.manifest import load_manifest
 from profiler.measure.bench import bench_kernel
 from profiler.measure.build import build_kernel
 from profiler.measure.timing import TimingPolicy
@@ -78,7 +79,7 @@ def test_faulting_kernel_is_an_error_and_the_run_goes_on():
 
 
 def test_dispatcher_runs_the_kernel_its_rules_choose():
-    from profiler.manifest import load_dispatchers
+    from profiler.dispatchers import load_dispatchers
     from profiler.measure.bench import bench
     from profiler.measure.build import build_all
 

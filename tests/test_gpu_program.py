@@ -11,7 +11,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from profiler.measure.device import find_ncu
+from profiler.measure.tools import find_ncu
 from profiler.subprocess_env import child_env
 
 pytestmark = [pytest.mark.gpu, pytest.mark.ncu]

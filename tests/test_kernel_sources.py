@@ -9,7 +9,9 @@ import re
 
 import pytest
 
-from profiler.manifest import KERNELS_DIR, evaluate, load_manifest
+from profiler.expressions import evaluate
+from profiler.kernel_paths import KERNELS_DIR
+from profiler.manifest import load_manifest
 from profiler.tiers import TIERS
 
 SPECS = load_manifest()

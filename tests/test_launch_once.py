@@ -3,7 +3,9 @@ contract (so every kernel runs under every tool, none is skipped)."""
 
 import pytest
 
-from profiler.manifest import PROBES_MANIFEST, KernelSpec, load_manifest
+from profiler.kernel_paths import PROBES_MANIFEST
+from profiler.kernel_spec import KernelSpec
+from profiler.manifest import load_manifest
 from profiler.measure.launch_once import small_shapes
 
 EVERY = [*load_manifest(), *load_manifest(PROBES_MANIFEST)]

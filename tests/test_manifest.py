@@ -3,7 +3,9 @@
 import pytest
 
 from profiler.errors import GemmprofError
-from profiler.manifest import evaluate, load_manifest, parse_manifest, select_kernels
+from profiler.expressions import evaluate
+from profiler.manifest import load_manifest, select_kernels
+from profiler.manifest_parse import parse_manifest
 
 LADDER_ORDER = ["naive", "coalesced", "smem", "blocktile1d", "blocktile2d", "vectorized", "warptile"]
 
@@ -94,7 +96,7 @@ def test_spec_survives_the_trip_to_a_child_process():
     import json
     from dataclasses import asdict
 
-    from profiler.manifest import KernelSpec
+    from profiler.kernel_spec import KernelSpec
 
     for spec in load_manifest():
         again = KernelSpec.from_dict(json.loads(json.dumps(asdict(spec))))
@@ -103,7 +105,8 @@ def test_spec_survives_the_trip_to_a_child_process():
 
 
 def test_reference_tiers_of_a_selection():
-    from profiler.manifest import load_dispatchers, reference_tiers, select_kernels
+    from profiler.dispatchers import load_dispatchers
+    from profiler.manifest import reference_tiers, select_kernels
 
     assert reference_tiers([]) == ["fp32"]
     assert reference_tiers(select_kernels(["naive", "smem"])) == ["fp32"]
@@ -128,7 +131,7 @@ _ENTRY = '[[kernel]]\nname = "x"\nfile = "x.cu"\nentry = "x"\ntier = "fp32"\nide
     ('["M ** 9"]', "unsupported expression"),
 ])
 def test_bad_expressions_are_one_line_naming_the_kernel(grid, fragment):
-    from profiler.manifest import parse_manifest
+    from profiler.manifest_parse import parse_manifest
 
     with pytest.raises(GemmprofError) as caught:
         parse_manifest(_ENTRY + f"grid = {grid}\n")
@@ -137,7 +140,8 @@ def test_bad_expressions_are_one_line_naming_the_kernel(grid, fragment):
 
 
 def test_a_dispatch_rule_dividing_by_zero_names_dispatcher_and_kernel():
-    from profiler.manifest import Dispatcher, DispatchRule, load_manifest, parse_dispatchers
+    from profiler.dispatchers import DispatchRule, Dispatcher, parse_dispatchers
+    from profiler.manifest import load_manifest
 
     kernels = load_manifest()
     text = '[[dispatch]]\nname = "b"\ntier = "fp32"\nidea = "i"\nrules = [{kernel = "naive", when = "K // (M - 1024)"}]\n'
@@ -151,7 +155,7 @@ def test_a_dispatch_rule_dividing_by_zero_names_dispatcher_and_kernel():
 
 @pytest.mark.parametrize("text", ["kernel = 5", "kernel = [1, 2]", "[kernel]\nname = 'x'"])
 def test_kernel_must_be_an_array_of_tables(text):
-    from profiler.manifest import parse_manifest
+    from profiler.manifest_parse import parse_manifest
 
     with pytest.raises(GemmprofError, match="array of tables"):
         parse_manifest(text)

@@ -9,7 +9,10 @@ import pytest
 
 from profiler import manifest
 from profiler.errors import GemmprofError
-from profiler.manifest import MANIFEST_ENV, load_manifest, select_kernels
+from profiler import kernel_paths
+from profiler.kernel_paths import MANIFEST_ENV
+from profiler.kernel_spec import KernelSpec
+from profiler.manifest import load_manifest, select_kernels
 from profiler.subprocess_env import child_env
 
 KERNEL = """\
@@ -49,7 +52,7 @@ def extra(tmp_path, monkeypatch):
 
 
 def test_extra_kernels_follow_the_ladder_with_sources_beside_their_manifest(extra):
-    ladder = load_manifest(manifest.MANIFEST_PATH)
+    ladder = load_manifest(kernel_paths.MANIFEST_PATH)
     specs = load_manifest()
     assert [s.name for s in specs] == [s.name for s in ladder] + ["mine"]
     mine = specs[-1]
@@ -68,7 +71,7 @@ def test_spec_survives_the_trip_to_a_child_process(extra):
     from dataclasses import asdict
 
     mine = load_manifest()[-1]
-    assert manifest.KernelSpec.from_dict(asdict(mine)).source == mine.source
+    assert KernelSpec.from_dict(asdict(mine)).source == mine.source
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,7 @@ import pytest
 from profiler.cli._options import gather_shapes, parse_sizes
 from profiler.errors import GemmprofError
 from profiler.measure.build import parse_ptxas
-from profiler.measure.device import THROTTLING_MASK, StateSampler, decode_reasons
+from profiler.measure.sampler import THROTTLING_MASK, StateSampler, decode_reasons
 from profiler.measure.timing import Stats
 from profiler.measure.verify import bound_threshold, fp32_tolerance
 from profiler.specs import peak_fp32_flops
@@ -60,9 +60,9 @@ def test_throttle_reasons_decode_and_mask():
 
 
 def test_sampler_without_nvml_gives_an_empty_summary(monkeypatch):
-    import profiler.measure.device as device
+    import profiler.measure.sampler as sampler
 
-    monkeypatch.setattr(device, "read_gpu_state", lambda index=0: None)
+    monkeypatch.setattr(sampler, "read_gpu_state", lambda index=0: None)
     with StateSampler() as s:
         pass
     assert s.summary().samples == 0 and not s.summary().throttled
@@ -100,7 +100,7 @@ def test_kernels_for_a_newer_gpu_are_skipped_with_the_reason():
 
 
 def test_git_commit_named_in_the_environment_wins(tmp_path, monkeypatch):
-    from profiler.measure.device import git_commit
+    from profiler.measure.provenance import git_commit
 
     monkeypatch.delenv("GEMMPROF_GIT_COMMIT", raising=False)
     assert git_commit(tmp_path) == (None, False)

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from profiler.manifest import KERNELS_DIR, PROBES_MANIFEST, load_manifest
+from profiler.kernel_paths import KERNELS_DIR, PROBES_MANIFEST
+from profiler.manifest import load_manifest
 from profiler.measure.profiling import report_stem
 
 DATA = Path(__file__).parent / "data"

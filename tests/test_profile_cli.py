@@ -54,17 +54,17 @@ def fake_ncu(tmp_path, monkeypatch):
     monkeypatch.setenv("GEMMPROF_NCU", str(exe))
     monkeypatch.setenv("GEMMPROF_CACHE_DIR", str(tmp_path / "cache"))
     import profiler.cli.profile as profile_cli
-    import profiler.measure.device as device
+    import profiler.measure.provenance as provenance
 
     monkeypatch.setattr(profile_cli, "require_cupy", lambda: None)
-    real = device.collect_environment
+    real = provenance.collect_environment
 
     def no_gpu_environment(ncu=None, need_gpu=False, nvml_only=False):
         env = real(ncu=ncu)
         env.update(gpu_name="NVIDIA H200 (fake)", arch="sm_90", gpu_slug="h200", compute_capability="9.0")
         return env
 
-    monkeypatch.setattr(device, "collect_environment", no_gpu_environment)
+    monkeypatch.setattr(provenance, "collect_environment", no_gpu_environment)
     return exe
 
 

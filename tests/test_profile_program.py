@@ -69,9 +69,9 @@ def fake_ncu(tmp_path, monkeypatch):
     monkeypatch.setenv("GEMMPROF_NCU", str(exe))
     monkeypatch.setenv("FAKE_NCU_LOG", str(tmp_path / "ncu-calls.jsonl"))
     monkeypatch.setenv("GEMMPROF_CACHE_DIR", str(tmp_path / "cache"))
-    import profiler.measure.device as device
+    import profiler.measure.provenance as provenance
 
-    real = device.collect_environment
+    real = provenance.collect_environment
 
     def no_gpu_environment(ncu=None, need_gpu=False, nvml_only=False):
         assert not need_gpu  # a program's profile needs no CuPy in gemmprof itself
@@ -79,7 +79,7 @@ def fake_ncu(tmp_path, monkeypatch):
         env.update(gpu_name="NVIDIA H200 (fake)", arch="sm_90", gpu_slug="h200", compute_capability="9.0", driver="580.1")
         return env
 
-    monkeypatch.setattr(device, "collect_environment", no_gpu_environment)
+    monkeypatch.setattr(provenance, "collect_environment", no_gpu_environment)
     return exe
 
 

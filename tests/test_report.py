@@ -19,7 +19,7 @@ import typer
 from conftest import SAMPLE_RUN
 from typer.testing import CliRunner
 
-from profiler.analyze.prose import fmt_num
+from profiler.numbers import fmt_num
 from profiler.manifest import load_manifest
 from profiler.cli.report import report
 from profiler.rundir import REPO_ROOT
@@ -245,7 +245,7 @@ def test_kernel_figures():
     from profiler.analyze.diagnosis import diagnose_run
     from profiler.manifest import load_manifest
     from profiler.render import kernel_figures as kf
-    from profiler.render.report import figure_data_uri, kernel_figures
+    from profiler.render.figures import figure_data_uri, kernel_figures
 
     tables = {n: pd.read_parquet(SAMPLE / f"{n}.parquet") for n in ("kernels", "source", "sass")}
     naive = diagnose_run(tables, load_manifest()).kernel("naive")

@@ -17,7 +17,6 @@ from typer.testing import CliRunner
 
 from profiler.analyze.roofline import (
     ceilings,
-    format_rate,
     nearest_ceiling,
     per_kernel,
     roofline,
@@ -26,6 +25,7 @@ from profiler.analyze.roofline import (
 )
 from profiler.cli.roofline import roofline as roofline_command
 from profiler.errors import GemmprofError
+from profiler.numbers import si_rate
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLE = SAMPLE_RUN
@@ -149,10 +149,10 @@ def test_wrong_input_is_a_gemmprof_error(frame, message):
         roofline(frame)
 
 
-def test_format_rate():
-    assert format_rate(4.811925e12, "byte/s") == "4.81 TB/s"
-    assert format_rate(6.673758e13, "FLOP/s") == "66.7 TFLOP/s"
-    assert format_rate(1.334752e14, "byte/s") == "133 TB/s"
+def test_si_rate():
+    assert si_rate(4.811925e12, "byte/s") == "4.81 TB/s"
+    assert si_rate(6.673758e13, "FLOP/s") == "66.7 TFLOP/s"
+    assert si_rate(1.334752e14, "byte/s") == "133 TB/s"
 
 
 # --- the real sample run (H200, all kernels profiled at 2048) -------------------------------

@@ -287,13 +287,14 @@ INJECTION = ('H200"\n[[kernel]]\nname = "evil"\nfile = "naive.cu"\nentry = "sgem
 @pytest.fixture
 def manifest_copy(monkeypatch, tmp_path):
     import profiler.cli.dispatch  # noqa: F401
+    import profiler.kernel_paths as kernel_paths
     import profiler.manifest as manifest
 
     # the whole folder: a manifest's .cu files are relative to it (and revalidation reads them)
-    folder = shutil.copytree(manifest.MANIFEST_PATH.parent, tmp_path / "kernels", ignore=shutil.ignore_patterns("probes", "experiments"))
+    folder = shutil.copytree(kernel_paths.MANIFEST_PATH.parent, tmp_path / "kernels", ignore=shutil.ignore_patterns("probes", "experiments"))
     copy = folder / "ladder.toml"
     manifest.clear_caches()
-    monkeypatch.setattr(manifest, "MANIFEST_PATH", copy)
+    monkeypatch.setattr(kernel_paths, "MANIFEST_PATH", copy)
     yield copy
     manifest.clear_caches()
 
@@ -349,7 +350,7 @@ def test_dispatch_write_restores_the_manifest_when_the_written_file_is_invalid(m
 @pytest.mark.parametrize("flag", ["-ccbin=/tmp/evil", "--compiler-bindir", "-Xcompiler=-fplugin=/tmp/p.so",
                                   "-Xcompiler", "--compiler-options=-B/tmp", "-optf", "--run", "-Xlinker"])
 def test_host_compiler_flags_need_the_files_permission(flag):
-    from profiler.manifest import parse_manifest
+    from profiler.manifest_parse import parse_manifest
 
     entry = ('[[kernel]]\nname = "k"\nfile = "naive.cu"\nentry = "sgemm_naive"\ntier = "fp32"\nidea = "x"\n'
              f'grid = [1, 1, 1]\nblock = [1, 1, 1]\nnvcc_flags = ["-lineinfo", {json.dumps(flag)}]\n')
@@ -360,7 +361,9 @@ def test_host_compiler_flags_need_the_files_permission(flag):
 
 
 def test_the_builtin_ladder_needs_no_host_compiler_flags():
-    from profiler.manifest import ALLOW_HOST_FLAGS_KEY, MANIFEST_PATH, guarded_nvcc_flags, load_manifest
+    from profiler.kernel_paths import MANIFEST_PATH
+    from profiler.manifest import load_manifest
+    from profiler.manifest_parse import ALLOW_HOST_FLAGS_KEY, guarded_nvcc_flags
 
     assert ALLOW_HOST_FLAGS_KEY not in MANIFEST_PATH.read_text()
     assert all(not guarded_nvcc_flags(s.nvcc_flags) for s in load_manifest())

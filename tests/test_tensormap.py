@@ -8,7 +8,9 @@ from dataclasses import asdict
 import pytest
 
 from profiler.errors import GemmprofError
-from profiler.manifest import KernelSpec, TensorMapSpec, load_manifest, parse_manifest
+from profiler.kernel_spec import KernelSpec, TensorMapSpec
+from profiler.manifest import load_manifest
+from profiler.manifest_parse import parse_manifest
 from profiler.measure.tensormap import DATA_TYPE, L2_PROMOTION_256B, Encoding, encoding
 
 WGMMA = next(s for s in load_manifest() if s.name == "wgmma")

@@ -11,7 +11,9 @@ import numpy as np
 import pytest
 
 from profiler.errors import GemmprofError
-from profiler.manifest import KernelSpec, load_manifest, parse_manifest
+from profiler.kernel_spec import KernelSpec
+from profiler.manifest import load_manifest
+from profiler.manifest_parse import parse_manifest
 from profiler.measure.launch import Gemm, KernelRunner, linear_texture_plan
 
 TEXTURED = """

@@ -8,8 +8,9 @@ import pandas as pd
 import pytest
 
 from profiler.errors import GemmprofError
-from profiler.manifest import (ELEMENT_BYTES, REFERENCES, TensorMapSpec, parse_manifest, reference_name, reference_rows,
-                               reference_tiers, select_kernels)
+from profiler.kernel_spec import ELEMENT_BYTES, TensorMapSpec
+from profiler.manifest import REFERENCES, reference_name, reference_rows, reference_tiers, select_kernels
+from profiler.manifest_parse import parse_manifest
 from profiler.measure.tensormap import DATA_TYPE
 from profiler.specs import peak_flops, peak_fp32_flops
 from profiler.tiers import ELEMENT_TYPES, REFERENCE_ROWS, TIERS, cublas_rows, fp32_tolerance, tier

@@ -59,8 +59,8 @@ def run(installed, *args, code=None):
 
 def test_the_installed_package_is_the_one_imported(installed):
     site = installed[0]
-    r = run(installed, code="import profiler, profiler.manifest as m; "
-                            "print(profiler.__file__); print(m.KERNELS_DIR); print(m.CHECKOUT_ROOT); print(len(m.load_manifest()))")
+    r = run(installed, code="import profiler, profiler.manifest as m, profiler.kernel_paths as kp; "
+                            "print(profiler.__file__); print(kp.KERNELS_DIR); print(kp.CHECKOUT_ROOT); print(len(m.load_manifest()))")
     assert r.returncode == 0, r.stderr
     package, kernels, checkout, count = r.stdout.split("\n")[:4]
     assert Path(package).is_relative_to(site) and not Path(package).is_relative_to(REPO)

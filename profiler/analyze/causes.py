@@ -20,10 +20,10 @@ import numpy as np
 import pandas as pd
 
 from ..stall_table import BY_REASON
-from .prose import fmt_bytes, fmt_count, fmt_num, fmt_pct, fmt_way
+from ..numbers import count_of, fmt_bytes, fmt_count, fmt_num, fmt_pct, fmt_way
 from .bounds import Verdict
 from .signals import Signals, stall_sentence
-from .values import number as _num
+from .values import number
 
 # A grid that gives blocks to fewer than this share of the SMs is bound by its size.
 LAUNCH_FILL_MIN_PCT = 50.0
@@ -85,11 +85,11 @@ def small_grid(s: Signals) -> Verdict | None:
 
 
 def tail(s: Signals) -> Verdict | None:
-    cost = _num(s.launch.get("tail_cost_pct"))
+    cost = number(s.launch.get("tail_cost_pct"))
     if np.isnan(cost) or cost < TAIL_CAUSE_PCT:
         return None
     waves = s.util["waves"]
-    last = (waves - np.floor(waves)) * s.occupancy.get("blocks_per_sm", np.nan) * _num(s.launch.get("sm_count"))
+    last = (waves - np.floor(waves)) * s.occupancy.get("blocks_per_sm", np.nan) * number(s.launch.get("sm_count"))
     cure = ("Make the block count a multiple of what the GPU holds at once: smaller or larger tiles, split-K for "
             "the last wave, or a persistent (stream-K) schedule that shares the leftover work among all SMs.")
     return _v("launch", "launch size", "tail", f"tail wave: the last of {int(np.ceil(waves))} waves is "
@@ -102,34 +102,34 @@ def tail(s: Signals) -> Verdict | None:
 
 def fp64(s: Signals) -> Verdict | None:
     k = s.launch
-    flop64, flop32 = _num(k.get("fp64_flop")), _num(k.get("fp32_flop"))
+    flop64, flop32 = number(k.get("fp64_flop")), number(k.get("fp32_flop"))
     if not flop64 > 0 or flop64 < FP64_FLOP_SHARE_MIN * (flop64 + np.nan_to_num(flop32)):
         return None
-    peak = _num(k.get("peak_fp64_flops"))
-    rate = flop64 / (_num(k.get("duration_ns")) * 1e-9)
+    peak = number(k.get("peak_fp64_flops"))
+    rate = flop64 / (number(k.get("duration_ns")) * 1e-9)
     cure = ("Keep the math in FP32: a double literal (1.0 instead of 1.0f) or a double accumulator promotes every "
             "multiply-add to DFMA; write float literals and float accumulators (or FP32 tensor-core paths).")
     return _v("fp64", "FP64 pipe", "fp64", "math in double precision (DFMA on the FP64 pipe)",
               f"{fmt_pct(100 * flop64 / (flop64 + np.nan_to_num(flop32)))} of the FLOPs are FP64: "
               f"{fmt_num(rate / 1e9)} GFLOP/s against an FP64 peak of {fmt_num(peak / 1e9)} GFLOP/s, where FP32 "
-              f"would have {fmt_num(_num(k.get('peak_fp32_flops')) / 1e9)}.",
-              [f"FP64 pipe busy {fmt_pct(_num(k.get('pipe_fp64_pct')))} of active cycles; FMA pipe "
-               f"{fmt_pct(_num(k.get('pipe_fma_pct')))}.",
+              f"would have {fmt_num(number(k.get('peak_fp32_flops')) / 1e9)}.",
+              [f"FP64 pipe busy {fmt_pct(number(k.get('pipe_fp64_pct')))} of active cycles; FMA pipe "
+               f"{fmt_pct(number(k.get('pipe_fma_pct')))}.",
                _class_samples(s, "fp64", "FP64 instructions")], cure)
 
 
 def local_memory(s: Signals) -> Verdict | None:
     k = s.launch
-    inst = np.nansum([_num(k.get("local_load_inst")), _num(k.get("local_store_inst"))])
+    inst = np.nansum([number(k.get("local_load_inst")), number(k.get("local_store_inst"))])
     math = _math_instructions(s)
     per_math = inst / math if math > 0 else np.nan
-    sampled = np.nansum([_num(s.regions.get(f"local_{d}_samples_pct")) for d in ("load", "store")]) if s.regions else 0.0
+    sampled = np.nansum([number(s.regions.get(f"local_{d}_samples_pct")) for d in ("load", "store")]) if s.regions else 0.0
     if not inst > 0 or not (per_math >= LOCAL_PER_MATH_MIN or sampled >= LOCAL_SAMPLES_MIN_PCT):
         return None
-    spill_pct = _num(k.get("local_spill_pct"))
+    spill_pct = number(k.get("local_spill_pct"))
     spills = not np.isnan(spill_pct) and spill_pct >= SPILL_SHARE_MIN_PCT
     evidence = [f"{fmt_count(inst)} local loads and stores ({fmt_num(per_math)} per {_math_name(s)}), "
-                f"{fmt_bytes(_num(k.get('local_bytes')))} through L1; stack frame {fmt_num(_num(k.get('stack_bytes')))} "
+                f"{fmt_bytes(number(k.get('local_bytes')))} through L1; stack frame {fmt_num(number(k.get('stack_bytes')))} "
                 f"bytes per thread.",
                 f"{fmt_pct(spill_pct)} of the local requests are register spills." if not np.isnan(spill_pct) else "",
                 f"{fmt_pct(sampled)} of the warps' samples wait at local-memory instructions." if sampled else ""]
@@ -138,7 +138,7 @@ def local_memory(s: Signals) -> Verdict | None:
                 "or shrink the register tile, so nothing spills; ptxas -v reports the spill bytes.")
         return _v("local", "local memory", "spills", "register spills to local memory",
                   f"Registers spill: {fmt_num(per_math)} local-memory accesses per {_math_name(s)} go through L1 "
-                  f"instead of staying in registers ({fmt_num(_num(k.get('registers_per_thread')))} registers per "
+                  f"instead of staying in registers ({fmt_num(number(k.get('registers_per_thread')))} registers per "
                   f"thread).", evidence, cure)
     cure = ("Keep the array in registers: index it only with compile-time constants (fully unrolled loops), or "
             "stage it in shared memory if it must be indexed at run time.")
@@ -149,20 +149,20 @@ def local_memory(s: Signals) -> Verdict | None:
 
 def atomics(s: Signals) -> Verdict | None:
     k = s.launch
-    share = _num((s.regions or {}).get("atomic_samples_pct"))
-    sectors = np.nansum([_num(k.get("atomic_l2_sectors")), _num(k.get("reduction_l2_sectors"))])
-    l2_cycles = _num(k.get("duration_ns")) * 1e-9 * _num(k.get("l2_clock_hz"))
+    share = number((s.regions or {}).get("atomic_samples_pct"))
+    sectors = np.nansum([number(k.get("atomic_l2_sectors")), number(k.get("reduction_l2_sectors"))])
+    l2_cycles = number(k.get("duration_ns")) * 1e-9 * number(k.get("l2_clock_hz"))
     rate = sectors / l2_cycles if l2_cycles > 0 else np.nan
-    l2_busy = _num(k.get("l2_throughput_pct"))
+    l2_busy = number(k.get("l2_throughput_pct"))
     serialised = rate >= ATOMIC_SERIAL_RATE_MIN and (np.isnan(l2_busy) or l2_busy < ATOMIC_L2_BUSY_MAX_PCT)
     if not (share >= ATOMIC_SAMPLES_MIN_PCT or serialised):
         return None
-    requests = np.nansum([_num(k.get("atomic_requests")), _num(k.get("reduction_requests"))])
+    requests = np.nansum([number(k.get("atomic_requests")), number(k.get("reduction_requests"))])
     math = _math_instructions(s)
     cure = ("Accumulate privately first (registers, then one atomic per block or per warp after a shuffle "
             "reduction) and spread the target addresses; atomics to one address serialise at one L2 slice.")
     return _v("atomics", "atomics", "atomics", "atomics serialised on a few addresses",
-              f"{fmt_count(sectors)} atomic sectors in {fmt_num(_num(k.get('duration_ns')) / 1e6)} ms: one every "
+              f"{fmt_count(sectors)} atomic sectors in {fmt_num(number(k.get('duration_ns')) / 1e6)} ms: one every "
               f"{fmt_num(1 / rate if rate > 0 else np.nan)} L2 cycles, the pace of one L2 slice, while the L2 as a whole "
               f"is {fmt_pct(l2_busy)} busy: the atomics wait on each other.",
               [f"{fmt_count(requests)} atomic requests ({fmt_num(requests / math)} per {_math_name(s)})." if math > 0 else "",
@@ -173,7 +173,7 @@ def atomics(s: Signals) -> Verdict | None:
 
 def divergence(s: Signals) -> Verdict | None:
     k = s.launch
-    threads, uniform = _num(k.get("threads_per_inst")), _num(k.get("branch_uniform_pct"))
+    threads, uniform = number(k.get("threads_per_inst")), number(k.get("branch_uniform_pct"))
     if np.isnan(threads) or threads >= DIVERGENT_THREADS_MAX or (not np.isnan(uniform) and uniform >= BRANCH_UNIFORM_MAX_PCT):
         return None
     cure = ("Make the branch uniform per warp: map the two paths to different warps (branch on the warp index, not "
@@ -182,15 +182,15 @@ def divergence(s: Signals) -> Verdict | None:
               f"Warps run divergent: {fmt_num(threads)} of 32 threads are active per executed instruction, so each warp "
               f"issues its paths one after the other.",
               [f"Branch uniformity {fmt_pct(uniform)} (branches whose threads all went the same way).",
-               f"Divergent branch targets: {fmt_count(_num(k.get('branch_targets_divergent')))}."
+               f"Divergent branch targets: {fmt_count(number(k.get('branch_targets_divergent')))}."
                if not pd.isna(k.get("branch_targets_divergent")) else "", s.sides()], cure)
 
 
 def scattered(s: Signals) -> Verdict | None:
     c = s.coalescing or {}
-    total = np.nansum([_num(c.get("load_sectors")), _num(c.get("store_sectors"))])
+    total = np.nansum([number(c.get("load_sectors")), number(c.get("store_sectors"))])
     for kind in ("store", "load"):
-        ratio, sectors = _num(c.get(f"{kind}_ratio")), _num(c.get(f"{kind}_sectors"))
+        ratio, sectors = number(c.get(f"{kind}_ratio")), number(c.get(f"{kind}_sectors"))
         if np.isnan(ratio) or ratio < SCATTERED_RATIO_MIN or not total > 0 or 100 * sectors / total < SCATTERED_SHARE_MIN_PCT:
             continue
         noun = "stores" if kind == "store" else "loads"
@@ -201,10 +201,10 @@ def scattered(s: Signals) -> Verdict | None:
                 f"whole 32-byte sectors.")
         return _v("global", "global memory (L1/LSU)", f"uncoalesced_{kind}", f"uncoalesced global {noun}",
                   f"Global {noun} are scattered: they request {fmt_num(ratio)}x the L2 sectors a coalesced access "
-                  f"would ({fmt_num(_num(k.get(f'global_{kind}_sectors_per_request')))} sectors per request), and move "
+                  f"would ({fmt_num(number(k.get(f'global_{kind}_sectors_per_request')))} sectors per request), and move "
                   f"{fmt_pct(100 * sectors / total)} of the global sectors.",
-                  [f"Sectors over the coalesced ideal: loads {fmt_num(_num(c.get('load_ratio')))}x, stores "
-                   f"{fmt_num(_num(c.get('store_ratio')))}x.",
+                  [f"Sectors over the coalesced ideal: loads {fmt_num(number(c.get('load_ratio')))}x, stores "
+                   f"{fmt_num(number(c.get('store_ratio')))}x.",
                    _class_samples(s, "global_store", "global stores") if kind == "store" else "",
                    *_stalls(s, ("lg_throttle", "long_scoreboard")), s.sides()], cure)
     return None
@@ -229,14 +229,14 @@ def bank_conflicts(s: Signals) -> Verdict | None:
 
 def epilogue(s: Signals) -> Verdict | None:
     r = s.regions or {}
-    share, line_share = _num(r.get("epilogue_pct")), _num(r.get("epilogue_line_pct"))
+    share, line_share = number(r.get("epilogue_pct")), number(r.get("epilogue_line_pct"))
     if np.isnan(share) or share < EPILOGUE_MIN_PCT or np.isnan(line_share) or line_share < EPILOGUE_LINE_MIN_PCT:
         return None
     t, c = s.techniques or {}, s.coalescing or {}
-    line = f"line {int(r['epilogue_line'])}" if _num(r.get("epilogue_line")) == _num(r.get("epilogue_line")) else "one instruction"
+    line = f"line {int(r['epilogue_line'])}" if number(r.get("epilogue_line")) == number(r.get("epilogue_line")) else "one instruction"
     reason = r.get("epilogue_top_reason")
     waiting = f", mostly {BY_REASON[reason].label}" if reason in BY_REASON else ""
-    worst = np.nanmax([_num(c.get("load_ratio")), _num(c.get("store_ratio")), 0.0])
+    worst = np.nanmax([number(c.get("load_ratio")), number(c.get("store_ratio")), 0.0])
     fix_c = (f"Read and write C coalesced first (its accesses request {fmt_num(worst)}x the sectors of coalesced "
              f"ones): consecutive threads on consecutive columns, through shared memory if the fragment layout needs "
              f"it. Then " if worst >= SCATTERED_RATIO_MIN else "")
@@ -252,7 +252,7 @@ def epilogue(s: Signals) -> Verdict | None:
               f"at the epilogue's {line}", f"{fmt_pct(line_share)} of the warps' samples sit at {line}, after the main "
               f"loop{waiting} ({fmt_pct(share)} after the loop in all): the epilogue, not the loop, is where the time "
               f"goes.",
-              [f"Samples: prologue {fmt_pct(_num(r.get('prologue_pct')))}, main loop {fmt_pct(_num(r.get('loop_pct')))}, "
+              [f"Samples: prologue {fmt_pct(number(r.get('prologue_pct')))}, main loop {fmt_pct(number(r.get('loop_pct')))}, "
                f"epilogue {fmt_pct(share)}.",
                f"Hottest epilogue instruction: `{r['epilogue_code']}`." if r.get("epilogue_code") else "",
                f"Global accesses request {fmt_num(worst)}x the sectors of coalesced ones (C)." if fix_c else "",
@@ -263,7 +263,7 @@ def barrier(s: Signals) -> Verdict | None:
     cycles, share = s.stall("barrier")
     if share < BARRIER_MIN_PCT:
         return None
-    per_tile = _num((s.techniques or {}).get("barriers_per_tile"))
+    per_tile = number((s.techniques or {}).get("barriers_per_tile"))
     return _v("latency", "latency and occupancy", "barrier", "warps wait at barriers",
               f"Warps spend {fmt_pct(share)} of their cycles waiting at __syncthreads ({fmt_num(cycles)} cycles per "
               f"issued instruction)" + (f"; {fmt_num(per_tile)} barriers per shared tile." if not np.isnan(per_tile) else "."),
@@ -293,7 +293,7 @@ def occupancy_capped(s: Signals) -> Verdict | None:
     key = {"shared memory": "occupancy_shared", "registers": "occupancy_registers", "warps": "occupancy_warps",
            "blocks": "occupancy_blocks", "barriers": "occupancy_barriers"}.get(first, "occupancy")
     if first == "shared memory":
-        smem = _num(o.get("shared_mem_per_block"))
+        smem = number(o.get("shared_mem_per_block"))
         lift = (f"Each block reserves {fmt_bytes(smem)} of shared memory; request only what the tiles use (half "
                 f"of it would fit {int(o['blocks_per_sm']) * 2} blocks per SM), or give each block more warps.")
     elif first == "registers" and not pd.isna(o.get("registers_for_next_block")):
@@ -302,7 +302,7 @@ def occupancy_capped(s: Signals) -> Verdict | None:
     else:
         lift = "More warps per SM: more threads per block or more blocks per SM."
     return _v("latency", "latency and occupancy", key, f"occupancy capped by {first}: "
-              f"{fmt_num(o['blocks_per_sm'])} block(s) per SM", f"Latency is exposed: {first} caps the SM at "
+              f"{count_of(o['blocks_per_sm'], 'block')} per SM", f"Latency is exposed: {first} caps the SM at "
               f"{fmt_num(o['blocks_per_sm'])} block(s), {fmt_num(o['warps_per_scheduler'], 2)} warps per scheduler "
               f"(theoretical occupancy {fmt_pct(o['theoretical_pct'])}), too few to cover memory latency.",
               [*_stalls(s), s.sides()], lift)
@@ -330,12 +330,12 @@ def _stalls(s: Signals, reasons: tuple[str, ...] | None = None, n: int = 2) -> l
 
 
 def _class_samples(s: Signals, cls: str, noun: str) -> str:
-    share = _num((s.regions or {}).get(f"{cls}_samples_pct"))
+    share = number((s.regions or {}).get(f"{cls}_samples_pct"))
     return f"{fmt_pct(share)} of the warps' samples are at {noun}." if share > 0 else ""
 
 
 def _math_instructions(s: Signals) -> float:
-    return _num((s.mix or {}).get("math"))
+    return number((s.mix or {}).get("math"))
 
 
 def _math_name(s: Signals) -> str:
@@ -347,10 +347,10 @@ def hopper_sentence(s: Signals) -> str:
     t, k = s.techniques or {}, s.launch
     if not (t.get("wgmma") or t.get("tma")):
         return ""
-    parts = [f"tensor pipe busy {fmt_pct(_num(k.get('pipe_tensor_active_pct')))} of active cycles"]
+    parts = [f"tensor pipe busy {fmt_pct(number(k.get('pipe_tensor_active_pct')))} of active cycles"]
     if t.get("tma"):
-        parts.append(f"TMA brought {fmt_bytes(_num(k.get('tma_load_bytes')))} into shared memory")
-    mbar = _num((s.regions or {}).get("mbarrier_samples_pct"))
+        parts.append(f"TMA brought {fmt_bytes(number(k.get('tma_load_bytes')))} into shared memory")
+    mbar = number((s.regions or {}).get("mbarrier_samples_pct"))
     if mbar > 0:
         parts.append(f"{fmt_pct(mbar)} of the samples wait on mbarriers")
     gmma, gmma_share = s.stall("gmma")

@@ -25,11 +25,12 @@ import pandas as pd
 
 from ..extract.metrics import describe
 from .roofline import kernel_names
-from .values import numeric_column as _num
+from .values import numeric_column
+from ..tiers import PASS
 
 KEYS = ["kernel", "M", "N", "K"]
 REGRESSIONS = ("slower", "broken", "unmeasured")
-TIMED = "PASS"
+TIMED = PASS
 DEFAULT_THRESHOLD = 0.03
 
 
@@ -67,15 +68,15 @@ def _bench_side(bench: pd.DataFrame) -> pd.DataFrame:
     """The columns compare needs, one row per kernel and shape (the last row wins on repeats)."""
     out = pd.DataFrame({
         "kernel": bench["kernel"].astype(str),
-        "M": _num(bench, "M").astype("Int64"), "N": _num(bench, "N").astype("Int64"), "K": _num(bench, "K").astype("Int64"),
+        "M": numeric_column(bench, "M").astype("Int64"), "N": numeric_column(bench, "N").astype("Int64"), "K": numeric_column(bench, "K").astype("Int64"),
         "status": bench["status"].astype(str) if "status" in bench.columns else TIMED,
-        "median_ms": _num(bench, "median_ms"), "p10_ms": _num(bench, "p10_ms"), "p90_ms": _num(bench, "p90_ms"),
-        "gflops": _num(bench, "gflops"), "pct_of_cublas": _num(bench, "pct_of_cublas"),
+        "median_ms": numeric_column(bench, "median_ms"), "p10_ms": numeric_column(bench, "p10_ms"), "p90_ms": numeric_column(bench, "p90_ms"),
+        "gflops": numeric_column(bench, "gflops"), "pct_of_cublas": numeric_column(bench, "pct_of_cublas"),
     })
     return out.drop_duplicates(KEYS, keep="last")
 
 
-def verdict(status_base, status_new, base: dict, new: dict, threshold: float) -> tuple[str, float]:
+def judge_change(status_base, status_new, base: dict, new: dict, threshold: float) -> tuple[str, float]:
     """(verdict, relative change of the median time) for one kernel and shape; see the module
     docstring. `base`/`new` hold median_ms, p10_ms, p90_ms."""
     if status_base is None:
@@ -136,7 +137,7 @@ def compare_bench(base: pd.DataFrame, new: pd.DataFrame, threshold: float = DEFA
         status_base = r["status_base"] if r["_merge"] != "right_only" else None
         status_new = r["status_new"] if r["_merge"] != "left_only" else None
         side = {s: {c: r.get(f"{c}_{s}", np.nan) for c in ("median_ms", "p10_ms", "p90_ms")} for s in ("base", "new")}
-        kind, change = verdict(status_base, status_new, side["base"], side["new"], threshold)
+        kind, change = judge_change(status_base, status_new, side["base"], side["new"], threshold)
         rows.append({
             "kernel": r["kernel"], "M": r["M"], "N": r["N"], "K": r["K"],
             "status_base": status_base, "status_new": status_new,
@@ -160,12 +161,12 @@ def per_kernel_metrics(kernels: pd.DataFrame) -> pd.DataFrame:
     (cuBLAS may launch several), or the longest launch's value; FLOP/s recomputed from the sums."""
     frame = pd.DataFrame({
         "kernel": kernel_names(kernels),
-        "M": _num(kernels, "M").astype("Int64"), "N": _num(kernels, "N").astype("Int64"), "K": _num(kernels, "K").astype("Int64"),
-        "flop": _num(kernels, "fp32_flop").fillna(0) + _num(kernels, "tensor_flop").fillna(0),
+        "M": numeric_column(kernels, "M").astype("Int64"), "N": numeric_column(kernels, "N").astype("Int64"), "K": numeric_column(kernels, "K").astype("Int64"),
+        "flop": numeric_column(kernels, "fp32_flop").fillna(0) + numeric_column(kernels, "tensor_flop").fillna(0),
     })
     for metric in KEY_METRICS:
         if metric.combine != "flops":
-            frame[metric.column] = _num(kernels, metric.column)
+            frame[metric.column] = numeric_column(kernels, metric.column)
     rows = []
     for key, group in frame.groupby(KEYS, sort=False, dropna=False):
         longest = group.loc[group["duration_ns"].fillna(-1).idxmax()]

@@ -21,7 +21,10 @@ import math
 
 import pandas as pd
 
-from ..manifest import DEFAULT_SMS, DispatchRule, KernelSpec, evaluate
+from ..dispatchers import DEFAULT_SMS, DispatchRule
+from ..expressions import evaluate
+from ..kernel_spec import KernelSpec
+from ..tiers import PASS
 
 TILES = "cdiv(M, {t}) * cdiv(N, {t})"
 
@@ -42,7 +45,7 @@ def fastest_per_shape(bench: pd.DataFrame, kernels: dict[str, KernelSpec], tier:
 
 def _passed(bench: pd.DataFrame, kernels: dict[str, KernelSpec], tier: str) -> pd.DataFrame:
     names = [n for n, s in kernels.items() if s.tier == tier]
-    return bench[(bench["status"] == "PASS") & bench["kernel"].isin(names) & (bench["gflops"] > 0)]
+    return bench[(bench["status"] == PASS) & bench["kernel"].isin(names) & (bench["gflops"] > 0)]
 
 
 def share_of_best(bench: pd.DataFrame, kernels: dict[str, KernelSpec], tier: str = "fp32") -> pd.DataFrame:
@@ -151,7 +154,7 @@ def predicted(share: pd.DataFrame, rules: tuple[DispatchRule, ...], kernels: dic
               sms: int = DEFAULT_SMS) -> pd.DataFrame:
     """Per shape of the sweep: the kernel the rules choose, the rule, and its share of the
     fastest kernel measured there (what the dispatcher would lose; NaN where it was not run)."""
-    from ..manifest import Dispatcher
+    from ..dispatchers import Dispatcher
 
     d = Dispatcher("derived", "", "", rules)
     out = []

@@ -13,8 +13,9 @@ from typing import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from ..manifest import REFERENCES, KernelSpec
-from .prose import fmt_bytes, fmt_count, fmt_num, fmt_pct, fmt_ratio, fmt_way
+from ..kernel_spec import KernelSpec
+from ..manifest import REFERENCES
+from ..numbers import fmt_bytes, fmt_count, fmt_num, fmt_pct, fmt_ratio, fmt_way
 
 # A ratio within this factor of 1 (or a percentage within this many points) is 'unchanged'.
 SAME_RATIO = 0.03
@@ -94,7 +95,7 @@ def successor(name: str, present: Iterable[str], specs: Sequence[KernelSpec]) ->
     return None
 
 
-def compare(facts: pd.DataFrame, specs: Sequence[KernelSpec]) -> pd.DataFrame:
+def changes(facts: pd.DataFrame, specs: Sequence[KernelSpec]) -> pd.DataFrame:
     """What changed from each kernel's predecessor. `facts` is indexed by kernel name with the
     columns of `QUANTITIES` (missing ones are skipped).
 

@@ -7,7 +7,13 @@ launch 517. Pure functions over the `kernels` table.
 
 from __future__ import annotations
 
+from typing import Sequence
+
 import pandas as pd
+
+from ..kernel_spec import KernelSpec
+from ..manifest import REFERENCES
+from .roofline import kernel_names
 
 # Launches are the same kernel when they run the same function on the same launch shape and GEMM shape.
 GROUP_KEYS = ["report", "function", "kernel_key", "M", "N", "K", "grid", "block"]
@@ -37,6 +43,25 @@ def group_launches(kernels: pd.DataFrame) -> pd.DataFrame:
     order = folded["report"].map({r: i for i, r in enumerate(kernels["report"].unique())})
     folded = folded.assign(_order=order).sort_values(["_order", "total_duration_ns"], ascending=[True, False], kind="stable")
     return folded.drop(columns="_order").reset_index(drop=True)
+
+
+def in_ladder_order(kernels: pd.DataFrame, specs: Sequence[KernelSpec]) -> pd.DataFrame:
+    """The rows of a kernels table (per launch or folded) in ladder order: the manifest's kernels
+    by rung, then kernels no manifest knows in the order they appear, then the cuBLAS references
+    in their own order. Rows of one kernel keep their order (launches, or time for folded rows)."""
+    rung = {s.name: s.index for s in specs}
+    references = list(REFERENCES)
+    seen: dict[str, int] = {}
+    keys = []
+    for name in kernel_names(kernels):
+        if name in rung:
+            keys.append((0, rung[name]))
+        elif name in REFERENCES:
+            keys.append((2, references.index(name)))
+        else:
+            keys.append((1, seen.setdefault(name, len(seen))))
+    order = sorted(range(len(kernels)), key=lambda i: keys[i])
+    return kernels.iloc[order].reset_index(drop=True)
 
 
 def _most_common(values: pd.Series):

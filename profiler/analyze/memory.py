@@ -27,7 +27,7 @@ import pandas as pd
 from ..extract.metrics import SHARED_BYTES_PER_WAVEFRONT
 from ..manifest import REFERENCES, load_manifest
 from ..tiers import tier as tier_record
-from .values import number as _num
+from .values import number
 from .values import numeric_column
 
 FP32_BYTES = 4
@@ -106,7 +106,7 @@ def input_bytes(record: dict) -> int:
     tier = _tiers().get(record.get("kernel_key"))
     if tier is not None:
         return tier_record(tier).element_bytes
-    return next((size for column, size in TENSOR_INPUT_BYTES if _num(record.get(column)) > 0), FP32_BYTES)
+    return next((size for column, size in TENSOR_INPUT_BYTES if number(record.get(column)) > 0), FP32_BYTES)
 
 
 def launch_min_bytes(record: dict, reads_c: bool = True) -> dict[str, int] | None:
@@ -168,7 +168,7 @@ def bank_conflicts(kernels: pd.DataFrame, sass: pd.DataFrame | None = None) -> p
     rows = []
     for record in kernels.to_dict("records"):
         for kind, wave_col, conflict_col, opcodes in SHARED_KINDS:
-            wavefronts, conflicts = _num(record.get(wave_col)), _num(record.get(conflict_col))
+            wavefronts, conflicts = number(record.get(wave_col)), number(record.get(conflict_col))
             if not wavefronts > 0:
                 continue
             row = {
@@ -239,7 +239,7 @@ def traffic(kernels: pd.DataFrame, reads_c: bool = True) -> pd.DataFrame:
         if least is None:
             continue
         for level, column, which in TRAFFIC_LEVELS:
-            value = _num(record.get(column))
+            value = number(record.get(column))
             if np.isnan(value):
                 continue
             rows.append({"report": record.get("report"), "launch": record.get("launch"), "level": level,

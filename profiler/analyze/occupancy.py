@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from ..extract.metrics import OCCUPANCY_LIMITS
-from .values import number as _num
+from .values import number
 
 # Registers in one SM's register file (64K 32-bit registers on every GPU since Maxwell).
 REGISTERS_PER_SM = 65536
@@ -49,12 +49,12 @@ def occupancy(kernels: pd.DataFrame) -> pd.DataFrame:
     register-limited launch the registers per thread that would fit one block more."""
     rows = []
     for r in kernels.to_dict("records"):
-        limits = {name: _num(r.get(column)) for name, column in LIMITS}
+        limits = {name: number(r.get(column)) for name, column in LIMITS}
         known = [v for v in limits.values() if not np.isnan(v)]
         blocks = min(known) if known else np.nan
-        threads = _num(r.get("threads_per_block"))
+        threads = number(r.get("threads_per_block"))
         warps_per_block = math.ceil(threads / WARP_SIZE) if threads > 0 else np.nan
-        theoretical, achieved = _num(r.get("theoretical_occupancy_pct")), _num(r.get("achieved_occupancy_pct"))
+        theoretical, achieved = number(r.get("theoretical_occupancy_pct")), number(r.get("achieved_occupancy_pct"))
         max_warps = blocks * warps_per_block / (theoretical / 100.0) if theoretical > 0 else np.nan
         limiter = r.get("occupancy_limiter")
         capped_by_registers = isinstance(limiter, str) and "registers" in limiter and theoretical < 100.0
@@ -65,8 +65,8 @@ def occupancy(kernels: pd.DataFrame) -> pd.DataFrame:
             "warps_per_block": warps_per_block, "max_warps_per_sm": max_warps,
             "warps_per_scheduler": achieved / 100.0 * max_warps / SCHEDULERS_PER_SM,
             "limiter": limiter if isinstance(limiter, str) else None,
-            "registers_per_thread": _num(r.get("registers_per_thread")),
-            "shared_mem_per_block": _num(r.get("shared_mem_per_block")), "threads_per_block": threads,
+            "registers_per_thread": number(r.get("registers_per_thread")),
+            "shared_mem_per_block": number(r.get("shared_mem_per_block")), "threads_per_block": threads,
             **{f"limit_{name.replace(' ', '_')}": v for name, v in limits.items()},
             "registers_for_next_block": registers_next,
             "achieved_gap": bool(theoretical > 0 and achieved < ACHIEVED_GAP_RATIO * theoretical),

@@ -24,7 +24,7 @@ from ..extract.metrics import describe
 from ..manifest import REFERENCES, load_manifest
 from ..tiers import REFERENCE_ROWS
 from .memory import shared_bytes, shared_unmeasured  # noqa: F401  (a roofline level; tests import it from here)
-from .values import numeric_column as _num
+from .values import numeric_column
 
 # Peaks that differ across launches by more than this fraction of their median get a note.
 PEAK_SPREAD_TOLERANCE = 0.01
@@ -115,16 +115,16 @@ def per_kernel(kernels: pd.DataFrame) -> pd.DataFrame:
     launches (cuBLAS may launch several), FLOP/s recomputed from the sums."""
     frame = pd.DataFrame({
         "kernel": kernel_names(kernels),
-        "M": _num(kernels, "M"), "N": _num(kernels, "N"), "K": _num(kernels, "K"),
-        "fp32_flop": _num(kernels, "fp32_flop"),
-        "tensor_flop": _num(kernels, "tensor_flop").fillna(0.0),
-        "tensor_tf32_flop": _num(kernels, "tensor_tf32_flop").fillna(0.0),
-        "fp64_flop": _num(kernels, "fp64_flop").fillna(0.0),
-        "duration_ns": _num(kernels, "duration_ns"),
+        "M": numeric_column(kernels, "M"), "N": numeric_column(kernels, "N"), "K": numeric_column(kernels, "K"),
+        "fp32_flop": numeric_column(kernels, "fp32_flop"),
+        "tensor_flop": numeric_column(kernels, "tensor_flop").fillna(0.0),
+        "tensor_tf32_flop": numeric_column(kernels, "tensor_tf32_flop").fillna(0.0),
+        "fp64_flop": numeric_column(kernels, "fp64_flop").fillna(0.0),
+        "duration_ns": numeric_column(kernels, "duration_ns"),
         "launches": 1,
     })
     for level in LEVELS:
-        frame[level.bytes_column] = shared_bytes(kernels) if level.bytes_column == "shared_bytes" else _num(
+        frame[level.bytes_column] = shared_bytes(kernels) if level.bytes_column == "shared_bytes" else numeric_column(
             kernels, level.bytes_column)
     keys = ["kernel", "M", "N", "K"]
     summed = frame.groupby(keys, sort=False, dropna=False).sum(min_count=1).reset_index()
@@ -155,13 +155,13 @@ def ceilings(kernels: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
     launch did tensor-core FLOPs."""
     notes: list[str] = []
     rows = []
-    held_to = {compute_of(t, t32) for t, t32 in zip(_num(kernels, "tensor_flop").fillna(0),
-                                                     _num(kernels, "tensor_tf32_flop").fillna(0))}
+    held_to = {compute_of(t, t32) for t, t32 in zip(numeric_column(kernels, "tensor_flop").fillna(0),
+                                                     numeric_column(kernels, "tensor_tf32_flop").fillna(0))}
     for kind, entries in (("memory", LEVELS), ("compute", COMPUTE)):
         for entry in entries:
             if kind == "compute" and entry.tensor and entry.name not in held_to:
                 continue
-            values = _num(kernels, entry.peak_column)
+            values = numeric_column(kernels, entry.peak_column)
             if values.notna().sum() == 0:
                 notes.append(f"no {entry.name} peak in the reports ({entry.peak_column} missing): no ceiling drawn")
                 continue
@@ -171,7 +171,7 @@ def ceilings(kernels: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
     table = pd.DataFrame(rows, columns=["name", "kind", "tensor", "value", "unit", "column", "spread"])
     differing = table[table["spread"] > PEAK_SPREAD_TOLERANCE]
     if len(differing):
-        clocks = _num(kernels, "sm_clock_hz").dropna()
+        clocks = numeric_column(kernels, "sm_clock_hz").dropna()
         clock = f" (SM clock {clocks.min() / 1e9:.3f} to {clocks.max() / 1e9:.3f} GHz)" if len(clocks) else ""
         notes.insert(0, f"the {', '.join(differing['name'])} peaks differ by up to "
                         f"{100 * differing['spread'].max():.1f}% across the {len(kernels)} launches{clock}: "
@@ -253,15 +253,3 @@ def nearest_ceiling(points: pd.DataFrame) -> pd.DataFrame:
     return best.assign(bound=best["limit"]).sort_values("order", kind="stable").reset_index(drop=True)
 
 
-_PREFIXES = ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k"), (1.0, ""))
-
-
-def format_rate(value: float, unit: str) -> str:
-    """4.81e12, 'byte/s' -> '4.81 TB/s'; 6.65e13, 'FLOP/s' -> '66.5 TFLOP/s'."""
-    base = "B/s" if unit == "byte/s" else unit
-    for scale, prefix in _PREFIXES:
-        if abs(value) >= scale:
-            scaled = value / scale
-            digits = 2 if scaled < 10 else 1 if scaled < 100 else 0
-            return f"{scaled:.{digits}f} {prefix}{base}"
-    return f"{value:.3g} {base}"

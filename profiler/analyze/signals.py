@@ -11,7 +11,7 @@ import pandas as pd
 
 from ..stall_table import BY_REASON
 from .memory import shared_utilisation_pct
-from .prose import fmt_num, fmt_pct, upper
+from ..numbers import fmt_num, fmt_pct
 from .occupancy import SCHEDULERS_PER_SM
 from .values import numeric_column
 
@@ -88,3 +88,8 @@ def stall_sentence(row: dict) -> str:
     """One row of `stall_breakdown` as evidence: 'Long scoreboard: 3.1 stall cycles per ...'."""
     return (f"{upper(BY_REASON[row['reason']].label)}: {fmt_num(row['cycles_per_inst'])} stall cycles per issued "
             f"instruction ({fmt_pct(row['share_pct'])} of all cycles between issues).")
+
+
+def upper(text: str) -> str:
+    """The sentence with its first letter capitalised."""
+    return text[:1].upper() + text[1:]

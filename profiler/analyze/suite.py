@@ -13,6 +13,7 @@ import math
 import pandas as pd
 
 from ..manifest import REFERENCES
+from ..tiers import PASS
 
 COLUMNS = ["tier", "kernel", "shapes", "passed", "covers", "geomean_pct_cublas", "min_pct_cublas", "min_shape"]
 
@@ -29,7 +30,7 @@ def summarize(bench: pd.DataFrame, shapes: list[tuple[int, int, int]]) -> pd.Dat
     for (tier, kernel), group in in_suite.groupby(["tier", "kernel"], sort=False):
         if kernel in REFERENCES:
             continue
-        ok = group[(group["status"] == "PASS") & (group["pct_of_cublas"] > 0)] if "pct_of_cublas" in group else group.iloc[:0]
+        ok = group[(group["status"] == PASS) & (group["pct_of_cublas"] > 0)] if "pct_of_cublas" in group else group.iloc[:0]
         pcts = [float(p) for p in ok["pct_of_cublas"]]
         worst = ok.loc[ok["pct_of_cublas"].idxmin()] if pcts else None
         rows.append({

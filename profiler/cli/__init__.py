@@ -36,6 +36,52 @@ for _name in COMMANDS:
     app.command(_name)(getattr(_module, _name.replace("-", "_")))
 
 
+# How an option's value reads in --help, by the type typer would print (`<list[Path]>`, `<str>`).
+# A flag takes no value: nothing is printed after it.
+METAVARS = {"str": "TEXT", "Path": "PATH", "path": "PATH", "file": "FILE", "directory": "DIR", "int": "INT",
+            "int range": "INT", "float": "NUMBER", "float range": "NUMBER", "int,int,int": "M N K", "bool": ""}
+
+
+def command():
+    """`app` as the click command it runs as, each option's metavar readable (TEXT, PATH, INT,
+    NUMBER, M N K, nothing after a flag; a repeatable option says so in its help) where the
+    option names none of its own."""
+    from typer.core import TyperArgument, TyperOption
+
+    cmd = typer.main.get_command(app)
+    for sub in [cmd, *getattr(cmd, "commands", {}).values()]:
+        for param in sub.params:
+            if not isinstance(param, (TyperOption, TyperArgument)):
+                continue
+            if isinstance(param, TyperOption) and param.metavar is not None:  # named by its option
+                continue
+            try:
+                label = param.display_type(None).strip("<>")
+            except Exception:  # a type typer cannot name without a context: leave it as it is
+                continue
+            inner = label[len("list["):-1] if label.startswith("list[") else label
+            if inner not in METAVARS:
+                continue
+            if isinstance(param, TyperOption):
+                param.metavar = METAVARS[inner]
+            else:  # an argument's metavar is its name in the usage line: change only its type column
+                param.display_type_rich = lambda ctx, word=METAVARS[inner]: word
+        sub.get_help_option = _bare_help(sub.get_help_option)
+    return cmd
+
+
+def _bare_help(get_help_option):
+    """--help, which click adds to each command when asked for it, as a flag with no value."""
+
+    def wrapped(ctx):
+        option = get_help_option(ctx)
+        if option is not None:
+            option.metavar = ""
+        return option
+
+    return wrapped
+
+
 def version() -> str:
     """The installed distribution's version; the package's own when it runs from a checkout
     that is not installed (the same value: pyproject.toml reads it from profiler.__version__)."""
@@ -109,7 +155,7 @@ def main() -> None:
         if signal.getsignal(sig) is not signal.SIG_IGN:  # a shell that ignores SIGINT keeps it ignored
             signal.signal(sig, _interrupt)
     try:
-        app(prog_name="gemmprof")  # also under `python -m profiler`
+        command()(prog_name="gemmprof")  # also under `python -m profiler`
     except GemmprofError as exc:
         typer.secho(f"gemmprof: error: {exc}", fg=typer.colors.RED, err=True)
         sys.exit(exc.exit_code)

@@ -60,7 +60,7 @@ def add_manifests(paths: list[Path] | None) -> list[Path] | None:
     """Put --manifest paths (absolute) after those already in $GEMMPROF_MANIFEST. The variable,
     not a parameter, carries them: bench workers and ncu targets are child processes and must
     load the same kernels. Runs as the option's callback, before the command's body."""
-    from ..manifest import MANIFEST_ENV
+    from ..kernel_paths import MANIFEST_ENV
 
     if paths:
         before = [p for p in os.environ.get(MANIFEST_ENV, "").split(os.pathsep) if p]

@@ -25,7 +25,8 @@ def profile_program_cli(program: list[str], *, kernel_regex: list[str] | None, n
                         force: bool, compress: bool, ladder_only: dict) -> None:
     from ..extract import metrics as metric_table
     from ..extract.run import extract_run
-    from ..measure.device import StateSampler, collect_environment, git_commit
+    from ..measure.provenance import collect_environment, git_commit
+    from ..measure.sampler import StateSampler
     from ..measure.ncu import REPLAY_MODES, Filters, NcuOptions, resolve_ncu
     from ..measure.program import (INTERRUPTED, NO_KERNELS, OK, PROGRAM_FAILED, SOURCE, check_command,
                                    profile_program)

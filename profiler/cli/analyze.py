@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 from enum import Enum
 from pathlib import Path
 from typing import Annotated, Any
@@ -75,7 +74,7 @@ def analyze(
         # pandas writes NaN and NA as null; a round trip drops its escaped slashes ("gp\/naive").
         typer.echo(json.dumps(json.loads(kernels.to_json(orient="records", double_precision=15))))
         return
-    _print_summary(kernels, rows)
+    _print_summary(kernels, rows, run.path)
     for folder in (csv_dir, parquet_dir):
         if folder is not None:
             typer.echo(f"wrote {', '.join(frames)} to {folder}")
@@ -89,17 +88,19 @@ def _export(frames: dict, folder: Path, suffixes: list[str]) -> None:
             frame.to_parquet(folder / f"{name}.parquet", index=False)
 
 
-def _print_summary(kernels: Any, rows: Rows) -> None:
-    from rich.console import Console
+def _print_summary(kernels: Any, rows: Rows, where: Path) -> None:
+    """One table for all the reports, in ladder order with the cuBLAS references last."""
+    from ..analyze.launches import group_launches, in_ladder_order
+    from ..manifest import load_manifest
+    from ..numbers import count_of
+    from ..render.console import launch_summary_table, make_console
 
-    from ..analyze.launches import group_launches
-    from ..render.console import count_of, launch_summary_table
-
-    console = Console() if sys.stdout.isatty() else Console(width=200)  # piped: do not wrap at 80
-    for report, launches in kernels.groupby("report", sort=False):
-        per_kernel = rows == Rows.kernel or (rows == Rows.auto and len(launches) > AUTO_ROWS_MAX_LAUNCHES)
-        shown = group_launches(launches) if per_kernel else launches
-        title = str(report)
-        if per_kernel:
-            title += f"  ({count_of(len(launches), 'launch')} of {count_of(len(shown), 'kernel')}; --rows launch lists each)"
-        console.print(launch_summary_table(shown, title, per_kernel))
+    most = int(kernels.groupby("report", sort=False).size().max()) if len(kernels) else 0
+    per_kernel = rows == Rows.kernel or (rows == Rows.auto and most > AUTO_ROWS_MAX_LAUNCHES)
+    shown = in_ladder_order(group_launches(kernels) if per_kernel else kernels, load_manifest())
+    reports = kernels["report"].nunique()
+    title = (str(kernels["report"].iloc[0]) if reports == 1
+             else count_of(reports, "report") + (f" in {where}" if where.is_dir() else ""))
+    if per_kernel:
+        title += f"  ({count_of(len(kernels), 'launch')} of {count_of(len(shown), 'kernel')}; --rows launch lists each)"
+    make_console().print(launch_summary_table(shown, title, per_kernel, launch_numbers=reports == 1 or most > 1))

@@ -15,6 +15,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from ..render.console import make_console
 from ._fanout import GpusOption, MixedOption, SchedulerOption, SharedDirOption
 from ._options import ManifestOption
+from ..tiers import FAIL, FAILED_STATUSES
 
 DEFAULT_SIZES = "1024,2048,4096"
 
@@ -49,11 +50,13 @@ def bench(
     """
     from ..bench_log import as_table, merge_rows
     from ..errors import GemmprofError
-    from ..manifest import CUBLAS, load_manifest, select_for_bench
+    from ..dispatchers import select_for_bench
+    from ..manifest import load_manifest
+    from ..tiers import CUBLAS
     from ..suites import load_suite
     from ..measure.bench import bench as run_bench
     from ..measure.build import build_all
-    from ..measure.device import collect_environment, git_commit
+    from ..measure.provenance import collect_environment, git_commit
     from ..measure.timing import TimingPolicy
     from ..analyze.suite import summarize
     from ..render.console import bench_table, suite_table
@@ -148,7 +151,7 @@ def bench(
             run.update_meta(complete=complete)
             console.print(bench_table(df, title=f"{env['gpu_name']}: SGEMM ladder vs cuBLAS"))
             expected = [s.name for s in specs if s.expect_fail]  # FAILs on purpose (1xTF32): not a failure of the run
-            n_bad = int((df["status"].isin(["FAIL", "ERROR"]) & ~((df["status"] == "FAIL") & df["kernel"].isin(expected))).sum())
+            n_bad = int((df["status"].isin(FAILED_STATUSES) & ~((df["status"] == FAIL) & df["kernel"].isin(expected))).sum())
             console.print(f"{len(df)} results, {n_bad} FAIL/ERROR; tables in {run.path}/bench.csv and bench.parquet"
                           + ("" if complete else " [yellow](interrupted: partial run)[/]"))
             if suite is not None:

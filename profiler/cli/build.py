@@ -28,7 +28,7 @@ def build(
     arch = arch or detect_arch()
     built = build_all(specs, arch, force=force)
     table = Table(title=f"ptxas resources ({arch})", title_justify="left")
-    for col in ("kernel", "registers", "smem bytes", "stack", "spill st/ld", "cubin"):
+    for col in ("kernel", "registers", "static smem bytes", "dynamic smem bytes", "stack", "spill st/ld", "cubin"):
         table.add_column(col)
     bad = []
     for b in built:
@@ -37,7 +37,9 @@ def build(
         if b.spec.spill_free and (r.spills or r.stack_bytes):
             bad.append(b.spec.name)
             spill = f"[red]{spill}[/]"
-        table.add_row(escape(b.spec.name), str(r.registers), str(r.shared_bytes), str(r.stack_bytes), spill,
+        # ptxas sees only static shared memory; the manifest gives the dynamic bytes asked at launch
+        table.add_row(escape(b.spec.name), str(r.registers), str(r.shared_bytes), escape(str(b.spec.smem_bytes)),
+                      str(r.stack_bytes), spill,
                       ("cached " if b.cached else "") + str(b.cubin))
     make_console().print(table)
     if write_resources:

@@ -31,7 +31,9 @@ def dispatch(
 
     from ..analyze.dispatch import derive_rules, fastest_per_shape, predicted, render_toml, replace_entry, share_of_best
     from ..errors import GemmprofError
-    from ..manifest import DEFAULT_SMS, MANIFEST_PATH, TIERS, check_manifest_text, clear_caches, load_dispatchers, load_manifest
+    from ..dispatchers import DEFAULT_SMS, check_manifest_text, load_dispatchers
+    from ..kernel_paths import MANIFEST_PATH
+    from ..manifest import TIERS, clear_caches, load_manifest
     from ..rundir import RunDir, write_atomic
 
     if tier not in TIERS:

@@ -25,7 +25,7 @@ def env(
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON object instead of a table.")] = False,
 ) -> None:
     """Show the GPU, driver, CUDA, cuBLAS, ncu and clocks: what a measurement depends on."""
-    from ..measure.device import collect_environment
+    from ..measure.provenance import collect_environment
     from ..render.console import key_value_table
 
     info = collect_environment(ncu)

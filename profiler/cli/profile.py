@@ -15,6 +15,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from ._fanout import GpusOption, MixedOption, SchedulerOption, SharedDirOption
 from ._options import ManifestOption
 from ..render.console import make_console
+from ..tiers import FAIL
 
 
 def profile(
@@ -74,9 +75,10 @@ def profile(
     from ..errors import GemmprofError
     from ..extract import metrics as metric_table
     from ..extract.run import extract_run
-    from ..manifest import CUBLAS, reference_name, reference_tiers, select_kernels
+    from ..manifest import reference_name, reference_tiers, select_kernels
+    from ..tiers import CUBLAS
     from ..measure.build import build_all
-    from ..measure.device import collect_environment, git_commit
+    from ..measure.provenance import collect_environment, git_commit
     from ..measure.ncu import CLOCK_CONTROLS, NcuOptions, resolve_ncu
     from ..measure.profiling import Callbacks, ProfileJob, profile_jobs, report_stem
     from ..rundir import REPO_ROOT, REPORT_SUFFIXES, RunDir, command_line, new_run_id
@@ -146,7 +148,7 @@ def profile(
         status = record.get("status", "?")
         progress.console.print(f"  {report_stem(record['kernel'], M, N, K)}: {record['launches']} launch(es), "
                                f"{record['replay_passes']} passes, {record['ncu_wall_s']:.1f} s, verification {status}"
-                               + (f" ({record['reason']})" if status == "FAIL" else ""))
+                               + (f" ({record['reason']})" if status == FAIL else ""))
         progress.advance(task)
 
     def skipped(stem: str) -> None:

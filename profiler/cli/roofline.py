@@ -35,7 +35,8 @@ def roofline(
     from rich.console import Console
     from rich.markup import escape
 
-    from ..analyze.roofline import format_rate, nearest_ceiling
+    from ..analyze.roofline import nearest_ceiling
+    from ..numbers import si_rate
     from ..analyze.roofline import roofline as make_roofline
     from ..errors import GemmprofError
     from ..render.charts import ladder_figure, roofline_figure
@@ -55,13 +56,15 @@ def roofline(
     run = open_run(paths or [newest_run(need_table="kernels")])
     kernels = run.require_kernels()
     console = Console(stderr=True)
+    if not paths:  # the run was chosen for the user: say which
+        console.print(f"roofline of the newest run with a kernels table: {escape(str(run.path))}", highlight=False)
     rf = make_roofline(kernels)
     fig = roofline_figure(kernels, title=title, rf=rf)
     output.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(output, dpi=dpi)
     for note in rf.notes:
         console.print(f"[yellow]note:[/] {escape(str(note))}", highlight=False)
-    ceilings = ", ".join(f"{c['name']} {format_rate(c['value'], c['unit'])}" for c in rf.ceilings.to_dict("records"))
+    ceilings = ", ".join(f"{c['name']} {si_rate(c['value'], c['unit'])}" for c in rf.ceilings.to_dict("records"))
     typer.echo(f"ceilings ({rf.gpu or 'unknown GPU'}): {ceilings}")
     Console(width=160).print(points_table(rf.points, nearest_ceiling(rf.points)))
     typer.echo(f"wrote {output}")

@@ -387,7 +387,7 @@ def metrics_argument() -> str:
 # Derived columns. Each takes a frame (or dict) of launch columns and returns one column.
 
 
-def _first(*columns: np.ndarray) -> np.ndarray:
+def _coalesce(*columns: np.ndarray) -> np.ndarray:
     """The first non-missing value of several columns, launch by launch."""
     result = np.array(columns[0], dtype="float64")
     for column in columns[1:]:
@@ -418,7 +418,7 @@ def fp32_flop(frame: Any) -> np.ndarray:
     total = np.zeros(len(cycles))
     for op, weight in (("fadd", 1), ("fmul", 1), ("ffma", 2)):
         rate_based = np.round(_f(frame, f"{op}_thread_inst_per_cycle") * cycles)
-        total = total + weight * _first(_f(frame, f"{op}_thread_inst"), rate_based)
+        total = total + weight * _coalesce(_f(frame, f"{op}_thread_inst"), rate_based)
     return total
 
 
@@ -594,19 +594,19 @@ DERIVED: tuple[Derived, ...] = (
     Derived("dram_bytes", "byte", "Bytes moved to and from device memory.",
             lambda f: _f(f, "dram_read_bytes") + _f(f, "dram_write_bytes")),
     Derived("l2_bytes", "byte", "Bytes requested at the L2 (lts__t_bytes; else 32 bytes per sector).",
-            lambda f: _first(_f(f, "l2_bytes_measured"), _f(f, "l2_sectors") * L2_SECTOR_BYTES)),
+            lambda f: _coalesce(_f(f, "l2_bytes_measured"), _f(f, "l2_sectors") * L2_SECTOR_BYTES)),
     Derived("shared_bank_conflicts", "wavefront", "Extra shared-memory wavefronts of loads and stores.",
             lambda f: _f(f, "shared_load_bank_conflicts") + _f(f, "shared_store_bank_conflicts")),
     Derived("peak_fp32_flops", "FLOP/s", "FP32 FMA peak at the SM clock of this launch: 2 FLOP per FFMA lane.",
             _peak("ffma_per_cycle_peak", "sm_clock_hz", 2.0)),
     Derived("peak_tensor_fp16_flops", "FLOP/s",
             "Dense FP16 tensor-core peak at this launch's SM clock (warpgroup MMA where the GPU has it).",
-            lambda f: _first(_f(f, "tensor_fp16_per_cycle_peak"), _f(f, "tensor_fp16_mma_per_cycle_peak"))
+            lambda f: _coalesce(_f(f, "tensor_fp16_per_cycle_peak"), _f(f, "tensor_fp16_mma_per_cycle_peak"))
             * _f(f, "sm_clock_hz")),
     Derived("peak_tensor_tf32_flops", "FLOP/s",
             "Dense TF32 tensor-core peak at this launch's SM clock (warpgroup MMA where the GPU has it; "
             "mma.sync reaches 2/3 of it on Hopper).",
-            lambda f: _first(_f(f, "tensor_tf32_per_cycle_peak"), _f(f, "tensor_tf32_mma_per_cycle_peak"))
+            lambda f: _coalesce(_f(f, "tensor_tf32_per_cycle_peak"), _f(f, "tensor_tf32_mma_per_cycle_peak"))
             * _f(f, "sm_clock_hz")),
     Derived("peak_tensor_flops", "FLOP/s",
             "The tensor-core peak of the input type this launch mostly used: TF32 (peak_tensor_tf32_flops) "
@@ -618,7 +618,7 @@ DERIVED: tuple[Derived, ...] = (
     Derived("peak_dram_bytes_per_s", "byte/s", "Device-memory bandwidth peak at this launch's DRAM clock.",
             _peak("dram_bytes_per_cycle_peak", "dram_clock_hz")),
     Derived("peak_l2_bytes_per_s", "byte/s", "L2 bandwidth peak at this launch's L2 clock.",
-            lambda f: _first(_f(f, "l2_bytes_per_cycle_peak"),
+            lambda f: _coalesce(_f(f, "l2_bytes_per_cycle_peak"),
                              _f(f, "l2_sectors_per_cycle_peak_per_slice") * _f(f, "l2_slices") * L2_SECTOR_BYTES)
             * _f(f, "l2_clock_hz")),
     Derived("peak_l1_bytes_per_s", "byte/s", "L1/TEX bandwidth peak (all SMs) at this launch's L1 clock.",

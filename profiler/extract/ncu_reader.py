@@ -12,7 +12,7 @@ launches of a big report alive costs more than a megabyte each).
 
 The copy bundled with ncu 2025.3 segfaults in IMetric.unit() when numpy was imported before it
 (seen on the H200 machine, where no PyPI package is installed); `must_isolate()` tells
-`tables.read_tables` to read in a fresh process then (`worker.py`).
+`tables.read_tables` to read in a fresh process then (`read_child.py`).
 """
 
 from __future__ import annotations
@@ -89,7 +89,7 @@ def must_isolate() -> bool:
     The copy bundled with ncu 2025.3 crashes (SIGSEGV in IMetric.unit()) when numpy was loaded
     before it, as seen on the H200 machine; imported first, it works. The PyPI package does not
     have the problem. Where only the bundled copy exists and numpy is loaded here,
-    `tables.read_tables` reads in a child process that imports ncu_report first (`worker.py`).
+    `tables.read_tables` reads in a child process that imports ncu_report first (`read_child.py`).
     """
     if _module is not None:
         return _unsafe
@@ -201,7 +201,7 @@ def prepare_file(path: Path, folder: Path, shown: str) -> Path:
 
 
 @dataclass
-class Launch:
+class ReportLaunch:
     """One profiled launch: its position in the report and ncu_report's action for it."""
 
     index: int
@@ -276,7 +276,7 @@ class Report:
             raise GemmprofError(f"{self.name}: report is closed")
         return self._context
 
-    def launches(self, start: int = 0, stop: int | None = None) -> Iterator[Launch]:
+    def launches(self, start: int = 0, stop: int | None = None) -> Iterator[ReportLaunch]:
         """Launches start..stop-1 (all by default), once each, in report order.
 
         Raises GemmprofError on a launch it cannot read."""
@@ -292,7 +292,7 @@ class Report:
                         raise GemmprofError(
                             f"{self.name}: launch {index} cannot be read: the report is truncated or corrupt"
                         )
-                    yield Launch(index, action)
+                    yield ReportLaunch(index, action)
                 index += 1
             if stop is not None and index >= stop:
                 return

@@ -29,7 +29,7 @@ from ..rundir import REPORT_SUFFIXES
 from . import metrics as mt
 from .ncu_reader import Report, must_isolate, open_report, prepare_file
 from .rows import METRIC_COLUMNS, RULE_COLUMNS, TABLES, Rows, parse_nvtx, read_rows
-from .worker import Child
+from .read_child import Child
 
 __all__ = [
     "TABLES",

@@ -34,7 +34,7 @@ def _describe(nvml, handle, index: str) -> Gpu:
 
 def list_gpus() -> list[Gpu]:
     """Every GPU of this host, by NVML; empty without NVML."""
-    from ..measure.device import _nvml
+    from ..measure.device import load_nvml as _nvml
 
     nvml = _nvml()
     if nvml is None:
@@ -44,7 +44,7 @@ def list_gpus() -> list[Gpu]:
 
 def describe(pin: str) -> Gpu:
     """The GPU a worker is pinned to (on that worker's host); only the pin when NVML cannot say."""
-    from ..measure.device import _nvml
+    from ..measure.device import load_nvml as _nvml
 
     nvml = _nvml()
     if nvml is None:

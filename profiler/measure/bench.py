@@ -13,9 +13,13 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import asdict
 
-from ..manifest import DEFAULT_SMS, Dispatcher, KernelSpec, reference_rows
+from ..dispatchers import DEFAULT_SMS, Dispatcher
+from ..kernel_spec import KernelSpec
+from ..manifest import reference_rows
 from ..subprocess_env import child_env
 from .timing import TimingPolicy
+from ..tiers import ERROR, SKIP
+from .records import bench_record
 
 Shape = tuple[int, int, int]
 
@@ -69,14 +73,12 @@ def bench_kernel(name: str, tier: str, cubin: str | None, shapes: list[Shape], p
             continue
         if code == 0:  # should not happen: the child finished without reporting some shapes
             for M, N, K in remaining:
-                on_record({"kernel": name, "tier": tier, "M": M, "N": N, "K": K, "status": "ERROR",
-                           "reason": "worker finished without a result for this shape"})
+                on_record(bench_record(name, tier, (M, N, K), ERROR, "worker finished without a result for this shape"))
             return
         # The child died without a word about the shape it was on: blame that shape.
         M, N, K = remaining.pop(0)
         last = tail.splitlines()[-1] if tail else f"exit code {code}"
-        on_record({"kernel": name, "tier": tier, "M": M, "N": N, "K": K, "status": "ERROR",
-                   "reason": f"worker died: {last}"[:300]})
+        on_record(bench_record(name, tier, (M, N, K), ERROR, f"worker died: {last}"[:300]))
 
 
 def bench(specs: list[KernelSpec], cubins: dict[str, str], shapes: list[Shape], policy: TimingPolicy,
@@ -100,8 +102,7 @@ def bench(specs: list[KernelSpec], cubins: dict[str, str], shapes: list[Shape], 
             picked = d.pick(*shape, kernels, sms)
             if picked is None:
                 M, N, K = shape
-                on_record({"kernel": d.name, "tier": d.tier, "M": M, "N": N, "K": K, "status": "SKIP",
-                           "reason": f"no rule of {d.name} has a kernel for {M}x{N}x{K}"})
+                on_record(bench_record(d.name, d.tier, shape, SKIP, f"no rule of {d.name} has a kernel for {M}x{N}x{K}"))
             else:
                 chosen.setdefault(picked[0].name, []).append(shape)
                 why[tuple(shape)] = d.reason(picked[1])

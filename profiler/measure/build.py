@@ -17,7 +17,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from ..errors import GemmprofError
-from ..manifest import KERNELS_DIR, KernelSpec
+from ..kernel_paths import KERNELS_DIR
+from ..kernel_spec import KernelSpec
 from ..names import slug
 
 BASE_FLAGS = ("-O3", "-lineinfo", "--cubin", "-Xptxas", "-v")

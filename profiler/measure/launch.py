@@ -16,7 +16,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import GemmprofError
-from ..manifest import TEXEL_FLOATS, KernelSpec
+from ..kernel_spec import KernelSpec
+from ..manifest_parse import TEXEL_FLOATS
 from ..tiers import REFERENCE_ROWS
 from ..tiers import tier as tier_record
 

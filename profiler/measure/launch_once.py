@@ -19,7 +19,7 @@ import argparse
 import sys
 import time
 
-from ..manifest import KernelSpec
+from ..kernel_spec import KernelSpec
 from ..tiers import tier as tier_record
 
 # Multiples of the contract, odd (3) and even (2, 4): whole tiles for kernels that need them,

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import GemmprofError
-from .device import NCU_ENV, find_ncu
+from .tools import NCU_ENV, find_ncu
 from .target import NVTX_OUTER, TARGET_PREFIX
 
 CLOCK_CONTROLS = ("none", "base", "reset")

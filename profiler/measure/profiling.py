@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from ..manifest import KernelSpec
+from ..kernel_spec import KernelSpec
 from ..names import slug
 from ..rundir import REPORT_SUFFIXES, RunDir, write_atomic
 from ..subprocess_env import child_env

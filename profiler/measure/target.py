@@ -15,6 +15,7 @@ import sys
 from .device import gpu_info, import_cupy
 from .launch import CublasRunner, Gemm, KernelRunner
 from .verify import check
+from ..tiers import FAIL, PASS
 
 NVTX_OUTER = "gp"
 TARGET_PREFIX = "GEMMPROF_TARGET "
@@ -33,7 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     cp = import_cupy()
     from cupy.cuda import nvtx
 
-    from ..manifest import KernelSpec
+    from ..kernel_spec import KernelSpec
     from ..tiers import REFERENCE_ROWS
     from ..tiers import tier as tier_record
 
@@ -59,7 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     info = gpu_info()
     environment = {"cuda_runtime": info.cuda_runtime, "cuda_driver_api": info.cuda_driver_api,
                    "cublas_version": info.cublas_version, "sm_count": info.sm_count, "l2_bytes": info.l2_bytes}
-    print(TARGET_PREFIX + json.dumps({"kernel": name, "M": M, "N": N, "K": K, "status": "PASS" if result.passed else "FAIL",
+    print(TARGET_PREFIX + json.dumps({"kernel": name, "M": M, "N": N, "K": K, "status": PASS if result.passed else FAIL,
                                       "reason": result.reason, "error": result.error, "environment": environment}), flush=True)
     return 0
 

@@ -17,7 +17,7 @@ import ctypes
 from dataclasses import dataclass
 
 from ..errors import GemmprofError
-from ..manifest import TensorMapSpec
+from ..kernel_spec import TensorMapSpec
 from ..tiers import ELEMENT_TYPES
 
 # CUtensorMapDataType (tiers.ELEMENT_TYPES), CUtensorMapSwizzle, ... (cuda.h)

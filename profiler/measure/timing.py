@@ -11,7 +11,7 @@ import statistics
 import time
 from dataclasses import dataclass
 
-from .device import read_gpu_state
+from .sampler import read_gpu_state
 
 
 @dataclass

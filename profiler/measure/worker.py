@@ -12,14 +12,17 @@ import sys
 import traceback
 from dataclasses import asdict
 
-from ..manifest import CUBLAS, REFERENCES, KernelSpec, reference_name
+from ..kernel_spec import KernelSpec
+from ..manifest import REFERENCES, reference_name
+from ..tiers import CONTEXT, CUBLAS, ERROR, FAIL, PASS, REFERENCE_ROWS, SKIP
 from ..specs import peak_flops, peak_fp32_flops
-from ..tiers import CONTEXT, REFERENCE_ROWS
 from ..tiers import tier as tier_record
-from .device import StateSampler, import_cupy
+from .device import import_cupy
+from .sampler import StateSampler
 from .launch import CUBLAS_MATH_MODE, CublasRunner, Gemm, KernelRunner
 from .timing import L2Flusher, Stats, TimingPolicy, time_alternating, warm_up
 from .verify import check
+from .records import bench_record
 
 
 def _emit(record: dict) -> None:
@@ -31,10 +34,10 @@ def measure_shape(cp, runners: dict, name: str, M: int, N: int, K: int, tier: st
                   spec: KernelSpec | None = None) -> dict:
     """Verify `name` at (M, N, K), then time it alternating with cuBLAS. One flat record. A
     context row is timed whatever its verification says, under the status CONTEXT."""
-    rec: dict = {"kernel": name, "tier": tier, "M": M, "N": N, "K": K}
+    rec = bench_record(name, tier, (M, N, K))
     c = check(cp, runners[name], runners[CUBLAS], M, N, K, tier=tier, seed=seed)
     context = name in REFERENCE_ROWS and REFERENCE_ROWS[name].context
-    rec.update(status=CONTEXT if context else "PASS" if c.passed else "FAIL", reason=c.reason, error=c.error,
+    rec.update(status=CONTEXT if context else PASS if c.passed else FAIL, reason=c.reason, error=c.error,
                tolerance=c.tolerance, worst_bound_ratio=c.worst_bound_ratio, error_fp64=c.error_fp64)
     if context:
         rec["reason"] = f"context, not verified as {tier}: {c.reason}" if c.reason else f"context (inside the {tier} bound here)"
@@ -87,7 +90,7 @@ def main() -> int:
         too_old = spec.gpu_too_old(info.compute_capability)
         if too_old:  # its cubin would not even load here: a SKIP with the reason, not an ERROR
             for M, N, K in job["shapes"]:
-                _emit({"kernel": name, "tier": tier, "M": M, "N": N, "K": K, "status": "SKIP", "reason": too_old})
+                _emit(bench_record(name, tier, (M, N, K), SKIP, too_old))
             return 0
         runners[name] = KernelRunner(cp, spec, job["cubin"])
     props = {"cc": info.compute_capability, "sm_count": info.sm_count, "sm_clock_max_mhz": info.sm_clock_max_mhz or 0}
@@ -95,13 +98,12 @@ def main() -> int:
     for i, (M, N, K) in enumerate(job["shapes"]):
         reason = spec.unsupported_reason(M, N, K) if spec else None
         if reason:
-            _emit({"kernel": name, "tier": tier, "M": M, "N": N, "K": K, "status": "SKIP", "reason": reason})
+            _emit(bench_record(name, tier, (M, N, K), SKIP, reason))
             continue
         try:
             rec = measure_shape(cp, runners, name, M, N, K, tier, policy, flush, props, seed=job.get("seed", 0) + i, spec=spec)
         except Exception as exc:  # a CUDA fault: report it; the context may be unusable now
-            _emit({"kernel": name, "tier": tier, "M": M, "N": N, "K": K, "status": "ERROR",
-                   "reason": f"{type(exc).__name__}: {exc}".strip().splitlines()[0][:300]})
+            _emit(bench_record(name, tier, (M, N, K), ERROR, f"{type(exc).__name__}: {exc}".strip().splitlines()[0][:300]))
             traceback.print_exc(file=sys.stderr)
             return 3
         rec["cublas_math_mode"] = CUBLAS_MATH_MODE  # the yardstick's (a context row says what it is in its reason)

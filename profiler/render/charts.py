@@ -26,9 +26,10 @@ from matplotlib.ticker import (
     NullLocator,
 )
 
-from ..analyze.roofline import LEVELS, Roofline, format_rate, ladder_labels, roofline
+from ..analyze.roofline import LEVELS, Roofline, ladder_labels, roofline
+from ..numbers import si_rate, si_tick
 from ..manifest import REFERENCES, TIERS
-from ..tiers import REFERENCE_ROWS, TIMED_STATUSES
+from ..tiers import TIMED_STATUSES
 from ..tiers import TIERS as TIER_RECORDS
 from .escape import mpl_label, mpl_text
 
@@ -190,13 +191,6 @@ def thin_labels(centres, widths, pad: float = 0.0) -> list[bool]:
     return keep
 
 
-def _flops_tick(value: float, _pos=None) -> str:
-    for scale, prefix in ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M")):
-        if value >= scale:
-            return f"{value / scale:g} {prefix}"
-    return f"{value:g}"
-
-
 def _text_width_pt(text: str, size: float) -> float:
     """How wide `text` is at font size `size`, in points, before any figure is drawn."""
     from matplotlib.font_manager import FontProperties
@@ -265,7 +259,7 @@ def roofline_figure(kernels: pd.DataFrame, title: str | None = None, rf: Rooflin
     ax.set_xlim(x_low, x_high)
     # Headroom above the top roof for the diagonals' labels, which continue each diagonal above
     # it (no point can be there): as tall as the longest of them at the slope it will have.
-    diagonal_labels = {c["name"]: f"{c['name']} {format_rate(c['value'], c['unit'])}" for c in memory.to_dict("records")}
+    diagonal_labels = {c["name"]: f"{c['name']} {si_rate(c['value'], c['unit'])}" for c in memory.to_dict("records")}
     y_high = top * 2.5
     box = ax.get_position()
     width_px, height_px = (box.width * fig.get_figwidth() * fig.dpi, box.height * fig.get_figheight() * fig.dpi)
@@ -297,7 +291,7 @@ def roofline_figure(kernels: pd.DataFrame, title: str | None = None, rf: Rooflin
         # diagonals meet it at its start and to the right). A lower roof: above its right end,
         # where only faster (tensor) points could be, and they are far above.
         at_top = c["value"] >= top
-        ax.annotate(f"{c['name']} {format_rate(c['value'], c['unit'])}",
+        ax.annotate(f"{c['name']} {si_rate(c['value'], c['unit'])}",
                     xy=(start if at_top else roof_end, c["value"]), xytext=(-6 if at_top else 0, 2),
                     textcoords="offset points", ha="right", va="bottom", fontsize=FONT, color=CEILING_COLOR,
                     fontweight="bold", gid=f"ceiling-label:{c['name']}")
@@ -345,7 +339,7 @@ def roofline_figure(kernels: pd.DataFrame, title: str | None = None, rf: Rooflin
     ax.xaxis.set_major_formatter(FuncFormatter(_intensity_tick))
     ax.xaxis.set_minor_formatter(NullFormatter())
     ax.yaxis.set_major_locator(LogLocator(base=10))
-    ax.yaxis.set_major_formatter(FuncFormatter(_flops_tick))
+    ax.yaxis.set_major_formatter(FuncFormatter(si_tick))
     ax.yaxis.set_minor_formatter(NullFormatter())
     ax.grid(True, which="major", color="#e4e4e4", lw=0.7, zorder=0)
     ax.set_axisbelow(True)
@@ -361,7 +355,7 @@ def roofline_figure(kernels: pd.DataFrame, title: str | None = None, rf: Rooflin
                       frameon=False, fontsize=FONT, title_fontsize=FONT + 0.5, alignment="left")
     ax.add_artist(first)
     present = [lv.name for lv in LEVELS if lv.name in set(points["level"])]
-    bandwidths = {c["name"]: format_rate(c["value"], c["unit"]) for c in memory.to_dict("records")}
+    bandwidths = {c["name"]: si_rate(c["value"], c["unit"]) for c in memory.to_dict("records")}
     level_handles = [Line2D([], [], ls="none", marker=LEVEL_MARKERS[name], ms=7, mfc="#d0d0d0", mec="#555555",
                             label=f"{name} (ceiling {bandwidths[name]})" if name in bandwidths else name)
                      for name in present]
@@ -493,7 +487,7 @@ def ladder_figure(bench: pd.DataFrame, title: str | None = None, tier: str = "fp
         peak = float(frame[peak_column].median())
         ax_rate.axhline(peak, color=CEILING_COLOR, lw=1.1, ls=(0, (5, 3)), zorder=2, gid="line:fp32-peak")
         what = TIER_RECORDS[tier].peak_label if tier in TIER_RECORDS else "FP32 peak"
-        ax_rate.annotate(f"{what} {format_rate(peak * 1e9, 'FLOP/s')} (clock seen while timing)",
+        ax_rate.annotate(f"{what} {si_rate(peak * 1e9, 'FLOP/s')} (clock seen while timing)",
                          xy=(0.01, peak), xycoords=("axes fraction", "data"), xytext=(0, 3),
                          textcoords="offset points", fontsize=FONT - 0.5, color=CEILING_COLOR)
         y_top = peak * 1.6

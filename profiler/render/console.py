@@ -20,7 +20,8 @@ from rich.table import Table
 from rich.text import Text
 
 from ..analyze.values import flag
-from ..tiers import CONTEXT, TIMED_STATUSES
+from ..tiers import CONTEXT, ERROR, FAIL, FAILED_STATUSES, PASS, SKIP, TIMED_STATUSES
+from ..numbers import change, fixed, ms_spread
 
 
 # A pipe or a CI log has no width of its own: rich would assume 80 (wrapping wide tables needlessly)
@@ -138,18 +139,12 @@ def filled_table(title: str, columns: list[tuple[str, str]], rows: list[list[str
     return table
 
 
-def _num(value, fmt: str) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return ""
-    return format(value, fmt)
-
-
 def _first_number(*values):
     """The first value that is a number (runs recorded before `pct_of_peak` carry only the FP32 one)."""
     return next((v for v in values if isinstance(v, (int, float)) and not math.isnan(v)), None)
 
 
-STATUS_STYLE = {"PASS": "green", "FAIL": "bold red", "ERROR": "bold red", "SKIP": "dim", CONTEXT: "cyan"}
+STATUS_STYLE = {PASS: "green", FAIL: "bold red", ERROR: "bold red", SKIP: "dim", CONTEXT: "cyan"}
 
 
 def bench_table(df: pd.DataFrame, title: str = "") -> Table:
@@ -163,17 +158,17 @@ def bench_table(df: pd.DataFrame, title: str = "") -> Table:
         timed = r.get("status") in TIMED_STATUSES
         throttled = "*" if timed and flag(r.get("throttled")) else ""
         status = r.get("status", "")
-        note = escape(r["reason"]) if status in ("FAIL", "ERROR", "SKIP", CONTEXT) and isinstance(r.get("reason"), str) else ""
+        note = escape(r["reason"]) if status in (*FAILED_STATUSES, SKIP, CONTEXT) and isinstance(r.get("reason"), str) else ""
         rows.append([
             escape(str(r["kernel"])) + _dispatched(r),
             f"{r['M']}x{r['N']}x{r['K']}",
-            _num(r.get("median_ms"), ".4f") + throttled if timed else "",
-            _num(100 * r["cv"], ".1f") + "%" if timed else "",
-            _num(r.get("gflops"), ",.0f") if timed else "",
-            _num(r.get("pct_of_cublas"), ".1f") if timed else "",
-            _num(_first_number(r.get("pct_of_peak"), r.get("pct_of_fp32_peak")), ".1f") if timed else "",
-            _num(r.get("error"), ".1e"),
-            _num(r.get("error_fp64"), ".1e"),
+            fixed(r.get("median_ms"), ".4f") + throttled if timed else "",
+            fixed(100 * r["cv"], ".1f") + "%" if timed else "",
+            fixed(r.get("gflops"), ",.0f") if timed else "",
+            fixed(r.get("pct_of_cublas"), ".1f") if timed else "",
+            fixed(_first_number(r.get("pct_of_peak"), r.get("pct_of_fp32_peak")), ".1f") if timed else "",
+            fixed(r.get("error"), ".1e"),
+            fixed(r.get("error_fp64"), ".1e"),
             f"[{STATUS_STYLE.get(status, '')}]{escape(str(status))}[/]",
             note,
         ])
@@ -203,7 +198,7 @@ def suite_table(summary: pd.DataFrame, title: str = "") -> Table:
     for r in summary.sort_values(["tier", "geomean_pct_cublas"], ascending=[True, False]).to_dict("records"):
         partial = "" if r["covers"] else " [yellow](partial)[/]"
         t.add_row(escape(str(r["tier"])), escape(str(r["kernel"])), f"{r['passed']}/{r['shapes']}",
-                  _num(r["geomean_pct_cublas"], ".1f") + partial, _num(r["min_pct_cublas"], ".1f"), escape(str(r["min_shape"])))
+                  fixed(r["geomean_pct_cublas"], ".1f") + partial, fixed(r["min_pct_cublas"], ".1f"), escape(str(r["min_shape"])))
     return t
 
 
@@ -223,18 +218,6 @@ VERDICT_STYLE = {"slower": "bold red", "broken": "bold red", "unmeasured": "bold
                  "noise": "yellow", "same": "", "added": "cyan", "removed": "cyan", "not timed": "dim"}
 
 
-def _change(value: float) -> str:
-    """A relative change (new / base - 1) as '+3.1%'; blank when unknown."""
-    return "" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{100 * value:+.1f}%"
-
-
-def _ms(median, p10, p90) -> str:
-    if median is None or (isinstance(median, float) and math.isnan(median)):
-        return ""
-    spread = "" if any(v is None or math.isnan(v) for v in (p10, p90)) else f" ({p10:.4g}–{p90:.4g})"
-    return f"{median:.4g}{spread}"
-
-
 def compare_table(table: pd.DataFrame, title: str) -> Table:
     """`gemmprof compare`'s table: per kernel and shape, both runs' medians with their spread, the
     changes and the verdict (coloured)."""
@@ -245,14 +228,14 @@ def compare_table(table: pd.DataFrame, title: str) -> Table:
             status = f" ({r['status_base']} -> {r['status_new']})"
         elif r["verdict"] in ("added", "removed"):
             only = r["status_new"] if r["verdict"] == "added" else r["status_base"]
-            status = f" ({only})" if only != "PASS" else ""
+            status = f" ({only})" if only != PASS else ""
         style = VERDICT_STYLE.get(r["verdict"], "")
         rows.append([escape(str(r["kernel"])), f"{r['M']}x{r['N']}x{r['K']}",
-                     _ms(r["base_ms"], r["base_p10_ms"], r["base_p90_ms"]),
-                     _ms(r["new_ms"], r["new_p10_ms"], r["new_p90_ms"]),
-                     _change(r["time_change"]),
-                     _num(r["base_gflops"], ",.0f"), _num(r["new_gflops"], ",.0f"),
-                     _change(r["gflops_change"]),
+                     ms_spread(r["base_ms"], r["base_p10_ms"], r["base_p90_ms"]),
+                     ms_spread(r["new_ms"], r["new_p10_ms"], r["new_p90_ms"]),
+                     change(r["time_change"]),
+                     fixed(r["base_gflops"], ",.0f"), fixed(r["new_gflops"], ",.0f"),
+                     change(r["gflops_change"]),
                      f"[{style}]{r['verdict']}[/]{escape(status)}" if style else escape(r["verdict"] + status)])
     columns = [("kernel", TEXT), ("M x N x K", NUMBER), ("base ms (p10–p90)", NUMBER), ("new ms (p10–p90)", NUMBER),
                ("Δ time", NUMBER), ("base GFLOP/s", NUMBER), ("new GFLOP/s", NUMBER), ("Δ GFLOP/s", NUMBER),
@@ -274,10 +257,10 @@ def compare_metrics_table(metrics: pd.DataFrame, threshold: float) -> Table:
             if m.column not in by_metric.index:
                 cells.append("")
                 continue
-            change = by_metric.loc[m.column, "change"]
-            text = _change(change)
-            if text and m.higher_is_better is not None and abs(change) > threshold:
-                good = (change > 0) == m.higher_is_better
+            delta = by_metric.loc[m.column, "change"]
+            text = change(delta)
+            if text and m.higher_is_better is not None and abs(delta) > threshold:
+                good = (delta > 0) == m.higher_is_better
                 text = f"[{'green' if good else 'red'}]{text}[/]"
             cells.append(text)
         rows.append([escape(str(kernel)), f"{M}x{N}x{K}", *cells])
@@ -289,17 +272,16 @@ def compare_metrics_table(metrics: pd.DataFrame, threshold: float) -> Table:
 # gemmprof analyze
 
 
-def launch_summary_table(kernels: pd.DataFrame, title: str, per_kernel: bool = False) -> Table:
-    """`analyze`'s summary of one report: a row per launch, or per kernel of
-    `analyze.launches.group_launches` (`per_kernel`)."""
+def launch_summary_table(kernels: pd.DataFrame, title: str, per_kernel: bool = False,
+                         launch_numbers: bool = True) -> Table:
+    """`analyze`'s summary of its reports: a row per launch, or per kernel of
+    `analyze.launches.group_launches` (`per_kernel`). Without `launch_numbers` the '#' column
+    goes (reports of one launch each: every number would be 0)."""
     columns = [(h, TEXT if h in ("kernel", "occupancy", "top stall") else NUMBER) for h in summary_headers(per_kernel)]
     rows = [list(map(escape, row)) for row in summary_rows(kernels, per_kernel)]  # kernel names are data: never markup
+    if not launch_numbers and not per_kernel:
+        columns, rows = columns[1:], [row[1:] for row in rows]
     return filled_table(escape(title), columns, rows)
-
-
-def count_of(n: int, noun: str) -> str:
-    """'1 launch', '3 launches', '2 kernels'."""
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}es" if noun.endswith("h") else f"{n} {noun}s"
 
 
 def summary_headers(per_kernel: bool = False) -> list[str]:

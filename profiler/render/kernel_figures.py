@@ -8,7 +8,7 @@ import pandas as pd
 from matplotlib.figure import Figure
 
 from ..analyze.stalls import GROUPS, explain, stall_group
-from ..analyze.prose import fmt_bytes, fmt_num, fmt_pct, fmt_times
+from ..numbers import fmt_bytes, fmt_num, fmt_pct, fmt_times
 from .escape import mpl_text
 
 FONT = 9

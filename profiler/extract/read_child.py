@@ -1,4 +1,4 @@
-"""Read launches of a report in a child process (`python -m profiler.extract.worker REQUEST`).
+"""Read launches of a report in a child process (`python -m profiler.extract.read_child REQUEST`).
 
 Two reasons to read in a child: a report of many launches is shared among several children,
 and the ncu_report bundled with ncu 2025.3 crashes when numpy was loaded before it, so a child
@@ -61,7 +61,7 @@ class Child:
             pickle.dump(request, f, protocol=pickle.HIGHEST_PROTOCOL)
         self.reply_path = request["reply"]
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "profiler.extract.worker", self.request_path],
+            [sys.executable, "-m", "profiler.extract.read_child", self.request_path],
             env=child_env(),
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,

@@ -1,0 +1,328 @@
+"""One function per bound, saying why: the problem, the summary, the evidence and the cure of a
+verdict, built from a launch's signals. Which bound applies is `verdict.decide`'s decision; this
+module only writes it up."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from . import causes
+from .bounds import BOUNDS, Verdict
+from .memory import launch_min_bytes, shared_unmeasured
+from ..numbers import count_of, fmt_bytes, fmt_count, fmt_num, fmt_pct, fmt_times, fmt_way
+from .signals import Signals, stall_sentence
+from .stalls import BY_REASON
+from .thresholds import (CONFLICT_NOTABLE_PCT, GLOBAL_LOADS_PER_FFMA_HIGH, SOL_BUSY_PCT, STALL_NOTABLE_PCT,
+                         UNCOALESCED_PCT)
+
+
+def _verdict(key: str, problem: str, summary: str, evidence: list[str], cure: str | None, s: Signals,
+             cause: str | None = None) -> Verdict:
+    bound = BOUNDS[key]
+    return Verdict(key, bound.label, problem, summary, tuple(e for e in evidence if e), cure or bound.cure,
+                   cause=cause or key)
+
+
+def _stall_evidence(s: Signals, reasons: tuple[str, ...] | None = None, n: int = 2) -> list[str]:
+    real = s.real_stalls()
+    if reasons is not None:
+        real = real[real["reason"].isin(reasons)]
+    out = []
+    for r in real.head(n).to_dict("records"):
+        if reasons is None and r["share_pct"] < STALL_NOTABLE_PCT and out:
+            break
+        out.append(stall_sentence(r))
+    return out
+
+
+def _where(s: Signals, reason: str | None) -> str:
+    """Which source line most of a stall reason's PC samples fall on (needs -lineinfo)."""
+    column = f"samples_{reason}"
+    lines = s.lines
+    if reason is None or lines is None or lines.empty or column not in lines.columns:
+        return ""
+    counts = lines[column].fillna(0)
+    have = lines[lines["line"].notna() & (counts > 0)]
+    if have.empty or counts.sum() <= 0:
+        return ""
+    top = have.loc[have[column].idxmax()]
+    code = top["code"].split("//")[0].strip() if isinstance(top.get("code"), str) else ""
+    return (f"{fmt_pct(100.0 * top[column] / counts.sum())} of the {BY_REASON[reason].label} samples are at line "
+            f"{int(top['line'])}" + (f": `{code}`." if code else "."))
+
+
+def _per_math(s: Signals, cls: str) -> float:
+    """Instructions of `cls` per math instruction (FFMA, or MMA for a tensor-core kernel)."""
+    return np.nan if not s.mix else float(s.mix.get(f"{cls}_per_math", np.nan))
+
+
+def _math_op(s: Signals) -> str:
+    return (s.mix or {}).get("math_op", "FFMA")
+
+
+def _traffic_sentence(s: Signals, level: str, column: str) -> str:
+    k = s.launch
+    minimum = launch_min_bytes(k)
+    if minimum is None or pd.isna(k.get(column)):
+        return ""
+    least = minimum["total"]
+    return (f"{level} moved {fmt_bytes(k[column])}, {fmt_times(k[column] / least)} the {fmt_bytes(least)} the GEMM "
+            f"needs.")
+
+
+def _conflicted(s: Signals, minimum_pct: float = CONFLICT_NOTABLE_PCT) -> list[dict]:
+    if s.conflicts is None or s.conflicts.empty:
+        return []
+    rows = s.conflicts[(s.conflicts["status"] == "conflicts") & (s.conflicts["excess_pct"] >= minimum_pct)]
+    return rows.sort_values("excess_pct", ascending=False).to_dict("records")
+
+
+# How each shared-memory access kind reads in a sentence.
+KIND_NOUNS = {"load": "shared loads", "store": "shared stores", "cp.async": "cp.async copies into shared memory"}
+
+
+def _conflict_sentence(c: dict) -> str:
+    return (f"Bank conflicts on {KIND_NOUNS[c['kind']]}: {fmt_way(c['n_way'])} at the worst instruction; "
+            f"{fmt_pct(c['excess_pct'])} of their {fmt_count(c['wavefronts'])} wavefronts are replays "
+            f"({fmt_num(c['n_way_avg'])}x the conflict-free count).")
+
+
+def _occupancy_sentence(s: Signals) -> str:
+    o = s.occupancy
+    if pd.isna(o["achieved_pct"]):
+        return ""
+    text = (f"{fmt_num(o['warps_per_scheduler'], 2)} warps per scheduler to hide latency with: occupancy "
+            f"{fmt_pct(o['achieved_pct'])} of {fmt_pct(o['theoretical_pct'])} theoretical")
+    if o["limiter"] and o["theoretical_pct"] < 100:
+        text += f", capped by {o['limiter']} ({count_of(o['blocks_per_sm'], 'block')} per SM)"
+    return text + "."
+
+
+def fp32(s: Signals) -> Verdict:
+    u, k = s.util, s.launch
+    summary = (f"The FMA pipe runs at {fmt_pct(u['fp32'])} of its FP32 peak "
+               f"({fmt_num(k['achieved_flops'] / 1e9)} of {fmt_num(k['peak_fp32_flops'] / 1e9)} GFLOP/s): "
+               f"the kernel is at the compute roof.")
+    evidence = [
+        f"Issue slots busy {fmt_pct(u['issue'])} of cycles; {fmt_pct(u['ffma_share'])} of issued instructions are FFMA.",
+        s.sides(),
+        *_stall_evidence(s, n=1),
+    ]
+    return _verdict("fp32", "at the compute roof", summary, evidence, None, s, "fp32_roof")
+
+
+def tensor(s: Signals) -> Verdict:
+    u, k = s.util, s.launch
+    summary = (f"The tensor cores run at {fmt_pct(u['tensor'])} of their dense FP16 peak "
+               f"({fmt_num(k['tensor_flop'] / (k['duration_ns'] * 1e-9) / 1e9)} of "
+               f"{fmt_num(k['peak_tensor_fp16_flops'] / 1e9)} GFLOP/s at the clock of this launch): the kernel is at "
+               f"the compute roof.")
+    return _verdict("tensor", "at the tensor-core roof", summary,
+                    [s.sides(), causes.hopper_sentence(s), *_stall_evidence(s, n=1)], None, s, "tensor_roof")
+
+
+def uses_tensor_cores(u: dict) -> bool:
+    """Whether a launch's utilisation (a row of `utilisation`) shows tensor-core work: then its
+    math is measured against the FP16 tensor peak, not the FP32 pipe."""
+    return not pd.isna(u.get("tensor", np.nan)) and u["tensor"] > 0
+
+
+def math_share(u: dict) -> str:
+    """'FP32 at 61% of peak', or for a launch that used tensor cores, their share of the FP16 peak."""
+    if uses_tensor_cores(u):
+        return f"tensor cores at {fmt_pct(u['tensor'])} of their FP16 peak"
+    return f"FP32 at {fmt_pct(u['fp32'])} of peak"
+
+
+def dram(s: Signals) -> Verdict:
+    u = s.util
+    summary = f"DRAM moves {fmt_pct(u['dram'])} of its peak bandwidth."
+    evidence = [_traffic_sentence(s, "DRAM", "dram_bytes"), s.sides(), *_stall_evidence(s, ("long_scoreboard",), 1)]
+    return _verdict("dram", "DRAM bandwidth", summary, evidence, None, s)
+
+
+def global_memory(s: Signals) -> Verdict:
+    u = s.util
+    lg, lg_share = s.stall("lg_throttle")
+    loads = _per_math(s, "global_load")
+    c = s.coalescing or {}
+    excess = c.get("excess_pct", np.nan)
+    uncoalesced = not pd.isna(excess) and excess >= UNCOALESCED_PCT
+    if uncoalesced:
+        problem = "uncoalesced global accesses"
+        cure = ("Map consecutive threads to consecutive addresses (threadIdx.x along the contiguous dimension), so a "
+                "warp's access is a few whole 32-byte sectors.")
+    elif not pd.isna(loads) and loads >= GLOBAL_LOADS_PER_FFMA_HIGH:
+        problem = f"{fmt_num(loads)} global loads per {_math_op(s)}, no reuse on chip"
+        cure = None
+    else:
+        problem = "global-memory traffic"
+        cure = None
+    stall_part = (f"warps wait on the LG queue ({fmt_num(lg)} cycles per issued instruction, {fmt_pct(lg_share)} of all "
+                  f"cycles)" if lg_share >= STALL_NOTABLE_PCT else "the global-memory path is the busiest unit")
+    why = (f"its global accesses are uncoalesced: {fmt_pct(excess)} of the L2 sectors they request are excess"
+           if uncoalesced else
+           f"every {_math_op(s)} issues {fmt_num(loads)} global loads" if problem.endswith("no reuse on chip") else
+           f"memory is {fmt_pct(u['memory'])} busy")
+    summary = f"Bound by global-memory access through L1: {stall_part}, because {why}."
+    evidence = [
+        s.sides(),
+        *_stall_evidence(s, ("lg_throttle", "long_scoreboard"), 2),
+        _where(s, "lg_throttle" if lg_share >= STALL_NOTABLE_PCT else None),
+        (f"Global loads per {_math_op(s)}: {fmt_num(loads)}." if not pd.isna(loads) else ""),
+        (f"Coalescing: {fmt_pct(excess)} of the {fmt_count(c['sectors'])} L2 sectors requested by global accesses are "
+         f"excess." if not pd.isna(excess) else ""),
+        _traffic_sentence(s, "L1", "l1_bytes"),
+        _traffic_sentence(s, "L2", "l2_bytes"),
+        f"DRAM at {fmt_pct(u['dram'])} of its peak: bandwidth is not the limit." if u["dram"] < SOL_BUSY_PCT else "",
+    ]
+    cause = "uncoalesced_load" if uncoalesced else "global_reuse" if problem.endswith("no reuse on chip") else "global_traffic"
+    return _verdict("global", problem, summary, evidence, cure, s, cause)
+
+
+def shared(s: Signals) -> Verdict:
+    u = s.util
+    conflicts = [c for c in _conflicted(s) if c["kind"] in ("load", "store")]
+    loads = _per_math(s, "shared_load")
+    mio, mio_share = s.stall("mio_throttle")
+    short, short_share = s.stall("short_scoreboard")
+    if conflicts:
+        worst = conflicts[0]
+        problem = f"{fmt_way(worst['n_way'])} bank conflicts on {KIND_NOUNS[worst['kind']]}"
+        why = f"{fmt_pct(worst['excess_pct'])} of the {KIND_NOUNS[worst['kind']]}' wavefronts are conflict replays"
+        cure = ("Change the layout so a warp's accesses fall in distinct banks: pad or transpose the tile, or give each "
+                "lane contiguous float4s (conflict-free LDS.128).")
+    else:
+        per = f"{fmt_num(loads)} shared loads per {_math_op(s)}" if not pd.isna(loads) else "shared-memory instruction throughput"
+        problem = f"shared-load throughput ({per})" if not pd.isna(loads) else per
+        why = f"each {_math_op(s)} needs {fmt_num(loads)} shared loads" if not pd.isna(loads) else "shared memory is the busiest unit"
+        cure = None
+    waiting = "on a full MIO queue" if mio >= short else "waiting for shared-load results"
+    cycles, share = (mio, mio_share) if mio >= short else (short, short_share)
+    summary = (f"Bound by shared memory: it runs at {fmt_pct(u['shared'])} of its wavefront peak and warps stall "
+               f"{waiting} ({fmt_num(cycles)} cycles per issued instruction, {fmt_pct(share)} of all cycles), "
+               f"because {why}.")
+    evidence = [
+        s.sides() + f" Shared memory is {fmt_pct(u['shared'])} of its peak wavefront rate.",
+        *_stall_evidence(s, ("mio_throttle", "short_scoreboard", "barrier"), 2),
+        _where(s, "mio_throttle" if mio >= short else "short_scoreboard"),
+        f"Shared loads per {_math_op(s)}: {fmt_num(loads)}." if not pd.isna(loads) else "",
+        *[_conflict_sentence(c) for c in conflicts],
+    ]
+    return _verdict("shared", problem, summary, evidence, cure, s, "bank_conflicts" if conflicts else "shared_throughput")
+
+
+def issue(s: Signals) -> Verdict:
+    u = s.util
+    summary = (f"The schedulers issue on {fmt_pct(u['issue'])} of cycles, but only {fmt_pct(u['ffma_share'])} of the "
+               f"instructions are FFMA: {math_share(u)}.")
+    return _verdict("issue", f"instruction overhead ({fmt_pct(100 - u['ffma_share'])} non-FFMA)", summary,
+                    [s.sides(), *_stall_evidence(s)], None, s, "issue")
+
+
+def latency(s: Signals) -> Verdict:
+    u, o, t = s.util, s.occupancy, s.techniques or {}
+    real = s.real_stalls()
+    top = real["reason"].iloc[0] if len(real) else None
+    problem, cause, cure = _latency_cure(top, s)
+    if not pd.isna(o["warps_per_scheduler"]) and o["warps_per_scheduler"] <= 4:
+        problem += f" at {fmt_num(o['warps_per_scheduler'], 2)} warps per scheduler"
+    busy = max(u["sm"], u["memory"])
+    summary = (f"Latency bound: the schedulers issue on only {fmt_pct(u['issue'])} of cycles"
+               + (f", the top stall being {BY_REASON[top].label} ({fmt_num(s.stall(top)[0])} cycles per instruction)"
+                  if top else "")
+               + f"; no unit is saturated (busiest {fmt_pct(busy)}), {math_share(u)}.")
+    evidence = [
+        s.sides() + (" Both below 60%: ncu reads that as latency." if busy < SOL_BUSY_PCT else ""),
+        f"Issue slots busy {fmt_pct(u['issue'])} of cycles (a warp instruction every "
+        f"{fmt_num(100.0 / u['issue'], 2)} cycles per scheduler)." if u["issue"] > 0 else "",
+        _occupancy_sentence(s),
+        causes.hopper_sentence(s),
+        *_stall_evidence(s, n=3),
+        _where(s, top),
+        (f"Already uses: {', '.join(t['already_uses'])}." if t.get("already_uses") else ""),
+    ]
+    return _verdict("latency", problem, summary, evidence, cure, s, cause)
+
+
+def _latency_cure(top: str | None, s: Signals) -> tuple[str, str, str]:
+    """(problem, cause, cure) for a latency-bound launch from its top stall, never prescribing what
+    the kernel already does (`s.techniques`): where the usual cure is there, what is left."""
+    t, o = s.techniques or {}, s.occupancy
+    capped = ""
+    if o.get("limiter") and o.get("theoretical_pct", 100) < 100:
+        capped = f" Occupancy is capped by {o['limiter']} at {count_of(o['blocks_per_sm'], 'block')} per SM"
+        if "registers" in o["limiter"] and not pd.isna(o.get("registers_for_next_block")):
+            capped += (f" ({fmt_num(o['registers_per_thread'])} registers per thread; at most "
+                       f"{fmt_num(o['registers_for_next_block'])} would fit one more block per SM)")
+        capped += "."
+    if top == "long_scoreboard":
+        if t.get("tma") or t.get("wgmma"):
+            return ("global-memory latency in the async pipeline", "latency_pipeline",
+                    "The loads are already asynchronous (TMA into shared memory, mbarriers): keep more stages in "
+                    "flight (deeper pipeline), and look at where the long-scoreboard samples sit: in a TMA kernel "
+                    "they are plain global loads, usually C in the epilogue.")
+        if t.get("cp_async_pipeline"):
+            return ("global-load latency not hidden by the cp.async pipeline", "latency_global",
+                    f"cp.async already keeps {int(t.get('async_groups_in_flight', 0))} group(s) in flight: add a stage "
+                    f"(more shared memory per block), or issue the copies earlier in the k loop; check the samples' "
+                    f"line: loads outside the pipeline (the epilogue's C) are not covered by it." + capped)
+        if t.get("register_prefetch") or t.get("cp_async"):
+            return ("global-load latency not hidden", "latency_global",
+                    "The next tile is already loaded while this one is computed: make the prefetch distance longer "
+                    "(a multi-stage cp.async pipeline, two or three tiles ahead) or run more warps per SM." + capped)
+        return ("global-load latency not hidden", "latency_global",
+                "Prefetch the next tile (into registers, or with cp.async into a second shared buffer) while "
+                "computing this one, so global loads overlap the FMAs." + capped)
+    if top == "barrier":
+        return ("waits at barriers", "barrier", causes.barrier_cure(s))
+    if top == "short_scoreboard":
+        per = (s.mix or {}).get("shared_load_per_math", np.nan)
+        wide = "" if t.get("vector_shared_loads") else " Use 128-bit shared loads (LDS.128)."
+        return ("shared-load latency not hidden", "latency_shared",
+                f"Fewer shared loads per math instruction ({fmt_num(per)} now): a larger register micro-tile reuses "
+                f"each loaded fragment more.{wide} Conflicts, if any, are in the notes." + capped)
+    if top == "gmma":
+        return ("waiting for wgmma results", "latency_pipeline",
+                "Keep more wgmma groups in flight before waiting (wgmma.wait_group with a larger count), and give "
+                "the consumer warpgroups more independent tiles.")
+    if top in ("mio_throttle", "lg_throttle"):
+        return (f"{BY_REASON[top].label}: memory instruction queue full", "latency_queue",
+                "Fewer, wider memory instructions: 128-bit accesses and more math per loaded value." + capped)
+    return ("too little independent work per warp", "latency",
+            "More independent work per warp: a larger micro-tile per thread (more accumulators and FMAs per loaded "
+            "value) issues FMAs back to back with fewer warps." + capped)
+
+
+def notes(key: str, cause: str, s: Signals) -> list[str]:
+    """Problems worth knowing that are not the bound."""
+    notes = []
+    if key != "shared":
+        for c in _conflicted(s):
+            notes.append(_conflict_sentence(c))
+    elif s.conflicts is not None:
+        for c in s.conflicts[s.conflicts["kind"] == "cp.async"].to_dict("records"):
+            if c["status"] == "conflicts" and c["excess_pct"] >= CONFLICT_NOTABLE_PCT:
+                notes.append(_conflict_sentence(c))
+    if s.conflicts is not None:
+        for c in s.conflicts[s.conflicts["status"] == "unexplained"].to_dict("records"):
+            notes.append(f"The hardware counts {fmt_pct(c['excess_pct'])} extra wavefronts for {KIND_NOUNS[c['kind']]} "
+                         f"that no instruction's addresses explain (the source counters show no conflicts there): "
+                         f"not a layout problem.")
+    c = s.coalescing or {}
+    if key != "global" and not pd.isna(c.get("excess_pct", np.nan)) and c["excess_pct"] >= CONFLICT_NOTABLE_PCT:
+        notes.append(f"{fmt_pct(c['excess_pct'])} of the L2 sectors requested by global accesses are excess "
+                     f"(partly uncoalesced access).")
+    o = s.occupancy
+    if o.get("achieved_gap"):
+        notes.append(f"Achieved occupancy {fmt_pct(o['achieved_pct'])} is well below the theoretical "
+                     f"{fmt_pct(o['theoretical_pct'])}: uneven blocks or a partial last wave.")
+    cost = s.launch.get("tail_cost_pct")
+    if cause != "tail" and cost is not None and not pd.isna(cost) and cost >= causes.TAIL_NOTE_PCT:
+        notes.append(f"{fmt_num(s.util['waves'], 3)} waves of blocks: the partial last wave leaves about "
+                     f"{fmt_pct(cost)} of the SMs' time idle (tail effect).")
+    if shared_unmeasured(pd.DataFrame([s.launch])).iloc[0]:
+        notes.append("wgmma reads its operands from shared memory through descriptors, which the shared-memory "
+                     "wavefront counters do not see: shared traffic is not measured for this kernel.")
+    return notes

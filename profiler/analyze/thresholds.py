@@ -1,0 +1,50 @@
+"""Where a verdict draws its lines: each threshold with the reason for its value, shared by the
+decision (`verdict`) and the sentences that explain it (`sentences`)."""
+
+from __future__ import annotations
+
+# The FMA pipe is the limit from this share of its peak: the best FP32 SGEMMs reach 70-80%.
+FP32_BOUND_PCT = 70.0
+
+
+# The tensor cores are the limit from this share of their dense FP16 peak: cuBLAS's FP16 GEMM on the
+# H200 runs at 70% at 4096 (of the peak at the clock it ran, which fell to 1.6 GHz).
+TENSOR_BOUND_PCT = 65.0
+
+
+# ncu's own threshold: a unit below 60% of its peak is not saturated; both below means latency.
+SOL_BUSY_PCT = 60.0
+
+
+# Memory and SM throughput within this many points count as balanced; memory is examined first
+# then, because in a GEMM the memory side feeds the math.
+BALANCE_MARGIN_PCT = 5.0
+
+
+# DRAM is the limit from this share of its peak bandwidth.
+DRAM_BOUND_PCT = 60.0
+
+
+# Shared memory is the busy memory unit when its wavefronts make up at least this share of the
+# busiest memory unit's utilisation (both run through the L1 data pipe).
+SHARED_SHARE_MIN = 0.5
+
+
+# Schedulers issuing on this share of cycles are the limit themselves (instruction overhead).
+ISSUE_BUSY_PCT = 80.0
+
+
+# Excess L2 sectors from this share of all requested by global accesses: uncoalesced access.
+UNCOALESCED_PCT = 25.0
+
+
+# Bank-conflict replays from this share of a kind's wavefronts are worth naming as the problem.
+CONFLICT_NOTABLE_PCT = 10.0
+
+
+# A stall reason from this share of all cycles between issues is worth quoting as evidence.
+STALL_NOTABLE_PCT = 10.0
+
+
+# Global loads per FFMA (or MMA) from which operands are evidently not reused on chip.
+GLOBAL_LOADS_PER_FFMA_HIGH = 0.5

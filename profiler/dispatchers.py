@@ -1,0 +1,126 @@
+"""Dispatchers: one name, a kernel chosen by shape (as cuBLAS's heuristics do), from the manifest's
+`[[dispatch]]` rules; parsed and checked against the kernels, and picked out of a --kernel list."""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from .errors import GemmprofError
+from .tiers import CUBLAS
+from .expressions import Expr, evaluate
+from .kernel_spec import KernelSpec
+from . import kernel_paths
+from .manifest import load_manifest, select_kernels
+from .manifest_parse import entries, parse_manifest
+
+
+# The SM count a dispatch condition is checked with when no GPU is at hand (an H100 or H200).
+DEFAULT_SMS = 132
+
+
+@dataclass(frozen=True)
+class DispatchRule:
+    kernel: str
+    when: Expr = 1  # a condition over M, N, K and SMS; the first rule that holds and whose kernel takes the shape wins
+
+
+@dataclass(frozen=True)
+class Dispatcher:
+    """`[[dispatch]]` in the manifest: rules derived from a sweep (`gemmprof dispatch RUN`)."""
+
+    name: str
+    tier: str
+    idea: str
+    rules: tuple[DispatchRule, ...]
+    derived_from: str = ""  # the run whose sweep the rules come from
+
+    def choose(self, M: int, N: int, K: int, kernels: dict[str, KernelSpec], sms: int = DEFAULT_SMS) -> KernelSpec | None:
+        picked = self.pick(M, N, K, kernels, sms)
+        return picked[0] if picked else None
+
+    def pick(self, M: int, N: int, K: int, kernels: dict[str, KernelSpec], sms: int = DEFAULT_SMS) -> tuple[KernelSpec, int] | None:
+        """(the kernel, the index of the rule that chose it) at this shape on a GPU of `sms` SMs."""
+        for i, rule in enumerate(self.rules):
+            spec = kernels[rule.kernel]
+            try:
+                holds = evaluate(rule.when, M, N, K, sms)
+            except ValueError as exc:  # e.g. a condition dividing by zero at this shape only
+                raise GemmprofError(f"dispatch {self.name}: rule for {rule.kernel}: {exc}",
+                                    "fix the condition in the manifest") from None
+            if holds and spec.unsupported_reason(M, N, K) is None:
+                return spec, i
+        return None
+
+    def reason(self, index: int) -> str:
+        """Why rule `index` was chosen, for the bench row: its number and condition."""
+        when = self.rules[index].when
+        return f"rule {index + 1}: " + ("always" if when == 1 else str(when))
+
+
+def parse_dispatchers(text: str, kernels: tuple[KernelSpec, ...], where: str = "ladder.toml") -> tuple[Dispatcher, ...]:
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise GemmprofError(f"{where} is not valid TOML: {exc}") from None
+    names = {s.name: s for s in kernels}
+    out = []
+    for i, entry in enumerate(entries(data, "dispatch", where), start=1):
+        label = entry.get("name", f"dispatch #{i}")
+        unknown = sorted(set(entry) - {"name", "tier", "idea", "rules", "derived_from"})
+        if unknown or not all(k in entry for k in ("name", "tier", "idea", "rules")):
+            raise GemmprofError(f"{where}: dispatch {label}: needs name, tier, idea, rules" + (f"; unknown keys {unknown}" if unknown else ""))
+        if not all(isinstance(entry[k], str) for k in ("name", "tier", "idea")) or not isinstance(entry.get("derived_from", ""), str):
+            raise GemmprofError(f"{where}: dispatch {label}: name, tier, idea and derived_from must be strings")
+        if not isinstance(entry["rules"], list) or not all(isinstance(r, dict) for r in entry["rules"]):
+            raise GemmprofError(f"{where}: dispatch {label}: rules must be an array of tables ({{kernel = ..., when = ...}})")
+        if label in names or label == CUBLAS:
+            raise GemmprofError(f"{where}: dispatch {label}: the name is taken by a kernel")
+        rules = []
+        for rule in entry["rules"]:
+            if rule.get("kernel") not in names:
+                raise GemmprofError(f"{where}: dispatch {label}: rule names unknown kernel {rule.get('kernel')!r}")
+            if names[rule["kernel"]].tier != entry["tier"]:
+                raise GemmprofError(f"{where}: dispatch {label}: {rule['kernel']} is not a {entry['tier']} kernel")
+            try:
+                evaluate(rule.get("when", 1), 1024, 1024, 1024, DEFAULT_SMS)
+            except ValueError as exc:
+                raise GemmprofError(f"{where}: dispatch {label}: rule for {rule['kernel']}: bad condition: {exc}") from None
+            rules.append(DispatchRule(rule["kernel"], rule.get("when", 1)))
+        out.append(Dispatcher(entry["name"], entry["tier"], entry["idea"], tuple(rules), entry.get("derived_from", "")))
+    return tuple(out)
+
+
+def check_manifest_text(text: str, where: str = "ladder.toml") -> None:
+    """Validate a whole manifest (kernels and dispatchers) from its text, with no cache: what
+    `dispatch --write` runs on the file it wrote before keeping it."""
+    parse_dispatchers(text, parse_manifest(text, where), where)
+
+
+def load_dispatchers(path: Path | None = None) -> tuple[Dispatcher, ...]:
+    """The dispatchers of a manifest, the ladder's by default (read when called, so a test or
+    `dispatch --write` that points `kernel_paths.MANIFEST_PATH` elsewhere is followed)."""
+    return _load_dispatchers(path or kernel_paths.MANIFEST_PATH)
+
+
+@cache
+def _load_dispatchers(path: Path) -> tuple[Dispatcher, ...]:
+    return parse_dispatchers(path.read_text(), load_manifest(path), where=str(path.name))
+
+
+def select_for_bench(names: list[str] | None) -> tuple[list[KernelSpec], list[Dispatcher]]:
+    """The kernels and dispatchers a --kernel list names: none or 'all' is the whole ladder and
+    every dispatcher; dispatcher names alone bench only those (their kernels are built, not timed)."""
+    kernel_names, dispatchers = split_names(names)
+    return ([] if kernel_names == [] else select_kernels(kernel_names)), dispatchers
+
+
+def split_names(names: list[str] | None) -> tuple[list[str] | None, list[Dispatcher]]:
+    """Separate dispatcher names from kernel names in a --kernel list. No list, or 'all', means
+    every kernel and every dispatcher."""
+    if not names or names == ["all"]:
+        return None, list(load_dispatchers())
+    by_name = {d.name: d for d in load_dispatchers()}
+    return [n for n in names if n not in by_name], [by_name[n] for n in names if n in by_name]

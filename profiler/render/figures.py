@@ -1,0 +1,65 @@
+"""Which figures a report embeds and how: the kernel page's small figures, the index's roofline and
+ladder charts, each as a PNG data: URI so a page stands alone."""
+
+from __future__ import annotations
+
+import base64
+import io
+from typing import Any
+
+import pandas as pd
+
+from ..analyze.diagnosis import Diagnosis
+
+
+# PNG resolution of embedded figures (shown at 100 dpi size: crisp on high-density screens).
+FIGURE_DPI = 144
+
+
+def figure_data_uri(fig) -> str:
+    """A matplotlib Figure as a PNG data: URI."""
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=FIGURE_DPI, bbox_inches="tight", facecolor="white")
+    return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
+
+
+def kernel_figures(d: Diagnosis) -> dict[str, Any]:
+    """The small figures of a kernel page (stalls, traffic), as Figures."""
+    from . import kernel_figures as kf
+
+    figures = {}
+    name = d.name if len(d.name) <= 60 else d.name[:59] + "…"  # a title, not the whole NVTX range
+    if not d.stalls.empty:
+        figures["stalls"] = kf.stall_figure(d.stalls, f"{name}: where a warp's cycles go")
+    levels = d.traffic[d.traffic["level"].isin(["DRAM", "L2", "L1"])] if not d.traffic.empty else d.traffic
+    if not levels.empty:
+        figures["traffic"] = kf.traffic_figure(levels, f"{name}: bytes moved against the GEMM minimum")
+    return figures
+
+
+def index_figures(kernels: pd.DataFrame | None, bench: pd.DataFrame | None) -> tuple[dict[str, Any], list[str]]:
+    """The roofline and the ladder charts (one per precision tier) from `profiler.render.charts`, where that module exists
+    and the tables allow; and a warning for each chart that could not be drawn."""
+    try:
+        from . import charts
+    except ImportError:
+        return {}, []
+    figures, problems = {}, []
+    drawings = [("roofline", lambda: charts.roofline_figure(kernels), kernels)]
+    if bench is not None and not bench.empty:  # one ladder per precision tier: "ladder", "ladder-fp16"
+        drawings += [("ladder" if tier == "fp32" else f"ladder-{tier}",
+                      lambda tier=tier: charts.ladder_figure(bench, tier=tier), bench) for tier in charts.bench_tiers(bench)]
+    for name, draw, table in drawings:
+        if table is None or table.empty:
+            continue
+        try:
+            figures[name] = draw()
+        except Exception as exc:  # a chart must not take the report down with it
+            problems.append(f"the {name} chart could not be drawn: {exc}")
+    return figures, problems
+
+
+def data_uri_and_close(fig) -> str:
+    uri = figure_data_uri(fig)
+    fig.clear()
+    return uri

@@ -1,0 +1,107 @@
+"""View models of the two kinds of page: everything a kernel page or the run index shows, formatted
+and format-neutral; the templates only lay it out."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+
+from ..analyze.diagnosis import Diagnosis, RunDiagnosis
+from ..analyze.gemm_shape import FROM_NVTX, FROM_OPTION, UNKNOWN_SHAPE
+from ..numbers import fmt_num, fmt_pct
+from ..analyze.values import flag
+from ..analyze.sentences import uses_tensor_cores
+from ..manifest import REFERENCES
+from ..tiers import CONTEXT, TIMED_STATUSES
+from .page_tables import (Cell, Table, changes_table, conflict_lines_table, conflicts_table, gflops_change,
+                          hot_lines_table, is_missing, listing, mix_table, num_cell, occupancy_view, rules_table,
+                          stalls_table, status_cell, traffic_notes, traffic_table, unchanged, versus_table)
+
+
+def kernel_view(d: Diagnosis, run: RunDiagnosis) -> dict[str, Any]:
+    """Everything a kernel page shows, formatted (format-neutral)."""
+    k = d.launch or {}
+    shape = "x".join(map(str, d.own_shape)) if d.own_shape else "n/a"
+    source = k.get("shape_source")
+    shape_cell = Cell(shape + (f" (from the {source})" if d.own_shape and source in (FROM_OPTION, FROM_NVTX) else ""))
+    if d.profiled and not d.own_shape:
+        shape_cell = Cell("unknown (pass --mnk M N K)")
+    facts = [
+        ("verification", status_cell(d.status, d.status_note)),
+        ("shape (M x N x K)", shape_cell),
+        ("GFLOP/s", Cell(fmt_num(d.gflops) + (" (ncu)" if d.gflops_source == "ncu" else ""))),
+        ("% of cuBLAS", Cell(fmt_pct(d.pct_cublas) + (" (ncu)" if d.gflops_source == "ncu" else ""))),
+        ("time", Cell(f"{fmt_num(d.time_ms)} ms" if not is_missing(d.time_ms) else "n/a")),
+    ]
+    if d.own_shape and d.rung is None and not d.is_reference and not is_missing(k.get("duration_ns")):
+        # a kernel no manifest knows: the GEMM's own FLOPs over its time, whatever it executed
+        M, N, K = d.own_shape
+        facts.append(("GEMM GFLOP/s (2MNK / time)", Cell(fmt_num(2.0 * M * N * K / float(k["duration_ns"])))))
+    if d.utilisation:
+        if uses_tensor_cores(d.utilisation):  # its FMA pipe share says nothing
+            facts.append(("tensor cores", Cell(fmt_pct(d.utilisation["tensor"]) + " of FP16 peak")))
+        else:
+            facts.append(("FP32 pipe", Cell(fmt_pct(d.utilisation["fp32"]) + " of peak")))
+    view: dict[str, Any] = {
+        "d": d, "facts": facts, "verdict": d.verdict, "shape": shape,
+        "changes": changes_table(d), "unchanged": unchanged(d), "versus": versus_table(d),
+        "gflops_change": gflops_change(d),
+        "stalls": stalls_table(d), "conflicts": conflicts_table(d), "conflict_lines": conflict_lines_table(d),
+        "occupancy": occupancy_view(d), "traffic": traffic_table(d), "traffic_notes": traffic_notes(d),
+        "shape_unknown": UNKNOWN_SHAPE if d.profiled and not d.own_shape else None,
+        "mix": mix_table(d), "math_op": (d.mix or {}).get("math_op", "FFMA"), "coalescing": d.coalescing,
+        "rules": rules_table(d), "hot_lines": hot_lines_table(d), "listing": listing(d),
+        "gpu": k.get("gpu") or run.meta.get("environment", {}).get("gpu_name"),
+        "kernel_function": k.get("function"),
+    }
+    return view
+
+
+def index_view(run: RunDiagnosis) -> dict[str, Any]:
+    env = run.meta.get("environment", {}) or {}
+    shape = "x".join(map(str, run.shape)) if run.shape else "n/a"
+    summary = Table(["kernel", "GFLOP/s", "% cuBLAS", "bound by", "the problem", "verification"], align="lrrlll",
+                    cls="summary")
+    for d in run.kernels:
+        ncu = " (ncu)" if d.gflops_source == "ncu" else ""
+        gflops = fmt_num(d.gflops) + ncu if not is_missing(d.gflops) else "n/a"
+        pct = fmt_pct(d.pct_cublas) + (ncu if not is_missing(d.pct_cublas) else "")
+        summary.rows.append([
+            Cell(d.name, "link", d.name), num_cell(gflops), num_cell(pct),
+            Cell(d.verdict.label if d.verdict else "not profiled"), Cell(d.verdict.problem if d.verdict else ""),
+            status_cell(d.status, d.status_note),
+        ])
+        summary.row_classes.append("top" if d.is_reference else "")
+    shapes = list(dict.fromkeys(run.sizes["shape"])) if not run.sizes.empty else []
+    sizes = Table(["kernel", *[f"{s} GFLOP/s" for s in shapes]], align="l" + "r" * len(shapes), cls="sizes")
+    for name in dict.fromkeys(run.sizes["kernel"]) if shapes else []:
+        mine = run.sizes[run.sizes["kernel"] == name].set_index("shape")
+        cells = [Cell(name, "link", name) if any(k.name == name for k in run.kernels) else Cell(name)]
+        for s in shapes:
+            if s not in mine.index:
+                cells.append(num_cell(""))
+                continue
+            r = mine.loc[s]
+            r = r.iloc[0] if isinstance(r, pd.DataFrame) else r
+            if r["status"] in TIMED_STATUSES and not is_missing(r["gflops"]):
+                text = fmt_num(r["gflops"]) + ("*" if flag(r.get("throttled")) else "")
+                text += " (context)" if r["status"] == CONTEXT else ""
+                if name not in REFERENCES and not is_missing(r["pct_cublas"]):
+                    text += f" ({fmt_pct(r['pct_cublas'])})"
+                cells.append(num_cell(text))
+            else:
+                cells.append(Cell(str(r["status"]), "status"))
+        sizes.rows.append(cells)
+    climbs = []
+    for d in run.kernels:
+        change = gflops_change(d)
+        if d.predecessor and change:
+            climbs.append((d.predecessor, d.name, change,
+                           f"{d.verdict.label} ({d.verdict.problem})" if d.verdict else None))
+    return {
+        "run": run, "summary": summary, "sizes": sizes, "shape": shape, "env": env, "meta": {"created": None, "command": None, **run.meta},  # the template asks for both
+        "gpu": env.get("gpu_name"), "climbs": climbs,
+        "from_bench": any(d.gflops_source == "bench" for d in run.kernels),
+        "profiled": sum(1 for d in run.kernels if d.profiled),
+    }
