@@ -39,6 +39,7 @@
 #include <cuda.h>
 #include <stdint.h>
 
+#include "hopper.cuh"
 #include "tf32_mma.cuh"
 
 #define BM 128
@@ -57,77 +58,6 @@
 #define BAR_BYTES 128                        // 2 * STAGES mbarriers of 8 bytes, rounded up
 #define SMEM_BYTES (STAGES * STAGE_BYTES + 2 * SPLIT_BYTES + ALIGN_SLACK + BAR_BYTES)  // 230,528
 #define SBO 1024                             // K-major, 128B swizzle: from one 8-row group to the next
-
-// ---- mbarrier --------------------------------------------------------------------------------
-
-__device__ __forceinline__ void mbar_init(uint32_t bar, uint32_t count)
-{
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" :: "r"(bar), "r"(count) : "memory");
-}
-
-__device__ __forceinline__ void mbar_arrive_expect_tx(uint32_t bar, uint32_t bytes)
-{
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" :: "r"(bar), "r"(bytes) : "memory");
-}
-
-__device__ __forceinline__ void mbar_arrive(uint32_t bar)
-{
-    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" :: "r"(bar) : "memory");
-}
-
-__device__ __forceinline__ uint32_t mbar_try_wait(uint32_t bar, uint32_t parity)
-{
-    uint32_t done;
-    asm volatile(
-        "{\n"
-        ".reg .pred p;\n"
-        "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-        "selp.u32 %0, 1, 0, p;\n"
-        "}\n"
-        : "=r"(done) : "r"(bar), "r"(parity) : "memory");
-    return done;
-}
-
-__device__ __forceinline__ uint64_t global_ns()
-{
-    uint64_t t;
-    asm volatile("mov.u64 %0, %globaltimer;\n" : "=l"(t));
-    return t;
-}
-
-// Blocks until the phase of the given parity has completed (a fresh barrier is in phase 0); a
-// wait longer than 10 s traps (a launch error the bench reports) instead of hanging the run.
-__device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity)
-{
-    if (mbar_try_wait(bar, parity)) return;
-    const uint64_t start = global_ns();
-    for (uint32_t n = 1; !mbar_try_wait(bar, parity); ++n)
-        if ((n & 1023) == 0 && global_ns() - start > 10000000000ull) __trap();
-}
-
-// ---- TMA -------------------------------------------------------------------------------------
-
-// 2-D tile at element coordinates (c0 = innermost, c1) into shared memory; completes tx bytes on bar.
-__device__ __forceinline__ void tma_load_2d(uint32_t dst, const CUtensorMap* map, int c0, int c1, uint32_t bar)
-{
-    asm volatile(
-        "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n"
-        :: "r"(dst), "l"(reinterpret_cast<uint64_t>(map)), "r"(c0), "r"(c1), "r"(bar) : "memory");
-}
-
-// ---- wgmma -----------------------------------------------------------------------------------
-
-// Shared-memory matrix descriptor: start >> 4 (bits 0-13), LBO >> 4 (16-29), SBO >> 4 (32-45),
-// base offset 0 (tiles are 1024-byte aligned), swizzle mode 1 = 128B (bits 62-63).
-__device__ __forceinline__ uint64_t smem_desc(uint32_t addr)
-{
-    return (uint64_t)((addr & 0x3FFFF) >> 4) | ((uint64_t)(16 >> 4) << 16) | ((uint64_t)(SBO >> 4) << 32) |
-           (1ull << 62);
-}
-
-__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
-__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
-__device__ __forceinline__ void wgmma_wait0() { asm volatile("wgmma.wait_group.sync.aligned 0;\n" ::: "memory"); }
 
 // Keeps the compiler from moving accumulator reads/writes across the asynchronous MMAs.
 __device__ __forceinline__ void fence_acc(float* d)
@@ -291,20 +221,20 @@ sgemm_tf32x3wg(int M, int N, int K, float alpha, const float* __restrict__ A,
         const uint32_t bBig = buf + 2 * SPLIT_TILE, bSmall = buf + 3 * SPLIT_TILE;
         wgmma_fence();
         fence_acc(part);
-        wgmma_m64n128k8_tf32<0>(part, smem_desc(aSmall), smem_desc(bBig));
-        wgmma_m64n128k8_tf32<1>(part, smem_desc(aBig), smem_desc(bSmall));
+        wgmma_m64n128k8_tf32<0>(part, smem_desc(aSmall, 16, SBO), smem_desc(bBig, 16, SBO));
+        wgmma_m64n128k8_tf32<1>(part, smem_desc(aBig, 16, SBO), smem_desc(bSmall, 16, SBO));
 #pragma unroll
         for (int k = 1; k < BK / 8; ++k) {
-            wgmma_m64n128k8_tf32<1>(part, smem_desc(aSmall + 32 * k), smem_desc(bBig + 32 * k));
-            wgmma_m64n128k8_tf32<1>(part, smem_desc(aBig + 32 * k), smem_desc(bSmall + 32 * k));
+            wgmma_m64n128k8_tf32<1>(part, smem_desc(aSmall + 32 * k, 16, SBO), smem_desc(bBig + 32 * k, 16, SBO));
+            wgmma_m64n128k8_tf32<1>(part, smem_desc(aBig + 32 * k, 16, SBO), smem_desc(bSmall + 32 * k, 16, SBO));
         }
 #pragma unroll
         for (int k = 0; k < BK / 8; ++k)
-            wgmma_m64n128k8_tf32<1>(part, smem_desc(aBig + 32 * k), smem_desc(bBig + 32 * k));
+            wgmma_m64n128k8_tf32<1>(part, smem_desc(aBig + 32 * k, 16, SBO), smem_desc(bBig + 32 * k, 16, SBO));
         wgmma_commit();
         fence_acc(part);
         if (kt + 1 < kTiles) split(kt + 1);     // overlaps the MMAs of tile kt
-        wgmma_wait0();
+        wgmma_wait<0>();
         fence_acc(part);
 #pragma unroll
         for (int i = 0; i < 64; ++i) acc[i] += part[i];

@@ -17,6 +17,7 @@
 #include <cuda.h>
 #include <cuda_fp16.h>
 #include <stdint.h>
+#include "hopper.cuh"
 
 #define BM 128
 #define BN 256
@@ -34,79 +35,6 @@
 #define B_LBO B_BOX_BYTES                    // MN-major B: from one 64-column box to the next
 #define B_SBO 1024                           // MN-major B: from one 8-row k group to the next (checked on sm_90a hardware)
 #define STAGE_LD (BN + 1)                    // epilogue staging row: +1 float, conflict-free column walk
-
-// ---- mbarrier --------------------------------------------------------------------------------
-
-__device__ __forceinline__ void mbar_init(uint32_t bar, uint32_t count)
-{
-    asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" :: "r"(bar), "r"(count) : "memory");
-}
-
-__device__ __forceinline__ void mbar_arrive_expect_tx(uint32_t bar, uint32_t bytes)
-{
-    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" :: "r"(bar), "r"(bytes) : "memory");
-}
-
-__device__ __forceinline__ void mbar_arrive(uint32_t bar)
-{
-    asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" :: "r"(bar) : "memory");
-}
-
-__device__ __forceinline__ uint32_t mbar_try_wait(uint32_t bar, uint32_t parity)
-{
-    uint32_t done;
-    asm volatile(
-        "{\n"
-        ".reg .pred p;\n"
-        "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-        "selp.u32 %0, 1, 0, p;\n"
-        "}\n"
-        : "=r"(done) : "r"(bar), "r"(parity) : "memory");
-    return done;
-}
-
-__device__ __forceinline__ uint64_t global_ns()
-{
-    uint64_t t;
-    asm volatile("mov.u64 %0, %globaltimer;\n" : "=l"(t));
-    return t;
-}
-
-// Blocks until the phase of the given parity has completed (a fresh barrier is in phase 0).
-// Deadlock guard: a wait longer than 10 s traps (a launch error the bench reports) instead of
-// hanging the run.
-__device__ __forceinline__ void mbar_wait(uint32_t bar, uint32_t parity)
-{
-    if (mbar_try_wait(bar, parity)) return;
-    const uint64_t start = global_ns();
-    for (uint32_t n = 1; !mbar_try_wait(bar, parity); ++n)
-        if ((n & 1023) == 0 && global_ns() - start > 10000000000ull) __trap();
-}
-
-// ---- TMA -------------------------------------------------------------------------------------
-
-// 2-D tile at element coordinates (c0 = innermost, c1) into shared memory; completes tx bytes on bar.
-__device__ __forceinline__ void tma_load_2d(uint32_t dst, const CUtensorMap* map, int c0, int c1, uint32_t bar)
-{
-    asm volatile(
-        "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n"
-        :: "r"(dst), "l"(reinterpret_cast<uint64_t>(map)), "r"(c0), "r"(c1), "r"(bar) : "memory");
-}
-
-// ---- wgmma -----------------------------------------------------------------------------------
-
-// Shared-memory matrix descriptor: start >> 4 (bits 0-13), LBO >> 4 (16-29), SBO >> 4 (32-45),
-// base offset 0 (tiles are 1024-byte aligned), swizzle mode 1 = 128B (bits 62-63).
-__device__ __forceinline__ uint64_t smem_desc(uint32_t addr, uint32_t lbo, uint32_t sbo)
-{
-    return (uint64_t)((addr & 0x3FFFF) >> 4) | ((uint64_t)(lbo >> 4) << 16) | ((uint64_t)(sbo >> 4) << 32) |
-           (1ull << 62);
-}
-
-__device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
-__device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
-template <int N>
-__device__ __forceinline__ void wgmma_wait() { asm volatile("wgmma.wait_group.sync.aligned %0;\n" :: "n"(N) : "memory"); }
 
 // Keeps the compiler from moving accumulator reads/writes across the asynchronous MMAs.
 __device__ __forceinline__ void fence_acc(float* d)
