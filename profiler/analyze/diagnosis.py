@@ -53,6 +53,10 @@ class Diagnosis:
     pct_cublas: float = np.nan
     time_ms: float = np.nan
     gflops_source: str = ""  # 'bench', 'ncu' (no benchmark of it), 'untimed' (failed where profiled)
+    # A tier whose kernels run several MMAs per product (`Tier.extra_products`, 3xTF32): the tensor
+    # FLOP/s the profiled launch executed and its tensor FLOPs per 2MNK; its gflops is the GEMM's 2MNK / time.
+    tensor_gflops_executed: float = np.nan
+    mmas_per_product: float = np.nan
     launch: dict | None = None  # the profiled launch's row of the kernels table
     launches: int = 0  # launches of this kernel at the profile shape
     verdict: Verdict | None = None
@@ -126,6 +130,8 @@ def diagnosis_records(run: RunDiagnosis) -> list[dict]:
             "gflops": None if np.isnan(d.gflops) else round(float(d.gflops), 3),
             "pct_cublas": None if np.isnan(d.pct_cublas) else round(float(d.pct_cublas), 2),
             "gflops_source": d.gflops_source or None,
+            "tensor_gflops_executed": None if np.isnan(d.tensor_gflops_executed) else round(float(d.tensor_gflops_executed), 3),
+            "mmas_per_product": None if np.isnan(d.mmas_per_product) else round(float(d.mmas_per_product), 3),
         })
     return out
 
@@ -165,7 +171,8 @@ def diagnose_run(tables: Mapping[str, pd.DataFrame], specs: Sequence[KernelSpec]
             d.successor_idea = reference_idea(d.successor)
         _add_bench(d, bench, shape)
         if len(chosen) and name in set(chosen["name"]):
-            _add_profile(d, chosen[chosen["name"] == name].iloc[0].to_dict(), per_launch)
+            _add_profile(d, chosen[chosen["name"] == name].iloc[0].to_dict(), per_launch,
+                         extra_products=bool(spec and spec.tier in TIERS and TIERS[spec.tier].extra_products))
         elif kernels is not None:
             d.warnings.append("Not profiled in this run: timing only.")
         if d.status is None and profile_log is not None and "status" in profile_log.columns:
@@ -362,7 +369,11 @@ def _uses(d: Diagnosis) -> set[str]:
     return set(d.verdict.already_uses) if d.verdict else set()
 
 
-def _add_profile(d: Diagnosis, launch: dict, per: Mapping[str, pd.DataFrame | None]) -> None:
+def _add_profile(d: Diagnosis, launch: dict, per: Mapping[str, pd.DataFrame | None],
+                 extra_products: bool = False) -> None:
+    """The profiled launch's facts. Without a benchmark its rate is ncu's executed FLOP/s, except in
+    a tier whose kernels run several MMAs per product, where that would count each product three
+    times: there the rate is the GEMM's 2MNK / time and the executed tensor rate is kept apart."""
     key = (launch.get("report"), launch.get("launch"))
     d.launch, d.launches = launch, int(launch.get("launches", 1))
     if d.launches > 1:
@@ -372,6 +383,13 @@ def _add_profile(d: Diagnosis, launch: dict, per: Mapping[str, pd.DataFrame | No
     if not d.gflops_source and launch.get("achieved_flops") and not pd.isna(launch.get("achieved_flops")):
         d.gflops, d.gflops_source = float(launch["achieved_flops"]) / 1e9, "ncu"
         d.time_ms = float(launch["duration_ns"]) / 1e6
+    shape, tensor = _shape_of(launch), launch.get("tensor_flop", np.nan)
+    if extra_products and shape and not pd.isna(tensor) and tensor > 0 and launch.get("duration_ns", 0) > 0:
+        gemm_flop = 2.0 * shape[0] * shape[1] * shape[2]
+        d.tensor_gflops_executed = float(tensor) / float(launch["duration_ns"])  # FLOP per ns = GFLOP/s
+        d.mmas_per_product = float(tensor) / gemm_flop
+        if d.gflops_source == "ncu":
+            d.gflops = gemm_flop / float(launch["duration_ns"])
 
     def mine(name: str) -> pd.DataFrame:
         frame = per.get(name)

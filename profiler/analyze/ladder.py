@@ -50,7 +50,7 @@ QUANTITIES = (
     Quantity("registers_per_thread", "registers per thread", "value", "", 0),
     Quantity("issue_pct", "issue slots busy", "points", "%", +1),
     Quantity("fp32_pct", "FP32 pipe", "points", "%", +1),
-    Quantity("tensor_pct", "tensor cores (of FP16 peak)", "points", "%", +1),
+    Quantity("tensor_pct", "tensor cores (of the peak of their input type, TF32 or FP16)", "points", "%", +1),
     Quantity("top_stall", "top stall (costs only)", "text"),
 )
 

@@ -250,9 +250,11 @@ def _fp32(s: Signals) -> Verdict:
 
 def _tensor(s: Signals) -> Verdict:
     u, k = s.util, s.launch
-    summary = (f"The tensor cores run at {fmt_pct(u['tensor'])} of their dense FP16 peak "
+    peak = k.get("peak_tensor_flops", np.nan)
+    peak = k["peak_tensor_fp16_flops"] if pd.isna(peak) else peak
+    summary = (f"The tensor cores run at {fmt_pct(u['tensor'])} of their dense {tensor_peak_name(u)} peak "
                f"({fmt_num(k['tensor_flop'] / (k['duration_ns'] * 1e-9) / 1e9)} of "
-               f"{fmt_num(k['peak_tensor_fp16_flops'] / 1e9)} GFLOP/s at the clock of this launch): the kernel is at "
+               f"{fmt_num(peak / 1e9)} GFLOP/s at the clock of this launch): the kernel is at "
                f"the compute roof.")
     return _verdict("tensor", "at the tensor-core roof", summary,
                     [s.sides(), causes.hopper_sentence(s), *_stall_evidence(s, n=1)], None, s, "tensor_roof")
@@ -260,14 +262,22 @@ def _tensor(s: Signals) -> Verdict:
 
 def uses_tensor_cores(u: dict) -> bool:
     """Whether a launch's utilisation (a row of `utilisation`) shows tensor-core work: then its
-    math is measured against the FP16 tensor peak, not the FP32 pipe."""
+    math is measured against the tensor peak of its input type (`tensor_peak_name`), not the FP32 pipe."""
     return not pd.isna(u.get("tensor", np.nan)) and u["tensor"] > 0
 
 
+def tensor_peak_name(u: dict) -> str:
+    """'TF32' or 'FP16': the input type whose tensor peak `u['tensor']` is a share of (an older
+    utilisation row without the column: FP16, what it was measured against)."""
+    name = u.get("tensor_input")
+    return name if isinstance(name, str) else "FP16"
+
+
 def math_share(u: dict) -> str:
-    """'FP32 at 61% of peak', or for a launch that used tensor cores, their share of the FP16 peak."""
+    """'FP32 at 61% of peak', or for a launch that used tensor cores, their share of the peak of
+    their input type ('of their TF32 peak' for the fp32-tc tier)."""
     if uses_tensor_cores(u):
-        return f"tensor cores at {fmt_pct(u['tensor'])} of their FP16 peak"
+        return f"tensor cores at {fmt_pct(u['tensor'])} of their {tensor_peak_name(u)} peak"
     return f"FP32 at {fmt_pct(u['fp32'])} of peak"
 
 

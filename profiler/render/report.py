@@ -30,7 +30,7 @@ from ..analyze.memory import launch_min_bytes, writes_below_minimum
 from ..analyze.occupancy import LIMITS
 from ..analyze.prose import fmt_bytes, fmt_count, fmt_num, fmt_pct, fmt_times, fmt_way
 from ..analyze.values import flag
-from ..analyze.verdict import uses_tensor_cores
+from ..analyze.verdict import tensor_peak_name, uses_tensor_cores
 from ..extract.metrics import describe
 from ..manifest import REFERENCES
 from ..tiers import CONTEXT, TIMED_STATUSES
@@ -108,9 +108,12 @@ def kernel_view(d: Diagnosis, run: RunDiagnosis) -> dict[str, Any]:
         # a kernel no manifest knows: the GEMM's own FLOPs over its time, whatever it executed
         M, N, K = d.own_shape
         facts.append(("GEMM GFLOP/s (2MNK / time)", Cell(fmt_num(2.0 * M * N * K / float(k["duration_ns"])))))
+    if not _nan(d.tensor_gflops_executed):  # a 3xTF32 rung: the headline is the GEMM's rate, this what ran
+        facts.append(("tensor FLOP/s executed", Cell(
+            f"{fmt_num(d.tensor_gflops_executed / 1e3)} T ({fmt_num(d.mmas_per_product)} MMAs per product)")))
     if d.utilisation:
         if uses_tensor_cores(d.utilisation):  # its FMA pipe share says nothing
-            facts.append(("tensor cores", Cell(fmt_pct(d.utilisation["tensor"]) + " of FP16 peak")))
+            facts.append(("tensor cores", Cell(f"{fmt_pct(d.utilisation['tensor'])} of {tensor_peak_name(d.utilisation)} peak")))
         else:
             facts.append(("FP32 pipe", Cell(fmt_pct(d.utilisation["fp32"]) + " of peak")))
     view: dict[str, Any] = {
