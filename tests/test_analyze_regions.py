@@ -4,17 +4,12 @@ the split pass of the next tile in an inner loop run more often than its wgmmas.
 
 from __future__ import annotations
 
-import functools
-import shutil
-import tempfile
-from pathlib import Path
-
 import pandas as pd
 import pytest
+from ncu_fixtures import tf32_diagnosis, tf32_run
 
 from profiler.analyze.regions import branch_targets, time_regions
 
-TF32_RUN = Path(__file__).parent / "data" / "tf32-h100"
 BASE = 0x7F00_0000_0000
 
 
@@ -87,15 +82,6 @@ def test_a_branch_that_does_not_enclose_the_math_is_not_the_loop():
     assert r["loop_pct"] < 50
 
 
-@functools.cache
-def tf32_run():
-    from profiler.run import open_run
-
-    copy = Path(tempfile.mkdtemp(prefix="gemmprof-tf32-")) / TF32_RUN.name  # the extraction cache stays out of tests/data
-    shutil.copytree(TF32_RUN, copy)
-    return open_run(copy)
-
-
 @pytest.mark.ncu
 def test_tf32x3wg_main_loop_holds_most_samples():
     run = tf32_run()
@@ -110,7 +96,6 @@ def test_tf32x3wg_main_loop_holds_most_samples():
 @pytest.mark.ncu
 def test_tf32x3wg_verdict_is_not_epilogue():
     from profiler.analyze.diagnosis import diagnosis_records
-    from profiler.manifest import load_manifest
 
-    records = {r["kernel"]: r for r in diagnosis_records(tf32_run().diagnose(manifest=load_manifest()))}
+    records = {r["kernel"]: r for r in diagnosis_records(tf32_diagnosis())}
     assert records["tf32x3wg"]["cause"] != "epilogue", records["tf32x3wg"]["problem"]

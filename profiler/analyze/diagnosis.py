@@ -41,7 +41,8 @@ class Diagnosis:
     """Everything the report says about one kernel."""
 
     name: str
-    rung: int | None = None  # position in the ladder (manifest index); None for cuBLAS and unknown
+    rung: int | None = None  # steps up its tier's ladder (`ladder.tier_rung`); None for cuBLAS, probes, unknown
+    tier: str | None = None  # its precision tier; None for a kernel no manifest knows and for cuBLAS
     idea: str | None = None
     predecessor: str | None = None
     successor: str | None = None
@@ -162,7 +163,8 @@ def diagnose_run(tables: Mapping[str, pd.DataFrame], specs: Sequence[KernelSpec]
     for name in order:
         spec = by_spec.get(name)
         idea = spec.idea if spec else reference_idea(name) if name in REFERENCES else None
-        d = Diagnosis(name=name, rung=spec.index if spec else None, idea=idea, shape=shape)
+        d = Diagnosis(name=name, rung=ladder.tier_rung(name, specs), tier=spec.tier if spec else None, idea=idea,
+                      shape=shape)
         d.predecessor = ladder.predecessor(name, order, specs)
         d.successor = ladder.successor(name, order, specs)
         if d.successor and d.successor in by_spec:

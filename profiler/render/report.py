@@ -104,7 +104,7 @@ def kernel_view(d: Diagnosis, run: RunDiagnosis) -> dict[str, Any]:
         ("% of cuBLAS", Cell(fmt_pct(d.pct_cublas) + (" (ncu)" if d.gflops_source == "ncu" else ""))),
         ("time", Cell(f"{fmt_num(d.time_ms)} ms" if not _nan(d.time_ms) else "n/a")),
     ]
-    if d.own_shape and d.rung is None and not d.is_reference and not _nan(k.get("duration_ns")):
+    if d.own_shape and d.tier is None and not d.is_reference and not _nan(k.get("duration_ns")):
         # a kernel no manifest knows: the GEMM's own FLOPs over its time, whatever it executed
         M, N, K = d.own_shape
         facts.append(("GEMM GFLOP/s (2MNK / time)", Cell(fmt_num(2.0 * M * N * K / float(k["duration_ns"])))))
