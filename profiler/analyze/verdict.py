@@ -28,7 +28,8 @@ import pandas as pd
 
 from . import causes
 from .bounds import BOUNDS, Verdict
-from .memory import global_access_kinds, launch_min_bytes, shared_unmeasured, with_opcodes
+from .memory import (global_access_kinds, launch_min_bytes, shared_measured_bytes, shared_unmeasured,
+                     wgmma_shared_bytes, with_opcodes)
 from .occupancy import occupancy
 from .prose import fmt_bytes, fmt_count, fmt_num, fmt_pct, fmt_times, fmt_way
 from .regions import time_regions
@@ -85,12 +86,13 @@ def classify(kernels: pd.DataFrame, mix: pd.DataFrame | None = None, conflicts: 
     tech = techniques_of(sass) if sass is not None else None
     kinds = global_access_kinds(sass) if sass is not None else None
     regions = time_regions(sass) if sass is not None else None
+    wgmma_bytes = wgmma_shared_bytes(sass) if sass is not None else None
     rows = []
     for i, record in enumerate(kernels.to_dict("records")):
         key = (record.get("report"), record.get("launch"))
         signals = Signals(
             launch=record,
-            util=util.iloc[i].to_dict(),
+            util=_with_wgmma_reads(util.iloc[i].to_dict(), record, _first(_for(wgmma_bytes, key))),
             occupancy=occ.iloc[i].to_dict(),
             stalls=_for(stalls, key),
             mix=_first(_for(mix, key)),
@@ -104,6 +106,21 @@ def classify(kernels: pd.DataFrame, mix: pd.DataFrame | None = None, conflicts: 
         rows.append({"report": key[0], "launch": key[1], "verdict": v, "bound": v.bound, "cause": v.cause,
                      "label": v.label, "problem": v.problem})
     return pd.DataFrame(rows, columns=["report", "launch", "verdict", "bound", "cause", "label", "problem"])
+
+
+def _with_wgmma_reads(u: dict, launch: dict, wgmma: dict | None) -> dict:
+    """A wgmma launch's shared utilisation with wgmma's operand reads, which no counter sees,
+    estimated from its SASS (`memory.wgmma_shared_bytes`) and added to the counted wavefronts:
+    without them a kernel whose split pass and wgmmas share the shared-memory pipe reads as 0%
+    shared and is sent to the global-memory verdict. `shared_wgmma_bytes` marks the estimate."""
+    frame = pd.DataFrame([launch])
+    reads = (wgmma or {}).get("wgmma_shared_bytes", 0.0)
+    if not shared_unmeasured(frame).iloc[0] or not reads > 0:
+        return u
+    measured = float(shared_measured_bytes(frame).fillna(0).iloc[0])
+    seconds, peak = launch.get("duration_ns", np.nan) * 1e-9, launch.get("peak_shared_bytes_per_s", np.nan)
+    return u | {"shared": 100.0 * (measured + reads) / seconds / peak, "shared_wgmma_bytes": reads,
+                "shared_counted_bytes": measured}
 
 
 def decide(s: Signals) -> Verdict:
@@ -339,6 +356,14 @@ def _shared(s: Signals) -> Verdict:
         why = f"{fmt_pct(worst['excess_pct'])} of the {KIND_NOUNS[worst['kind']]}' wavefronts are conflict replays"
         cure = ("Change the layout so a warp's accesses fall in distinct banks: pad or transpose the tile, or give each "
                 "lane contiguous float4s (conflict-free LDS.128).")
+    elif u.get("shared_wgmma_bytes", 0) > 0:  # wgmma's operand reads and the kernel's own shared traffic
+        reads, counted = u["shared_wgmma_bytes"], u["shared_counted_bytes"]
+        problem = "shared-memory bandwidth (wgmma's operand reads plus the kernel's own shared loads and stores)"
+        why = (f"wgmma reads about {fmt_bytes(reads)} of operands (estimated from its SASS: no counter sees them) "
+               f"beside {fmt_bytes(counted)} of counted shared loads and stores")
+        cure = ("Less shared traffic per MMA: keep operands that are staged in shared memory only to be "
+                "converted or transposed out of that round trip (convert in registers, or feed wgmma's A "
+                "from registers), and larger tiles per warpgroup so each operand byte feeds more MMAs.")
     else:
         per = f"{fmt_num(loads)} shared loads per {_math_op(s)}" if not pd.isna(loads) else "shared-memory instruction throughput"
         problem = f"shared-load throughput ({per})" if not pd.isna(loads) else per
@@ -470,7 +495,9 @@ def _notes(key: str, cause: str, s: Signals) -> list[str]:
                      f"{fmt_pct(cost)} of the SMs' time idle (tail effect).")
     if shared_unmeasured(pd.DataFrame([s.launch])).iloc[0]:
         notes.append("wgmma reads its operands from shared memory through descriptors, which the shared-memory "
-                     "wavefront counters do not see: shared traffic is not measured for this kernel.")
+                     "wavefront counters do not see: shared traffic is not measured for this kernel" +
+                     (f" (the verdict adds an estimate of those reads from the SASS, "
+                      f"{fmt_bytes(s.util['shared_wgmma_bytes'])})." if s.util.get("shared_wgmma_bytes", 0) > 0 else "."))
     return notes
 
 
