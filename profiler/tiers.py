@@ -101,6 +101,9 @@ class Tier:
     peak: str  # key of specs.PEAKS: what "% of peak" is of
     peak_label: str
     title: str  # of the tier's ladder chart
+    # Its kernels execute more tensor FLOPs than the GEMM's 2MNK (3xTF32: three MMAs per product), so
+    # a profiled launch's headline rate is the GEMM's 2MNK / time and the executed rate is shown as such.
+    extra_products: bool = False
 
     @property
     def element(self) -> ElementType:
@@ -135,7 +138,7 @@ TIERS: dict[str, Tier] = {t.name: t for t in (
          title="The tensor-core ladder against cuBLAS (FP16 GemmEx, FP32 accumulate)"),
     Tier("fp32-tc", "fp32", CUBLAS, (f"{CUBLAS}-tf32",), fp32_tolerance, componentwise=True, fp64_every_shape=True,
          peak="tensor_tf32", peak_label="TF32 tensor peak",
-         title="FP32 on tensor cores against cuBLAS strict SGEMM (cuBLAS FAST_TF32 for context)"),
+         title="FP32 on tensor cores against cuBLAS strict SGEMM (cuBLAS FAST_TF32 for context)", extra_products=True),
 )}
 
 

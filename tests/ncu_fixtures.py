@@ -89,3 +89,29 @@ def read_raw_csv(path: Path) -> RawExport:
     with open(path, newline="") as f:
         rows = list(csv.reader(f))
     return RawExport(rows[0], rows[1], rows[2:])
+
+
+# tests/data/tf32-h100: the fp32-tc rungs (tf32x1, tf32x3, tf32x3wg) at 4096^3 on an H100.
+TF32_RUN = Path(__file__).resolve().parent / "data" / "tf32-h100"
+
+
+@functools.cache
+def tf32_run():
+    """The tf32-h100 run opened as `gemmprof report` opens it, from a copy (the extraction cache
+    stays out of tests/data)."""
+    import shutil
+    import tempfile
+
+    from profiler.run import open_run
+
+    copy = Path(tempfile.mkdtemp(prefix="gemmprof-tf32-")) / TF32_RUN.name
+    shutil.copytree(TF32_RUN, copy)
+    return open_run(copy)
+
+
+@functools.cache
+def tf32_diagnosis():
+    """The tf32-h100 run diagnosed against the ladder's manifest."""
+    from profiler.manifest import load_manifest
+
+    return tf32_run().diagnose(manifest=load_manifest())

@@ -119,3 +119,39 @@ def test_a_kernel_failing_at_the_profile_shape_shows_no_throughput(tables):
     assert d.status == "FAIL" and d.verdict is not None  # still diagnosed: the counters may explain it
     assert pd.isna(d.gflops) and d.gflops_source == "untimed"  # never the profiler's number instead
     assert "gflops" not in set(run.kernel("blocktile2d").changes["quantity"])
+
+
+# --- tests/data/tf32-h100: the fp32-tc rungs profiled without a benchmark -------------------------
+
+
+@pytest.mark.ncu
+def test_tf32_rate_is_the_gemms_and_the_executed_rate_apart():
+    from ncu_fixtures import tf32_diagnosis
+
+    run = tf32_diagnosis()
+    wg, x3, x1 = (run.kernel(n) for n in ("tf32x3wg", "tf32x3", "tf32x1"))
+    gemm = 2.0 * 4096**3
+    for d in (wg, x3):
+        assert d.gflops_source == "ncu"
+        assert d.gflops == pytest.approx(gemm / d.launch["duration_ns"])  # 2MNK / time, in GFLOP/s
+        assert d.mmas_per_product == pytest.approx(3.0, rel=0.01)  # 3xTF32: three MMAs per product
+        assert d.tensor_gflops_executed == pytest.approx(3 * d.gflops, rel=0.01)
+    assert 75_000 < wg.gflops < 90_000  # bench measured ~82 TFLOP/s at 4096^3 on the H100
+    assert x1.mmas_per_product == pytest.approx(1.0, rel=0.01)
+    # the ladder delta and the index read the same rate
+    change = wg.changes[wg.changes["quantity"] == "gflops"].iloc[0]
+    assert change["after"] == pytest.approx(wg.gflops) and change["before"] == pytest.approx(x3.gflops)
+    assert run.summary.set_index("kernel").loc["tf32x3wg", "gflops"] == pytest.approx(wg.gflops)
+
+
+@pytest.mark.ncu
+def test_tf32_tensor_share_is_of_the_tf32_peak():
+    from ncu_fixtures import tf32_diagnosis
+
+    wg = tf32_diagnosis().kernel("tf32x3wg")
+    assert wg.utilisation["tensor_input"] == "TF32"
+    k = wg.launch
+    assert wg.utilisation["tensor"] == pytest.approx(100 * k["tensor_flop"] / (k["duration_ns"] * 1e-9)
+                                                     / k["peak_tensor_tf32_flops"])
+    assert "FP16" not in (wg.verdict.summary + " ".join(wg.verdict.evidence))
+    assert (wg.tier, wg.rung) == ("fp32-tc", 3)

@@ -73,3 +73,28 @@ def test_from_nothing_has_no_factor():
     facts = pd.DataFrame({"shared_load_wavefronts": [0.0, 4e6]}, index=["a", "b"])
     row = ladder.changes(facts, SPECS).iloc[0]
     assert row["change"] == "0 -> 4.0 M" and row["changed"]
+
+
+def test_tier_rung_counts_steps_within_a_tier():
+    # a fp32-tc kernel d on top of c (fp32) starts its own tier's ladder; e branches off a beside b
+    extra = MANIFEST + "".join(f"""
+[[kernel]]
+name = "{name}"
+file = "{name}.cu"
+entry = "{name}"
+tier = "{tier}"
+idea = "more"
+predecessor = "{pred}"
+grid = [1]
+block = [32]
+""" for name, tier, pred in (("d", "fp32-tc", "c"), ("f", "fp32-tc", "d"), ("e", "fp32", "a")))
+    specs = parse_manifest(extra)
+    assert {s.name: ladder.tier_rung(s.name, specs) for s in specs} == {"a": 1, "b": 2, "c": 3, "d": 1, "f": 2, "e": 2}
+    assert ladder.tier_rung("cublas", specs) is None and ladder.tier_rung("unknown", specs) is None
+
+
+def test_tier_rung_of_the_manifest_tf32_rungs():
+    from profiler.manifest import load_manifest
+
+    specs = load_manifest()
+    assert [ladder.tier_rung(n, specs) for n in ("tf32x1", "tf32x3", "tf32x3wg")] == [1, 2, 3]

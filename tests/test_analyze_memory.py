@@ -178,3 +178,15 @@ def test_traffic_and_mix_on_the_sample_run():
     assert per.loc["smem", "shared_load_per_math"] == pytest.approx(1.25, rel=1e-3)
     assert per.loc["blocktile1d", "shared_load_per_math"] == pytest.approx(0.375, rel=1e-3)
     assert per.loc["blocktile2d", "shared_load_per_math"] == pytest.approx(1 / 16, rel=1e-3)
+
+
+def test_wgmma_shared_bytes_by_hand():
+    # per warpgroup (4 warps): B is N x K; A too when read through a descriptor; TF32 4 bytes, FP16 2
+    sass = pd.DataFrame({"report": "r", "launch": 0, "inst_executed": [8.0, 4.0, 4.0, 100.0], "sass": [
+        "HGMMA.64x128x8.F32.TF32 R24, gdesc[UR12], RZ, !UPT",  # 2 warpgroup MMAs x (64 + 128) x 8 x 4 bytes
+        "HGMMA.64x256x16.F32 R24, gdesc[UR4], R24",             # 1 x (64 + 256) x 16 x 2
+        "HGMMA.64x128x16.F32 R24, R120, gdesc[UR8], R24",       # 1 x 128 x 16 x 2: A from registers
+        "FFMA R1, R2, R3, R1"]})
+    got = memory.wgmma_shared_bytes(sass)
+    assert got["wgmma_shared_bytes"].iloc[0] == 2 * 192 * 8 * 4 + 320 * 16 * 2 + 128 * 16 * 2
+    assert memory.wgmma_shared_bytes(sass.iloc[3:])["wgmma_shared_bytes"].iloc[0] == 0

@@ -193,3 +193,15 @@ def test_missing_counters_give_an_unknown_verdict_not_an_error():
     frame = launch().drop(columns=["sm_throughput_pct", "memory_throughput_pct", "peak_shared_bytes_per_s"])
     v = one(frame)
     assert v.bound == "unknown" and "Speed Of Light" in v.summary
+
+
+@pytest.mark.ncu
+def test_tf32x3wg_is_bound_by_shared_memory_with_wgmmas_reads_estimated():
+    # the split pass's LDS/STS and wgmma's operand reads share the shared-memory pipe; without the
+    # estimate of the reads it read as 0% shared and went to a false global-memory verdict
+    from ncu_fixtures import tf32_diagnosis
+
+    v = tf32_diagnosis().kernel("tf32x3wg").verdict
+    assert (v.bound, v.cause) == ("shared", "shared_throughput"), (v.problem, v.summary)
+    assert "wgmma reads about 19.3 GB" in v.summary and "87% of its wavefront peak" in v.summary
+    assert "Stage tiles of A and B in shared memory" not in v.cure

@@ -280,3 +280,19 @@ def test_diagnosis_json_names_each_rungs_predecessor(out):
             assert record["predecessor"] == specs[name].predecessor, name
     assert kernels["texld128x128x8"]["predecessor"] == "cutlass128x128x8"
     assert kernels["cublas"]["predecessor"] is None
+
+
+@pytest.mark.ncu
+def test_tf32_page_reads_the_gemms_rate_the_tf32_peak_and_the_tiers_rung(tmp_path):
+    from ncu_fixtures import TF32_RUN
+
+    run = tmp_path / "run"
+    shutil.copytree(TF32_RUN, run)
+    result = CliRunner().invoke(app(), ["report", str(run), "-o", str(tmp_path / "out")])
+    assert result.exit_code == 0, result.output
+    page = (tmp_path / "out" / "tf32x3wg.md").read_text()
+    assert page.startswith("[run index]") and "# tf32x3wg (fp32-tc rung 3)" in page and "rung 25" not in page
+    assert "GFLOP/s: **82,435 (ncu)**" in page  # 2 * 4096^3 / 1.67 ms, not the 249,268 executed
+    assert "tensor FLOP/s executed: **247 T (3 MMAs per product)**" in page
+    assert "of TF32 peak" in page and "of FP16 peak" not in page
+    assert "epilogue-bound" not in page

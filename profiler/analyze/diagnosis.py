@@ -20,7 +20,7 @@ import pandas as pd
 
 from ..kernel_spec import KernelSpec
 from ..manifest import REFERENCES
-from ..tiers import PASS, TIMED_STATUSES
+from ..tiers import PASS, TIERS, TIMED_STATUSES
 from . import fill, ladder, memory, stalls
 from .occupancy import occupancy
 from .roofline import kernel_names
@@ -38,7 +38,8 @@ class Diagnosis:
     """Everything the report says about one kernel."""
 
     name: str
-    rung: int | None = None  # position in the ladder (manifest index); None for cuBLAS and unknown
+    rung: int | None = None  # steps up its tier's ladder (`ladder.tier_rung`); None for cuBLAS, probes, unknown
+    tier: str | None = None  # its precision tier; None for a kernel no manifest knows and for cuBLAS
     idea: str | None = None
     predecessor: str | None = None
     successor: str | None = None
@@ -50,6 +51,10 @@ class Diagnosis:
     pct_cublas: float = np.nan
     time_ms: float = np.nan
     gflops_source: str = ""  # 'bench', 'ncu' (no benchmark of it), 'untimed' (failed where profiled)
+    # A tier whose kernels run several MMAs per product (`Tier.extra_products`, 3xTF32): the tensor
+    # FLOP/s the profiled launch executed and its tensor FLOPs per 2MNK; its gflops is the GEMM's 2MNK / time.
+    tensor_gflops_executed: float = np.nan
+    mmas_per_product: float = np.nan
     launch: dict | None = None  # the profiled launch's row of the kernels table
     launches: int = 0  # launches of this kernel at the profile shape
     verdict: Verdict | None = None
@@ -123,6 +128,8 @@ def diagnosis_records(run: RunDiagnosis) -> list[dict]:
             "gflops": None if np.isnan(d.gflops) else round(float(d.gflops), 3),
             "pct_cublas": None if np.isnan(d.pct_cublas) else round(float(d.pct_cublas), 2),
             "gflops_source": d.gflops_source or None,
+            "tensor_gflops_executed": None if np.isnan(d.tensor_gflops_executed) else round(float(d.tensor_gflops_executed), 3),
+            "mmas_per_product": None if np.isnan(d.mmas_per_product) else round(float(d.mmas_per_product), 3),
         })
     return out
 
@@ -153,7 +160,8 @@ def diagnose_run(tables: Mapping[str, pd.DataFrame], specs: Sequence[KernelSpec]
     for name in order:
         spec = by_spec.get(name)
         idea = spec.idea if spec else fill.reference_idea(name) if name in REFERENCES else None
-        d = Diagnosis(name=name, rung=spec.index if spec else None, idea=idea, shape=shape)
+        d = Diagnosis(name=name, rung=ladder.tier_rung(name, specs), tier=spec.tier if spec else None, idea=idea,
+                      shape=shape)
         d.predecessor = ladder.predecessor(name, order, specs)
         d.successor = ladder.successor(name, order, specs)
         if d.successor and d.successor in by_spec:
@@ -162,7 +170,8 @@ def diagnose_run(tables: Mapping[str, pd.DataFrame], specs: Sequence[KernelSpec]
             d.successor_idea = fill.reference_idea(d.successor)
         fill.add_bench(d, bench, shape)
         if len(chosen) and name in set(chosen["name"]):
-            fill.add_profile(d, chosen[chosen["name"] == name].iloc[0].to_dict(), per_launch)
+            fill.add_profile(d, chosen[chosen["name"] == name].iloc[0].to_dict(), per_launch,
+                             extra_products=bool(spec and spec.tier in TIERS and TIERS[spec.tier].extra_products))
         elif kernels is not None:
             d.warnings.append("Not profiled in this run: timing only.")
         if d.status is None and profile_log is not None and "status" in profile_log.columns:

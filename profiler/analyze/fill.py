@@ -123,7 +123,11 @@ def _uses(d: Diagnosis) -> set[str]:
     return set(d.verdict.already_uses) if d.verdict else set()
 
 
-def add_profile(d: Diagnosis, launch: dict, per: Mapping[str, pd.DataFrame | None]) -> None:
+def add_profile(d: Diagnosis, launch: dict, per: Mapping[str, pd.DataFrame | None],
+                extra_products: bool = False) -> None:
+    """The profiled launch's facts. Without a benchmark its rate is ncu's executed FLOP/s, except in
+    a tier whose kernels run several MMAs per product, where that would count each product three
+    times: there the rate is the GEMM's 2MNK / time and the executed tensor rate is kept apart."""
     key = (launch.get("report"), launch.get("launch"))
     d.launch, d.launches = launch, int(launch.get("launches", 1))
     if d.launches > 1:
@@ -133,6 +137,13 @@ def add_profile(d: Diagnosis, launch: dict, per: Mapping[str, pd.DataFrame | Non
     if not d.gflops_source and launch.get("achieved_flops") and not pd.isna(launch.get("achieved_flops")):
         d.gflops, d.gflops_source = float(launch["achieved_flops"]) / 1e9, "ncu"
         d.time_ms = float(launch["duration_ns"]) / 1e6
+    shape, tensor = shape_of(launch), launch.get("tensor_flop", np.nan)
+    if extra_products and shape and not pd.isna(tensor) and tensor > 0 and launch.get("duration_ns", 0) > 0:
+        gemm_flop = 2.0 * shape[0] * shape[1] * shape[2]
+        d.tensor_gflops_executed = float(tensor) / float(launch["duration_ns"])  # FLOP per ns = GFLOP/s
+        d.mmas_per_product = float(tensor) / gemm_flop
+        if d.gflops_source == "ncu":
+            d.gflops = gemm_flop / float(launch["duration_ns"])
 
     def mine(name: str) -> pd.DataFrame:
         frame = per.get(name)

@@ -51,7 +51,7 @@ QUANTITIES = (
     Quantity("registers_per_thread", "registers per thread", "value", "", 0),
     Quantity("issue_pct", "issue slots busy", "points", "%", +1),
     Quantity("fp32_pct", "FP32 pipe", "points", "%", +1),
-    Quantity("tensor_pct", "tensor cores (of FP16 peak)", "points", "%", +1),
+    Quantity("tensor_pct", "tensor cores (of the peak of their input type, TF32 or FP16)", "points", "%", +1),
     Quantity("top_stall", "top stall (costs only)", "text"),
 )
 
@@ -84,6 +84,23 @@ def predecessor(name: str, present: Iterable[str], specs: Sequence[KernelSpec]) 
             return spec.predecessor
         spec = by_name.get(spec.predecessor)
     return None
+
+
+def tier_rung(name: str, specs: Sequence[KernelSpec]) -> int | None:
+    """How many steps up its own tier's ladder a kernel stands: 1 for a kernel whose predecessor
+    is of another tier (or none), else its predecessor's rung + 1. The ladder is a tree (shape
+    specialisations branch off a rung), so two kernels may share a rung; the manifest's index runs
+    across tiers and says nothing about a tier. None for a kernel no manifest knows or a probe."""
+    by_name = {s.name: s for s in specs}
+    spec, rung, seen = by_name.get(name), 0, set()
+    if spec is None or spec.planted:
+        return None
+    tier = spec.tier
+    while spec is not None and spec.tier == tier and spec.name not in seen:
+        seen.add(spec.name)
+        rung += 1
+        spec = by_name.get(spec.predecessor) if spec.predecessor else None
+    return rung
 
 
 def successor(name: str, present: Iterable[str], specs: Sequence[KernelSpec]) -> str | None:

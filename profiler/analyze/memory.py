@@ -268,15 +268,51 @@ def shared_bytes(kernels: pd.DataFrame) -> pd.Series:
     """Shared-memory bytes as the bandwidth peak counts them: wavefronts (loads, stores, cp.async)
     times the 128 bytes one wavefront can move. Missing parts count 0 unless all are missing; NaN
     (not measured) where `shared_unmeasured`."""
-    parts = pd.concat([numeric_column(kernels, col) for _, col, _, _ in SHARED_KINDS], axis=1)
-    total = parts.sum(axis=1, min_count=1) * SHARED_BYTES_PER_WAVEFRONT
-    return total.where(~shared_unmeasured(kernels))
+    return shared_measured_bytes(kernels).where(~shared_unmeasured(kernels))
 
 
 def shared_utilisation_pct(kernels: pd.DataFrame) -> pd.Series:
     """Shared-memory wavefronts (loads, stores, cp.async) per second over the peak rate, in %."""
     rate = shared_bytes(kernels).fillna(0) / (kernels["duration_ns"] * 1e-9)
     return 100.0 * rate / kernels["peak_shared_bytes_per_s"]
+
+
+# A warpgroup MMA in SASS: `HGMMA.64x128x8.F32.TF32 R24, gdesc[UR12], R24`; A is read from shared
+# memory when the operand after the accumulator is a descriptor, else from registers.
+_WGMMA = re.compile(r"\b[HQI]GMMA\.(\d+)x(\d+)x(\d+)\.\w+(?:\.(\w+))?\s+\S+,\s*(\S+)")
+# Bytes per operand element by the type SASS names (no type: FP16 / BF16).
+_WGMMA_ELEMENT_BYTES = {"TF32": 4, "E4M3": 1, "E5M2": 1, "S8": 1, "U8": 1}
+WARPS_PER_WARPGROUP = 4
+
+
+def wgmma_shared_bytes(sass: pd.DataFrame) -> pd.DataFrame:
+    """Per launch, an estimate of the bytes wgmma read from shared memory, which no wavefront
+    counter sees: per warpgroup MMA (a warp-level count / 4) its B tile (N x K) and, when A comes
+    through a descriptor, its A tile (M x K), at the operand type's size. An operand read once per
+    instruction, as the PTX defines it; shared-memory broadcast between warpgroups is not modelled.
+    Columns: report, launch, wgmma_shared_bytes (0 for a launch without wgmma)."""
+    columns = [*_KEYS, "wgmma_shared_bytes"]
+    if sass is None or sass.empty:
+        return pd.DataFrame(columns=columns)
+    per_row = []
+    for text, executed in zip(sass["sass"].astype(str), sass["inst_executed"].fillna(0)):
+        m = _WGMMA.search(text)
+        if m is None:
+            per_row.append(0.0)
+            continue
+        rows, cols, depth = (int(g) for g in m.group(1, 2, 3))
+        size = _WGMMA_ELEMENT_BYTES.get(m.group(4) or "", 2)
+        a_shared = m.group(5).startswith("gdesc")
+        per_row.append(executed / WARPS_PER_WARPGROUP * size * depth * (cols + (rows if a_shared else 0)))
+    frame = pd.DataFrame({"report": sass["report"], "launch": sass["launch"], "wgmma_shared_bytes": per_row})
+    return frame.groupby(_KEYS, sort=False, dropna=False)["wgmma_shared_bytes"].sum().reset_index()[columns]
+
+
+def shared_measured_bytes(kernels: pd.DataFrame) -> pd.Series:
+    """The wavefront counters' shared bytes (loads, stores, cp.async, 128 bytes each), whether or
+    not wgmma read more unseen (`shared_bytes` is NaN then)."""
+    parts = pd.concat([numeric_column(kernels, col) for _, col, _, _ in SHARED_KINDS], axis=1)
+    return parts.sum(axis=1, min_count=1) * SHARED_BYTES_PER_WAVEFRONT
 
 
 def instruction_mix(sass: pd.DataFrame) -> pd.DataFrame:

@@ -1,15 +1,22 @@
 """Where a launch's time goes in its code: the share of PC samples before, in and after the main
 loop, and the line that holds most of a region's samples.
 
-The main loop is the span of the math instructions (MMA, else FFMA or DFMA) executed at least
-`HOT_SHARE` as often as the busiest of them (the loop body runs once per k step, prologue and
-epilogue once per tile; an epilogue may loop too, so the span is set by the math); PC samples are
+The main loop is read off the control flow: the innermost backward branch (a BRA whose target
+precedes it) whose span [target, branch] holds all the hot math instructions (MMA, else FFMA or
+DFMA, executed at least `HOT_SHARE` as often as the busiest: an epilogue's alpha * acc FFMAs stay out). A loop body may hold more than the math: a warp-specialised kernel splits or converts the
+next tile inside the k loop, often in an inner loop of its own run more often than the MMAs, and
+that work is the loop's. Without such a branch (no PCs, a fully unrolled k), the main loop is the
+span of the math executed at least `HOT_SHARE` as often as the busiest of it, widened to
+neighbours executed as often (the loop body runs once per k step, prologue and epilogue once per
+tile; an epilogue may loop too, so the span is set by the math). PC samples are
 taken at a fixed interval, so a region's share of them is its share of the warps' time. A kernel
 whose epilogue holds a large share (the C load and store of a short-K GEMM, a slow store pattern)
 is told so, with the line, instead of being told to speed up a loop that is not the problem.
 """
 
 from __future__ import annotations
+
+import re
 
 import numpy as np
 import pandas as pd
@@ -47,6 +54,55 @@ def _math_mask(classes: np.ndarray, executed: np.ndarray) -> np.ndarray:
     return fp64 if executed[fp64].sum() > executed[ffma].sum() else ffma
 
 
+_BRANCH_TARGET = re.compile(r"\bBRA\b[^;]*?\b0x([0-9a-fA-F]+)")
+
+
+def branch_targets(g: pd.DataFrame) -> np.ndarray:
+    """Per row of one launch's SASS (sorted by offset): the offset a BRA jumps to, else -1. The
+    SASS text names the target as an absolute address (`@!P0 BRA 0x7f4d2d7aeb60`), the function's
+    base plus the offset, so the base is read off the pc and offset columns."""
+    targets = np.full(len(g), -1, dtype="int64")
+    if "pc" not in g.columns or g["pc"].isna().all() or g["offset"].isna().any():
+        return targets
+    known = g["pc"].notna().to_numpy()
+    base = int(g["pc"].to_numpy()[known][0]) - int(g["offset"].to_numpy()[known][0])
+    for i, text in enumerate(g["sass"].astype(str)):
+        if (m := _BRANCH_TARGET.search(text)) is not None:
+            address = int(m.group(1), 16)
+            targets[i] = address - base if address >= base else address
+    return targets
+
+
+def _loop_by_branch(g: pd.DataFrame, math: np.ndarray) -> tuple[int, int] | None:
+    """Row indices (first, last) of the innermost backward branch's span that holds every math
+    instruction, or None when no backward branch does (or the launch ran no math)."""
+    if not math.any():
+        return None
+    offsets = g["offset"].to_numpy(dtype="int64")
+    targets = branch_targets(g)
+    lo, hi = offsets[math].min(), offsets[math].max()
+    spans = [(int(targets[i]), int(offsets[i])) for i in np.flatnonzero(targets >= 0)
+             if targets[i] <= lo and offsets[i] >= hi]
+    if not spans:
+        return None
+    start, end = min(spans, key=lambda s: s[1] - s[0])
+    return int(np.searchsorted(offsets, start)), int(np.searchsorted(offsets, end))
+
+
+def _loop_by_counts(executed: np.ndarray, math: np.ndarray) -> tuple[int, int]:
+    """Row indices (first, last) of the hot math's span widened to neighbours run as often: the
+    waits before the first MMA, the arrives and branch after the last."""
+    basis = executed[math] if math.any() else executed
+    threshold = HOT_SHARE * basis.max()
+    hot = np.flatnonzero((executed >= threshold) & (math if math.any() else True))
+    first, last = hot.min(), hot.max()
+    while first > 0 and executed[first - 1] >= threshold:
+        first -= 1
+    while last < len(executed) - 1 and executed[last + 1] >= threshold:
+        last += 1
+    return first, last
+
+
 def _split(group: pd.DataFrame) -> dict:
     g = group.sort_values("offset", kind="stable")
     executed = g["inst_executed"].fillna(0).to_numpy(dtype="float64")
@@ -58,15 +114,8 @@ def _split(group: pd.DataFrame) -> dict:
         return empty
     classes = np.array([OPCODE_CLASSES.get(o, "other") for o in opcodes(g)])
     math = _math_mask(classes, executed)
-    basis = executed[math] if math.any() else executed
-    threshold = HOT_SHARE * basis.max()
-    hot = np.flatnonzero((executed >= threshold) & (math if math.any() else True))
-    first, last = hot.min(), hot.max()
-    # the loop body around its math: the waits before the first MMA, the arrives and branch after the last
-    while first > 0 and executed[first - 1] >= threshold:
-        first -= 1
-    while last < len(executed) - 1 and executed[last + 1] >= threshold:
-        last += 1
+    hot_math = math & (executed >= HOT_SHARE * executed[math].max()) if math.any() else math
+    first, last = _loop_by_branch(g, hot_math) or _loop_by_counts(executed, math)
     region = np.where(np.arange(len(g)) < first, 0, np.where(np.arange(len(g)) > last, 2, 1))
     out = {f"{name}_pct": 100.0 * samples[region == i].sum() / total for i, name in enumerate(REGIONS)}
     out |= {f"{c}_samples_pct": 100.0 * samples[classes == c].sum() / total for c in SAMPLED_CLASSES}

@@ -114,9 +114,11 @@ def fp32(s: Signals) -> Verdict:
 
 def tensor(s: Signals) -> Verdict:
     u, k = s.util, s.launch
-    summary = (f"The tensor cores run at {fmt_pct(u['tensor'])} of their dense FP16 peak "
+    peak = k.get("peak_tensor_flops", np.nan)
+    peak = k["peak_tensor_fp16_flops"] if pd.isna(peak) else peak
+    summary = (f"The tensor cores run at {fmt_pct(u['tensor'])} of their dense {tensor_peak_name(u)} peak "
                f"({fmt_num(k['tensor_flop'] / (k['duration_ns'] * 1e-9) / 1e9)} of "
-               f"{fmt_num(k['peak_tensor_fp16_flops'] / 1e9)} GFLOP/s at the clock of this launch): the kernel is at "
+               f"{fmt_num(peak / 1e9)} GFLOP/s at the clock of this launch): the kernel is at "
                f"the compute roof.")
     return _verdict("tensor", "at the tensor-core roof", summary,
                     [s.sides(), causes.hopper_sentence(s), *_stall_evidence(s, n=1)], None, s, "tensor_roof")
@@ -124,14 +126,22 @@ def tensor(s: Signals) -> Verdict:
 
 def uses_tensor_cores(u: dict) -> bool:
     """Whether a launch's utilisation (a row of `utilisation`) shows tensor-core work: then its
-    math is measured against the FP16 tensor peak, not the FP32 pipe."""
+    math is measured against the tensor peak of its input type (`tensor_peak_name`), not the FP32 pipe."""
     return not pd.isna(u.get("tensor", np.nan)) and u["tensor"] > 0
 
 
+def tensor_peak_name(u: dict) -> str:
+    """'TF32' or 'FP16': the input type whose tensor peak `u['tensor']` is a share of (an older
+    utilisation row without the column: FP16, what it was measured against)."""
+    name = u.get("tensor_input")
+    return name if isinstance(name, str) else "FP16"
+
+
 def math_share(u: dict) -> str:
-    """'FP32 at 61% of peak', or for a launch that used tensor cores, their share of the FP16 peak."""
+    """'FP32 at 61% of peak', or for a launch that used tensor cores, their share of the peak of
+    their input type ('of their TF32 peak' for the fp32-tc tier)."""
     if uses_tensor_cores(u):
-        return f"tensor cores at {fmt_pct(u['tensor'])} of their FP16 peak"
+        return f"tensor cores at {fmt_pct(u['tensor'])} of their {tensor_peak_name(u)} peak"
     return f"FP32 at {fmt_pct(u['fp32'])} of peak"
 
 
@@ -193,6 +203,14 @@ def shared(s: Signals) -> Verdict:
         why = f"{fmt_pct(worst['excess_pct'])} of the {KIND_NOUNS[worst['kind']]}' wavefronts are conflict replays"
         cure = ("Change the layout so a warp's accesses fall in distinct banks: pad or transpose the tile, or give each "
                 "lane contiguous float4s (conflict-free LDS.128).")
+    elif u.get("shared_wgmma_bytes", 0) > 0:  # wgmma's operand reads and the kernel's own shared traffic
+        reads, counted = u["shared_wgmma_bytes"], u["shared_counted_bytes"]
+        problem = "shared-memory bandwidth (wgmma's operand reads plus the kernel's own shared loads and stores)"
+        why = (f"wgmma reads about {fmt_bytes(reads)} of operands (estimated from its SASS: no counter sees them) "
+               f"beside {fmt_bytes(counted)} of counted shared loads and stores")
+        cure = ("Less shared traffic per MMA: keep operands that are staged in shared memory only to be "
+                "converted or transposed out of that round trip (convert in registers, or feed wgmma's A "
+                "from registers), and larger tiles per warpgroup so each operand byte feeds more MMAs.")
     else:
         per = f"{fmt_num(loads)} shared loads per {_math_op(s)}" if not pd.isna(loads) else "shared-memory instruction throughput"
         problem = f"shared-load throughput ({per})" if not pd.isna(loads) else per
@@ -324,5 +342,7 @@ def notes(key: str, cause: str, s: Signals) -> list[str]:
                      f"{fmt_pct(cost)} of the SMs' time idle (tail effect).")
     if shared_unmeasured(pd.DataFrame([s.launch])).iloc[0]:
         notes.append("wgmma reads its operands from shared memory through descriptors, which the shared-memory "
-                     "wavefront counters do not see: shared traffic is not measured for this kernel.")
+                     "wavefront counters do not see: shared traffic is not measured for this kernel" +
+                     (f" (the verdict adds an estimate of those reads from the SASS, "
+                      f"{fmt_bytes(s.util['shared_wgmma_bytes'])})." if s.util.get("shared_wgmma_bytes", 0) > 0 else "."))
     return notes

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..extract.metrics import tensor_input
 from ..stall_table import BY_REASON
 from .memory import shared_utilisation_pct
 from ..numbers import fmt_num, fmt_pct
@@ -22,8 +23,9 @@ ISSUE_SLOTS_PER_SM = SCHEDULERS_PER_SM
 def utilisation(kernels: pd.DataFrame) -> pd.DataFrame:
     """Per launch, in % of each unit's peak: sm, memory (ncu's Speed Of Light), dram, l2, shared
     (wavefront rate), fp32 (FP32 FLOPs on the FMA pipe), tensor (tensor-core FLOPs against the dense
-    FP16 peak), issue (issue slots used); ffma_share (FFMAs among issued
-    warp instructions); blocks, waves and sm_fill (share of SMs given a block)."""
+    peak of the input type that fed them, named by tensor_input: 'TF32' or 'FP16'), issue (issue
+    slots used); ffma_share (FFMAs among issued warp instructions); blocks, waves and sm_fill (share
+    of SMs given a block)."""
     def col(name: str) -> pd.Series:  # a missing column (an older table) reads as unknown
         return numeric_column(kernels, name)
 
@@ -47,7 +49,10 @@ def utilisation(kernels: pd.DataFrame) -> pd.DataFrame:
     }, index=kernels.index)
     # ncu's own DRAM throughput where it has one (same definition, its rounding).
     out["dram"] = col("dram_throughput_pct").where(col("dram_throughput_pct").notna(), out["dram"])
-    return out.astype({c: "float64" for c in out.columns if c not in ("report", "launch")})
+    out = out.astype({c: "float64" for c in out.columns if c not in ("report", "launch")})
+    flops = pd.DataFrame({"tensor_tf32_flop": col("tensor_tf32_flop"), "tensor_flop": col("tensor_flop")})
+    out["tensor_input"] = tensor_input(flops) if len(flops) else []
+    return out
 
 
 @dataclass

@@ -23,11 +23,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import numpy as np
 import pandas as pd
 
 from . import causes, sentences
 from .bounds import BOUNDS, Verdict
-from .memory import global_access_kinds, with_opcodes
+from .memory import global_access_kinds, shared_measured_bytes, shared_unmeasured, wgmma_shared_bytes, with_opcodes
 from .occupancy import occupancy
 from .regions import time_regions
 from .signals import Signals, utilisation
@@ -54,12 +55,13 @@ def classify(kernels: pd.DataFrame, mix: pd.DataFrame | None = None, conflicts: 
     tech = techniques_of(sass) if sass is not None else None
     kinds = global_access_kinds(sass) if sass is not None else None
     regions = time_regions(sass) if sass is not None else None
+    wgmma_bytes = wgmma_shared_bytes(sass) if sass is not None else None
     rows = []
     for i, record in enumerate(kernels.to_dict("records")):
         key = (record.get("report"), record.get("launch"))
         signals = Signals(
             launch=record,
-            util=util.iloc[i].to_dict(),
+            util=_with_wgmma_reads(util.iloc[i].to_dict(), record, _first_row(_for(wgmma_bytes, key))),
             occupancy=occ.iloc[i].to_dict(),
             stalls=_for(stalls, key),
             mix=_first_row(_for(mix, key)),
@@ -73,6 +75,21 @@ def classify(kernels: pd.DataFrame, mix: pd.DataFrame | None = None, conflicts: 
         rows.append({"report": key[0], "launch": key[1], "verdict": v, "bound": v.bound, "cause": v.cause,
                      "label": v.label, "problem": v.problem})
     return pd.DataFrame(rows, columns=["report", "launch", "verdict", "bound", "cause", "label", "problem"])
+
+
+def _with_wgmma_reads(u: dict, launch: dict, wgmma: dict | None) -> dict:
+    """A wgmma launch's shared utilisation with wgmma's operand reads, which no counter sees,
+    estimated from its SASS (`memory.wgmma_shared_bytes`) and added to the counted wavefronts:
+    without them a kernel whose split pass and wgmmas share the shared-memory pipe reads as 0%
+    shared and is sent to the global-memory verdict. `shared_wgmma_bytes` marks the estimate."""
+    frame = pd.DataFrame([launch])
+    reads = (wgmma or {}).get("wgmma_shared_bytes", 0.0)
+    if not shared_unmeasured(frame).iloc[0] or not reads > 0:
+        return u
+    measured = float(shared_measured_bytes(frame).fillna(0).iloc[0])
+    seconds, peak = launch.get("duration_ns", np.nan) * 1e-9, launch.get("peak_shared_bytes_per_s", np.nan)
+    return u | {"shared": 100.0 * (measured + reads) / seconds / peak, "shared_wgmma_bytes": reads,
+                "shared_counted_bytes": measured}
 
 
 def decide(s: Signals) -> Verdict:

@@ -453,12 +453,17 @@ def achieved_flops(frame: Any) -> np.ndarray:
     return total / (_f(frame, "duration_ns") * 1e-9)
 
 
-def tensor_peak(frame: Any) -> np.ndarray:
-    """The tensor-core peak of the input type a launch mostly fed them: TF32 when most of its
-    tensor FLOPs are TF32 (the fp32-tc tier), else FP16 (also when the TF32 counter is missing)."""
-    tf32 = np.nan_to_num(_f(frame, "tensor_tf32_flop"))
+def tensor_input(frame: Any) -> np.ndarray:
+    """The input type whose tensor-core peak a launch is measured against: 'TF32' when most of its
+    tensor FLOPs are TF32 (the fp32-tc tier), else 'FP16' (also when the TF32 counter is missing)."""
+    tf32 = np.nan_to_num(_f(frame, "tensor_tf32_flop")) if "tensor_tf32_flop" in frame else np.zeros(len(frame))
     mostly_tf32 = (tf32 > 0) & (tf32 >= 0.5 * np.nan_to_num(_f(frame, "tensor_flop")))
-    return np.where(mostly_tf32, _f(frame, "peak_tensor_tf32_flops"), _f(frame, "peak_tensor_fp16_flops"))
+    return np.where(mostly_tf32, "TF32", "FP16")
+
+
+def tensor_peak(frame: Any) -> np.ndarray:
+    """The tensor-core peak of the input type a launch mostly fed them (`tensor_input`)."""
+    return np.where(tensor_input(frame) == "TF32", _f(frame, "peak_tensor_tf32_flops"), _f(frame, "peak_tensor_fp16_flops"))
 
 
 # The pipes a GEMM's math can run on, and the peak column each is measured against.

@@ -11,7 +11,7 @@ from ..analyze.diagnosis import Diagnosis, RunDiagnosis
 from ..analyze.gemm_shape import FROM_NVTX, FROM_OPTION, UNKNOWN_SHAPE
 from ..numbers import fmt_num, fmt_pct
 from ..analyze.values import flag
-from ..analyze.sentences import uses_tensor_cores
+from ..analyze.sentences import tensor_peak_name, uses_tensor_cores
 from ..manifest import REFERENCES
 from ..tiers import CONTEXT, TIMED_STATUSES
 from .page_tables import (Cell, Table, changes_table, conflict_lines_table, conflicts_table, gflops_change,
@@ -34,13 +34,16 @@ def kernel_view(d: Diagnosis, run: RunDiagnosis) -> dict[str, Any]:
         ("% of cuBLAS", Cell(fmt_pct(d.pct_cublas) + (" (ncu)" if d.gflops_source == "ncu" else ""))),
         ("time", Cell(f"{fmt_num(d.time_ms)} ms" if not is_missing(d.time_ms) else "n/a")),
     ]
-    if d.own_shape and d.rung is None and not d.is_reference and not is_missing(k.get("duration_ns")):
+    if d.own_shape and d.tier is None and not d.is_reference and not is_missing(k.get("duration_ns")):
         # a kernel no manifest knows: the GEMM's own FLOPs over its time, whatever it executed
         M, N, K = d.own_shape
         facts.append(("GEMM GFLOP/s (2MNK / time)", Cell(fmt_num(2.0 * M * N * K / float(k["duration_ns"])))))
+    if not is_missing(d.tensor_gflops_executed):  # a 3xTF32 rung: the headline is the GEMM's rate, this what ran
+        facts.append(("tensor FLOP/s executed", Cell(
+            f"{fmt_num(d.tensor_gflops_executed / 1e3)} T ({fmt_num(d.mmas_per_product)} MMAs per product)")))
     if d.utilisation:
         if uses_tensor_cores(d.utilisation):  # its FMA pipe share says nothing
-            facts.append(("tensor cores", Cell(fmt_pct(d.utilisation["tensor"]) + " of FP16 peak")))
+            facts.append(("tensor cores", Cell(f"{fmt_pct(d.utilisation['tensor'])} of {tensor_peak_name(d.utilisation)} peak")))
         else:
             facts.append(("FP32 pipe", Cell(fmt_pct(d.utilisation["fp32"]) + " of peak")))
     view: dict[str, Any] = {
