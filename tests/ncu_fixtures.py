@@ -115,3 +115,31 @@ def tf32_diagnosis():
     from profiler.manifest import load_manifest
 
     return tf32_run().diagnose(manifest=load_manifest())
+
+
+def install_fake_ncu(tmp_path, monkeypatch, script: str, fixtures: Path, allow_gpu: bool = True, **environment) -> Path:
+    """Put a stand-in `ncu` (a Python `script`, formatted with {python} and {fixtures}) where
+    gemmprof looks for ncu, cache extraction in `tmp_path`, and report a fake H200 as the GPU
+    (`allow_gpu` False: fail if the command asks for CuPy). Returns the stand-in's path."""
+    import stat
+    import sys
+
+    import profiler.measure.provenance as provenance
+
+    exe = tmp_path / "ncu"
+    exe.write_text(script.format(python=sys.executable, fixtures=str(fixtures)))
+    exe.chmod(exe.stat().st_mode | stat.S_IEXEC)
+    monkeypatch.setenv("GEMMPROF_NCU", str(exe))
+    monkeypatch.setenv("GEMMPROF_CACHE_DIR", str(tmp_path / "cache"))
+    for name, value in environment.items():
+        monkeypatch.setenv(name, value)
+    real = provenance.collect_environment
+
+    def fake_h200_environment(ncu=None, need_gpu=False, nvml_only=False):
+        assert allow_gpu or not need_gpu  # a program's profile needs no CuPy in gemmprof itself
+        env = real(ncu=ncu)
+        env.update(gpu_name="NVIDIA H200 (fake)", arch="sm_90", gpu_slug="h200", compute_capability="9.0", driver="580.1")
+        return env
+
+    monkeypatch.setattr(provenance, "collect_environment", fake_h200_environment)
+    return exe

@@ -4,12 +4,11 @@ orchestration: one report per kernel, atomic writes, skip-if-done, --force, the 
 tables, and the errors a user must be able to act on."""
 
 import json
-import stat
-import sys
 import textwrap
 from pathlib import Path
 
 import pytest
+from ncu_fixtures import install_fake_ncu
 from typer.testing import CliRunner
 
 from profiler.cli import app
@@ -48,24 +47,10 @@ FAKE_NCU = textwrap.dedent(
 
 @pytest.fixture
 def fake_ncu(tmp_path, monkeypatch):
-    exe = tmp_path / "ncu"
-    exe.write_text(FAKE_NCU.format(python=sys.executable, fixtures=str(FIXTURES)))
-    exe.chmod(exe.stat().st_mode | stat.S_IEXEC)
-    monkeypatch.setenv("GEMMPROF_NCU", str(exe))
-    monkeypatch.setenv("GEMMPROF_CACHE_DIR", str(tmp_path / "cache"))
     import profiler.cli.profile as profile_cli
-    import profiler.measure.provenance as provenance
 
     monkeypatch.setattr(profile_cli, "require_cupy", lambda: None)
-    real = provenance.collect_environment
-
-    def no_gpu_environment(ncu=None, need_gpu=False, nvml_only=False):
-        env = real(ncu=ncu)
-        env.update(gpu_name="NVIDIA H200 (fake)", arch="sm_90", gpu_slug="h200", compute_capability="9.0")
-        return env
-
-    monkeypatch.setattr(provenance, "collect_environment", no_gpu_environment)
-    return exe
+    return install_fake_ncu(tmp_path, monkeypatch, FAKE_NCU, FIXTURES)
 
 
 def profile(tmp_path, *args):

@@ -5,12 +5,12 @@ check the ncu command gemmprof built, the run directory, the launch-count guard 
 one-line errors."""
 
 import json
-import stat
 import sys
 import textwrap
 from pathlib import Path
 
 import pytest
+from ncu_fixtures import install_fake_ncu
 from typer.testing import CliRunner
 
 from profiler.cli import app
@@ -63,24 +63,8 @@ FAKE_NCU = textwrap.dedent(
 
 @pytest.fixture
 def fake_ncu(tmp_path, monkeypatch):
-    exe = tmp_path / "ncu"
-    exe.write_text(FAKE_NCU.format(python=sys.executable, fixtures=str(FIXTURES)))
-    exe.chmod(exe.stat().st_mode | stat.S_IEXEC)
-    monkeypatch.setenv("GEMMPROF_NCU", str(exe))
-    monkeypatch.setenv("FAKE_NCU_LOG", str(tmp_path / "ncu-calls.jsonl"))
-    monkeypatch.setenv("GEMMPROF_CACHE_DIR", str(tmp_path / "cache"))
-    import profiler.measure.provenance as provenance
-
-    real = provenance.collect_environment
-
-    def no_gpu_environment(ncu=None, need_gpu=False, nvml_only=False):
-        assert not need_gpu  # a program's profile needs no CuPy in gemmprof itself
-        env = real(ncu=ncu)
-        env.update(gpu_name="NVIDIA H200 (fake)", arch="sm_90", gpu_slug="h200", compute_capability="9.0", driver="580.1")
-        return env
-
-    monkeypatch.setattr(provenance, "collect_environment", no_gpu_environment)
-    return exe
+    return install_fake_ncu(tmp_path, monkeypatch, FAKE_NCU, FIXTURES, allow_gpu=False,
+                            FAKE_NCU_LOG=str(tmp_path / "ncu-calls.jsonl"))
 
 
 def calls(tmp_path) -> list[list[str]]:
