@@ -296,3 +296,10 @@ def test_tf32_page_reads_the_gemms_rate_the_tf32_peak_and_the_tiers_rung(tmp_pat
     assert "tensor FLOP/s executed: **247 T (3 MMAs per product)**" in page
     assert "of TF32 peak" in page and "of FP16 peak" not in page
     assert "epilogue-bound" not in page
+
+
+def test_the_climb_lists_rungs_not_the_references(out):
+    index = (out / "index.md").read_text() if (out / "index.md").is_file() else (out / "index.html").read_text()
+    climb = index[index.index("The climb"):]
+    assert "spread128x256x8" in climb and "regbank128x256x8" in climb
+    assert "cublas over" not in climb and "cublas</a> over" not in climb

@@ -92,6 +92,12 @@ class Diagnosis:
         """A cuBLAS reference (manifest.REFERENCES): the yardstick, not a kernel to fix."""
         return self.name in REFERENCES
 
+    @property
+    def rung_below(self) -> str | None:
+        """The rung this kernel climbed from: its predecessor, except for a reference, which sits
+        above the ladder's top (`predecessor` still links its page there) but improves on nothing."""
+        return None if self.is_reference else self.predecessor
+
 
 @dataclass
 class RunDiagnosis:
@@ -119,7 +125,7 @@ def diagnosis_records(run: RunDiagnosis) -> list[dict]:
         out.append({
             "kernel": d.name, "function": (d.launch or {}).get("function"),
             "shape": list(d.own_shape) if d.own_shape else None, "status": d.status, "reference": d.is_reference,
-            "predecessor": None if d.is_reference else d.predecessor,  # a reference is no rung's successor
+            "predecessor": d.rung_below,
             "bound": v.bound if v else None, "label": v.label if v else None, "cause": v.cause if v else None,
             "problem": v.problem if v else None, "summary": v.summary if v else None,
             "cure": v.cure if v else None, "evidence": list(v.evidence) if v else [],

@@ -99,8 +99,8 @@ def index_view(run: RunDiagnosis) -> dict[str, Any]:
     climbs = []
     for d in run.kernels:
         change = gflops_change(d)
-        if d.predecessor and change:
-            climbs.append((d.predecessor, d.name, change,
+        if d.rung_below and change:
+            climbs.append((d.rung_below, d.name, change,
                            f"{d.verdict.label} ({d.verdict.problem})" if d.verdict else None))
     return {
         "run": run, "summary": summary, "sizes": sizes, "shape": shape, "env": env, "meta": {"created": None, "command": None, **run.meta},  # the template asks for both
