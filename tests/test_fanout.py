@@ -169,3 +169,53 @@ def test_cli_refuses_mixed_models(monkeypatch, tmp_path):
     monkeypatch.setattr(gpus, "list_gpus", lambda: [TWO[0], Gpu("1", "GPU-ccc", "NVIDIA H100 80GB HBM3")])
     result = CliRunner().invoke(app, ["bench", "-k", "naive", "--sizes", "64", "--out", str(tmp_path), "--gpus", "all"])
     assert isinstance(result.exception, GemmprofError) and "mixes GPU models" in str(result.exception)
+
+
+def test_jobs_are_handed_out_as_gpus_come_free_not_queued_ahead():
+    """With two workers, never more than two jobs are out at once: a third waits for a GPU to
+    come free instead of sitting in one worker's queue (which leaves the other GPU idle at the
+    end when jobs differ in length). A retry is still made."""
+    from profiler.fanout.cluster import open_client
+
+    FLAKY.clear()
+    jobs = [Job("bench", name, "fp32", (64, 64, 64)) for name in ("a", "once", "b", "c", "d", "e")]
+    outstanding, most, seen = [0], [0], []
+
+    def done(d):
+        outstanding[0] -= 1
+        seen.append(d)
+
+    with open_client(["0", "1"], processes=False) as client:
+        submit = client.submit
+
+        def counting_submit(*args, **kwargs):
+            outstanding[0] += 1
+            most[0] = max(most[0], outstanding[0])
+            return submit(*args, **kwargs)
+
+        client.submit = counting_submit
+        run_cluster(jobs, flaky_task, client, done)
+    assert most[0] == 2
+    assert sorted(d.job.kernel for d in seen if d.final) == sorted(j.kernel for j in jobs)
+    assert [d.attempt for d in seen if d.job.kernel == "once"] == [1, 2]
+
+
+def test_each_gpu_gets_its_own_ncu_lock_and_cuda_counts_as_nvml(tmp_path, monkeypatch):
+    import os
+    import tempfile
+
+    from profiler.measure.ncu import lock_per_gpu
+    from profiler.subprocess_env import pin_env
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    env = pin_env({}, "1")
+    assert env == {"CUDA_VISIBLE_DEVICES": "1", "CUDA_DEVICE_ORDER": "PCI_BUS_ID"}
+    a = lock_per_gpu(dict(env), "GPU-aaa")["TMPDIR"]
+    b = lock_per_gpu(dict(env), "GPU-bbb")["TMPDIR"]
+    assert a != b and lock_per_gpu({}, "GPU-aaa")["TMPDIR"] == a  # per GPU, the same for one GPU
+    assert Path(a).is_dir() and Path(a).parent == tmp_path and oct(Path(a).stat().st_mode & 0o777) == "0o700"
+    # a folder of that name that is not this user's own (here: a symlink planted there) is not used
+    planted = tmp_path / f"gemmprof-ncu-{os.getuid()}-GPU-ccc"
+    planted.symlink_to(tmp_path / "elsewhere", target_is_directory=True)
+    (tmp_path / "elsewhere").mkdir()
+    assert "TMPDIR" not in lock_per_gpu({}, "GPU-ccc")

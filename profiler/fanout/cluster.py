@@ -9,6 +9,7 @@ import contextlib
 import os
 
 from ..errors import GemmprofError
+from ..subprocess_env import pin_env
 
 # NVLink multicast stays off in every worker, whatever started it (it can take a shared host's
 # GPUs out of service): the variables are passed on, never unset.
@@ -31,7 +32,7 @@ def local_spec(pins: list[str], processes: bool) -> dict:
     for pin in pins:
         options = {"nthreads": 1, "resources": {"GPU": 1}, "name": f"gpu-{pin}"}
         if processes:
-            env = {"CUDA_VISIBLE_DEVICES": pin, **{k: os.environ[k] for k in KEEP_ENV if k in os.environ}}
+            env = pin_env({k: os.environ[k] for k in KEEP_ENV if k in os.environ}, pin)
             spec[f"gpu-{pin}"] = {"cls": Nanny, "options": {**options, "env": env, "memory_limit": 0}}
         else:
             spec[f"gpu-{pin}"] = {"cls": Worker, "options": options}

@@ -134,7 +134,9 @@ def fan_bench(jobs: list[Job], cubins: dict[str, str], policy, plan: Plan, on_re
 # --- profile ---------------------------------------------------------------------------------
 
 def profile_task(job: Job, pin: str, cubins: dict[str, str], opts, shared_dir: str | None):
-    return execute_profile(job, cubins.get(job.runs) if job.runs else None, opts, pin, shared_dir)
+    from .gpus import describe
+
+    return execute_profile(job, cubins.get(job.runs) if job.runs else None, opts, pin, shared_dir, gpu=describe(pin).uuid)
 
 
 def fan_profile(run, jobs: list[Job], cubins: dict[str, str], opts, plan: Plan, compress: bool = False,

@@ -80,24 +80,34 @@ def run_serial(jobs: list[Job], task: Callable, pin: str, on_done: Callable[[Don
                 break
 
 
+def gpu_workers(client) -> int:
+    """How many workers of the cluster declare a GPU (at least 1)."""
+    workers = client.scheduler_info().get("workers", {}).values()
+    return max(1, sum(int(w.get("resources", {}).get("GPU", 0) or 0) for w in workers))
+
+
 def run_cluster(jobs: list[Job], task: Callable, client, on_done: Callable[[Done], None],
                 failed: Callable[[object], str | None] = lambda r: None) -> None:
     """Every job on the cluster behind `client`, one at a time per worker (each asks for the
-    worker's one GPU resource), in any order; a job that raises, loses its worker or fails by
-    `failed` is submitted once more."""
+    worker's one GPU resource); a job that raises, loses its worker or fails by `failed` is
+    submitted once more.
+
+    Jobs are handed out as GPUs come free, never queued on a worker ahead of time: a worker
+    that got its share up front would leave the other GPUs idle at the end while it works
+    through its queue (jobs differ by 2x in length); pulled one by one, the GPUs finish within a
+    job of each other. Retries go to the front."""
     from distributed import as_completed
 
     def submit(job: Job, attempt: int):
-        return client.submit(call, task, job, key=f"{job.key}#{attempt}-{time.monotonic_ns()}", pure=False,
-                             resources={"GPU": 1})
+        future = client.submit(call, task, job, key=f"{job.key}#{attempt}-{time.monotonic_ns()}", pure=False,
+                               resources={"GPU": 1})
+        attempts[future.key] = (job, attempt)
+        return future
 
-    attempts = {}
-    futures = []
-    for job in jobs:
-        future = submit(job, 1)
-        attempts[future.key] = (job, 1)
-        futures.append(future)
-    pending = as_completed(futures)
+    attempts: dict = {}
+    waiting = [(job, 1) for job in jobs]
+    window = gpu_workers(client)
+    pending = as_completed([submit(*waiting.pop(0)) for _ in range(min(window, len(waiting)))])
     for future in pending:
         job, attempt = attempts.pop(future.key)
         t0 = time.perf_counter()
@@ -110,6 +120,6 @@ def run_cluster(jobs: list[Job], task: Callable, client, on_done: Callable[[Done
         on_done(Done(job, pin, gpu, result, error, wall, attempt, final))
         future.release()
         if not final:
-            again = submit(job, attempt + 1)
-            attempts[again.key] = (job, attempt + 1)
-            pending.add(again)
+            waiting.insert(0, (job, attempt + 1))
+        if waiting:
+            pending.add(submit(*waiting.pop(0)))

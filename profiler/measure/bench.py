@@ -16,7 +16,7 @@ from dataclasses import asdict
 from ..dispatchers import DEFAULT_SMS, Dispatcher
 from ..kernel_spec import KernelSpec
 from ..manifest import reference_rows
-from ..subprocess_env import child_env
+from ..subprocess_env import child_env, pin_env
 from .timing import TimingPolicy
 from ..tiers import ERROR, SKIP
 from .records import bench_record
@@ -30,7 +30,7 @@ def run_worker(job: dict, on_record: Callable[[dict], None], timeout_s: float | 
     last lines of its stderr). `pin`: the child sees only this GPU (CUDA_VISIBLE_DEVICES)."""
     env = child_env()
     if pin is not None:
-        env["CUDA_VISIBLE_DEVICES"] = pin
+        pin_env(env, pin)
     with tempfile.TemporaryFile("w+") as err:
         proc = subprocess.Popen(
             [sys.executable, "-m", "profiler.measure.worker"],

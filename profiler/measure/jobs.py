@@ -114,15 +114,17 @@ class ShippedReport:
 
 
 def execute_profile(job: Job, cubin: str | None, opts, pin: str | None = None, shared_dir: str | None = None,
-                    on_kernel: Callable[[str, int], None] | None = None) -> ShippedReport:
+                    on_kernel: Callable[[str, int], None] | None = None, gpu: str | None = None) -> ShippedReport:
     """Profile one job under ncu in a scratch folder with the target pinned to GPU `pin`; ship the
-    report back xz-packed as bytes, or leave it in `shared_dir` (a folder the client also sees)."""
-    from ..subprocess_env import child_env
+    report back xz-packed as bytes, or leave it in `shared_dir` (a folder the client also sees).
+    `gpu` (the pinned GPU's UUID) keeps ncu's lock to that GPU, so GPUs profile side by side."""
+    from ..subprocess_env import child_env, pin_env
+    from .ncu import lock_per_gpu
     from .profiling import ProfileJob, run_target
 
     env = child_env()
     if pin is not None:
-        env["CUDA_VISIBLE_DEVICES"] = pin
+        lock_per_gpu(pin_env(env, pin), gpu or pin)
     target = ProfileJob(job.kernel, job.tier, job.spec)
     with tempfile.TemporaryDirectory(prefix="gemmprof-job-") as scratch:
         done = run_target(target, job.shape, opts, cubin, Path(scratch), env, on_kernel=on_kernel)

@@ -8,9 +8,11 @@ touch them at all).
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,6 +39,26 @@ def resolve_ncu(explicit: str | None) -> Path:
         where = f"{explicit} does not exist" if explicit else "ncu is not on PATH"
         raise GemmprofError(f"Nsight Compute not found: {where}", f"pass --ncu /path/to/ncu or set {NCU_ENV}")
     return exe
+
+
+def lock_per_gpu(env: dict[str, str], gpu: str) -> dict[str, str]:
+    """`env` with ncu's lock file kept per GPU. ncu serialises profiling host-wide through one
+    file, $TMPDIR/nsight-compute-lock, so jobs on two GPUs wait on each other's replay passes (two
+    H200s at once: ncu's time per kernel +12%). Jobs on one GPU must still take turns (they would
+    share its counters); jobs on different GPUs need not. So each GPU (`gpu`: its UUID, else its
+    pin) gets a TMPDIR of its own, this user's only; where that folder cannot be ours, the
+    host-wide lock stays."""
+    from ..names import slug
+
+    folder = Path(tempfile.gettempdir()) / f"gemmprof-ncu-{os.getuid()}-{slug(gpu)}"
+    try:
+        folder.mkdir(mode=0o700, exist_ok=True)
+        owned = folder.lstat().st_uid == os.getuid() and folder.is_dir() and not folder.is_symlink()
+    except OSError:
+        owned = False
+    if owned:
+        env["TMPDIR"] = str(folder)
+    return env
 
 
 def _head(opts: NcuOptions) -> list[str]:
