@@ -6,14 +6,8 @@ dask-cuda-worker starts one per GPU and pins each)."""
 from __future__ import annotations
 
 import contextlib
-import os
 
 from ..errors import GemmprofError
-from ..subprocess_env import pin_env
-
-# NVLink multicast stays off in every worker, whatever started it (it can take a shared host's
-# GPUs out of service): the variables are passed on, never unset.
-KEEP_ENV = ("NCCL_NVLS_ENABLE", "TORCH_SYMM_MEM_DISABLE_MULTICAST", "NVSHMEM_DISABLE_NVLS")
 
 
 def require_distributed() -> None:
@@ -23,25 +17,21 @@ def require_distributed() -> None:
         raise GemmprofError("--gpus and --scheduler need Dask (dask.distributed)", "pip install 'gemmprof[scale]'")
 
 
-def local_spec(pins: list[str], processes: bool) -> dict:
-    """Worker specs named gpu-<pin>: a worker process per GPU pinned by CUDA_VISIBLE_DEVICES (a
-    Nanny's env), or in-process workers (`processes=False`: tests, no GPU)."""
-    from distributed import Nanny, Worker
+def local_spec(pins: list[str]) -> dict:
+    """Worker specs named gpu-<pin>, one per GPU, each with one GPU resource, running in this
+    process. A worker does no GPU work itself: each job runs in child processes pinned to the
+    worker's GPU (ncu and its target, the bench worker; `subprocess_env.pin_env`), so a worker
+    process per GPU would add only its start-up (two seconds on a busy host) to the run."""
+    from distributed import Worker
 
-    spec = {}
-    for pin in pins:
-        options = {"nthreads": 1, "resources": {"GPU": 1}, "name": f"gpu-{pin}"}
-        if processes:
-            env = pin_env({k: os.environ[k] for k in KEEP_ENV if k in os.environ}, pin)
-            spec[f"gpu-{pin}"] = {"cls": Nanny, "options": {**options, "env": env, "memory_limit": 0}}
-        else:
-            spec[f"gpu-{pin}"] = {"cls": Worker, "options": options}
-    return spec
+    return {f"gpu-{pin}": {"cls": Worker, "options": {"nthreads": 1, "resources": {"GPU": 1}, "name": f"gpu-{pin}"}}
+            for pin in pins}
 
 
 @contextlib.contextmanager
 def open_client(pins: list[str], scheduler: str | None = None, processes: bool = True):
-    """A Client on an existing cluster (`scheduler`) or on a local one of one worker per pin."""
+    """A Client on an existing cluster (`scheduler`) or on a local one of one worker per pin:
+    dask-cuda's worker processes where it is installed (and `processes`), else in-process workers."""
     require_distributed()
     from distributed import Client, Scheduler, SpecCluster
 
@@ -66,7 +56,7 @@ def open_client(pins: list[str], scheduler: str | None = None, processes: bool =
                                        resources={"GPU": 1}, dashboard_address=None, memory_limit=0)
         except ImportError:
             pass
-    cluster = cluster or SpecCluster(workers=local_spec(pins, processes),
+    cluster = cluster or SpecCluster(workers=local_spec(pins),
                           scheduler={"cls": Scheduler, "options": {"dashboard_address": None}}, silence_logs=40)
     with cluster, Client(cluster) as client:
         client.wait_for_workers(len(pins))
