@@ -125,10 +125,25 @@ __device__ __forceinline__ void store_pair(float* p, bool inside, float alpha, f
     *reinterpret_cast<float2*>(p) = o;
 }
 
+// Split-K scratch (SPLIT bodies): a module-scope partial-tile area and one arrival counter per
+// tile, zero at module load; the last split of a tile resets its counter.
+struct Workspace {
+    float* partials;
+    unsigned* counters;
+    long long floats;                       // capacity of partials
+    int maxTiles;                           // entries of counters
+};
+
 // The whole kernel body. smem: the dynamic shared memory of smem_bytes<BN, STAGES>() bytes.
-template <int BN, int STAGES, int GROUP>
+// SPLIT: the grid is tiles * S CTAs (S = gridDim.x / tiles); work item w is split w % S of tile
+// w / S, k tiles [j kTiles / S, (j + 1) kTiles / S). Every split writes its FP32 partial to the
+// workspace and counts itself in; the split that arrives last sums the S partials in the order
+// j = 0..S-1 (the result does not depend on arrival order) and runs the epilogue. No CTA waits
+// for another. A grid that does not fit the workspace runs unsplit (S = 1).
+template <int BN, int STAGES, int GROUP, bool SPLIT = false>
 __device__ __forceinline__ void gemm(int M, int N, int K, float alpha, float beta, float* __restrict__ C,
-                                     const CUtensorMap* tmA, const CUtensorMap* tmB, unsigned char* smem)
+                                     const CUtensorMap* tmA, const CUtensorMap* tmB, unsigned char* smem,
+                                     Workspace ws = {})
 {
     constexpr int STAGE = stage_bytes<BN>();
     constexpr int NACC = BN / 2;            // 64 x BN floats over 128 threads
@@ -143,6 +158,12 @@ __device__ __forceinline__ void gemm(int M, int N, int K, float alpha, float bet
     const int tilesM = (M + BM - 1) / BM, tilesN = (N + BN - 1) / BN;
     const int nTiles = tilesM * tilesN;
     const int kTiles = (K + BK - 1) / BK;
+    int S = 1;
+    if constexpr (SPLIT) {
+        S = max(1, (int)gridDim.x / nTiles);
+        if (S > 1 && ((long long)nTiles * S * BM * BN > ws.floats || nTiles > ws.maxTiles)) S = 1;
+    }
+    const int nItems = nTiles * S;
 
     if (threadIdx.x == 0) {
         for (int s = 0; s < STAGES; ++s) {
@@ -160,9 +181,10 @@ __device__ __forceinline__ void gemm(int M, int N, int K, float alpha, float bet
             asm volatile("prefetch.tensormap [%0];\n" :: "l"(reinterpret_cast<uint64_t>(tmA)) : "memory");
             asm volatile("prefetch.tensormap [%0];\n" :: "l"(reinterpret_cast<uint64_t>(tmB)) : "memory");
             int s = 0, round = 0;           // ring position, continued from tile to tile
-            for (int t = blockIdx.x; t < nTiles; t += gridDim.x) {
-                const Tile x = tile_of(t, tilesM, tilesN, GROUP);
-                for (int kt = 0; kt < kTiles; ++kt) {
+            for (int w = blockIdx.x; w < nItems; w += gridDim.x) {
+                const Tile x = tile_of(w / S, tilesM, tilesN, GROUP);
+                const int j = w % S, kEnd = (j + 1) * kTiles / S;
+                for (int kt = j * kTiles / S; kt < kEnd; ++kt) {
                     if (round > 0) mbar_wait(empty(s), (round - 1) & 1);    // released in round-1
                     const uint32_t sa = tiles + s * STAGE;
                     mbar_arrive_expect_tx(full(s), STAGE);                  // whole boxes, zero-filled or not
@@ -181,7 +203,8 @@ __device__ __forceinline__ void gemm(int M, int N, int K, float alpha, float bet
     const int c = wg - 1;                   // rows 64c..64c+63 of the tile
     const int warp = tid / 32, lane = tid % 32;
     int s = 0, round = 0;
-    for (int t = blockIdx.x; t < nTiles; t += gridDim.x) {
+    for (int w = blockIdx.x; w < nItems; w += gridDim.x) {
+        const int t = w / S, j = w % S, kBegin = j * kTiles / S, kEnd = (j + 1) * kTiles / S;
         const Tile x = tile_of(t, tilesM, tilesN, GROUP);
         const int row0 = x.m * BM + c * 64 + warp * 16;     // this warp's 16 rows
         const int col0 = x.n * BN;
@@ -191,7 +214,7 @@ __device__ __forceinline__ void gemm(int M, int N, int K, float alpha, float bet
         pin<NACC>(d);
 
         int held = -1;                      // the stage whose MMAs may still be running
-        for (int kt = 0; kt < kTiles; ++kt) {
+        for (int kt = kBegin; kt < kEnd; ++kt) {
             mbar_wait(full(s), round & 1);
             const uint32_t sa = tiles + s * STAGE + c * 64 * 128;      // 64 rows of 128 bytes
             const uint32_t sb = tiles + s * STAGE + A_BOX;
@@ -206,7 +229,7 @@ __device__ __forceinline__ void gemm(int M, int N, int K, float alpha, float bet
             if (held >= 0 && lane == 0) mbar_arrive(empty(held));     // ...so its stage is free
             held = s;
             if (++s == STAGES) { s = 0; ++round; }
-            if (beta != 0.0f && kt == max(kTiles - PREFETCH_AHEAD, 0)) {
+            if (beta != 0.0f && kt == max(kEnd - PREFETCH_AHEAD, kBegin)) {
                 constexpr int LINES = BN / 32;                         // 128-byte lines per row
 #pragma unroll
                 for (int i = 0; i < 16 * LINES / 32; ++i) {
@@ -219,7 +242,37 @@ __device__ __forceinline__ void gemm(int M, int N, int K, float alpha, float bet
         }
         wgmma_wait<0>();
         pin<NACC>(d);
-        if (lane == 0) mbar_arrive(empty(held));
+        if (held >= 0 && lane == 0) mbar_arrive(empty(held));
+
+        if constexpr (SPLIT) {
+            if (S > 1) {
+                // Partial of item w, float4 q of consumer thread th at partials[((w * NACC/4 + q) * 256 + th) * 4]:
+                // each float4 store of a warp covers 512 contiguous bytes.
+                constexpr int Q = NACC / 4;
+                const int th = c * 128 + tid;
+                float4* const part = reinterpret_cast<float4*>(ws.partials);
+#pragma unroll
+                for (int q = 0; q < Q; ++q)
+                    part[((size_t)w * Q + q) * 256 + th] = make_float4(d[4 * q], d[4 * q + 1], d[4 * q + 2], d[4 * q + 3]);
+                __threadfence();            // the partial is visible device-wide before this split is counted
+                __shared__ int lastSplit;
+                asm volatile("bar.sync 1, 256;\n" ::: "memory");         // the consumer warpgroups
+                if (th == 0) lastSplit = atomicAdd(&ws.counters[t], 1u) == (unsigned)(S - 1);
+                asm volatile("bar.sync 1, 256;\n" ::: "memory");
+                if (!lastSplit) continue;
+                __threadfence();            // the other splits' partials are read after their counts were seen
+#pragma unroll
+                for (int q = 0; q < Q; ++q) {
+                    float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+                    for (int k = 0; k < S; ++k) {
+                        const float4 p = __ldcg(&part[((size_t)(t * S + k) * Q + q) * 256 + th]);
+                        sum.x += p.x; sum.y += p.y; sum.z += p.z; sum.w += p.w;
+                    }
+                    d[4 * q] = sum.x; d[4 * q + 1] = sum.y; d[4 * q + 2] = sum.z; d[4 * q + 3] = sum.w;
+                }
+                if (th == 0) ws.counters[t] = 0;                          // ready for the next launch
+            }
+        }
 
         // d[4j + {0,1}] = (row, 8j + 2q + {0,1}), d[4j + {2,3}] = (row + 8, same columns), q = lane % 4.
         const int r = row0 + lane / 4;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The FP16 tier's ragged and persistent wgmma rungs and best-fp16 on the device, in one call
 # (issue 13; about 3-4 minutes on an H100/H200):
-#   build   wgmma, wgmma_ragged, wgmma_persist, wgmma_persist128, wmma_ragged for sm_90a (ptxas table)
+#   build   wgmma, wgmma_ragged, wgmma_persist, wgmma_persist128, wgmma_splitk128, wmma_ragged for sm_90a (ptxas table)
 #   tests   tests/test_gpu_fp16.py (aligned, ragged and odd shapes, repeats, best-fp16's choices)
 #           and the ladder's GPU tests of the fp16 rungs
 #   bench   the rungs and best-fp16 paired with cuBLAS GemmEx (FP16 in, FP32 accumulate) at 1024,
@@ -20,7 +20,7 @@ export GEMMPROF_CACHE_DIR=${GEMMPROF_CACHE_DIR:-$WORK/cache}
 SIZES=${FP16_SIZES:-1024,2048,4096,8192,1000x1000x1000,3000x3000x3000,4095x4095x4095,2048x4096x11008,1024x1024x8192,32768x64x1024}
 MAX_SECONDS=${FP16_MAX_SECONDS:-0.3}
 SUITE=${FP16_SUITE:-quick}
-RUNGS="wgmma wgmma_ragged wgmma_persist wgmma_persist128 wmma_ragged"
+RUNGS="wgmma wgmma_ragged wgmma_persist wgmma_persist128 wgmma_splitk128 wmma_ragged"
 k_args=""; for n in $RUNGS; do k_args="$k_args -k $n"; done
 status=0
 step() { echo; echo "=== $* ($(date +%T))"; }

@@ -42,6 +42,10 @@ def source_define(spec, name: str) -> int:
     return int(re.search(rf"^#define {name} (\d+)", spec.source.read_text(), re.M)[1])
 
 
+def workspace_floats(spec) -> int:
+    return 2 ** int(re.search(r"^#define WS_FLOATS \(1LL << (\d+)\)", spec.source.read_text(), re.M)[1])
+
+
 @settings(max_examples=300, deadline=None)
 @given(M=st.integers(1, 20000), N=st.integers(1, 20000), sms=st.integers(1, 200),
        name=st.sampled_from(RUNGS))
@@ -87,11 +91,37 @@ def test_persistent_grids_and_contracts(name):
     tiles = -(-8192 // 128) * -(-8192 // bn)
     assert spec.launch(8192, 8192, 8192).grid[0] == (132 if name in PERSISTENT else tiles)
     assert spec.launch(129, 9, 8).grid[0] == 2 * 1
+    assert BY_NAME["wgmma_splitk128"].contract == spec.contract
 
 
 def test_fallback_takes_every_shape():
     spec = BY_NAME["wmma_ragged"]
     assert not spec.contract and spec.launch(1023, 4095, 7).grid[:2] == (32, 8)
+
+
+def split_ranges(k_tiles: int, splits: int) -> list[range]:
+    """The k tiles of split j (the SPLIT body): [j kTiles / S, (j + 1) kTiles / S)."""
+    return [range(j * k_tiles // splits, (j + 1) * k_tiles // splits) for j in range(splits)]
+
+
+@given(M=st.integers(1, 5000), N=st.integers(1, 5000).map(lambda n: 8 * n), K=st.integers(1, 20000).map(lambda k: 8 * k))
+def test_split_k_partitions_k_and_fits_the_workspace(M, N, K):
+    spec = BY_NAME["wgmma_splitk128"]
+    tiles = -(-M // 128) * -(-N // 128)
+    grid = spec.launch(M, N, K).grid[0]
+    splits = grid // tiles
+    assert grid == tiles * splits and 1 <= splits <= 32
+    k_tiles = -(-K // 64)
+    covered = [k for r in split_ranges(k_tiles, splits) for k in r]
+    assert covered == list(range(k_tiles))
+    if splits > 1:  # the body's own fallback to S = 1 never triggers for the manifest's grid
+        assert tiles * splits * 128 * 128 <= workspace_floats(spec) and tiles <= source_define(spec, "MAX_TILES")
+        assert grid <= 132 and min(len(r) for r in split_ranges(k_tiles, splits)) >= 16
+
+
+def test_split_k_ranges_of_a_wrong_formula_are_caught():
+    assert [k for r in split_ranges(10, 3) for k in r] == list(range(10))
+    assert [k for j in range(3) for k in range(j * (10 // 3), (j + 1) * (10 // 3))] != list(range(10))
 
 
 @pytest.mark.parametrize("suite", ["default", "quick"])
@@ -111,12 +141,16 @@ def test_best_fp16_covers_every_suite_shape(suite):
     ((4095, 4095, 4095), "wmma_ragged"),        # odd leading dimensions: no TMA
     ((2500, 2500, 2500), "wmma_ragged"),        # 2500 % 8 = 4
     ((1000, 1000, 1000), "wgmma_persist128"),   # 1000 % 8 = 0: ragged tiles, TMA still fine
+    ((1024, 1024, 8192), "wgmma_splitk128"),    # 64 narrow tiles, long K: 2 splits
+    ((128, 128, 65536), "wgmma_splitk128"),     # one tile: 32 splits
+    ((512, 4096, 4096), "wgmma_persist128"),    # 128 narrow tiles already fill the SMs
 ])
 def test_best_fp16_rules_follow_the_wave_arithmetic(shape, kernel):
     assert BEST.choose(*shape, BY_NAME).name == kernel
 
 
 def test_rung_sources_include_the_shared_body():
+    assert "wgfp16::gemm<BN, STAGES, GROUP, true>" in BY_NAME["wgmma_splitk128"].source.read_text()
     for name in RUNGS:
         text = BY_NAME[name].source.read_text()
         assert '#include "wgmma_fp16.cuh"' in text and "wgfp16::gemm<BN, STAGES, GROUP>" in text
