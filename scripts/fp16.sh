@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# The FP16 tier's ragged and persistent wgmma rungs and best-fp16 on the device, in one call
+# (issue 13; about 3-4 minutes on an H100/H200):
+#   build   wgmma, wgmma_ragged, wgmma_persist, wgmma_persist128, wgmma_splitk128, wmma_ragged for sm_90a (ptxas table)
+#   tests   tests/test_gpu_fp16.py (aligned, ragged and odd shapes, repeats, best-fp16's choices)
+#           and the ladder's GPU tests of the fp16 rungs
+#   bench   the rungs and best-fp16 paired with cuBLAS GemmEx (FP16 in, FP32 accumulate) at 1024,
+#           2048, 4096, 8192 and ragged shapes; table of % of cuBLAS per shape
+#   suite   best-fp16 and cuBLAS over the quick suite (geomean / min printed and in suite.csv)
+# Output under $OUT (reports/fp16 without it): fp16.log, build.txt, fp16-runs.tgz (run directories).
+# Knobs: FP16_STEPS (default "build tests bench suite"), FP16_SIZES, FP16_MAX_SECONDS, FP16_SUITE.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT_DIR=${OUT:-reports/fp16}
+WORK=$(mktemp -d)
+RUNS="$WORK/runs"
+mkdir -p "$OUT_DIR" "$RUNS"
+export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
+export GEMMPROF_CACHE_DIR=${GEMMPROF_CACHE_DIR:-$WORK/cache}
+SIZES=${FP16_SIZES:-1024,2048,4096,8192,1000x1000x1000,3000x3000x3000,4095x4095x4095,2048x4096x11008,1024x1024x8192,32768x64x1024}
+MAX_SECONDS=${FP16_MAX_SECONDS:-0.3}
+SUITE=${FP16_SUITE:-quick}
+RUNGS="wgmma wgmma_ragged wgmma_persist wgmma_persist128 wgmma_splitk128 wmma_ragged"
+k_args=""; for n in $RUNGS; do k_args="$k_args -k $n"; done
+status=0
+step() { echo; echo "=== $* ($(date +%T))"; }
+exec > >(tee "$OUT_DIR/fp16.log") 2>&1
+python3 -m profiler env || status=1
+TOTAL=$SECONDS
+for s in ${FP16_STEPS:-build tests bench suite}; do
+    STEP=$SECONDS
+    case $s in
+      build) step "build $RUNGS (sm_90a)"
+           COLUMNS=160 python3 -m profiler build $k_args --arch sm_90a > "$OUT_DIR/build.txt" 2>&1 || status=1
+           cat "$OUT_DIR/build.txt" ;;
+      tests) step "GPU tests of the fp16 rungs"
+           python3 -m pytest -q -m gpu -p no:cacheprovider tests/test_gpu_fp16.py || status=1
+           python3 -m pytest -q -m gpu -p no:cacheprovider tests/test_gpu_ladder.py -k "wgmma or wmma" || status=1 ;;
+      bench) step "bench $RUNGS best-fp16 with cuBLAS GemmEx at $SIZES"
+           COLUMNS=200 python3 -m profiler bench $k_args -k best-fp16 --tier fp16 --sizes "$SIZES" \
+               --max-seconds "$MAX_SECONDS" --out "$RUNS" --run-id bench || status=1
+           python3 - "$RUNS/bench/bench.csv" <<'PY' || status=1
+import sys
+import pandas as pd
+b = pd.read_csv(sys.argv[1])
+b["shape"] = b["M"].astype(str) + "x" + b["N"].astype(str) + "x" + b["K"].astype(str)
+pct = b.pivot_table(index="shape", columns="kernel", values="pct_of_cublas", aggfunc="first", sort=False)
+print("% of cuBLAS GemmEx per shape (empty: SKIP or not timed)")
+print(pct.to_string(float_format=lambda v: f"{v:.1f}"))
+cols = [c for c in ("kernel", "shape", "status", "dispatched_to", "gflops", "pct_of_cublas", "error", "reason") if c in b]
+print(b[b["status"] != "SKIP"][cols].to_string(index=False, float_format=lambda v: f"{v:.4g}"))
+PY
+           ;;
+      suite) step "best-fp16 over the $SUITE suite"
+           COLUMNS=200 python3 -m profiler bench -k best-fp16 --tier fp16 --suite "$SUITE" \
+               --max-seconds "$MAX_SECONDS" --out "$RUNS" --run-id suite || status=1
+           [ -f "$RUNS/suite/suite.csv" ] && cat "$RUNS/suite/suite.csv" ;;
+      *) echo "unknown step $s"; status=1 ;;
+    esac
+    echo "step $s: $((SECONDS - STEP)) s"
+done
+tar -czf "$OUT_DIR/fp16-runs.tgz" -C "$RUNS" . || status=1
+ls -l "$OUT_DIR"
+echo "fp16 finished in $((SECONDS - TOTAL)) s (status $status)"
+exit $status
