@@ -2,8 +2,8 @@
 //
 // Predecessor: blocktile2d.
 // Idea: the 128x128x8 block tile and 8x8 micro-tile of the ladder's blocktile2d (smem tiles,
-// outer products in registers), with one planted mistake: the accumulators are declared
-// `double acc = 0.0`, as a stray double literal or type would make them. Every product then
+// outer products in registers; probe_tiles.cuh's blocktile2d), with one planted mistake: the
+// accumulators are double, as a stray double literal or type would make them. Every product then
 // runs as a DFMA on the FP64 pipe (plus F2F conversions of the fragments), so the FP64 pipe,
 // not FP32, sets the pace. Planted cause: fp64.
 //
