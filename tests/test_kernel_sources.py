@@ -64,6 +64,25 @@ def source(spec) -> str:
     return spec.source.read_text()
 
 
+def with_headers(spec) -> str:
+    """The source with the project headers it includes (#include "x.cuh", from kernels/ or the
+    source's own folder) spliced in where they are included, each once: the macros and the
+    pipeline a kernel shares with others live there."""
+    seen: set[str] = set()
+
+    def splice(text: str) -> str:
+        def one(m: re.Match) -> str:
+            name = m[1]
+            path = next((d / name for d in (spec.source.parent, KERNELS_DIR) if (d / name).is_file()), None)
+            if path is None or name in seen:
+                return ""
+            seen.add(name)
+            return splice(path.read_text())
+        return re.sub(r'^#include\s+"([^"]+)"[^\n]*$', one, text, flags=re.M)
+
+    return splice(source(spec))
+
+
 @pytest.mark.parametrize("spec", SPECS, ids=lambda s: s.name)
 def test_entry_point_takes_the_tiers_types(spec):
     m = re.search(r'extern\s+"C"[^;{]*?\b' + re.escape(spec.entry) + r"\s*\(([^)]*)\)", code(source(spec)))
@@ -78,7 +97,7 @@ def test_entry_point_takes_the_tiers_types(spec):
 
 @pytest.mark.parametrize("spec", SPECS, ids=lambda s: s.name)
 def test_launch_bounds_match_the_manifests_block(spec):
-    text = source(spec)
+    text = with_headers(spec)
     m = re.search(r"__launch_bounds__\(([^,)]+)", code(text))
     assert m, f"{spec.file}: no __launch_bounds__"
     block = spec.launch(1024, 1024, 1024).block
@@ -89,7 +108,7 @@ def test_launch_bounds_match_the_manifests_block(spec):
 def test_dynamic_shared_memory_is_what_the_source_indexes(spec):
     """A kernel with `extern __shared__` defines SMEM_BYTES (the bytes it indexes) and the manifest
     launches it with exactly that; a kernel without it is launched with none."""
-    text = source(spec)
+    text = with_headers(spec)
     smem = spec.launch(4096, 4096, 4096).smem_bytes
     if re.search(r"extern\s+__shared__", code(text)):
         assert "SMEM_BYTES" in macros(text), f"{spec.file}: dynamic shared memory but no SMEM_BYTES"
