@@ -17,21 +17,7 @@
 // C 16-byte aligned. beta == 0: C is not read. Launch: block (256), grid (N / 128, M / 128),
 // SMEM_BYTES of dynamic shared memory (the launcher opts in above 48 KB). Needs sm_80.
 
-#include "tf32_mma.cuh"
-
-#define BM 128
-#define BN 128
-#define BK 16
-#define STAGES 3
-#define NTHREADS 256
-#define A_LD (BK + 4)                 // 20 floats per shared row of A (As[m][k])
-#define B_LD (BN + 8)                 // 136 floats per shared row of B (Bs[k][n])
-#define A_STAGE (BM * A_LD)           // 2560 floats
-#define B_STAGE (BK * B_LD)           // 2176 floats
-#define STAGE (A_STAGE + B_STAGE)     // 4736 floats = 18,944 bytes
-#define SMEM_BYTES (STAGES * STAGE * 4)  // 56,832: the manifest's smem_bytes
-#define MI 4                          // m16 tiles per warp (64 rows)
-#define NI 4                          // n8 tiles per warp (32 columns)
+#include "tf32_tile128.cuh"
 
 extern "C" __global__ void __launch_bounds__(NTHREADS, 1)
 sgemm_tf32x1(int M, int N, int K, float alpha, const float* __restrict__ A,
@@ -117,24 +103,5 @@ sgemm_tf32x1(int M, int N, int K, float alpha, const float* __restrict__ A,
     }
     cp_async_wait<0>();
 
-    // Epilogue: c[0..1] at row g, columns 2t and 2t+1 of each m16n8 tile; c[2..3] 8 rows down.
-#pragma unroll
-    for (int i = 0; i < MI; ++i) {
-#pragma unroll
-        for (int j = 0; j < NI; ++j) {
-            const int col = bn + wCol + j * 8 + 2 * t;
-#pragma unroll
-            for (int h = 0; h < 2; ++h) {
-                const int row = bm + wRow + i * 16 + g + 8 * h;
-                float2* c = reinterpret_cast<float2*>(C + (size_t)row * N + col);
-                float2 v = make_float2(alpha * acc[i][j][2 * h], alpha * acc[i][j][2 * h + 1]);
-                if (beta != 0.0f) {
-                    const float2 old = *c;
-                    v.x += beta * old.x;
-                    v.y += beta * old.y;
-                }
-                *c = v;
-            }
-        }
-    }
+    store_tile128(acc, C, N, bm, bn, wRow, wCol, g, t, alpha, beta);
 }
