@@ -38,27 +38,7 @@ sgemm_tf32x3(int M, int N, int K, float alpha, const float* __restrict__ A,
     const int wRow = (warp / 4) * 64;  // 0, 64
     const int wCol = (warp % 4) * 32;  // 0, 32, 64, 96
 
-    // Copy mapping, 16-byte chunks (4 floats), two of each tile per thread (l < 2):
-    //   A (128x16 = 512 chunks): row aRow + 64*l, floats aC..aC+3; aRow = tid/4, aC = (tid%4)*4
-    //   B (16x128 = 512 chunks): row bRow + 8*l, floats bC..bC+3; bRow = tid/32, bC = (tid%32)*4
-    const int aRow = tid / 4, aC = (tid % 4) * 4;
-    const int bRow = tid / 32, bC = (tid % 32) * 4;
-    const float* gA = A + (size_t)(bm + aRow) * K + aC;  // += BK per tile
-    const float* gB = B + (size_t)bRow * N + bn + bC;    // += BK*N per tile
-    const unsigned sbase = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-    const unsigned sAw = sbase + 4u * (aRow * A_LD + aC);
-    const unsigned sBw = sbase + 4u * (A_STAGE + bRow * B_LD + bC);
-
-    auto loadTile = [&](int s) {  // the tile gA/gB point at, into stage s; then advance them
-        const unsigned so = 4u * STAGE * s;
-#pragma unroll
-        for (int l = 0; l < 2; ++l) {
-            cp_async_16(sAw + so + 4u * 64 * A_LD * l, gA + (size_t)64 * l * K);
-            cp_async_16(sBw + so + 4u * 8 * B_LD * l, gB + (size_t)8 * l * N);
-        }
-        gA += BK;
-        gB += (size_t)BK * N;
-    };
+    Tile128Copies copies(A, B, N, K, smem, bm, bn, tid);  // this thread's cp.async copies of each k tile
 
     float acc[MI][NI][4];
 #pragma unroll
@@ -71,14 +51,14 @@ sgemm_tf32x3(int M, int N, int K, float alpha, const float* __restrict__ A,
     const int kTiles = K / BK;
 #pragma unroll
     for (int s = 0; s < STAGES - 1; ++s) {
-        if (s < kTiles) loadTile(s);
+        if (s < kTiles) copies.load(s);
         cp_async_commit();
     }
 
     for (int kt = 0; kt < kTiles; ++kt) {
         cp_async_wait<STAGES - 2>();
         __syncthreads();  // tile kt visible to all; every warp is done with tile kt-1's stage
-        if (kt + STAGES - 1 < kTiles) loadTile((kt + STAGES - 1) % STAGES);
+        if (kt + STAGES - 1 < kTiles) copies.load((kt + STAGES - 1) % STAGES);
         cp_async_commit();
 
         const float* As = smem + (kt % STAGES) * STAGE;
