@@ -22,21 +22,7 @@
 // C 16-byte aligned. beta == 0: C is not read. Launch: block (256), grid (N / 128, M / 128),
 // SMEM_BYTES of dynamic shared memory (the launcher opts in above 48 KB). Needs sm_80.
 
-#include "tf32_mma.cuh"
-
-#define BM 128
-#define BN 128
-#define BK 16
-#define STAGES 3
-#define NTHREADS 256
-#define A_LD (BK + 4)                 // 20 floats per shared row of A (As[m][k])
-#define B_LD (BN + 8)                 // 136 floats per shared row of B (Bs[k][n])
-#define A_STAGE (BM * A_LD)           // 2560 floats
-#define B_STAGE (BK * B_LD)           // 2176 floats
-#define STAGE (A_STAGE + B_STAGE)     // 4736 floats = 18,944 bytes
-#define SMEM_BYTES (STAGES * STAGE * 4)  // 56,832: the manifest's smem_bytes
-#define MI 4                          // m16 tiles per warp (64 rows)
-#define NI 4                          // n8 tiles per warp (32 columns)
+#include "tf32_tile128.cuh"
 
 extern "C" __global__ void __launch_bounds__(NTHREADS, 1)
 sgemm_tf32x3(int M, int N, int K, float alpha, const float* __restrict__ A,
@@ -52,27 +38,7 @@ sgemm_tf32x3(int M, int N, int K, float alpha, const float* __restrict__ A,
     const int wRow = (warp / 4) * 64;  // 0, 64
     const int wCol = (warp % 4) * 32;  // 0, 32, 64, 96
 
-    // Copy mapping, 16-byte chunks (4 floats), two of each tile per thread (l < 2):
-    //   A (128x16 = 512 chunks): row aRow + 64*l, floats aC..aC+3; aRow = tid/4, aC = (tid%4)*4
-    //   B (16x128 = 512 chunks): row bRow + 8*l, floats bC..bC+3; bRow = tid/32, bC = (tid%32)*4
-    const int aRow = tid / 4, aC = (tid % 4) * 4;
-    const int bRow = tid / 32, bC = (tid % 32) * 4;
-    const float* gA = A + (size_t)(bm + aRow) * K + aC;  // += BK per tile
-    const float* gB = B + (size_t)bRow * N + bn + bC;    // += BK*N per tile
-    const unsigned sbase = static_cast<unsigned>(__cvta_generic_to_shared(smem));
-    const unsigned sAw = sbase + 4u * (aRow * A_LD + aC);
-    const unsigned sBw = sbase + 4u * (A_STAGE + bRow * B_LD + bC);
-
-    auto loadTile = [&](int s) {  // the tile gA/gB point at, into stage s; then advance them
-        const unsigned so = 4u * STAGE * s;
-#pragma unroll
-        for (int l = 0; l < 2; ++l) {
-            cp_async_16(sAw + so + 4u * 64 * A_LD * l, gA + (size_t)64 * l * K);
-            cp_async_16(sBw + so + 4u * 8 * B_LD * l, gB + (size_t)8 * l * N);
-        }
-        gA += BK;
-        gB += (size_t)BK * N;
-    };
+    Tile128Copies copies(A, B, N, K, smem, bm, bn, tid);  // this thread's cp.async copies of each k tile
 
     float acc[MI][NI][4];
 #pragma unroll
@@ -85,14 +51,14 @@ sgemm_tf32x3(int M, int N, int K, float alpha, const float* __restrict__ A,
     const int kTiles = K / BK;
 #pragma unroll
     for (int s = 0; s < STAGES - 1; ++s) {
-        if (s < kTiles) loadTile(s);
+        if (s < kTiles) copies.load(s);
         cp_async_commit();
     }
 
     for (int kt = 0; kt < kTiles; ++kt) {
         cp_async_wait<STAGES - 2>();
         __syncthreads();  // tile kt visible to all; every warp is done with tile kt-1's stage
-        if (kt + STAGES - 1 < kTiles) loadTile((kt + STAGES - 1) % STAGES);
+        if (kt + STAGES - 1 < kTiles) copies.load((kt + STAGES - 1) % STAGES);
         cp_async_commit();
 
         const float* As = smem + (kt % STAGES) * STAGE;
@@ -146,24 +112,5 @@ sgemm_tf32x3(int M, int N, int K, float alpha, const float* __restrict__ A,
     }
     cp_async_wait<0>();
 
-    // Epilogue: c[0..1] at row g, columns 2t and 2t+1 of each m16n8 tile; c[2..3] 8 rows down.
-#pragma unroll
-    for (int i = 0; i < MI; ++i) {
-#pragma unroll
-        for (int j = 0; j < NI; ++j) {
-            const int col = bn + wCol + j * 8 + 2 * t;
-#pragma unroll
-            for (int h = 0; h < 2; ++h) {
-                const int row = bm + wRow + i * 16 + g + 8 * h;
-                float2* c = reinterpret_cast<float2*>(C + (size_t)row * N + col);
-                float2 v = make_float2(alpha * acc[i][j][2 * h], alpha * acc[i][j][2 * h + 1]);
-                if (beta != 0.0f) {
-                    const float2 old = *c;
-                    v.x += beta * old.x;
-                    v.y += beta * old.y;
-                }
-                *c = v;
-            }
-        }
-    }
+    store_tile128(acc, C, N, bm, bn, wRow, wCol, g, t, alpha, beta);
 }

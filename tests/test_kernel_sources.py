@@ -41,9 +41,10 @@ def code(text: str) -> str:
 
 
 def macros(text: str) -> dict[str, int]:
-    """Integer #defines (arithmetic over earlier ones); others are skipped."""
+    """Integer #defines and constexpr ints (arithmetic over earlier ones); others are skipped."""
     values: dict[str, int] = {}
-    for name, body in re.findall(r"^#define\s+(\w+)\s+([^\n]+)$", code(text), flags=re.M):
+    found = re.findall(r"^#define\s+(\w+)\s+([^\n]+)$|^\s*constexpr\s+int\s+(\w+)\s*=\s*([^;\n]+);", code(text), flags=re.M)
+    for name, body in ((m[0] or m[2], m[1] or m[3]) for m in found):
         try:
             values[name] = c_int(body, values)
         except (ValueError, SyntaxError, ZeroDivisionError):
@@ -64,6 +65,25 @@ def source(spec) -> str:
     return spec.source.read_text()
 
 
+def with_headers(spec) -> str:
+    """The source with the project headers it includes (#include "x.cuh", from kernels/ or the
+    source's own folder) spliced in where they are included, each once: the macros and the
+    pipeline a kernel shares with others live there."""
+    seen: set[str] = set()
+
+    def splice(text: str) -> str:
+        def one(m: re.Match) -> str:
+            name = m[1]
+            path = next((d / name for d in (spec.source.parent, KERNELS_DIR) if (d / name).is_file()), None)
+            if path is None or name in seen:
+                return ""
+            seen.add(name)
+            return splice(path.read_text())
+        return re.sub(r'^#include\s+"([^"]+)"[^\n]*$', one, text, flags=re.M)
+
+    return splice(source(spec))
+
+
 @pytest.mark.parametrize("spec", SPECS, ids=lambda s: s.name)
 def test_entry_point_takes_the_tiers_types(spec):
     m = re.search(r'extern\s+"C"[^;{]*?\b' + re.escape(spec.entry) + r"\s*\(([^)]*)\)", code(source(spec)))
@@ -78,7 +98,7 @@ def test_entry_point_takes_the_tiers_types(spec):
 
 @pytest.mark.parametrize("spec", SPECS, ids=lambda s: s.name)
 def test_launch_bounds_match_the_manifests_block(spec):
-    text = source(spec)
+    text = with_headers(spec)
     m = re.search(r"__launch_bounds__\(([^,)]+)", code(text))
     assert m, f"{spec.file}: no __launch_bounds__"
     block = spec.launch(1024, 1024, 1024).block
@@ -89,7 +109,7 @@ def test_launch_bounds_match_the_manifests_block(spec):
 def test_dynamic_shared_memory_is_what_the_source_indexes(spec):
     """A kernel with `extern __shared__` defines SMEM_BYTES (the bytes it indexes) and the manifest
     launches it with exactly that; a kernel without it is launched with none."""
-    text = source(spec)
+    text = with_headers(spec)
     smem = spec.launch(4096, 4096, 4096).smem_bytes
     if re.search(r"extern\s+__shared__", code(text)):
         assert "SMEM_BYTES" in macros(text), f"{spec.file}: dynamic shared memory but no SMEM_BYTES"
@@ -98,16 +118,17 @@ def test_dynamic_shared_memory_is_what_the_source_indexes(spec):
         assert smem == 0
 
 
-# A kernel copies with cp.async in its own source or through a shared header's cp_async_16.
-@pytest.mark.parametrize("spec", [s for s in SPECS if re.search(r"cp\.async\.c[ag]\b|\bcp_async_16\(", code(source(s)))],
+# A kernel copies with cp.async in its own source or calls cp_async_16 (there or in a header it includes).
+@pytest.mark.parametrize("spec", [s for s in SPECS if re.search(r"cp\.async\.c[ag]\b", code(source(s)))
+                                  or re.search(r"(?<!void )\bcp_async_16\(", code(with_headers(s)))],
                          ids=lambda s: s.name)
 def test_cp_async_pipeline_waits_before_each_barrier_that_publishes_a_stage(spec):
     """With one commit group per k tile and STAGES buffers, the tile about to be read has landed
     once at most STAGES-2 groups are pending; the wait must come right before a __syncthreads,
     which makes every thread's copies visible. A wait for 0 drains the pipeline at the end."""
     assert spec.min_cc >= 80, "cp.async needs sm_80"
-    body = code(source(spec))
-    defs = macros(source(spec))
+    body = code(with_headers(spec))
+    defs = macros(with_headers(spec))
     waits = list(re.finditer(r"cp_async_wait<([^>]+)>\(\);", body))
     assert waits, "cp.async without a cp_async_wait<N>() call"
     assert "cp_async_commit();" in body

@@ -11,6 +11,8 @@
 // Contract: M, N, K multiples of 32. Launch: block (32, 32), grid (N/32, M/32). beta == 0: C is
 // not read.
 
+#include "probe_tiles.cuh"
+
 #define TILE 32
 
 __device__ float probe_ticks;  // the one address every thread adds to
@@ -26,15 +28,12 @@ sgemm_probe_atomics(int M, int N, int K, float alpha, const float* __restrict__ 
 
     float acc = 0.0f;
     for (int k0 = 0; k0 < K; k0 += TILE) {
-        As[ty][tx] = A[(size_t)row * K + k0 + tx];
-        Bs[ty][tx] = B[(size_t)(k0 + ty) * N + col];
+        probe::smem_tile_loads<TILE>(As, Bs, A, B, N, K, row, col, k0);
         __syncthreads();
         atomicAdd(&probe_ticks, 1.0f);  // the planted same-address atomic
 #pragma unroll
         for (int k = 0; k < TILE; ++k) acc += As[ty][k] * Bs[k][tx];
         __syncthreads();
     }
-    float* c = C + (size_t)row * N + col;
-    const float v = alpha * acc;
-    *c = beta != 0.0f ? v + beta * *c : v;
+    probe::store_scaled(C + (size_t)row * N + col, acc, alpha, beta);
 }

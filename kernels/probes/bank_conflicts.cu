@@ -10,6 +10,8 @@
 // Contract: M multiples of 16, N of 128, K of 8. Launch: block (256), grid (N/128, M/16).
 // beta == 0: C is not read.
 
+#include "probe_tiles.cuh"
+
 #define BM 16
 #define BN 128
 #define BK 8
@@ -46,8 +48,6 @@ sgemm_probe_bank_conflicts(int M, int N, int K, float alpha, const float* __rest
     }
 #pragma unroll
     for (int i = 0; i < TM; ++i) {
-        float* c = C + (size_t)(bm + rows + i) * N + bn + col;
-        const float v = alpha * acc[i];
-        *c = beta != 0.0f ? v + beta * *c : v;
+        probe::store_scaled(C + (size_t)(bm + rows + i) * N + bn + col, acc[i], alpha, beta);
     }
 }

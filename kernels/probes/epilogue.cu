@@ -1,9 +1,9 @@
 // probe epilogue: the ladder's TMA + wgmma kernel (wgmma) with a deliberately slow epilogue.
 //
-// Predecessor: wgmma. Idea: the main loop is wgmma's unchanged: 128x256x64 block tiles brought in
-// by TMA (128-byte swizzle, 4-stage full/empty mbarrier ring, one producer warpgroup) and
-// multiplied by wgmma.m64n256k16 in two consumer warpgroups (see wgmma's header for the layouts
-// and descriptors). Planted: the epilogue stages the 128x256 accumulator tile in shared memory
+// Predecessor: wgmma. Idea: the main loop is wgmma's unchanged (wgmma128x256.cuh): 128x256x64
+// block tiles brought in by TMA (128-byte swizzle, 4-stage full/empty mbarrier ring, one producer
+// warpgroup) and multiplied by wgmma.m64n256k16 in two consumer warpgroups (see wgmma's header
+// for the layouts and descriptors). Planted: the epilogue stages the 128x256 accumulator tile in shared memory
 // and then writes C column by column, consecutive threads on consecutive ROWS: every load of C
 // (beta != 0) and every store touches 32 rows per warp, one float (4 of 32 bytes) in each
 // sector. At the profile shape 4096x4096x256 the main loop is 4 k tiles, so the epilogue is
@@ -17,58 +17,9 @@
 #include <cuda.h>
 #include <cuda_fp16.h>
 #include <stdint.h>
-#include "hopper.cuh"
+#include "wgmma128x256.cuh"
 
-#define BM 128
-#define BN 256
-#define BK 64
-#define STAGES 4
-#define NTHREADS 384                         // producer warpgroup + 2 consumer warpgroups
-#define GROUP_M 16                           // block rows per rasterisation group
-#define A_BYTES (BM * BK * 2)                // 16,384: one 64x128 TMA box
-#define B_BOX_BYTES (BK * 64 * 2)            // 8,192: one 64(n) x 64(k) TMA box
-#define B_BYTES (BN / 64 * B_BOX_BYTES)      // 32,768: four boxes
-#define STAGE_BYTES (A_BYTES + B_BYTES)      // 49,152 = the expect_tx count of a stage
-#define ALIGN_SLACK 1024                     // swizzled tiles start on 1024-byte boundaries
-#define BAR_BYTES 128                        // 2 * STAGES mbarriers of 8 bytes, rounded up
-#define SMEM_BYTES (STAGES * STAGE_BYTES + ALIGN_SLACK + BAR_BYTES)  // 197,760: the manifest's
-#define B_LBO B_BOX_BYTES                    // MN-major B: from one 64-column box to the next
-#define B_SBO 1024                           // MN-major B: from one 8-row k group to the next (checked on sm_90a hardware)
 #define STAGE_LD (BN + 1)                    // epilogue staging row: +1 float, conflict-free column walk
-
-// Keeps the compiler from moving accumulator reads/writes across the asynchronous MMAs.
-__device__ __forceinline__ void fence_acc(float* d)
-{
-#pragma unroll
-    for (int i = 0; i < 128; ++i) asm volatile("" : "+f"(d[i]) :: "memory");
-}
-
-#define ACC8(i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), \
-                "+f"(d[i + 4]), "+f"(d[i + 5]), "+f"(d[i + 6]), "+f"(d[i + 7])
-#define ACC32(i) ACC8(i), ACC8(i + 8), ACC8(i + 16), ACC8(i + 24)
-
-// D[64x256] += A[64x16] (K-major) * B[16x256] (MN-major: imm-trans-b = 1); scale-d = 1.
-__device__ __forceinline__ void wgmma_m64n256k16(float* d, uint64_t descA, uint64_t descB)
-{
-    asm volatile(
-        "{\n"
-        ".reg .pred p;\n"
-        "setp.ne.b32 p, %130, 0;\n"
-        "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 "
-        "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
-        "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
-        "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
-        "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "
-        "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, "
-        "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, "
-        "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, "
-        "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127}, "
-        "%128, %129, p, 1, 1, 0, 1;\n"
-        "}\n"
-        : ACC32(0), ACC32(32), ACC32(64), ACC32(96)
-        : "l"(descA), "l"(descB), "r"(1)
-        : "memory");
-}
 
 extern "C" __global__ void __launch_bounds__(NTHREADS, 1)
 hgemm_probe_epilogue(int M, int N, int K, float alpha, const __half* __restrict__ A,
@@ -76,81 +27,11 @@ hgemm_probe_epilogue(int M, int N, int K, float alpha, const __half* __restrict_
             const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB)
 {
     extern __shared__ __align__(1024) unsigned char smem_raw[];
-    // Stage s: A tile at tiles + s*STAGE_BYTES (128 rows of 128 bytes), B right after it (four
-    // boxes of 64 k-rows x 128 bytes). Barriers after the last stage: full[s], then empty[s].
-    const uint32_t raw = static_cast<uint32_t>(__cvta_generic_to_shared(smem_raw));
-    const uint32_t tiles = (raw + ALIGN_SLACK - 1) & ~(uint32_t)(ALIGN_SLACK - 1);
-    const uint32_t bars = tiles + STAGES * STAGE_BYTES;
-    auto full = [&](int s) { return bars + 8u * s; };
-    auto empty = [&](int s) { return bars + 8u * (STAGES + s); };
-
-    const int wg = threadIdx.x / 128;          // 0: producer, 1-2: consumers
-    const int tid = threadIdx.x % 128;
-
-    // Grouped rasterisation of the 1-D grid: GROUP_M block rows, column by column.
-    const int tilesM = M / BM, tilesN = N / BN;
-    const int perGroup = GROUP_M * tilesN;
-    const int group = blockIdx.x / perGroup;
-    const int firstM = group * GROUP_M;
-    const int rows = min(tilesM - firstM, GROUP_M);
-    const int inGroup = blockIdx.x % perGroup;
-    const int bm = (firstM + inGroup % rows) * BM;
-    const int bn = (inGroup / rows) * BN;
-    const int kTiles = K / BK;
-
-    if (threadIdx.x == 0) {
-        for (int s = 0; s < STAGES; ++s) {
-            mbar_init(full(s), 1);                 // the producer's arrive.expect_tx
-            mbar_init(empty(s), 2 * 4);            // one arrive per consumer warp
-        }
-        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
-        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-    }
-    __syncthreads();
-
-    if (wg == 0) {
-        asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
-        if (tid == 0) {
-            asm volatile("prefetch.tensormap [%0];\n" :: "l"(reinterpret_cast<uint64_t>(&tmA)) : "memory");
-            asm volatile("prefetch.tensormap [%0];\n" :: "l"(reinterpret_cast<uint64_t>(&tmB)) : "memory");
-            for (int kt = 0; kt < kTiles; ++kt) {
-                const int s = kt % STAGES;
-                if (kt >= STAGES) mbar_wait(empty(s), ((kt / STAGES) - 1) & 1);  // round r-1 released
-                const uint32_t sa = tiles + s * STAGE_BYTES;
-                mbar_arrive_expect_tx(full(s), STAGE_BYTES);
-                tma_load_2d(sa, &tmA, kt * BK, bm, full(s));                     // A[bm:+128, k:+64]
-#pragma unroll
-                for (int j = 0; j < BN / 64; ++j)                                // B[k:+64, bn+64j:+64]
-                    tma_load_2d(sa + A_BYTES + j * B_BOX_BYTES, &tmB, bn + 64 * j, kt * BK, full(s));
-            }
-        }
-        return;
-    }
-
-    asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
-    const int c = wg - 1;                       // consumer: rows 64c..64c+63 of the tile
     float d[128];
-#pragma unroll
-    for (int i = 0; i < 128; ++i) d[i] = 0.0f;
-    fence_acc(d);
-
-    for (int kt = 0; kt < kTiles; ++kt) {
-        const int s = kt % STAGES;
-        mbar_wait(full(s), (kt / STAGES) & 1);
-        const uint32_t sa = tiles + s * STAGE_BYTES + c * 64 * 128;  // 64 rows of 128 bytes
-        const uint32_t sb = tiles + s * STAGE_BYTES + A_BYTES;
-        wgmma_fence();
-#pragma unroll
-        for (int k = 0; k < BK / 16; ++k)
-            wgmma_m64n256k16(d, smem_desc(sa + 32 * k, 16, 1024), smem_desc(sb + 2048 * k, B_LBO, B_SBO));
-        wgmma_commit();
-        fence_acc(d);
-        wgmma_wait<1>();                        // the MMAs of tile kt-1 have retired...
-        fence_acc(d);
-        if (kt > 0 && tid % 32 == 0) mbar_arrive(empty((kt - 1) % STAGES));  // ...so its stage is free
-    }
-    wgmma_wait<0>();
-    fence_acc(d);
+    Wgmma128x256 tile;
+    if (!wgmma128x256_mainloop(M, N, K, tmA, tmB, smem_raw, d, tile)) return;  // the producer is done
+    const uint32_t raw = tile.raw, tiles = tile.tiles;
+    const int bm = tile.bm, bn = tile.bn, c = tile.c, tid = tile.tid;
 
     // The planted epilogue. The stages are free once both consumer warpgroups are past their
     // last MMA (named barrier 1: the 256 consumer threads; the producer has returned).

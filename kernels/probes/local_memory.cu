@@ -11,6 +11,8 @@
 // Contract: M, N multiples of 64, K of 8. Launch: block (512), grid (N/64, M/64). beta == 0: C
 // is not read.
 
+#include "probe_tiles.cuh"
+
 #define BM 64
 #define BN 64
 #define BK 8
@@ -41,8 +43,6 @@ sgemm_probe_local_memory(int M, int N, int K, float alpha, const float* __restri
     }
 #pragma unroll
     for (int i = 0; i < TM; ++i) {
-        float* c = C + (size_t)(bm + rows + i) * N + bn + col;
-        const float v = alpha * acc[i];
-        *c = beta != 0.0f ? v + beta * *c : v;
+        probe::store_scaled(C + (size_t)(bm + rows + i) * N + bn + col, acc[i], alpha, beta);
     }
 }

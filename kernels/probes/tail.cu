@@ -11,6 +11,8 @@
 // Contract: M, N multiples of 128, K of 8. Launch: block (1024), grid (N/128, M/128). beta == 0:
 // C is not read.
 
+#include "probe_tiles.cuh"
+
 #define BM 128
 #define BN 128
 #define BK 8
@@ -28,8 +30,7 @@ sgemm_probe_tail(int M, int N, int K, float alpha, const float* __restrict__ A,
 
     float acc[TM][TN] = {};
     for (int k0 = 0; k0 < K; k0 += BK) {
-        As[tid % BK][tid / BK] = A[(size_t)(bm + tid / BK) * K + k0 + tid % BK];  // 1024 = 128 x 8
-        Bs[tid / BN][tid % BN] = B[(size_t)(k0 + tid / BN) * N + bn + tid % BN];
+        probe::load_tiles<BM, BN, BK, 1024>(As, Bs, A, B, N, K, bm, bn, k0, tid);  // 1024 = 128 x 8
         __syncthreads();
 #pragma unroll
         for (int k = 0; k < BK; ++k) {
@@ -43,14 +44,5 @@ sgemm_probe_tail(int M, int N, int K, float alpha, const float* __restrict__ A,
         }
         __syncthreads();
     }
-#pragma unroll
-    for (int i = 0; i < TM; ++i) {
-        float* c = C + (size_t)(bm + tRow * TM + i) * N + bn + tCol * TN;
-        float4 v = make_float4(alpha * acc[i][0], alpha * acc[i][1], alpha * acc[i][2], alpha * acc[i][3]);
-        if (beta != 0.0f) {
-            const float4 o = *reinterpret_cast<const float4*>(c);
-            v.x += beta * o.x; v.y += beta * o.y; v.z += beta * o.z; v.w += beta * o.w;
-        }
-        *reinterpret_cast<float4*>(c) = v;
-    }
+    probe::store_micro_tile<TM, TN>(acc, C, N, bm + tRow * TM, bn, tCol * TN, alpha, beta);
 }

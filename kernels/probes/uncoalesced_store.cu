@@ -11,6 +11,8 @@
 // Contract: M, N multiples of 64, K of 8. Launch: block (256), grid (N/64, M/64). beta == 0: C
 // is not read.
 
+#include "probe_tiles.cuh"
+
 #define BM 64
 #define BN 64
 #define BK 8
@@ -29,12 +31,7 @@ sgemm_probe_uncoalesced_store(int M, int N, int K, float alpha, const float* __r
 
     float acc[TN] = {};
     for (int k0 = 0; k0 < K; k0 += BK) {
-#pragma unroll
-        for (int l = 0; l < 2; ++l) {  // 512 elements of each tile, 2 per thread
-            const int e = tid + 256 * l;
-            As[e % BK][e / BK] = A[(size_t)(bm + e / BK) * K + k0 + e % BK];
-            Bs[e / BN][e % BN] = B[(size_t)(k0 + e / BN) * N + bn + e % BN];
-        }
+        probe::load_tiles<BM, BN, BK, 256>(As, Bs, A, B, N, K, bm, bn, k0, tid);
         __syncthreads();
 #pragma unroll
         for (int k = 0; k < BK; ++k) {
@@ -46,8 +43,5 @@ sgemm_probe_uncoalesced_store(int M, int N, int K, float alpha, const float* __r
     }
     float* c = C + (size_t)(bm + row) * N + bn + col0;
 #pragma unroll
-    for (int j = 0; j < TN; ++j) {  // a warp's store: 32 rows, one float each
-        const float v = alpha * acc[j];
-        c[j] = beta != 0.0f ? v + beta * c[j] : v;
-    }
+    for (int j = 0; j < TN; ++j) probe::store_scaled(c + j, acc[j], alpha, beta);  // a warp's store: 32 rows, one float each
 }
