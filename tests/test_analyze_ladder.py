@@ -56,7 +56,7 @@ def test_compare_reads_like_the_issue():
     facts = pd.DataFrame({
         "gflops": [1000.0, 1800.0], "dram_bytes": [100e6, 12e6], "load_conflicts": [4.0, 1.0],
         "achieved_occupancy_pct": [67.0, 33.0], "registers_per_thread": [64, 64], "top_stall": ["MIO throttle", "wait"],
-        "time_ms": [2.0, np.nan],
+        "time_ms": [2.0, np.nan], "sm_busy_pct": [24.0, 97.0],
     }, index=["a", "b"])
     c = ladder.changes(facts, SPECS).set_index("quantity")
     assert c.loc["gflops", "change"].startswith("x1.8 ") and c.loc["gflops", "better"] is True
@@ -65,6 +65,7 @@ def test_compare_reads_like_the_issue():
     assert c.loc["achieved_occupancy_pct", "change"] == "67% -> 33%"
     assert not c.loc["registers_per_thread", "changed"] and c.loc["registers_per_thread", "change"] == "64 (same)"
     assert c.loc["top_stall", "change"] == "MIO throttle -> wait"
+    assert c.loc["sm_busy_pct", "change"] == "24% -> 97%" and c.loc["sm_busy_pct", "better"] is True  # what split-K fixes
     assert "time_ms" not in c.index  # unknown on one side: left out
     assert set(c["predecessor"]) == {"a"}
 

@@ -68,19 +68,27 @@ def fixture_for(spec) -> Path | None:
 
 
 @functools.cache
-def diagnosis_records(run_dir: Path) -> dict[str, dict]:
-    """The run opened as `gemmprof report` opens it (tables, run.json, profile.jsonl, the ladder
-    and the probes' manifest), diagnosed, one record per kernel as diagnosis.json holds them."""
+def opened_copy(run_dir: Path):
+    """The run opened as `gemmprof report` opens it (tables, run.json, profile.jsonl), from a copy:
+    the extraction cache stays out of tests/data."""
     import shutil
     import tempfile
 
-    from profiler.analyze.diagnosis import diagnosis_records
     from profiler.run import open_run
 
-    copy = Path(tempfile.mkdtemp(prefix="gemmprof-probes-")) / run_dir.name  # the extraction cache stays out of tests/data
+    copy = Path(tempfile.mkdtemp(prefix="gemmprof-probes-")) / run_dir.name
     shutil.copytree(run_dir, copy)
+    return open_run(copy)
+
+
+@functools.cache
+def diagnosis_records(run_dir: Path) -> dict[str, dict]:
+    """The run diagnosed with the ladder's and the probes' manifest, one record per kernel as
+    diagnosis.json holds them."""
+    from profiler.analyze.diagnosis import diagnosis_records
+
     specs = (*load_manifest(), *PROBES)
-    return {r["kernel"]: r for r in diagnosis_records(open_run(copy).diagnose(manifest=specs))}
+    return {r["kernel"]: r for r in diagnosis_records(opened_copy(run_dir).diagnose(manifest=specs))}
 
 
 @pytest.mark.ncu
@@ -91,3 +99,11 @@ def test_diagnosis_names_the_planted_cause(spec):
                     "(make it on the device: scripts/probes.sh, see tests/data/probes-h100/README.md)")  # noqa
     record = diagnosis_records(report.parent.parent)[spec.name]
     assert record["cause"] == spec.planted, (spec.name, record.get("cause"), record.get("problem"), record.get("evidence"))
+
+
+@pytest.mark.ncu
+def test_sm_busy_reads_the_small_grid_probe_against_cublas():
+    """Active over elapsed SM cycles: the 16-block probe keeps about 16 of 132 SMs busy, cuBLAS
+    all of them (the quantity the ladder shows for split-K and stream-K rungs)."""
+    busy = opened_copy(DATA / "probes-h100").kernels.set_index("kernel_key")["sm_busy_pct"]
+    assert 10 < busy["probe-small-grid"] < 14 and busy["cublas"] > 90

@@ -223,7 +223,7 @@ def facts(d: Diagnosis) -> dict:
 
     return {
         "kernel": d.name, "gflops": d.gflops, "time_ms": d.time_ms,
-        "bound": d.verdict.label if d.verdict else None,
+        "bound": d.verdict.label if d.verdict else None, "sm_busy_pct": k.get("sm_busy_pct", np.nan),
         "dram_bytes": k.get("dram_bytes", np.nan), "l2_bytes": k.get("l2_bytes", np.nan),
         "l1_bytes": k.get("l1_bytes", np.nan),
         "global_load_per_math": m.get("global_load_per_math", np.nan),

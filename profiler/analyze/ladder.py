@@ -39,6 +39,7 @@ QUANTITIES = (
     Quantity("gflops", "GFLOP/s", "ratio", "GFLOP/s", +1),
     Quantity("time_ms", "time", "ratio", "ms", -1),
     Quantity("bound", "verdict", "text"),
+    Quantity("sm_busy_pct", "SMs busy", "points", "%", +1),
     Quantity("dram_bytes", "DRAM traffic", "ratio", "byte", -1),
     Quantity("l2_bytes", "L2 traffic", "ratio", "byte", -1),
     Quantity("l1_bytes", "L1 traffic", "ratio", "byte", -1),
