@@ -14,13 +14,13 @@ from rich.console import Console
 from profiler.analyze.compare import compare_bench, compare_kernels
 from profiler.render.console import (
     LOG_WIDTH,
-    FittedTable,
     bench_table,
     compare_metrics_table,
     compare_table,
     launch_summary_table,
     make_console,
 )
+from profiler.render.fitted_table import FittedTable
 
 FAST = SAMPLE_RUN.parent / "sample-h200-fast"
 

@@ -16,7 +16,7 @@ from rich.table import Table
 from ..analyze.values import flag
 from ..tiers import CONTEXT, ERROR, FAIL, FAILED_STATUSES, PASS, SKIP, TIMED_STATUSES
 from ..numbers import change, fixed, ms_spread
-from .fitted_table import NAME, NOTE, NUMBER, STATUS, TEXT, FittedTable, filled_table  # noqa: F401 (FittedTable: tests)
+from .fitted_table import NAME, NOTE, NUMBER, STATUS, TEXT, filled_table
 
 
 # A pipe or a CI log has no width of its own: rich would assume 80 (wrapping wide tables needlessly)
