@@ -9,7 +9,8 @@ import pandas as pd
 
 from . import causes
 from .bounds import BOUNDS, Verdict
-from .memory import launch_min_bytes, shared_unmeasured
+from .global_memory import launch_min_bytes
+from .shared_memory import shared_unmeasured
 from ..numbers import count_of, fmt_bytes, fmt_count, fmt_num, fmt_pct, fmt_times, fmt_way
 from .signals import Signals, stall_sentence
 from .stalls import BY_REASON
