@@ -63,6 +63,7 @@ def launch_min_bytes(record: dict, reads_c: bool = True) -> dict[str, int] | Non
 def _tiers() -> dict[str, str]:
     return {**REFERENCES, **{s.name: s.tier for s in load_manifest()}}
 
+
 def traffic(kernels: pd.DataFrame, reads_c: bool = True) -> pd.DataFrame:
     """Bytes moved at each level (DRAM read, write and both, L2, L1) against the GEMM's minimum:
     one row per launch and level with bytes, minimum and times (= bytes / minimum, how many times
@@ -89,6 +90,7 @@ def writes_below_minimum(traffic_rows: pd.DataFrame) -> bool:
     """Whether a launch's `traffic` rows show DRAM writes well below the C it must write."""
     writes = traffic_rows[traffic_rows["level"] == "DRAM write"] if not traffic_rows.empty else traffic_rows
     return bool(len(writes) and float(writes["times"].iloc[0]) < LOW_WRITES_RATIO)
+
 
 def coalescing(source: pd.DataFrame) -> pd.DataFrame:
     """Global accesses per launch: L2 sectors requested, the ideal for fully coalesced access,

@@ -46,6 +46,7 @@ PER_MATH_CLASSES = ("global_load", "global_store", "local_load", "local_store", 
 # A SASS line: optional predicate ("@P0", "@!UP1"), then the opcode with its modifiers.
 _OPCODE = re.compile(r"^\s*(?:@!?U?P[T\d]+\s+)?([A-Z][A-Z0-9_]*)")
 
+
 def opcode(sass: str) -> str:
     """'@!P0 LDS.128 R4, [R2+0x10]' -> 'LDS' (the base opcode, modifiers dropped)."""
     match = _OPCODE.match(sass or "")
@@ -66,6 +67,7 @@ def with_opcodes(sass: pd.DataFrame | None) -> pd.DataFrame | None:
     if sass is None or "opcode" in sass.columns:
         return sass
     return sass.assign(opcode=opcodes(sass))
+
 
 def instruction_mix(sass: pd.DataFrame) -> pd.DataFrame:
     """Warp instructions executed per class (ffma, mma, global/shared loads and stores, async

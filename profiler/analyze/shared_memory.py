@@ -34,6 +34,7 @@ SHARED_KINDS = (
     ("cp.async", "shared_ldgsts_wavefronts", "shared_ldgsts_bank_conflicts", ("LDGSTS",)),
 )
 
+
 def n_way(wavefronts: float, conflicts: float) -> float:
     """W / (W - C): 1.0 without conflicts, 2.0 when every request takes twice its passes; NaN
     when there were no wavefronts."""
@@ -41,6 +42,7 @@ def n_way(wavefronts: float, conflicts: float) -> float:
         return np.nan
     ideal = wavefronts - conflicts
     return np.inf if ideal <= 0 else wavefronts / ideal
+
 
 def bank_conflicts(kernels: pd.DataFrame, sass: pd.DataFrame | None = None) -> pd.DataFrame:
     """Bank conflicts of each launch, one row per access kind (load, store, cp.async) that
@@ -116,6 +118,7 @@ def conflict_lines(source: pd.DataFrame, n: int = 5) -> pd.DataFrame:
     })
     out = out.sort_values(LAUNCH_KEYS + ["excess"], ascending=[True, True, False], kind="stable")
     return out.groupby(LAUNCH_KEYS, sort=False, dropna=False).head(n).reset_index(drop=True)[columns]
+
 
 def shared_unmeasured(kernels: pd.DataFrame) -> pd.Series:
     """Launches whose shared-memory reads the wavefront counters cannot see: wgmma reads its

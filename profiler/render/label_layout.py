@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 
+
 def spread_labels(positions, gap: float, low: float = -math.inf, high: float = math.inf) -> list[float]:
     """Move 1-D label positions apart so neighbours are at least `gap` apart, keeping each group
     of crowded labels centred on where its members want to be (least squares), and all inside

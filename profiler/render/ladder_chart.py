@@ -23,6 +23,7 @@ from .chart_style import CEILING_COLOR, CUBLAS_COLOR, FONT, add_footnote, kernel
 from .escape import mpl_label, mpl_text
 from .label_layout import text_width_pt, thin_labels
 
+
 def _size_axis(frame: pd.DataFrame) -> tuple[pd.Series, str, dict[float, str]]:
     """x value per row, axis label and tick labels: M for square shapes, else (M·N·K)^(1/3)."""
     square = bool(((frame["M"] == frame["N"]) & (frame["N"] == frame["K"])).all())

@@ -23,6 +23,7 @@ from .chart_style import CEILING_COLOR, FONT, LEVEL_MARKERS, add_footnote, kerne
 from .escape import mpl_label, mpl_text
 from .label_layout import from_log_fraction, log_fraction, spread_labels, text_width_pt
 
+
 def _intensity_tick(value: float, _pos=None) -> str:
     return f"{value:g}"
 
