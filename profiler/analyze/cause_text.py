@@ -9,8 +9,8 @@ from .signals import Signals, stall_sentence
 from .values import number
 
 
-def cause_verdict(bound: str, label: str, cause: str, problem: str, summary: str, evidence: list[str], cure: str,
-                  confidence: str = "high") -> Verdict:
+def cause(bound: str, label: str, cause: str, problem: str, summary: str, evidence: list[str], cure: str,
+          confidence: str = "high") -> Verdict:
     return Verdict(bound, label, problem, summary, tuple(e for e in evidence if e), cure, cause=cause,
                    confidence=confidence)
 

@@ -13,7 +13,7 @@ import pandas as pd
 from ..stall_table import BY_REASON
 from ..numbers import fmt_bytes, fmt_count, fmt_num, fmt_pct, fmt_way
 from .bounds import Verdict
-from .cause_text import cause_verdict, class_samples, hopper_sentence, math_instructions, math_name, stall_lines
+from .cause_text import cause, class_samples, hopper_sentence, math_instructions, math_name, stall_lines
 from .signals import Signals
 from .values import number
 
@@ -57,13 +57,13 @@ def fp64(s: Signals) -> Verdict | None:
     rate = flop64 / (number(k.get("duration_ns")) * 1e-9)
     cure = ("Keep the math in FP32: a double literal (1.0 instead of 1.0f) or a double accumulator promotes every "
             "multiply-add to DFMA; write float literals and float accumulators (or FP32 tensor-core paths).")
-    return cause_verdict("fp64", "FP64 pipe", "fp64", "math in double precision (DFMA on the FP64 pipe)",
-              f"{fmt_pct(100 * flop64 / (flop64 + np.nan_to_num(flop32)))} of the FLOPs are FP64: "
-              f"{fmt_num(rate / 1e9)} GFLOP/s against an FP64 peak of {fmt_num(peak / 1e9)} GFLOP/s, where FP32 "
-              f"would have {fmt_num(number(k.get('peak_fp32_flops')) / 1e9)}.",
-              [f"FP64 pipe busy {fmt_pct(number(k.get('pipe_fp64_pct')))} of active cycles; FMA pipe "
-               f"{fmt_pct(number(k.get('pipe_fma_pct')))}.",
-               class_samples(s, "fp64", "FP64 instructions")], cure)
+    return cause("fp64", "FP64 pipe", "fp64", "math in double precision (DFMA on the FP64 pipe)",
+                 f"{fmt_pct(100 * flop64 / (flop64 + np.nan_to_num(flop32)))} of the FLOPs are FP64: "
+                 f"{fmt_num(rate / 1e9)} GFLOP/s against an FP64 peak of {fmt_num(peak / 1e9)} GFLOP/s, where FP32 "
+                 f"would have {fmt_num(number(k.get('peak_fp32_flops')) / 1e9)}.",
+                 [f"FP64 pipe busy {fmt_pct(number(k.get('pipe_fp64_pct')))} of active cycles; FMA pipe "
+                  f"{fmt_pct(number(k.get('pipe_fma_pct')))}.",
+                  class_samples(s, "fp64", "FP64 instructions")], cure)
 
 
 def local_memory(s: Signals) -> Verdict | None:
@@ -84,15 +84,15 @@ def local_memory(s: Signals) -> Verdict | None:
     if spills:
         cure = ("Give the compiler the registers it needs (lift -maxrregcount or __launch_bounds__' minimum blocks) "
                 "or shrink the register tile, so nothing spills; ptxas -v reports the spill bytes.")
-        return cause_verdict("local", "local memory", "spills", "register spills to local memory",
-                  f"Registers spill: {fmt_num(per_math)} local-memory accesses per {math_name(s)} go through L1 "
-                  f"instead of staying in registers ({fmt_num(number(k.get('registers_per_thread')))} registers per "
-                  f"thread).", evidence, cure)
+        return cause("local", "local memory", "spills", "register spills to local memory",
+                     f"Registers spill: {fmt_num(per_math)} local-memory accesses per {math_name(s)} go through L1 "
+                     f"instead of staying in registers ({fmt_num(number(k.get('registers_per_thread')))} registers per "
+                     f"thread).", evidence, cure)
     cure = ("Keep the array in registers: index it only with compile-time constants (fully unrolled loops), or "
             "stage it in shared memory if it must be indexed at run time.")
-    return cause_verdict("local", "local memory", "local_memory", "a per-thread array in local memory",
-              f"A per-thread array lives in local memory: {fmt_num(per_math)} local accesses per {math_name(s)}, "
-              f"indexed at run time, so the compiler cannot keep it in registers.", evidence, cure)
+    return cause("local", "local memory", "local_memory", "a per-thread array in local memory",
+                 f"A per-thread array lives in local memory: {fmt_num(per_math)} local accesses per {math_name(s)}, "
+                 f"indexed at run time, so the compiler cannot keep it in registers.", evidence, cure)
 
 
 def atomics(s: Signals) -> Verdict | None:
@@ -109,14 +109,14 @@ def atomics(s: Signals) -> Verdict | None:
     math = math_instructions(s)
     cure = ("Accumulate privately first (registers, then one atomic per block or per warp after a shuffle "
             "reduction) and spread the target addresses; atomics to one address serialise at one L2 slice.")
-    return cause_verdict("atomics", "atomics", "atomics", "atomics serialised on a few addresses",
-              f"{fmt_count(sectors)} atomic sectors in {fmt_num(number(k.get('duration_ns')) / 1e6)} ms: one every "
-              f"{fmt_num(1 / rate if rate > 0 else np.nan)} L2 cycles, the pace of one L2 slice, while the L2 as a whole "
-              f"is {fmt_pct(l2_busy)} busy: the atomics wait on each other.",
-              [f"{fmt_count(requests)} atomic requests ({fmt_num(requests / math)} per {math_name(s)})." if math > 0 else "",
-               f"{fmt_pct(share)} of the warps' samples are at atomic instructions; the queues behind them back up "
-               f"(see the stalls)." if share > 0 else "",
-               *stall_lines(s, ("mio_throttle", "lg_throttle", "long_scoreboard")), s.sides()], cure)
+    return cause("atomics", "atomics", "atomics", "atomics serialised on a few addresses",
+                 f"{fmt_count(sectors)} atomic sectors in {fmt_num(number(k.get('duration_ns')) / 1e6)} ms: one every "
+                 f"{fmt_num(1 / rate if rate > 0 else np.nan)} L2 cycles, the pace of one L2 slice, while the L2 as a whole "
+                 f"is {fmt_pct(l2_busy)} busy: the atomics wait on each other.",
+                 [f"{fmt_count(requests)} atomic requests ({fmt_num(requests / math)} per {math_name(s)})." if math > 0 else "",
+                  f"{fmt_pct(share)} of the warps' samples are at atomic instructions; the queues behind them back up "
+                  f"(see the stalls)." if share > 0 else "",
+                  *stall_lines(s, ("mio_throttle", "lg_throttle", "long_scoreboard")), s.sides()], cure)
 
 
 def divergence(s: Signals) -> Verdict | None:
@@ -126,12 +126,12 @@ def divergence(s: Signals) -> Verdict | None:
         return None
     cure = ("Make the branch uniform per warp: map the two paths to different warps (branch on the warp index, not "
             "the lane), or make both paths one path with predication or arithmetic selection.")
-    return cause_verdict("divergence", "warp divergence", "divergence", f"{fmt_num(threads)} of 32 threads active per instruction",
-              f"Warps run divergent: {fmt_num(threads)} of 32 threads are active per executed instruction, so each warp "
-              f"issues its paths one after the other.",
-              [f"Branch uniformity {fmt_pct(uniform)} (branches whose threads all went the same way).",
-               f"Divergent branch targets: {fmt_count(number(k.get('branch_targets_divergent')))}."
-               if not pd.isna(k.get("branch_targets_divergent")) else "", s.sides()], cure)
+    return cause("divergence", "warp divergence", "divergence", f"{fmt_num(threads)} of 32 threads active per instruction",
+                 f"Warps run divergent: {fmt_num(threads)} of 32 threads are active per executed instruction, so each warp "
+                 f"issues its paths one after the other.",
+                 [f"Branch uniformity {fmt_pct(uniform)} (branches whose threads all went the same way).",
+                  f"Divergent branch targets: {fmt_count(number(k.get('branch_targets_divergent')))}."
+                  if not pd.isna(k.get("branch_targets_divergent")) else "", s.sides()], cure)
 
 
 def scattered(s: Signals) -> Verdict | None:
@@ -147,14 +147,14 @@ def scattered(s: Signals) -> Verdict | None:
         cure = (f"Map consecutive threads to consecutive addresses of {what} (threadIdx.x along the contiguous, "
                 f"row-major dimension), or transpose through shared memory, so a warp's {noun[:-1]} covers a few "
                 f"whole 32-byte sectors.")
-        return cause_verdict("global", "global memory (L1/LSU)", f"uncoalesced_{kind}", f"uncoalesced global {noun}",
-                  f"Global {noun} are scattered: they request {fmt_num(ratio)}x the L2 sectors a coalesced access "
-                  f"would ({fmt_num(number(k.get(f'global_{kind}_sectors_per_request')))} sectors per request), and move "
-                  f"{fmt_pct(100 * sectors / total)} of the global sectors.",
-                  [f"Sectors over the coalesced ideal: loads {fmt_num(number(c.get('load_ratio')))}x, stores "
-                   f"{fmt_num(number(c.get('store_ratio')))}x.",
-                   class_samples(s, "global_store", "global stores") if kind == "store" else "",
-                   *stall_lines(s, ("lg_throttle", "long_scoreboard")), s.sides()], cure)
+        return cause("global", "global memory (L1/LSU)", f"uncoalesced_{kind}", f"uncoalesced global {noun}",
+                     f"Global {noun} are scattered: they request {fmt_num(ratio)}x the L2 sectors a coalesced access "
+                     f"would ({fmt_num(number(k.get(f'global_{kind}_sectors_per_request')))} sectors per request), and move "
+                     f"{fmt_pct(100 * sectors / total)} of the global sectors.",
+                     [f"Sectors over the coalesced ideal: loads {fmt_num(number(c.get('load_ratio')))}x, stores "
+                      f"{fmt_num(number(c.get('store_ratio')))}x.",
+                      class_samples(s, "global_store", "global stores") if kind == "store" else "",
+                      *stall_lines(s, ("lg_throttle", "long_scoreboard")), s.sides()], cure)
     return None
 
 
@@ -168,11 +168,11 @@ def bank_conflicts(s: Signals) -> Verdict | None:
     c = rows.iloc[0]
     cure = ("Change the shared layout so a warp's loads fall in distinct banks: pad each row by one access width, "
             "swizzle (XOR the column with the row), or have each lane read contiguous float4s.")
-    return cause_verdict("shared", "shared memory / MIO", "bank_conflicts", f"{fmt_way(c['n_way'])} bank conflicts on shared loads",
-              f"{fmt_pct(c['excess_pct'])} of the shared-load wavefronts are bank-conflict replays "
-              f"({fmt_way(c['n_way'])} at the worst instruction): every shared load takes several passes.",
-              [f"Shared loads: {fmt_count(c['wavefronts'])} wavefronts where {fmt_count(c['ideal'])} would do.",
-               *stall_lines(s, ("mio_throttle", "short_scoreboard")), s.sides()], cure)
+    return cause("shared", "shared memory / MIO", "bank_conflicts", f"{fmt_way(c['n_way'])} bank conflicts on shared loads",
+                 f"{fmt_pct(c['excess_pct'])} of the shared-load wavefronts are bank-conflict replays "
+                 f"({fmt_way(c['n_way'])} at the worst instruction): every shared load takes several passes.",
+                 [f"Shared loads: {fmt_count(c['wavefronts'])} wavefronts where {fmt_count(c['ideal'])} would do.",
+                  *stall_lines(s, ("mio_throttle", "short_scoreboard")), s.sides()], cure)
 
 
 def epilogue(s: Signals) -> Verdict | None:
@@ -196,15 +196,15 @@ def epilogue(s: Signals) -> Verdict | None:
         cure = fix_c + ("make the epilogue cheap or overlap it: load C early (before the last k tiles), and give the "
                         "grid enough blocks per SM that one block's epilogue overlaps another's main loop.")
     cure = cure[:1].upper() + cure[1:]
-    return cause_verdict("latency", "latency and occupancy", "epilogue", f"epilogue-bound: {fmt_pct(line_share)} of the samples "
-              f"at the epilogue's {line}", f"{fmt_pct(line_share)} of the warps' samples sit at {line}, after the main "
-              f"loop{waiting} ({fmt_pct(share)} after the loop in all): the epilogue, not the loop, is where the time "
-              f"goes.",
-              [f"Samples: prologue {fmt_pct(number(r.get('prologue_pct')))}, main loop {fmt_pct(number(r.get('loop_pct')))}, "
-               f"epilogue {fmt_pct(share)}.",
-               f"Hottest epilogue instruction: `{r['epilogue_code']}`." if r.get("epilogue_code") else "",
-               f"Global accesses request {fmt_num(worst)}x the sectors of coalesced ones (C)." if fix_c else "",
-               hopper_sentence(s), s.sides()], cure)
+    return cause("latency", "latency and occupancy", "epilogue", f"epilogue-bound: {fmt_pct(line_share)} of the samples "
+                 f"at the epilogue's {line}", f"{fmt_pct(line_share)} of the warps' samples sit at {line}, after the main "
+                 f"loop{waiting} ({fmt_pct(share)} after the loop in all): the epilogue, not the loop, is where the time "
+                 f"goes.",
+                 [f"Samples: prologue {fmt_pct(number(r.get('prologue_pct')))}, main loop {fmt_pct(number(r.get('loop_pct')))}, "
+                  f"epilogue {fmt_pct(share)}.",
+                  f"Hottest epilogue instruction: `{r['epilogue_code']}`." if r.get("epilogue_code") else "",
+                  f"Global accesses request {fmt_num(worst)}x the sectors of coalesced ones (C)." if fix_c else "",
+                  hopper_sentence(s), s.sides()], cure)
 
 
 def barrier(s: Signals) -> Verdict | None:
@@ -212,10 +212,10 @@ def barrier(s: Signals) -> Verdict | None:
     if share < BARRIER_MIN_PCT:
         return None
     per_tile = number((s.techniques or {}).get("barriers_per_tile"))
-    return cause_verdict("latency", "latency and occupancy", "barrier", "warps wait at barriers",
-              f"Warps spend {fmt_pct(share)} of their cycles waiting at __syncthreads ({fmt_num(cycles)} cycles per "
-              f"issued instruction)" + (f"; {fmt_num(per_tile)} barriers per shared tile." if not np.isnan(per_tile) else "."),
-              [class_samples(s, "barrier", "barriers"), *stall_lines(s, ("barrier",)), s.sides()], barrier_cure(s))
+    return cause("latency", "latency and occupancy", "barrier", "warps wait at barriers",
+                 f"Warps spend {fmt_pct(share)} of their cycles waiting at __syncthreads ({fmt_num(cycles)} cycles per "
+                 f"issued instruction)" + (f"; {fmt_num(per_tile)} barriers per shared tile." if not np.isnan(per_tile) else "."),
+                 [class_samples(s, "barrier", "barriers"), *stall_lines(s, ("barrier",)), s.sides()], barrier_cure(s))
 
 
 def barrier_cure(s: Signals) -> str:

@@ -9,7 +9,7 @@ import pandas as pd
 
 from ..numbers import count_of, fmt_bytes, fmt_num, fmt_pct
 from .bounds import Verdict
-from .cause_text import cause_verdict, stall_lines
+from .cause_text import cause, stall_lines
 from .signals import Signals
 from .values import number
 
@@ -31,10 +31,10 @@ def small_grid(s: Signals) -> Verdict | None:
     busy = int(min(u["blocks"], sms))
     cure = ("Give every SM work: split K across blocks (split-K or stream-K, reducing the partial sums) or use "
             "smaller tiles, so the grid has at least one block per SM.")
-    return cause_verdict("launch", "launch size", "small_grid", f"grid too small: {busy} of {sms} SMs busy",
-              f"{sms} SMs, {fmt_num(u['blocks'])} blocks: {fmt_pct(100.0 * (sms - busy) / sms)} of the GPU idle "
-              f"for the whole launch ({fmt_num(u['waves'], 2)} waves).",
-              [f"Only {fmt_pct(u['sm_fill'])} of the SMs run a block.", s.sides()], cure)
+    return cause("launch", "launch size", "small_grid", f"grid too small: {busy} of {sms} SMs busy",
+                 f"{sms} SMs, {fmt_num(u['blocks'])} blocks: {fmt_pct(100.0 * (sms - busy) / sms)} of the GPU idle "
+                 f"for the whole launch ({fmt_num(u['waves'], 2)} waves).",
+                 [f"Only {fmt_pct(u['sm_fill'])} of the SMs run a block.", s.sides()], cure)
 
 
 def tail(s: Signals) -> Verdict | None:
@@ -45,12 +45,12 @@ def tail(s: Signals) -> Verdict | None:
     last = (waves - np.floor(waves)) * s.occupancy.get("blocks_per_sm", np.nan) * number(s.launch.get("sm_count"))
     cure = ("Make the block count a multiple of what the GPU holds at once: smaller or larger tiles, split-K for "
             "the last wave, or a persistent (stream-K) schedule that shares the leftover work among all SMs.")
-    return cause_verdict("launch", "launch size", "tail", f"tail wave: the last of {int(np.ceil(waves))} waves is "
-              f"{fmt_pct(100 * (waves - np.floor(waves)))} full",
-              f"{fmt_num(waves, 3)} waves of blocks: the partial last wave leaves about {fmt_pct(cost)} of the SMs' "
-              f"time idle" + (f" (about {fmt_num(last, 2)} blocks run in it)." if not np.isnan(last) else "."),
-              [f"Waves per SM {fmt_num(waves, 3)}: {int(np.floor(waves))} full, one {fmt_pct(100 * (waves % 1))} "
-               f"full.", s.sides()], cure)
+    return cause("launch", "launch size", "tail", f"tail wave: the last of {int(np.ceil(waves))} waves is "
+                 f"{fmt_pct(100 * (waves - np.floor(waves)))} full",
+                 f"{fmt_num(waves, 3)} waves of blocks: the partial last wave leaves about {fmt_pct(cost)} of the SMs' "
+                 f"time idle" + (f" (about {fmt_num(last, 2)} blocks run in it)." if not np.isnan(last) else "."),
+                 [f"Waves per SM {fmt_num(waves, 3)}: {int(np.floor(waves))} full, one {fmt_pct(100 * (waves % 1))} "
+                  f"full.", s.sides()], cure)
 
 
 def occupancy_capped(s: Signals) -> Verdict | None:
@@ -74,8 +74,8 @@ def occupancy_capped(s: Signals) -> Verdict | None:
                 f"{fmt_num(o['registers_for_next_block'])} would fit one more block per SM.")
     else:
         lift = "More warps per SM: more threads per block or more blocks per SM."
-    return cause_verdict("latency", "latency and occupancy", key, f"occupancy capped by {first}: "
-              f"{count_of(o['blocks_per_sm'], 'block')} per SM", f"Latency is exposed: {first} caps the SM at "
-              f"{fmt_num(o['blocks_per_sm'])} block(s), {fmt_num(o['warps_per_scheduler'], 2)} warps per scheduler "
-              f"(theoretical occupancy {fmt_pct(o['theoretical_pct'])}), too few to cover memory latency.",
-              [*stall_lines(s), s.sides()], lift)
+    return cause("latency", "latency and occupancy", key, f"occupancy capped by {first}: "
+                 f"{count_of(o['blocks_per_sm'], 'block')} per SM", f"Latency is exposed: {first} caps the SM at "
+                 f"{fmt_num(o['blocks_per_sm'])} block(s), {fmt_num(o['warps_per_scheduler'], 2)} warps per scheduler "
+                 f"(theoretical occupancy {fmt_pct(o['theoretical_pct'])}), too few to cover memory latency.",
+                 [*stall_lines(s), s.sides()], lift)
