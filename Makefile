@@ -56,10 +56,122 @@ build: venv
 resources: venv
 	$(VENV)/bin/gemmprof build --manifest kernels/probes/probes.toml --arch sm_90 --write-resources
 
-# The one command for the GPU machine: uses the python3 there (CuPy, pandas, ...) with this
-# checkout on PYTHONPATH; writes logs and the run directory under $$OUT (or reports/gpu-check).
+# The one command for the GPU machine: the steps below in order (GPU_CHECK_STEPS, default
+# "env tests events sweep bench"), each `make gpu-STEP`; logs and packed runs under $$OUT.
 gpu-check:
 	bash scripts/gpu_check.sh
+
+# --- GPU machine: the steps of gpu-check, each runnable alone ---------------------------------
+# They use the python3 there (CuPy, pandas, ...) with this checkout on PYTHONPATH; run directories
+# go under $(RUNS), what comes back (logs, the manifest `dispatch` wrote, report parts) to $(GPU_OUT).
+GPU_OUT ?= $(or $(OUT),reports/gpu-check)
+RUNS ?= $(GPU_OUT)/runs
+SAMPLE ?= $(RUNS)/sample
+SWEEP_SIZES ?= 256,777,1000,1023,1024,1536x512x2048,2048
+BENCH_SIZES ?= 4096
+SAMPLE_SIZES ?= 512,1024,2048,4096
+# fast: the rungs under work (a --kernel range or names) and the dispatchers benched beside them
+FAST_KERNELS ?= cutlass128x128x8..
+FAST_DISPATCHERS ?= best
+FAST_SIZES ?= 4096,8192
+# variants: the experiments follow the ladder, so a range from the first one takes them all
+EXPERIMENTS ?= kernels/experiments/experiments.toml
+FIRST_EXPERIMENT ?= bankrot128x128
+VARIANT_SECONDS ?= 1.5
+GP := python3 -m profiler
+GPU_STEPS := gpu-env gpu-tests gpu-events gpu-sweep gpu-bench gpu-sample gpu-sample-profile gpu-sample-bench \
+	gpu-bare gpu-dispatch gpu-variants gpu-fast gpu-fast-bench gpu-fast-profile gpu-overhead gpu-fixtures \
+	gpu-many gpu-sanitize gpu-probes
+.PHONY: $(GPU_STEPS)
+$(GPU_STEPS): export PYTHONPATH := $(CURDIR)$(if $(PYTHONPATH),:$(PYTHONPATH))
+$(GPU_STEPS): export PYTHONUNBUFFERED := 1
+$(GPU_STEPS): export COLUMNS := $(or $(LOG_COLUMNS),180)
+
+gpu-env:
+	$(GP) env
+	$(GP) build --arch sm_90
+
+gpu-tests:
+	python3 -m pytest -q -m gpu tests -p no:cacheprovider
+
+# cuBLAS timed by a plain CUDA program with events, independent of gemmprof's harness
+gpu-events:
+	mkdir -p build
+	nvcc -O3 -o build/cublas_events benchmarks/cublas_events.cu -lcublas
+	build/cublas_events 4096
+
+# correctness on odd and rectangular shapes, short timing
+gpu-sweep:
+	$(GP) bench --sizes $(SWEEP_SIZES) --max-seconds 0.3 --min-reps 5 --out $(RUNS) --run-id sweep
+
+gpu-bench:
+	$(GP) bench --sizes $(BENCH_SIZES) --out $(RUNS) --run-id bench
+
+# The sample run (reports/sample-h200 comes from here): every kernel under ncu at 2048, then the
+# bench sweep of every rung into the same run (`-k ..`: rungs only; dispatchers are timed after
+# `dispatch` derives them). Reports already in $(SAMPLE) are kept.
+gpu-sample: gpu-sample-profile gpu-sample-bench
+
+gpu-sample-profile:
+	$(GP) profile --kernel all --size 2048 --xz --out $(dir $(SAMPLE)) --run-id $(notdir $(SAMPLE))
+	ls -l $(SAMPLE)/ncu
+	$(GP) analyze $(SAMPLE)
+
+gpu-sample-bench:
+	$(GP) bench -k .. --sizes $(SAMPLE_SIZES) --max-seconds 1.5 --out $(dir $(SAMPLE)) --run-id $(notdir $(SAMPLE))
+
+# bare ncu running the sample run's own ncu commands: what gemmprof adds on top
+gpu-bare:
+	python3 benchmarks/bare_ncu.py $(SAMPLE)
+
+# derive `best` from the sample sweep, write it into the manifest (a copy comes back), time it
+gpu-dispatch:
+	$(GP) dispatch $(SAMPLE) --write
+	mkdir -p $(GPU_OUT) && cp kernels/ladder.toml $(GPU_OUT)/ladder.toml
+	$(GP) bench -k best --sizes 512,1024,2048,4096,8192 --out $(RUNS) --run-id best
+
+# the experiment kernels and the rungs they claim to improve on, against cuBLAS
+gpu-variants:
+	$(GP) bench --manifest $(EXPERIMENTS) -k $(FIRST_EXPERIMENT).. --predecessors --sizes $(FAST_SIZES) \
+	    --max-seconds $(VARIANT_SECONDS) --out $(RUNS) --run-id variants
+
+# the rungs under work: benched with their dispatchers, profiled at 4096 (dispatchers are not:
+# only the kernels they choose from), analysed and reported
+gpu-fast: gpu-fast-bench gpu-fast-profile
+
+gpu-fast-bench:
+	$(GP) bench $(addprefix -k ,$(FAST_KERNELS) $(FAST_DISPATCHERS)) --sizes $(FAST_SIZES) --out $(RUNS) --run-id fast
+
+gpu-fast-profile:
+	$(GP) profile $(addprefix -k ,$(FAST_KERNELS)) -k cublas --size 4096 --xz --out $(RUNS) --run-id fastprof
+	$(GP) analyze $(RUNS)/fastprof
+	$(GP) report $(RUNS)/fastprof >/dev/null
+
+# profile --kernel all against bare ncu: cold (compile, first ncu start), bare ncu, then gemmprof
+# again; the fair comparison is the second gemmprof run against the bare replay between the two
+gpu-overhead:
+	$(GP) profile --kernel all --size 2048 --out $(RUNS) --run-id overhead
+	python3 benchmarks/bare_ncu.py $(RUNS)/overhead
+	$(GP) profile --kernel all --size 2048 --out $(RUNS) --run-id overhead --force
+	python3 benchmarks/bare_ncu.py --wall $(RUNS)/overhead
+
+# small real reports and ncu's raw export of each, for tests/data/profile-<gpu>/
+gpu-fixtures:
+	$(GP) profile -k naive -k smem -k vectorized -k warptile -k cublas --mnk 512 256 128 --xz --out $(RUNS) --run-id fixtures
+	mkdir -p build
+	for f in $(RUNS)/fixtures/ncu/*.ncu-rep.xz; do \
+	    xz -dc "$$f" > build/fixture.ncu-rep && ncu --import build/fixture.ncu-rep --page raw --csv > "$${f%.ncu-rep.xz}.raw.csv" || exit 1; \
+	done; rm -f build/fixture.ncu-rep
+
+# a 1,000-launch report for benchmarks/extract_speed.py (scripts/many_launches.sh; knobs MANY_*)
+gpu-many:
+	OUT=$(GPU_OUT) bash scripts/many_launches.sh
+
+gpu-sanitize:
+	OUT=$(GPU_OUT) bash scripts/sanitize.sh
+
+gpu-probes:
+	OUT=$(GPU_OUT) bash scripts/probes.sh
 
 # GPU machine: every probe (kernels/probes) profiled at its own shape into one run, packed as
 # $$OUT/probes.tgz (for tests/data/probes-<gpu>/).

@@ -2,6 +2,7 @@
 times: what gemmprof adds on top of ncu (build, verification bookkeeping, extraction, tables).
 
     python benchmarks/bare_ncu.py reports/<run-id>
+    python benchmarks/bare_ncu.py --wall reports/<run-id>    # only the run's own wall time and phases
 """
 
 import json
@@ -30,5 +31,14 @@ def main(run: Path) -> None:
           f"(+{100 * (ours / total - 1):.1f}%)")
 
 
+def wall(run: Path) -> None:
+    """The profile run's wall time and phases, as run.json recorded them (no replay)."""
+    meta = json.loads((run / "run.json").read_text())
+    print(f"gemmprof profile: {meta['profile_wall_s']:.1f} s, phases {meta['profile_phases_s']}")
+
+
 if __name__ == "__main__":
-    main(Path(sys.argv[1]))
+    if sys.argv[1] == "--wall":
+        wall(Path(sys.argv[2]))
+    else:
+        main(Path(sys.argv[1]))

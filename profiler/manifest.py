@@ -119,18 +119,55 @@ def _load_all(extra: str) -> tuple[KernelSpec, ...]:
 
 
 def select_kernels(names: list[str] | None, tier: str | None = None) -> list[KernelSpec]:
-    """Kernels by name ('all' or None for the whole ladder), in ladder order."""
+    """Kernels by name ('all' or None for the whole ladder), in the order named; a range
+    'FIRST..LAST' stands for the rungs from FIRST to LAST in ladder order (`expand_ranges`)."""
     specs = [s for s in load_manifest() if tier is None or s.tier == tier]
     if not names or names == ["all"]:
         return specs
+    names = expand_ranges(names)
     by_name = {s.name: s for s in load_manifest()}
     unknown = [n for n in names if n not in by_name]
     if unknown:
         raise GemmprofError(
             f"unknown kernel {', '.join(map(repr, unknown))}",
-            f"choose from: {', '.join(by_name)} (or 'all')",
+            f"choose from: {', '.join(by_name)} (or 'all', or a range FIRST..LAST)",
         )
-    return [by_name[n] for n in names]
+    return [by_name[n] for n in dict.fromkeys(names)]
+
+
+def with_predecessors(specs: list[KernelSpec]) -> list[KernelSpec]:
+    """The kernels and the rung each names as its predecessor (what it claims to improve on),
+    each once, in ladder order: an experiment benched beside the rung it is measured against."""
+    by_name = {s.name: s for s in load_manifest()}
+    chosen = {s.name: s for s in specs} | {s.predecessor: by_name[s.predecessor] for s in specs if s.predecessor}
+    return sorted(chosen.values(), key=lambda s: s.index)
+
+
+RANGE = ".."
+
+
+def expand_ranges(names: list[str]) -> list[str]:
+    """Replace each 'FIRST..LAST' in a --kernel list by the rungs from FIRST to LAST inclusive, in
+    ladder order: names, not numbers, because inserting a rung renumbers the ladder. An open end
+    runs to the ladder's first or last rung ('cutlass128x128x8..'; '..' alone: every rung and no
+    dispatcher). Other names pass through unchecked."""
+    order = [s.name for s in load_manifest()]
+    out: list[str] = []
+    for name in names:
+        if RANGE not in name:
+            out.append(name)
+            continue
+        first, _, last = name.partition(RANGE)
+        unknown = [end for end in (first, last) if end and end not in order]
+        if unknown or RANGE in last:
+            raise GemmprofError(f"bad kernel range {name!r}" + (f": no rung {unknown[0]!r}" if unknown else ""),
+                                "write FIRST..LAST with rung names in ladder order, e.g. -k naive..cpasync (see gemmprof build)")
+        lo, hi = order.index(first) if first else 0, order.index(last) if last else len(order) - 1
+        if lo > hi:
+            raise GemmprofError(f"empty kernel range {name!r}: {last!r} comes before {first!r} in the ladder",
+                                f"write it as -k {last}..{first}")
+        out.extend(order[lo:hi + 1])
+    return out
 
 
 # --- dispatchers: one name, a kernel chosen by shape (as cuBLAS's heuristics do) ---------------

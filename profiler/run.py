@@ -229,14 +229,14 @@ class Run:
 
     def roofline(self, title: str | None = None):
         """The hierarchical roofline of the profiled launches, as a matplotlib Figure (not saved)."""
-        from .render.charts import roofline_figure
+        from .render.roofline_chart import roofline_figure
 
         kernels = self.require_kernels()
         return roofline_figure(kernels, title=title)
 
     def ladder(self, tier: str = "fp32"):
         """The ladder chart (GFLOP/s and % of cuBLAS against size) of the bench sweep, a Figure."""
-        from .render.charts import ladder_figure
+        from .render.ladder_chart import ladder_figure
 
         if self.bench is None:
             raise GemmprofError(f"{self.path} has no bench table", "run gemmprof bench into it first")

@@ -8,7 +8,9 @@ from conftest import SAMPLE_RUN
 
 from profiler import numbers as prose
 from profiler.analyze import verdict as vd
-from profiler.analyze.memory import bank_conflicts, coalescing, instruction_mix
+from profiler.analyze.shared_memory import bank_conflicts
+from profiler.analyze.global_memory import coalescing
+from profiler.analyze.instruction_mix import instruction_mix
 from profiler.stall_table import LAUNCH_REASONS as STALL_REASONS
 
 SAMPLE = SAMPLE_RUN

@@ -1,5 +1,5 @@
-"""The charts (profiler.render.charts), inspected as Figures with the Agg backend: what is drawn,
-where the ceilings sit, that legends stay outside the data and that no two labels overlap."""
+"""The charts (profiler.render.roofline_chart, ladder_chart, chart_style, label_layout), inspected
+as Figures with the Agg backend: what is drawn, where the ceilings sit, that legends stay outside the data and that no two labels overlap."""
 
 from __future__ import annotations
 
@@ -24,17 +24,10 @@ from test_roofline import synthetic_kernels
 from profiler.analyze.roofline import kernel_names
 from profiler.errors import GemmprofError
 from profiler.manifest import REFERENCES, load_manifest
-from profiler.render.charts import (
-    LEVEL_MARKERS,
-    color_distance,
-    distinct_colors,
-    kernel_colors,
-    kernel_markers,
-    ladder_figure,
-    roofline_figure,
-    spread_labels,
-    thin_labels,
-)
+from profiler.render.chart_style import LEVEL_MARKERS, color_distance, distinct_colors, kernel_colors, kernel_markers
+from profiler.render.label_layout import spread_labels, thin_labels
+from profiler.render.ladder_chart import ladder_figure
+from profiler.render.roofline_chart import roofline_figure
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLE = SAMPLE_RUN

@@ -14,13 +14,13 @@ from rich.console import Console
 from profiler.analyze.compare import compare_bench, compare_kernels
 from profiler.render.console import (
     LOG_WIDTH,
-    FittedTable,
     bench_table,
     compare_metrics_table,
     compare_table,
     launch_summary_table,
     make_console,
 )
+from profiler.render.fitted_table import FittedTable
 
 FAST = SAMPLE_RUN.parent / "sample-h200-fast"
 
@@ -106,3 +106,36 @@ def test_make_console_widths(monkeypatch):
     monkeypatch.setenv("COLUMNS", "wide")  # nonsense is ignored
     assert make_console().width == LOG_WIDTH or make_console().is_terminal
     assert make_console(stderr=True).stderr
+
+
+NOTES = ["context, not verified as fp32-tc: relative error 2.93e-04 > tolerance 7.6e-06",
+         "expected (the manifest says this rung fails the fp32-tc bound): relative error 2.94e-04 > tolerance 1.1e-05",
+         "contract: M must be a multiple of 128 (got 1000)"]
+
+
+@pytest.mark.parametrize("width", [80, 100, 120, 200])
+def test_bench_notes_never_wrap_word_by_word(width):
+    """A CI log at 100 columns once printed each note one word per line; a note now stays on one
+    line in its column or goes below the table, numbered, and every number stays whole."""
+    bench = pd.read_parquet(SAMPLE_RUN / "bench.parquet").head(4)
+    rows = bench.assign(status=["CONTEXT", "FAIL", "SKIP", "PASS"], reason=[*NOTES, None])
+    out = printed(bench_table(rows, "notes"), width)
+    assert "…" not in out and max(len(line) for line in out.splitlines()) <= width, out
+    for note in NOTES:
+        assert " ".join(note.split()[:6]) in out, (note, out)  # the start of every note on one line
+    for value in bench["gflops"].head(1):  # the CONTEXT row is timed: its rate is whole
+        assert f"{value:,.0f}" in out, out
+    lines = out.splitlines()
+    body = next(i for i, line in enumerate(lines) if "──" in line or "━━" in line)  # below the header
+    one_word = [line for line in lines[body:] if len(line.split()) == 1 and any(ch.isalnum() for ch in line)]
+    assert not one_word, out  # no line holding a lone word: nothing wrapped word by word
+
+
+def test_narrow_bench_tables_number_their_notes_and_say_what_they_left_out():
+    bench = pd.read_parquet(SAMPLE_RUN / "bench.parquet").head(2).assign(status=["CONTEXT", "FAIL"], reason=NOTES[:2])
+    narrow = printed(bench_table(bench, "notes"), 80)
+    assert "\n1  " + NOTES[0] in "\n" + narrow and "\n2  expected (the manifest" in "\n" + narrow
+    assert "left out at this width (a wider COLUMNS shows them): CV, error fp64" in narrow
+    assert "% of" in narrow and "GFLOP/s" in narrow  # the row's own numbers stay
+    wide = printed(bench_table(bench, "notes"), 200)
+    assert NOTES[0] in wide and "left out" not in wide  # room enough: notes in their column

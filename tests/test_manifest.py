@@ -159,3 +159,51 @@ def test_kernel_must_be_an_array_of_tables(text):
 
     with pytest.raises(GemmprofError, match="array of tables"):
         parse_manifest(text)
+
+
+# --- --kernel ranges (FIRST..LAST in ladder order) and predecessors ---------------------------
+
+
+def test_a_range_is_the_rungs_between_its_ends_in_ladder_order():
+    order = [s.name for s in load_manifest()]
+    names = [s.name for s in select_kernels(["smem..vectorized"])]
+    assert names == ["smem", "blocktile1d", "blocktile2d", "vectorized"]
+    assert names == order[order.index("smem"):order.index("vectorized") + 1]
+
+
+def test_open_ranges_run_to_the_ladders_ends_and_repeats_are_dropped():
+    order = [s.name for s in load_manifest()]
+    assert [s.name for s in select_kernels(["..coalesced"])] == ["naive", "coalesced"]
+    assert [s.name for s in select_kernels(["tf32x3.."])] == order[order.index("tf32x3"):]
+    assert [s.name for s in select_kernels([".."])] == order
+    # a name also inside a range is run once, where it first appears
+    assert [s.name for s in select_kernels(["smem", "naive..smem"])] == ["smem", "naive", "coalesced"]
+
+
+@pytest.mark.parametrize("name,fragment", [
+    ("naive..nope", "bad kernel range 'naive..nope': no rung 'nope'"),
+    ("nope..", "no rung 'nope'"),
+    ("naive..smem..wmma", "bad kernel range"),
+    ("smem..naive", "empty kernel range 'smem..naive'"),
+])
+def test_bad_ranges_are_one_line_errors(name, fragment):
+    with pytest.raises(GemmprofError) as err:
+        select_kernels([name])
+    assert fragment in str(err.value) and "\n" not in str(err.value)
+
+
+def test_a_range_names_no_dispatcher():
+    from profiler.dispatchers import select_for_bench
+
+    specs, dispatchers = select_for_bench([".."])
+    assert dispatchers == [] and len(specs) == len(load_manifest())
+    assert [d.name for d in select_for_bench(["..naive", "best"])[1]] == ["best"]
+
+
+def test_with_predecessors_adds_the_rung_each_kernel_improves_on():
+    from profiler.manifest import with_predecessors
+
+    by_name = {s.name: s for s in load_manifest()}
+    chosen = with_predecessors([by_name["spread128x256x8"], by_name["smem"]])
+    assert [s.name for s in chosen] == ["coalesced", "smem", "regbank128x256x8", "spread128x256x8"]
+    assert with_predecessors([by_name["naive"]]) == [by_name["naive"]]  # the first rung has none

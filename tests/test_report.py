@@ -108,7 +108,7 @@ def test_index_links_every_kernel_page(out):
     assert {f"{n}.html" for n in kernels_of_the_run()} <= set(page.links)
 
 
-@pytest.mark.skipif(importlib.util.find_spec("profiler.render.charts") is None, reason="charts module not present")
+@pytest.mark.skipif(importlib.util.find_spec("profiler.render.roofline_chart") is None, reason="charts module not present")
 def test_index_embeds_the_charts(out):
     # the roofline, and one ladder per precision tier of the sample (FP32 and the FP16 tensor-core tier)
     page = parse(out / "index.html")

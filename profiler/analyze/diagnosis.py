@@ -2,9 +2,9 @@
 
 The run's tables (`kernels`, `rules`, `source`, `sass` from `gemmprof profile`; `bench` from
 `gemmprof bench`) and the manifest are all it reads. Each kernel gets the launch profiled at the
-run's profile shape, the verdict (`verdict.py`), its top stalls (`stalls.py`), bank conflicts,
-traffic and instruction mix (`memory.py`), occupancy (`occupancy.py`), ncu's rules ranked by
-estimated speedup, its hottest source lines, and what changed from its predecessor (`ladder.py`).
+run's profile shape, the verdict (`verdict.py`), its top stalls (`stalls.py`), bank conflicts
+(`shared_memory.py`), traffic (`global_memory.py`), instruction mix (`instruction_mix.py`),
+occupancy (`occupancy.py`), ncu's rules ranked by estimated speedup, its hottest source lines, and what changed from its predecessor (`ladder.py`).
 A kernel that was benchmarked but not profiled still gets a diagnosis, with no verdict. This module
 chooses what to diagnose and assembles the run; `fill.py` fills each kernel's record.
 """
@@ -21,7 +21,7 @@ import pandas as pd
 from ..kernel_spec import KernelSpec
 from ..manifest import REFERENCES
 from ..tiers import PASS, TIERS, TIMED_STATUSES
-from . import fill, ladder, memory, stalls
+from . import fill, global_memory, instruction_mix, ladder, shared_memory, stalls
 from .occupancy import occupancy
 from .roofline import kernel_names
 from .signals import utilisation
@@ -256,14 +256,14 @@ def _per_launch(chosen: pd.DataFrame, tables: Mapping[str, pd.DataFrame]) -> dic
         return frame[mask]
 
     sass, source, rules = only_chosen(tables.get("sass")), only_chosen(tables.get("source")), only_chosen(tables.get("rules"))
-    sass = memory.with_opcodes(sass)  # parsed once for the mix, conflicts, techniques and regions
+    sass = instruction_mix.with_opcodes(sass)  # parsed once for the mix, conflicts, techniques and regions
     out: dict[str, pd.DataFrame | None] = {
         "sass": sass, "source": source, "rules": rules,
-        "mix": memory.instruction_mix(sass) if sass is not None else None,
-        "conflicts": memory.bank_conflicts(chosen, sass),
-        "coalescing": memory.coalescing(source) if source is not None else None,
-        "conflict_lines": memory.conflict_lines(source, TOP_CONFLICT_LINES) if source is not None else None,
-        "traffic": memory.traffic(chosen),
+        "mix": instruction_mix.instruction_mix(sass) if sass is not None else None,
+        "conflicts": shared_memory.bank_conflicts(chosen, sass),
+        "coalescing": global_memory.coalescing(source) if source is not None else None,
+        "conflict_lines": shared_memory.conflict_lines(source, TOP_CONFLICT_LINES) if source is not None else None,
+        "traffic": global_memory.traffic(chosen),
         "occupancy": occupancy(chosen),
         "stalls": stalls.top_stalls(chosen, TOP_STALLS),
         "utilisation": utilisation(chosen),

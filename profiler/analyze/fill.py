@@ -13,7 +13,7 @@ import pandas as pd
 from ..kernel_spec import KernelSpec
 from ..manifest import REFERENCES, reference_name
 from ..tiers import ERROR, FAIL, FAILED_STATUSES, PASS, REFERENCE_ROWS, SKIP, TIERS
-from . import ladder, memory, stalls
+from . import ladder, shared_memory, stalls
 
 if TYPE_CHECKING:
     from .diagnosis import Diagnosis
@@ -229,7 +229,7 @@ def facts(d: Diagnosis) -> dict:
         "global_load_per_math": m.get("global_load_per_math", np.nan),
         "shared_load_per_math": m.get("shared_load_per_math", np.nan),
         # wgmma's shared reads are invisible to the wavefront counters: not measured, never "x0"
-        "shared_load_wavefronts": np.nan if k and memory.shared_unmeasured(pd.DataFrame([k])).iloc[0]
+        "shared_load_wavefronts": np.nan if k and shared_memory.shared_unmeasured(pd.DataFrame([k])).iloc[0]
         else k.get("shared_load_wavefronts", np.nan),
         "load_conflicts": conflict("load"), "store_conflicts": conflict("store"),
         "achieved_occupancy_pct": k.get("achieved_occupancy_pct", np.nan),

@@ -21,7 +21,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from .memory import OPCODE_CLASSES, opcodes
+from .instruction_mix import OPCODE_CLASSES, opcodes
 from .techniques import HOT_SHARE
 
 REGIONS = ("prologue", "loop", "epilogue")
@@ -44,7 +44,7 @@ def time_regions(sass: pd.DataFrame) -> pd.DataFrame:
 
 
 def _math_mask(classes: np.ndarray, executed: np.ndarray) -> np.ndarray:
-    """The launch's math instructions, as `memory.instruction_mix` picks its math op: MMAs when it ran
+    """The launch's math instructions, as `instruction_mix.instruction_mix` picks its math op: MMAs when it ran
     any (the FFMAs are then the epilogue's), FP64 when those outnumber the FFMAs, else the FFMAs."""
     ran = executed > 0
     for cls in ("mma",):

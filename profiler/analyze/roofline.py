@@ -23,7 +23,7 @@ from ..errors import GemmprofError
 from ..extract.metrics import describe
 from ..manifest import REFERENCES, load_manifest
 from ..tiers import REFERENCE_ROWS
-from .memory import shared_bytes, shared_unmeasured  # noqa: F401  (a roofline level; tests import it from here)
+from .shared_memory import shared_bytes, shared_unmeasured  # noqa: F401  (a roofline level; tests import it from here)
 from .values import numeric_column
 
 # Peaks that differ across launches by more than this fraction of their median get a note.

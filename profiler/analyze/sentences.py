@@ -7,9 +7,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from . import causes
+from .cause_text import hopper_sentence
+from .code_causes import barrier_cure
+from .idle_causes import TAIL_NOTE_PCT
 from .bounds import BOUNDS, Verdict
-from .memory import launch_min_bytes, shared_unmeasured
+from .global_memory import launch_min_bytes
+from .shared_memory import shared_unmeasured
 from ..numbers import count_of, fmt_bytes, fmt_count, fmt_num, fmt_pct, fmt_times, fmt_way
 from .signals import Signals, stall_sentence
 from .stalls import BY_REASON
@@ -121,7 +124,7 @@ def tensor(s: Signals) -> Verdict:
                f"{fmt_num(peak / 1e9)} GFLOP/s at the clock of this launch): the kernel is at "
                f"the compute roof.")
     return _verdict("tensor", "at the tensor-core roof", summary,
-                    [s.sides(), causes.hopper_sentence(s), *_stall_evidence(s, n=1)], None, s, "tensor_roof")
+                    [s.sides(), hopper_sentence(s), *_stall_evidence(s, n=1)], None, s, "tensor_roof")
 
 
 def uses_tensor_cores(u: dict) -> bool:
@@ -256,7 +259,7 @@ def latency(s: Signals) -> Verdict:
         f"Issue slots busy {fmt_pct(u['issue'])} of cycles (a warp instruction every "
         f"{fmt_num(100.0 / u['issue'], 2)} cycles per scheduler)." if u["issue"] > 0 else "",
         _occupancy_sentence(s),
-        causes.hopper_sentence(s),
+        hopper_sentence(s),
         *_stall_evidence(s, n=3),
         _where(s, top),
         (f"Already uses: {', '.join(t['already_uses'])}." if t.get("already_uses") else ""),
@@ -294,7 +297,7 @@ def _latency_cure(top: str | None, s: Signals) -> tuple[str, str, str]:
                 "Prefetch the next tile (into registers, or with cp.async into a second shared buffer) while "
                 "computing this one, so global loads overlap the FMAs." + capped)
     if top == "barrier":
-        return ("waits at barriers", "barrier", causes.barrier_cure(s))
+        return ("waits at barriers", "barrier", barrier_cure(s))
     if top == "short_scoreboard":
         per = (s.mix or {}).get("shared_load_per_math", np.nan)
         wide = "" if t.get("vector_shared_loads") else " Use 128-bit shared loads (LDS.128)."
@@ -337,7 +340,7 @@ def notes(key: str, cause: str, s: Signals) -> list[str]:
         notes.append(f"Achieved occupancy {fmt_pct(o['achieved_pct'])} is well below the theoretical "
                      f"{fmt_pct(o['theoretical_pct'])}: uneven blocks or a partial last wave.")
     cost = s.launch.get("tail_cost_pct")
-    if cause != "tail" and cost is not None and not pd.isna(cost) and cost >= causes.TAIL_NOTE_PCT:
+    if cause != "tail" and cost is not None and not pd.isna(cost) and cost >= TAIL_NOTE_PCT:
         notes.append(f"{fmt_num(s.util['waves'], 3)} waves of blocks: the partial last wave leaves about "
                      f"{fmt_pct(cost)} of the SMs' time idle (tail effect).")
     if shared_unmeasured(pd.DataFrame([s.launch])).iloc[0]:

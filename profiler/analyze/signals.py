@@ -11,7 +11,7 @@ import pandas as pd
 
 from ..extract.metrics import tensor_input
 from ..stall_table import BY_REASON
-from .memory import shared_utilisation_pct
+from .shared_memory import shared_utilisation_pct
 from ..numbers import fmt_num, fmt_pct
 from .occupancy import SCHEDULERS_PER_SM
 from .values import numeric_column

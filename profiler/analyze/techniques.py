@@ -20,7 +20,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from .memory import OPCODE_CLASSES, opcodes
+from .instruction_mix import OPCODE_CLASSES, opcodes
 
 # Math instructions between a global load and the shared store of its value from which the load
 # overlaps the math (a register prefetch): a tile's worth of FMAs, not the few of an address calc.

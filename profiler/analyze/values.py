@@ -6,6 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+# The columns that name one launch in every extracted table (a report may hold many launches).
+LAUNCH_KEYS = ["report", "launch"]
+
 
 def numeric_column(frame: pd.DataFrame, column: str) -> pd.Series:
     """`frame[column]` as float64; all NaN when the table lacks the column."""

@@ -28,7 +28,9 @@ import pandas as pd
 
 from . import causes, sentences
 from .bounds import BOUNDS, Verdict
-from .memory import global_access_kinds, shared_measured_bytes, shared_unmeasured, wgmma_shared_bytes, with_opcodes
+from .global_memory import global_access_kinds
+from .shared_memory import shared_measured_bytes, shared_unmeasured, wgmma_shared_bytes
+from .instruction_mix import with_opcodes
 from .occupancy import occupancy
 from .regions import time_regions
 from .signals import Signals, utilisation
@@ -43,8 +45,8 @@ def classify(kernels: pd.DataFrame, mix: pd.DataFrame | None = None, conflicts: 
              util: pd.DataFrame | None = None, occ: pd.DataFrame | None = None,
              sass: pd.DataFrame | None = None) -> pd.DataFrame:
     """One verdict per launch of `kernels`. The optional frames add evidence: `mix` from
-    `memory.instruction_mix`, `conflicts` from `memory.bank_conflicts`, `coalescing` from
-    `memory.coalescing`, `source` (the run's table) where the deciding stalls happen, `sass` what
+    `instruction_mix.instruction_mix`, `conflicts` from `shared_memory.bank_conflicts`, `coalescing` from
+    `global_memory.coalescing`, `source` (the run's table) where the deciding stalls happen, `sass` what
     the kernel already does (`techniques`) and where its time goes (`regions`); `util` and `occ`,
     `utilisation(kernels)` and `occupancy(kernels)` when the caller has them already.
     Columns: report, launch, verdict (a `Verdict`), bound, cause, label, problem."""
@@ -79,7 +81,7 @@ def classify(kernels: pd.DataFrame, mix: pd.DataFrame | None = None, conflicts: 
 
 def _with_wgmma_reads(u: dict, launch: dict, wgmma: dict | None) -> dict:
     """A wgmma launch's shared utilisation with wgmma's operand reads, which no counter sees,
-    estimated from its SASS (`memory.wgmma_shared_bytes`) and added to the counted wavefronts:
+    estimated from its SASS (`shared_memory.wgmma_shared_bytes`) and added to the counted wavefronts:
     without them a kernel whose split pass and wgmmas share the shared-memory pipe reads as 0%
     shared and is sent to the global-memory verdict. `shared_wgmma_bytes` marks the estimate."""
     frame = pd.DataFrame([launch])

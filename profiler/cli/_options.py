@@ -56,6 +56,26 @@ def gather_shapes(sizes: str | None, mnk: tuple[int, int, int] | None, default: 
     return list(dict.fromkeys(shapes))  # keep order, drop repeats
 
 
+def only_tier(tier: str | None, specs: list, dispatchers: list = ()) -> tuple[list, list]:
+    """The kernels and dispatchers of the selection that belong to `--tier` (all of them for
+    None); an unknown tier, or a selection with none of that tier, is a one-line error."""
+    if tier is None:
+        return list(specs), list(dispatchers)
+    from ..tiers import tier as tier_record
+
+    tier_record(tier)
+    specs, dispatchers = [s for s in specs if s.tier == tier], [d for d in dispatchers if d.tier == tier]
+    if not specs and not dispatchers:
+        raise GemmprofError(f"no {tier} kernel among the selection", "drop --kernel, or name kernels of that tier")
+    return specs, dispatchers
+
+
+# The --kernel and --tier options of bench and profile: one help text, one range spelling.
+KERNEL_HELP = ("Kernel name (repeatable), a range of rungs in ladder order FIRST..LAST (-k naive..cpasync; "
+               "an open end runs to the ladder's end: -k cutlass128x128x8..), or 'all' (default)")
+TIER_HELP = "Only the kernels (and dispatchers) of this precision tier: fp32, fp16 or fp32-tc, e.g. --tier fp16."
+
+
 def add_manifests(paths: list[Path] | None) -> list[Path] | None:
     """Put --manifest paths (absolute) after those already in $GEMMPROF_MANIFEST. The variable,
     not a parameter, carries them: bench workers and ncu targets are child processes and must

@@ -14,14 +14,14 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from ..render.console import make_console
 from ._fanout import GpusOption, MixedOption, SchedulerOption, SharedDirOption
-from ._options import ManifestOption
+from ._options import KERNEL_HELP, TIER_HELP, ManifestOption
 from ..tiers import FAIL, FAILED_STATUSES
 
 DEFAULT_SIZES = "1024,2048,4096"
 
 
 def bench(
-    kernel: Annotated[list[str] | None, typer.Option("--kernel", "-k", help="Kernel name (repeatable) or 'all' (default).")] = None,
+    kernel: Annotated[list[str] | None, typer.Option("--kernel", "-k", help=KERNEL_HELP + "; dispatchers by name.")] = None,
     sizes: Annotated[str | None, typer.Option(help=f"Comma-separated square sizes, MxNxK items, or a doubling range like 256..8192. Default {DEFAULT_SIZES}.")] = None,
     mnk: Annotated[tuple[int, int, int] | None, typer.Option("--mnk", help="A rectangular shape: --mnk M N K (more via --sizes MxNxK).")] = None,
     suite: Annotated[str | None, typer.Option(help="A named shape suite from benchmarks/shapes.toml (default, quick); not with --sizes/--mnk. Prints and writes its summary (suite.csv).")] = None,
@@ -32,7 +32,8 @@ def bench(
     warmup_seconds: Annotated[float, typer.Option(help="Least warm-up per kernel and shape (longer until the SM clock is stable, up to 3 s).")] = 0.3,
     target_cv: Annotated[float, typer.Option(help="Stop repeating once the coefficient of variation is below this.")] = 0.01,
     cublas: Annotated[bool, typer.Option(help="Also time cuBLAS on its own row (it is always the reference).")] = True,
-    tier: Annotated[str | None, typer.Option(help="Only the kernels and dispatchers of this precision tier: fp32, fp16 or fp32-tc.")] = None,
+    tier: Annotated[str | None, typer.Option(help=TIER_HELP)] = None,
+    predecessors: Annotated[bool, typer.Option("--predecessors", help="Also each chosen kernel's predecessor, the rung it claims to improve on (--manifest mine.toml -k mykern --predecessors).")] = False,
     manifest: ManifestOption = None,
     gpus: GpusOption = None,
     mixed_gpus: MixedOption = False,
@@ -51,7 +52,7 @@ def bench(
     from ..bench_log import as_table, merge_rows
     from ..errors import GemmprofError
     from ..dispatchers import select_for_bench
-    from ..manifest import load_manifest
+    from ..manifest import load_manifest, with_predecessors
     from ..tiers import CUBLAS
     from ..suites import load_suite
     from ..measure.bench import bench as run_bench
@@ -62,19 +63,14 @@ def bench(
     from ..render.console import bench_table, suite_table
     from ..names import check_run_id
     from ..rundir import REPO_ROOT, RUN_JSON, RunDir, check_out_dir, command_line, new_run_id
-    from ._options import gather_shapes
+    from ._options import gather_shapes, only_tier
 
     if run_id is not None:  # checked before any GPU work: it must never leave --out
         check_run_id(run_id)
     check_out_dir(out)
-    specs, dispatchers = select_for_bench(kernel)
-    if tier is not None:
-        from ..tiers import tier as tier_record
-
-        tier_record(tier)  # an unknown name is a one-line error
-        specs, dispatchers = [s for s in specs if s.tier == tier], [d for d in dispatchers if d.tier == tier]
-        if not specs and not dispatchers:
-            raise GemmprofError(f"no {tier} kernel among the selection", "drop --kernel, or name kernels of that tier")
+    specs, dispatchers = only_tier(tier, *select_for_bench(kernel))
+    if predecessors:
+        specs = with_predecessors(specs)
     every = {s.name: s for s in load_manifest()}
     needed = list({s.name: s for s in specs + [every[r.kernel] for d in dispatchers for r in d.rules]}.values())
     if suite is not None and (sizes or mnk):

@@ -13,7 +13,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from ._fanout import GpusOption, MixedOption, SchedulerOption, SharedDirOption
-from ._options import ManifestOption
+from ._options import KERNEL_HELP, TIER_HELP, ManifestOption
 from ..render.console import make_console
 from ..tiers import FAIL
 
@@ -21,7 +21,8 @@ from ..tiers import FAIL
 def profile(
     program: Annotated[list[str] | None, typer.Argument(metavar="CMD", show_default=False,
                                                          help="A program and its arguments, after '--': profiled instead of the ladder.")] = None,
-    kernel: Annotated[list[str] | None, typer.Option("--kernel", "-k", "--kernel-regex", help="Kernel name (repeatable), 'cublas', or 'all' (default: all, cuBLAS included); with a program: a regex on its kernels' names (ncu --kernel-name regex:).")] = None,
+    kernel: Annotated[list[str] | None, typer.Option("--kernel", "-k", "--kernel-regex", help=KERNEL_HELP + ", cuBLAS included; 'cublas' for cuBLAS. With a program: a regex on its kernels' names (ncu --kernel-name regex:).")] = None,
+    tier: Annotated[str | None, typer.Option(help=TIER_HELP)] = None,
     size: Annotated[int | None, typer.Option(help="Square size M=N=K (default 2048).")] = None,
     mnk: Annotated[tuple[int, int, int] | None, typer.Option("--mnk", help="A rectangular shape: --mnk M N K.")] = None,
     section_set: Annotated[str, typer.Option("--set", help="ncu section set (full, detailed, basic, ...).")] = "full",
@@ -63,7 +64,7 @@ def profile(
             program, kernel_regex=kernel, nvtx_include=nvtx_include, launch_skip=launch_skip, launch_count=launch_count,
             replay_mode=replay_mode, yes=yes, section_set=section_set, clock_control=clock_control, ncu=ncu, out=out,
             run_id=run_id, force=force, compress=compress,
-            ladder_only={"--size": size, "--mnk": mnk, "--timing-only": timing_only})
+            ladder_only={"--size": size, "--mnk": mnk, "--timing-only": timing_only, "--tier": tier})
     program_only = {"--nvtx-include": nvtx_include, "--launch-skip": launch_skip, "--launch-count": launch_count,
                     "--replay-mode": replay_mode, "--yes": yes}
     given = [name for name, value in program_only.items() if value]
@@ -84,7 +85,7 @@ def profile(
     from ..rundir import REPO_ROOT, REPORT_SUFFIXES, RunDir, command_line, new_run_id
     from ..names import check_run_id
     from ..rundir import check_out_dir
-    from ._options import check_shape
+    from ._options import check_shape, only_tier
 
     if run_id is not None:  # checked before any GPU work: it must never leave --out
         check_run_id(run_id)
@@ -94,7 +95,7 @@ def profile(
     names = kernel or ["all"]
     with_cublas = "all" in names or CUBLAS in names
     ladder_names = [n for n in names if n != CUBLAS]
-    specs = select_kernels(ladder_names) if ladder_names else []
+    specs = only_tier(tier, select_kernels(ladder_names) if ladder_names else [])[0]
     shape = check_shape(tuple(mnk)) if mnk else check_shape((size or 2048,) * 3)
     if timing_only:
         from .bench import bench

@@ -39,7 +39,8 @@ def roofline(
     from ..numbers import si_rate
     from ..analyze.roofline import roofline as make_roofline
     from ..errors import GemmprofError
-    from ..render.charts import ladder_figure, roofline_figure
+    from ..render.ladder_chart import ladder_figure
+    from ..render.roofline_chart import roofline_figure
 
     from ..rundir import check_out_dir
 
@@ -73,7 +74,7 @@ def roofline(
         if bench is None:
             raise GemmprofError("--ladder needs a run directory with a bench table",
                                 "run gemmprof bench --run-id <the same run> first")
-        from ..render.charts import bench_tiers
+        from ..render.ladder_chart import bench_tiers
 
         ladder.parent.mkdir(parents=True, exist_ok=True)
         for i, tier in enumerate(bench_tiers(bench)):  # one chart per precision tier: FP32 at PATH, FP16 beside it

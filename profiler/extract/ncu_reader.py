@@ -1,203 +1,22 @@
-"""Open Nsight Compute reports: the only module that imports `ncu_report`, and only when asked.
-
-`ncu_report` comes from PyPI (`ncu-report`) or, failing that, from the copy every ncu
-installation ships in `extras/python`. The reader checks what it is given before ncu_report sees
-it: ncu_report returns an empty or half-broken context for bad files instead of raising, so a
-truncated report would otherwise surface later as a confusing TypeError. Every problem with the
-file becomes one `GemmprofError` that names it.
-
-`open_report` hands back a `Report` that yields launches one at a time: the tables in
-`tables.py` read each launch once and turn it into plain pandas straight away (holding all
-launches of a big report alive costs more than a megabyte each).
-
-The copy bundled with ncu 2025.3 segfaults in IMetric.unit() when numpy was imported before it
-(seen on the H200 machine, where no PyPI package is installed); `must_isolate()` tells
-`tables.read_tables` to read in a fresh process then (`read_child.py`).
+"""Open Nsight Compute reports: `open_report` hands back a `Report` that yields launches one at a
+time, and `accessors` the ncu_report calls the tables use. The tables in `tables.py` read each
+launch once and turn it into plain pandas straight away (holding all launches of a big report
+alive costs more than a megabyte each). Finding ncu_report is `ncu_import`, checking and
+unpacking the file `report_file`.
 """
 
 from __future__ import annotations
 
-import glob
-import importlib
-import importlib.util
-import lzma
 import os
 import shutil
-import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from types import ModuleType
 from typing import Any, Iterator
 
 from ..errors import GemmprofError
-
-ENV_NCU = "GEMMPROF_NCU"  # path of the ncu executable (or its install folder) to take ncu_report from
-REPORT_MAGIC = b"NVR\0"
-XZ_MAGIC = b"\xfd7zXZ\x00"
-NCU_INSTALL_GLOB = "/opt/nvidia/nsight-compute/*/extras/python"
-
-_module: ModuleType | None = None
-_unsafe = False  # the bundled module was imported after numpy: it would crash in this process
-
-
-def _version_key(path: Path) -> tuple:
-    """Sort install folders like 2025.3.1 by version, newest last."""
-    parts = []
-    for piece in path.parent.parent.name.replace("-", ".").split("."):
-        parts.append((0, int(piece), "") if piece.isdigit() else (1, 0, piece))
-    return tuple(parts)
-
-
-def candidate_dirs(env: dict[str, str] | None = None) -> list[Path]:
-    """Folders that may hold the ncu_report.py bundled with ncu, best first."""
-    env = os.environ if env is None else env
-    found: list[Path] = []
-    executables = []
-    if env.get(ENV_NCU):
-        executables.append(env[ENV_NCU])
-    on_path = shutil.which("ncu", path=env.get("PATH"))
-    if on_path:
-        executables.append(on_path)
-    for exe in executables:
-        resolved = Path(exe).expanduser().resolve()
-        roots = [resolved] if resolved.is_dir() else [resolved.parent, resolved.parent.parent]
-        for root in roots:
-            found.append(root / "extras" / "python")
-            # CUDA toolkits keep ncu in <cuda>/nsight-compute-<version>/ beside bin/.
-            found.extend(sorted((Path(p) for p in glob.glob(str(root / "nsight-compute*" / "extras" / "python"))),
-                                key=_version_key, reverse=True))
-    found.extend(sorted((Path(p) for p in glob.glob(NCU_INSTALL_GLOB)), key=_version_key, reverse=True))
-    unique: list[Path] = []
-    for path in found:
-        if path not in unique and (path / "ncu_report.py").is_file():
-            unique.append(path)
-    return unique
-
-
-def _bundled(origin: str | None) -> bool:
-    """Whether a module file is the copy under an ncu installation's extras/python."""
-    if not origin:
-        return False
-    folder = Path(origin).resolve().parent
-    return folder.name == "python" and folder.parent.name == "extras"
-
-
-def must_isolate() -> bool:
-    """True when ncu_report must be used from a fresh process.
-
-    The copy bundled with ncu 2025.3 crashes (SIGSEGV in IMetric.unit()) when numpy was loaded
-    before it, as seen on the H200 machine; imported first, it works. The PyPI package does not
-    have the problem. Where only the bundled copy exists and numpy is loaded here,
-    `tables.read_tables` reads in a child process that imports ncu_report first (`read_child.py`).
-    """
-    if _module is not None:
-        return _unsafe
-    spec = importlib.util.find_spec("ncu_report")
-    if spec is not None and not _bundled(spec.origin):
-        return False
-    return "numpy" in sys.modules
-
-
-def import_ncu_report() -> ModuleType:
-    """The ncu_report module: the installed package, else the copy bundled with ncu."""
-    global _module, _unsafe
-    if _module is not None:
-        return _module
-    numpy_first = "numpy" in sys.modules
-    try:
-        module = importlib.import_module("ncu_report")
-    except ImportError:
-        module = None
-    tried = [] if module is not None else candidate_dirs()
-    for folder in tried:
-        sys.path.insert(0, str(folder))
-        try:
-            sys.modules.pop("ncu_report", None)
-            module = importlib.import_module("ncu_report")
-            break
-        except ImportError:
-            sys.path.remove(str(folder))
-    if module is None:
-        raise GemmprofError(
-            "cannot import ncu_report, the Python interface to Nsight Compute reports",
-            f"pip install ncu-report, or set {ENV_NCU} to your ncu executable"
-            + (f" (tried {', '.join(map(str, tried))})" if tried else ""),
-        )
-    _module = module
-    _unsafe = numpy_first and _bundled(getattr(module, "__file__", None))
-    return module
-
-
-def _check_magic(data: bytes, path: str) -> None:
-    if len(data) == 0:
-        raise GemmprofError(f"{path}: the file is empty, not an Nsight Compute report")
-    if not data.startswith(REPORT_MAGIC):
-        raise GemmprofError(f"{path}: not an Nsight Compute report (no 'NVR' header)")
-
-
-# Largest report an .xz may unpack to (a full-set report of hundreds of launches is a few
-# hundred MB); GEMMPROF_MAX_UNPACKED_BYTES overrides it.
-MAX_UNPACKED_ENV = "GEMMPROF_MAX_UNPACKED_BYTES"
-MAX_UNPACKED_BYTES = 4 << 30
-_CHUNK = 1 << 20
-
-
-def max_unpacked_bytes() -> int:
-    value = os.environ.get(MAX_UNPACKED_ENV, "")
-    try:
-        return int(value) if value else MAX_UNPACKED_BYTES
-    except ValueError:
-        raise GemmprofError(f"{MAX_UNPACKED_ENV}={value!r} is not a number of bytes") from None
-
-
-def _decompress(path: Path, folder: Path, shown: str) -> Path:
-    """Unpack `name.ncu-rep.xz` into `folder` (ncu_report reads from disk, lazily), streamed: the
-    report header is checked in the first chunk and the unpacking stops at the size limit, so a
-    small hostile .xz cannot fill the disk; a partial file is removed on any way out."""
-    target = folder / (path.name.removesuffix(".xz") or "report.ncu-rep")
-    limit = max_unpacked_bytes()
-    written = 0
-    try:
-        with lzma.open(path) as src, open(target, "wb") as dst:
-            while chunk := src.read(_CHUNK):
-                if written == 0:
-                    _check_magic(chunk, shown)
-                written += len(chunk)
-                if written > limit:
-                    raise GemmprofError(f"{shown}: unpacks to more than {limit:,} bytes",
-                                        f"raise {MAX_UNPACKED_ENV} if the report is really that large")
-                dst.write(chunk)
-    except (lzma.LZMAError, EOFError) as exc:
-        target.unlink(missing_ok=True)
-        raise GemmprofError(f"{shown}: corrupt or truncated xz file ({exc})") from None
-    except BaseException:
-        target.unlink(missing_ok=True)
-        raise
-    return target
-
-
-def prepare_file(path: Path, folder: Path, shown: str) -> Path:
-    """Check a report file without ncu_report and return the path ncu_report should load:
-    the file itself, or its copy unpacked into `folder` when it is xz-compressed."""
-    if not path.exists():
-        raise GemmprofError(f"{shown}: no such file")
-    if path.is_dir():
-        raise GemmprofError(f"{shown}: is a folder, not an Nsight Compute report")
-    try:
-        with open(path, "rb") as f:
-            head = f.read(8)
-    except OSError as exc:
-        raise GemmprofError(f"{shown}: cannot read ({exc.strerror})") from None
-    local = path
-    if head.startswith(XZ_MAGIC):
-        local = _decompress(path, folder, shown)
-        with open(local, "rb") as f:
-            head = f.read(8)
-    elif path.name.endswith(".xz") and head:
-        raise GemmprofError(f"{shown}: not an xz file")
-    _check_magic(head, shown)
-    return local
+from .ncu_import import import_ncu_report, loaded_unsafely
+from .report_file import prepare_file
 
 
 @dataclass
@@ -231,7 +50,7 @@ class Report:
             self._tmp = Path(tempfile.mkdtemp(prefix="gemmprof-"))
             local = self.local_path = prepare_file(self.path, self._tmp, self.name)
         ncu_report = import_ncu_report()
-        if _unsafe:
+        if loaded_unsafely():
             self.close()
             raise GemmprofError(
                 f"{self.name}: the ncu_report at {ncu_report.__file__} was loaded after numpy and crashes in "

@@ -26,7 +26,8 @@ def main(request_path: str) -> int:
     with open(request_path, "rb") as f:
         request = pickle.load(f)
     try:
-        from .ncu_reader import import_ncu_report, open_report
+        from .ncu_import import import_ncu_report
+        from .ncu_reader import open_report
 
         import_ncu_report()  # before numpy: see the module docstring
         from .rows import read_rows

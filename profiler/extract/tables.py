@@ -27,7 +27,9 @@ import pandas as pd
 from ..errors import GemmprofError, warn
 from ..rundir import REPORT_SUFFIXES
 from . import metrics as mt
-from .ncu_reader import Report, must_isolate, open_report, prepare_file
+from .ncu_import import must_isolate
+from .ncu_reader import Report, open_report
+from .report_file import prepare_file
 from .rows import METRIC_COLUMNS, RULE_COLUMNS, TABLES, Rows, parse_nvtx, read_rows
 from .read_child import Child
 

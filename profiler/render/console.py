@@ -1,27 +1,22 @@
 """Terminal tables (rich) built from result DataFrames, and the one console they are printed on.
 Renderers return objects; callers print.
 
-Tables fit the width they get without cutting a number: numeric and status columns never wrap
-and are as wide as their longest value (a cut "204…" reads as a wrong number), text columns
-(kernel names, notes) wrap or fold to make room."""
+Tables fit the width they get without cutting a number (`fitted_table`)."""
 
 from __future__ import annotations
 
-import copy
-import dataclasses
 import math
 import os
 
 import pandas as pd
-from rich import box
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
-from rich.text import Text
 
 from ..analyze.values import flag
 from ..tiers import CONTEXT, ERROR, FAIL, FAILED_STATUSES, PASS, SKIP, TIMED_STATUSES
 from ..numbers import change, fixed, ms_spread
+from .fitted_table import NAME, NOTE, NUMBER, STATUS, TEXT, filled_table
 
 
 # A pipe or a CI log has no width of its own: rich would assume 80 (wrapping wide tables needlessly)
@@ -39,106 +34,6 @@ def make_console(stderr: bool = False) -> Console:
     return console if console.is_terminal else Console(stderr=stderr, width=LOG_WIDTH)
 
 
-# Column kinds: a number (right-aligned; may break only at a space, as between a median and its
-# spread), a status word (never wrapped), free text (wraps, long words fold).
-NUMBER, STATUS, TEXT = "number", "status", "text"
-TEXT_LEAST = 6  # the narrowest a text column is worth squeezing to before rows print as blocks
-
-
-def _cell_width(cell: str) -> int:
-    return Text.from_markup(cell).cell_len
-
-
-def _longest_word(cell: str) -> int:
-    return max((len(word) for word in Text.from_markup(cell).plain.split()), default=0)
-
-
-class FittedTable(Table):
-    """A rich Table that never loses a cell. Short of room it narrows its columns itself, widest
-    first and each no further than its minimum (rich's own squeeze shrinks every column evenly
-    and then crops what still overflows); still short, it drops its borders and padding (one
-    space between columns, a rule under the header); when even that does not fit, it prints
-    each row as a block of 'header  value' lines."""
-
-    def _frame_width(self) -> int:
-        edges = (2 if self.show_edge else 0) + len(self.columns) - 1 if self.box else 0
-        return edges + sum(self._get_padding_width(i) for i in range(len(self.columns)))
-
-    def least_width(self) -> int:
-        """The width below which some cell would have to be cut (text columns at TEXT_LEAST)."""
-        return sum(c.min_width or TEXT_LEAST for c in self.columns) + self._frame_width()
-
-    def column_widths(self, max_width: int) -> list[int] | None:
-        """Widths (without padding) that fit `max_width`: each column's natural width, the widest
-        narrowed first; None when the table fits as it is or cannot fit at all."""
-        room = max_width - self._frame_width()
-        widths = [max([_cell_width(str(c.header))] + [Text.from_markup(x).cell_len if isinstance(x, str) else 0
-                                                       for x in c.cells]) for c in self.columns]
-        least = [min(c.min_width or TEXT_LEAST, w) for c, w in zip(self.columns, widths)]
-        if sum(widths) <= room or sum(least) > room:
-            return None
-        while sum(widths) > room:
-            i = max(range(len(widths)), key=lambda k: (widths[k] - least[k] > 0, widths[k]))
-            widths[i] -= 1
-        return widths
-
-    def compact(self) -> FittedTable:
-        """The same table with one space between columns and no outer border."""
-        table = copy.copy(self)
-        table.box, table.show_edge, table.padding = box.SIMPLE_HEAD, False, (0, 0, 0, 0)
-        return table
-
-    def __rich_console__(self, console, options):
-        if not self.columns or not self.rows:
-            yield from super().__rich_console__(console, options)
-            return
-        for table in (self, self.compact()):
-            if table.least_width() > options.max_width:
-                continue
-            widths = table.column_widths(options.max_width)
-            if widths is not None:
-                table = copy.copy(table)
-                table.columns = [dataclasses.replace(c, width=w) for c, w in zip(self.columns, widths)]
-            yield from Table.__rich_console__(table, console, options)
-            return
-        yield from self._as_blocks()
-
-    def _as_blocks(self):
-        if self.title:
-            yield Text.from_markup(self.title, style="italic") if isinstance(self.title, str) else self.title
-        headers = [str(c.header) for c in self.columns]
-        for cells in zip(*(list(c.cells) for c in self.columns)):
-            block = Table.grid(padding=(0, 2))
-            block.add_column(style="bold", no_wrap=True)
-            block.add_column(overflow="fold")
-            for header, cell in zip(headers, cells):
-                block.add_row(escape(header), cell)
-            yield block
-            yield Text("")
-
-
-def filled_table(title: str, columns: list[tuple[str, str]], rows: list[list[str]], **options) -> FittedTable:
-    """A table of `columns` ((header, kind) pairs) and `rows` (rich markup cells) whose cells are
-    never cut: number columns break only at spaces and status columns not at all (minimum
-    width: their longest word or cell, header words included), so that rich, short of room,
-    shrinks and folds the text columns instead."""
-    table = FittedTable(title=title, title_justify="left", **options)
-    for i, (header, kind) in enumerate(columns):
-        words = [len(word) for word in header.split()]
-        if kind == TEXT:
-            least = min(TEXT_LEAST, max([_cell_width(r[i]) for r in rows] + words))
-            table.add_column(header, justify="left", overflow="fold", min_width=least)
-        elif kind == NUMBER:
-            least = max([_longest_word(r[i]) for r in rows] + words)
-            table.add_column(header, justify="right", overflow="fold", min_width=least)
-        else:
-            least = max([_cell_width(r[i]) for r in rows] + words)
-            table.add_column(header, justify="left", no_wrap=True, min_width=least)
-    for row in rows:
-        table.add_row(*row)
-    return table
-
-
 def _first_number(*values):
     """The first value that is a number (runs recorded before `pct_of_peak` carry only the FP32 one)."""
     return next((v for v in values if isinstance(v, (int, float)) and not math.isnan(v)), None)
@@ -150,7 +45,7 @@ STATUS_STYLE = {PASS: "green", FAIL: "bold red", ERROR: "bold red", SKIP: "dim",
 def bench_table(df: pd.DataFrame, title: str = "") -> Table:
     """The harness table: kernel, shape, time, GFLOP/s, % of cuBLAS, % of peak, error against
     cuBLAS and against FP64 (where measured), status, and a note (why a kernel was skipped or
-    failed, or why a row is context) when any row has one. The peak is the tier's
+    failed, why a row is context, which dispatch rule chose the kernel) when any row has one. The peak is the tier's
     (`tiers.Tier.peak`): FP32 FMA for fp32 kernels, FP16 tensor cores for fp16 ones, TF32 tensor
     cores for fp32-tc. A FAIL or ERROR row never shows a time; a CONTEXT row does."""
     rows = []
@@ -159,6 +54,8 @@ def bench_table(df: pd.DataFrame, title: str = "") -> Table:
         throttled = "*" if timed and flag(r.get("throttled")) else ""
         status = r.get("status", "")
         note = escape(r["reason"]) if status in (*FAILED_STATUSES, SKIP, CONTEXT) and isinstance(r.get("reason"), str) else ""
+        if isinstance(r.get("dispatch_rule"), str) and isinstance(r.get("dispatched_to"), str):
+            note = note or f"chosen by {escape(r['dispatch_rule'])}"
         rows.append([
             escape(str(r["kernel"])) + _dispatched(r),
             f"{r['M']}x{r['N']}x{r['K']}",
@@ -172,20 +69,23 @@ def bench_table(df: pd.DataFrame, title: str = "") -> Table:
             f"[{STATUS_STYLE.get(status, '')}]{escape(str(status))}[/]",
             note,
         ])
-    columns = [("kernel", TEXT), ("M x N x K", NUMBER), ("time ms", NUMBER), ("CV", NUMBER), ("GFLOP/s", NUMBER),
+    columns = [("kernel", NAME), ("M x N x K", NUMBER), ("time ms", NUMBER), ("CV", NUMBER), ("GFLOP/s", NUMBER),
                ("% cuBLAS", NUMBER), ("% of peak", NUMBER), ("error", NUMBER), ("error fp64", NUMBER),
-               ("status", STATUS), ("note", TEXT)]
+               ("status", STATUS), ("note", NOTE)]
     if not any(row[-1] for row in rows):
         columns, rows = columns[:-1], [row[:-1] for row in rows]
-    return filled_table(escape(title), columns, rows)
+    return filled_table(escape(title), columns, rows, optional=BENCH_OPTIONAL)
+
+
+# What a narrow bench table leaves out first (all of it is in bench.csv): the spread and the
+# FP64 error qualify a row; time, rate, % of cuBLAS, error and status are the row.
+BENCH_OPTIONAL = ("CV", "error fp64", "% of peak")
 
 
 def _dispatched(row: dict) -> str:
-    """A dispatcher's row: ' -> kernel' and, dimmed, the rule that chose it."""
-    to, rule = row.get("dispatched_to"), row.get("dispatch_rule")
-    if not isinstance(to, str):
-        return ""
-    return f" -> {escape(to)}" + (f" [dim]({escape(rule)})[/]" if isinstance(rule, str) else "")
+    """A dispatcher's row: ' -> kernel' (the rule that chose it is the row's note)."""
+    to = row.get("dispatched_to")
+    return f" -> {escape(to)}" if isinstance(to, str) else ""
 
 
 def suite_table(summary: pd.DataFrame, title: str = "") -> Table:

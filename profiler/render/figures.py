@@ -38,17 +38,19 @@ def kernel_figures(d: Diagnosis) -> dict[str, Any]:
 
 
 def index_figures(kernels: pd.DataFrame | None, bench: pd.DataFrame | None) -> tuple[dict[str, Any], list[str]]:
-    """The roofline and the ladder charts (one per precision tier) from `profiler.render.charts`, where that module exists
-    and the tables allow; and a warning for each chart that could not be drawn."""
+    """The roofline and the ladder charts (one per precision tier, `render.roofline_chart` and
+    `render.ladder_chart`), where those modules exist and the tables allow; and a warning for
+    each chart that could not be drawn."""
     try:
-        from . import charts
+        from .ladder_chart import bench_tiers, ladder_figure
+        from .roofline_chart import roofline_figure
     except ImportError:
         return {}, []
     figures, problems = {}, []
-    drawings = [("roofline", lambda: charts.roofline_figure(kernels), kernels)]
+    drawings = [("roofline", lambda: roofline_figure(kernels), kernels)]
     if bench is not None and not bench.empty:  # one ladder per precision tier: "ladder", "ladder-fp16"
         drawings += [("ladder" if tier == "fp32" else f"ladder-{tier}",
-                      lambda tier=tier: charts.ladder_figure(bench, tier=tier), bench) for tier in charts.bench_tiers(bench)]
+                      lambda tier=tier: ladder_figure(bench, tier=tier), bench) for tier in bench_tiers(bench)]
     for name, draw, table in drawings:
         if table is None or table.empty:
             continue

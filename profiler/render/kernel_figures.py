@@ -56,7 +56,7 @@ def stall_figure(stalls: pd.DataFrame, title: str = "Warp stalls") -> Figure:
 
 def traffic_figure(traffic: pd.DataFrame, title: str = "Bytes moved against the GEMM minimum") -> Figure:
     """Horizontal bars on a log axis: how many times each byte the GEMM needs was fetched at DRAM,
-    L2 and L1 (rows of `memory.traffic`), with the minimum (1x) marked."""
+    L2 and L1 (rows of `global_memory.traffic`), with the minimum (1x) marked."""
     levels = [lvl for lvl in ("L1", "L2", "DRAM") if lvl in set(traffic["level"])]
     rows = traffic.set_index("level").loc[levels]
     fig = Figure(figsize=(WIDTH_IN, 0.9 + 0.36 * max(len(rows), 1)), dpi=100)

@@ -1,0 +1,228 @@
+"""Cause checks for pathologies in the kernel's code that no amount of tiling cures: math done in
+double, arrays or spills in local memory, atomics to a few addresses, divergent warps, scattered
+global accesses, bank conflicts on every shared load, an epilogue that holds most of the time,
+barriers. Each returns a `Verdict` naming its cause, or None (`causes.CHECKS` orders them).
+Thresholds are module constants, each with the reason for its value; cures never prescribe a
+technique the kernel already uses (`Signals.techniques`)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..stall_table import BY_REASON
+from ..numbers import fmt_bytes, fmt_count, fmt_num, fmt_pct, fmt_way
+from .bounds import Verdict
+from .cause_text import cause, class_samples, hopper_sentence, math_instructions, math_name, stall_lines
+from .signals import Signals
+from .values import number
+
+# Local-memory instructions per math instruction from which local memory is the cause (a spill or
+# an array access every few FMAs), or local-memory samples from this share of all samples.
+LOCAL_PER_MATH_MIN = 0.05
+LOCAL_SAMPLES_MIN_PCT = 10.0
+# Spilled requests from this share of local-memory requests: spills rather than an array.
+SPILL_SHARE_MIN_PCT = 50.0
+# Samples at atomic instructions from this share: the atomics are the cause. Or atomic sectors at
+# this many per L2 cycle (one slice serves about one same-address atomic per few cycles) while the
+# L2 as a whole is mostly idle: the atomics serialise on a few addresses.
+ATOMIC_SAMPLES_MIN_PCT = 20.0
+ATOMIC_SERIAL_RATE_MIN = 0.05
+ATOMIC_L2_BUSY_MAX_PCT = 25.0
+# Threads active per instruction below this (of 32) with branches not uniform: divergence.
+DIVERGENT_THREADS_MAX = 26.0
+BRANCH_UNIFORM_MAX_PCT = 90.0
+# Global accesses requesting this many times the sectors a coalesced access needs are scattered
+# (one 4-byte element per 32-byte sector is 8x).
+SCATTERED_RATIO_MIN = 3.0
+# A scattered access is the cause when its kind moves at least this share of the global sectors.
+SCATTERED_SHARE_MIN_PCT = 20.0
+# Bank-conflict replays on this share of shared-load wavefronts (2-way on average): the cause.
+CONFLICT_CAUSE_PCT = 50.0
+# The epilogue is the cause when it holds this share of the samples and its hottest line this share.
+EPILOGUE_MIN_PCT = 40.0
+EPILOGUE_LINE_MIN_PCT = 20.0
+# Barrier stalls from this share of all cycles between issues: barrier-bound.
+BARRIER_MIN_PCT = 30.0
+# Math instructions in double from this share of FLOPs: the kernel computes in FP64.
+FP64_FLOP_SHARE_MIN = 0.5
+
+
+def fp64(s: Signals) -> Verdict | None:
+    k = s.launch
+    flop64, flop32 = number(k.get("fp64_flop")), number(k.get("fp32_flop"))
+    if not flop64 > 0 or flop64 < FP64_FLOP_SHARE_MIN * (flop64 + np.nan_to_num(flop32)):
+        return None
+    peak = number(k.get("peak_fp64_flops"))
+    rate = flop64 / (number(k.get("duration_ns")) * 1e-9)
+    cure = ("Keep the math in FP32: a double literal (1.0 instead of 1.0f) or a double accumulator promotes every "
+            "multiply-add to DFMA; write float literals and float accumulators (or FP32 tensor-core paths).")
+    return cause("fp64", "FP64 pipe", "fp64", "math in double precision (DFMA on the FP64 pipe)",
+                 f"{fmt_pct(100 * flop64 / (flop64 + np.nan_to_num(flop32)))} of the FLOPs are FP64: "
+                 f"{fmt_num(rate / 1e9)} GFLOP/s against an FP64 peak of {fmt_num(peak / 1e9)} GFLOP/s, where FP32 "
+                 f"would have {fmt_num(number(k.get('peak_fp32_flops')) / 1e9)}.",
+                 [f"FP64 pipe busy {fmt_pct(number(k.get('pipe_fp64_pct')))} of active cycles; FMA pipe "
+                  f"{fmt_pct(number(k.get('pipe_fma_pct')))}.",
+                  class_samples(s, "fp64", "FP64 instructions")], cure)
+
+
+def local_memory(s: Signals) -> Verdict | None:
+    k = s.launch
+    inst = np.nansum([number(k.get("local_load_inst")), number(k.get("local_store_inst"))])
+    math = math_instructions(s)
+    per_math = inst / math if math > 0 else np.nan
+    sampled = np.nansum([number(s.regions.get(f"local_{d}_samples_pct")) for d in ("load", "store")]) if s.regions else 0.0
+    if not inst > 0 or not (per_math >= LOCAL_PER_MATH_MIN or sampled >= LOCAL_SAMPLES_MIN_PCT):
+        return None
+    spill_pct = number(k.get("local_spill_pct"))
+    spills = not np.isnan(spill_pct) and spill_pct >= SPILL_SHARE_MIN_PCT
+    evidence = [f"{fmt_count(inst)} local loads and stores ({fmt_num(per_math)} per {math_name(s)}), "
+                f"{fmt_bytes(number(k.get('local_bytes')))} through L1; stack frame {fmt_num(number(k.get('stack_bytes')))} "
+                f"bytes per thread.",
+                f"{fmt_pct(spill_pct)} of the local requests are register spills." if not np.isnan(spill_pct) else "",
+                f"{fmt_pct(sampled)} of the warps' samples wait at local-memory instructions." if sampled else ""]
+    if spills:
+        cure = ("Give the compiler the registers it needs (lift -maxrregcount or __launch_bounds__' minimum blocks) "
+                "or shrink the register tile, so nothing spills; ptxas -v reports the spill bytes.")
+        return cause("local", "local memory", "spills", "register spills to local memory",
+                     f"Registers spill: {fmt_num(per_math)} local-memory accesses per {math_name(s)} go through L1 "
+                     f"instead of staying in registers ({fmt_num(number(k.get('registers_per_thread')))} registers per "
+                     f"thread).", evidence, cure)
+    cure = ("Keep the array in registers: index it only with compile-time constants (fully unrolled loops), or "
+            "stage it in shared memory if it must be indexed at run time.")
+    return cause("local", "local memory", "local_memory", "a per-thread array in local memory",
+                 f"A per-thread array lives in local memory: {fmt_num(per_math)} local accesses per {math_name(s)}, "
+                 f"indexed at run time, so the compiler cannot keep it in registers.", evidence, cure)
+
+
+def atomics(s: Signals) -> Verdict | None:
+    k = s.launch
+    share = number((s.regions or {}).get("atomic_samples_pct"))
+    sectors = np.nansum([number(k.get("atomic_l2_sectors")), number(k.get("reduction_l2_sectors"))])
+    l2_cycles = number(k.get("duration_ns")) * 1e-9 * number(k.get("l2_clock_hz"))
+    rate = sectors / l2_cycles if l2_cycles > 0 else np.nan
+    l2_busy = number(k.get("l2_throughput_pct"))
+    serialised = rate >= ATOMIC_SERIAL_RATE_MIN and (np.isnan(l2_busy) or l2_busy < ATOMIC_L2_BUSY_MAX_PCT)
+    if not (share >= ATOMIC_SAMPLES_MIN_PCT or serialised):
+        return None
+    requests = np.nansum([number(k.get("atomic_requests")), number(k.get("reduction_requests"))])
+    math = math_instructions(s)
+    cure = ("Accumulate privately first (registers, then one atomic per block or per warp after a shuffle "
+            "reduction) and spread the target addresses; atomics to one address serialise at one L2 slice.")
+    return cause("atomics", "atomics", "atomics", "atomics serialised on a few addresses",
+                 f"{fmt_count(sectors)} atomic sectors in {fmt_num(number(k.get('duration_ns')) / 1e6)} ms: one every "
+                 f"{fmt_num(1 / rate if rate > 0 else np.nan)} L2 cycles, the pace of one L2 slice, while the L2 as a whole "
+                 f"is {fmt_pct(l2_busy)} busy: the atomics wait on each other.",
+                 [f"{fmt_count(requests)} atomic requests ({fmt_num(requests / math)} per {math_name(s)})." if math > 0 else "",
+                  f"{fmt_pct(share)} of the warps' samples are at atomic instructions; the queues behind them back up "
+                  f"(see the stalls)." if share > 0 else "",
+                  *stall_lines(s, ("mio_throttle", "lg_throttle", "long_scoreboard")), s.sides()], cure)
+
+
+def divergence(s: Signals) -> Verdict | None:
+    k = s.launch
+    threads, uniform = number(k.get("threads_per_inst")), number(k.get("branch_uniform_pct"))
+    if np.isnan(threads) or threads >= DIVERGENT_THREADS_MAX or (not np.isnan(uniform) and uniform >= BRANCH_UNIFORM_MAX_PCT):
+        return None
+    cure = ("Make the branch uniform per warp: map the two paths to different warps (branch on the warp index, not "
+            "the lane), or make both paths one path with predication or arithmetic selection.")
+    return cause("divergence", "warp divergence", "divergence", f"{fmt_num(threads)} of 32 threads active per instruction",
+                 f"Warps run divergent: {fmt_num(threads)} of 32 threads are active per executed instruction, so each warp "
+                 f"issues its paths one after the other.",
+                 [f"Branch uniformity {fmt_pct(uniform)} (branches whose threads all went the same way).",
+                  f"Divergent branch targets: {fmt_count(number(k.get('branch_targets_divergent')))}."
+                  if not pd.isna(k.get("branch_targets_divergent")) else "", s.sides()], cure)
+
+
+def scattered(s: Signals) -> Verdict | None:
+    c = s.coalescing or {}
+    total = np.nansum([number(c.get("load_sectors")), number(c.get("store_sectors"))])
+    for kind in ("store", "load"):
+        ratio, sectors = number(c.get(f"{kind}_ratio")), number(c.get(f"{kind}_sectors"))
+        if np.isnan(ratio) or ratio < SCATTERED_RATIO_MIN or not total > 0 or 100 * sectors / total < SCATTERED_SHARE_MIN_PCT:
+            continue
+        noun = "stores" if kind == "store" else "loads"
+        what = "C" if kind == "store" else "the operands"
+        k = s.launch
+        cure = (f"Map consecutive threads to consecutive addresses of {what} (threadIdx.x along the contiguous, "
+                f"row-major dimension), or transpose through shared memory, so a warp's {noun[:-1]} covers a few "
+                f"whole 32-byte sectors.")
+        return cause("global", "global memory (L1/LSU)", f"uncoalesced_{kind}", f"uncoalesced global {noun}",
+                     f"Global {noun} are scattered: they request {fmt_num(ratio)}x the L2 sectors a coalesced access "
+                     f"would ({fmt_num(number(k.get(f'global_{kind}_sectors_per_request')))} sectors per request), and move "
+                     f"{fmt_pct(100 * sectors / total)} of the global sectors.",
+                     [f"Sectors over the coalesced ideal: loads {fmt_num(number(c.get('load_ratio')))}x, stores "
+                      f"{fmt_num(number(c.get('store_ratio')))}x.",
+                      class_samples(s, "global_store", "global stores") if kind == "store" else "",
+                      *stall_lines(s, ("lg_throttle", "long_scoreboard")), s.sides()], cure)
+    return None
+
+
+def bank_conflicts(s: Signals) -> Verdict | None:
+    if s.conflicts is None or s.conflicts.empty:
+        return None
+    rows = s.conflicts[(s.conflicts["kind"] == "load") & (s.conflicts["status"] == "conflicts")
+                       & (s.conflicts["excess_pct"] >= CONFLICT_CAUSE_PCT)]
+    if rows.empty:
+        return None
+    c = rows.iloc[0]
+    cure = ("Change the shared layout so a warp's loads fall in distinct banks: pad each row by one access width, "
+            "swizzle (XOR the column with the row), or have each lane read contiguous float4s.")
+    return cause("shared", "shared memory / MIO", "bank_conflicts", f"{fmt_way(c['n_way'])} bank conflicts on shared loads",
+                 f"{fmt_pct(c['excess_pct'])} of the shared-load wavefronts are bank-conflict replays "
+                 f"({fmt_way(c['n_way'])} at the worst instruction): every shared load takes several passes.",
+                 [f"Shared loads: {fmt_count(c['wavefronts'])} wavefronts where {fmt_count(c['ideal'])} would do.",
+                  *stall_lines(s, ("mio_throttle", "short_scoreboard")), s.sides()], cure)
+
+
+def epilogue(s: Signals) -> Verdict | None:
+    r = s.regions or {}
+    share, line_share = number(r.get("epilogue_pct")), number(r.get("epilogue_line_pct"))
+    if np.isnan(share) or share < EPILOGUE_MIN_PCT or np.isnan(line_share) or line_share < EPILOGUE_LINE_MIN_PCT:
+        return None
+    t, c = s.techniques or {}, s.coalescing or {}
+    line = f"line {int(r['epilogue_line'])}" if number(r.get("epilogue_line")) == number(r.get("epilogue_line")) else "one instruction"
+    reason = r.get("epilogue_top_reason")
+    waiting = f", mostly {BY_REASON[reason].label}" if reason in BY_REASON else ""
+    worst = np.nanmax([number(c.get("load_ratio")), number(c.get("store_ratio")), 0.0])
+    fix_c = (f"Read and write C coalesced first (its accesses request {fmt_num(worst)}x the sectors of coalesced "
+             f"ones): consecutive threads on consecutive columns, through shared memory if the fragment layout needs "
+             f"it. Then " if worst >= SCATTERED_RATIO_MIN else "")
+    if t.get("tma") or t.get("wgmma"):
+        cure = fix_c + ("overlap the epilogue with the next tile's main loop: a persistent kernel whose consumer "
+                        "warpgroups alternate (one stores while the other computes), or load C early with TMA into "
+                        "shared memory and store through TMA, so the tensor cores do not wait for C.")
+    else:
+        cure = fix_c + ("make the epilogue cheap or overlap it: load C early (before the last k tiles), and give the "
+                        "grid enough blocks per SM that one block's epilogue overlaps another's main loop.")
+    cure = cure[:1].upper() + cure[1:]
+    return cause("latency", "latency and occupancy", "epilogue", f"epilogue-bound: {fmt_pct(line_share)} of the samples "
+                 f"at the epilogue's {line}", f"{fmt_pct(line_share)} of the warps' samples sit at {line}, after the main "
+                 f"loop{waiting} ({fmt_pct(share)} after the loop in all): the epilogue, not the loop, is where the time "
+                 f"goes.",
+                 [f"Samples: prologue {fmt_pct(number(r.get('prologue_pct')))}, main loop {fmt_pct(number(r.get('loop_pct')))}, "
+                  f"epilogue {fmt_pct(share)}.",
+                  f"Hottest epilogue instruction: `{r['epilogue_code']}`." if r.get("epilogue_code") else "",
+                  f"Global accesses request {fmt_num(worst)}x the sectors of coalesced ones (C)." if fix_c else "",
+                  hopper_sentence(s), s.sides()], cure)
+
+
+def barrier(s: Signals) -> Verdict | None:
+    cycles, share = s.stall("barrier")
+    if share < BARRIER_MIN_PCT:
+        return None
+    per_tile = number((s.techniques or {}).get("barriers_per_tile"))
+    return cause("latency", "latency and occupancy", "barrier", "warps wait at barriers",
+                 f"Warps spend {fmt_pct(share)} of their cycles waiting at __syncthreads ({fmt_num(cycles)} cycles per "
+                 f"issued instruction)" + (f"; {fmt_num(per_tile)} barriers per shared tile." if not np.isnan(per_tile) else "."),
+                 [class_samples(s, "barrier", "barriers"), *stall_lines(s, ("barrier",)), s.sides()], barrier_cure(s))
+
+
+def barrier_cure(s: Signals) -> str:
+    """What cures barrier waits, given whether the tile is already double-buffered."""
+    if (s.techniques or {}).get("double_buffer"):
+        return ("The tile is already double-buffered (one barrier per tile): do more math per barrier (a deeper "
+                "k tile), even out the warps' work before the barrier, or wait per pipeline stage (cp.async groups, "
+                "mbarriers) instead of on the whole block.")
+    return ("Fewer barriers per unit of work: double-buffer the shared tiles (one __syncthreads per tile instead "
+            "of two) and deepen the k tile, so each barrier is paid for by more FMAs.")

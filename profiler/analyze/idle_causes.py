@@ -1,0 +1,81 @@
+"""Cause checks for SMs and schedulers left idle: a grid smaller than the GPU, a partial last wave
+that costs a large share of the time, occupancy capped so low that latency cannot hide. Each
+returns a `Verdict` naming its cause, or None (`causes.CHECKS` orders them)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..numbers import count_of, fmt_bytes, fmt_num, fmt_pct
+from .bounds import Verdict
+from .cause_text import cause, stall_lines
+from .signals import Signals
+from .values import number
+
+# A grid that gives blocks to fewer than this share of the SMs is bound by its size.
+LAUNCH_FILL_MIN_PCT = 50.0
+# The partial last wave is the cause when it leaves at least this share of SM time idle (1.01 waves:
+# about half); below, from TAIL_NOTE_PCT, it is a note.
+TAIL_CAUSE_PCT = 25.0
+TAIL_NOTE_PCT = 5.0
+# Warps per scheduler at or below this leave latency exposed when occupancy is capped.
+FEW_WARPS_PER_SCHEDULER = 2.0
+
+
+def small_grid(s: Signals) -> Verdict | None:
+    u, k = s.util, s.launch
+    if pd.isna(u["sm_fill"]) or u["sm_fill"] >= LAUNCH_FILL_MIN_PCT:
+        return None
+    sms = int(k["sm_count"])
+    busy = int(min(u["blocks"], sms))
+    cure = ("Give every SM work: split K across blocks (split-K or stream-K, reducing the partial sums) or use "
+            "smaller tiles, so the grid has at least one block per SM.")
+    return cause("launch", "launch size", "small_grid", f"grid too small: {busy} of {sms} SMs busy",
+                 f"{sms} SMs, {fmt_num(u['blocks'])} blocks: {fmt_pct(100.0 * (sms - busy) / sms)} of the GPU idle "
+                 f"for the whole launch ({fmt_num(u['waves'], 2)} waves).",
+                 [f"Only {fmt_pct(u['sm_fill'])} of the SMs run a block.", s.sides()], cure)
+
+
+def tail(s: Signals) -> Verdict | None:
+    cost = number(s.launch.get("tail_cost_pct"))
+    if np.isnan(cost) or cost < TAIL_CAUSE_PCT:
+        return None
+    waves = s.util["waves"]
+    last = (waves - np.floor(waves)) * s.occupancy.get("blocks_per_sm", np.nan) * number(s.launch.get("sm_count"))
+    cure = ("Make the block count a multiple of what the GPU holds at once: smaller or larger tiles, split-K for "
+            "the last wave, or a persistent (stream-K) schedule that shares the leftover work among all SMs.")
+    return cause("launch", "launch size", "tail", f"tail wave: the last of {int(np.ceil(waves))} waves is "
+                 f"{fmt_pct(100 * (waves - np.floor(waves)))} full",
+                 f"{fmt_num(waves, 3)} waves of blocks: the partial last wave leaves about {fmt_pct(cost)} of the SMs' "
+                 f"time idle" + (f" (about {fmt_num(last, 2)} blocks run in it)." if not np.isnan(last) else "."),
+                 [f"Waves per SM {fmt_num(waves, 3)}: {int(np.floor(waves))} full, one {fmt_pct(100 * (waves % 1))} "
+                  f"full.", s.sides()], cure)
+
+
+def occupancy_capped(s: Signals) -> Verdict | None:
+    o, t = s.occupancy, s.techniques or {}
+    limiter = o.get("limiter")
+    if not limiter or pd.isna(o.get("warps_per_scheduler")) or o["warps_per_scheduler"] > FEW_WARPS_PER_SCHEDULER:
+        return None
+    if o.get("theoretical_pct", 100) >= 50 or t.get("tma") or t.get("wgmma"):
+        return None  # async pipelines hide latency with stages, not warps
+    first = limiter.split(",")[0].strip()
+    if first == "registers":
+        return None  # a large register tile is a choice; the latency verdict says what one block more would need
+    key = {"shared memory": "occupancy_shared", "registers": "occupancy_registers", "warps": "occupancy_warps",
+           "blocks": "occupancy_blocks", "barriers": "occupancy_barriers"}.get(first, "occupancy")
+    if first == "shared memory":
+        smem = number(o.get("shared_mem_per_block"))
+        lift = (f"Each block reserves {fmt_bytes(smem)} of shared memory; request only what the tiles use (half "
+                f"of it would fit {int(o['blocks_per_sm']) * 2} blocks per SM), or give each block more warps.")
+    elif first == "registers" and not pd.isna(o.get("registers_for_next_block")):
+        lift = (f"Occupancy is capped by registers ({fmt_num(o['registers_per_thread'])} per thread); at most "
+                f"{fmt_num(o['registers_for_next_block'])} would fit one more block per SM.")
+    else:
+        lift = "More warps per SM: more threads per block or more blocks per SM."
+    return cause("latency", "latency and occupancy", key, f"occupancy capped by {first}: "
+                 f"{count_of(o['blocks_per_sm'], 'block')} per SM", f"Latency is exposed: {first} caps the SM at "
+                 f"{fmt_num(o['blocks_per_sm'])} block(s), {fmt_num(o['warps_per_scheduler'], 2)} warps per scheduler "
+                 f"(theoretical occupancy {fmt_pct(o['theoretical_pct'])}), too few to cover memory latency.",
+                 [*stall_lines(s), s.sides()], lift)

@@ -1,0 +1,178 @@
+"""Shared memory: bank conflicts as n-way, the bytes the wavefront counters see, and an estimate
+of what wgmma reads unseen.
+
+Bank conflicts. A shared-memory request takes one wavefront per pass through the 32 banks; a
+conflict adds passes. With W wavefronts of which C are conflict replays, the conflict-free
+request would take W - C, so the accesses are W / (W - C)-way on average (1 = no conflicts).
+ncu's MemoryWorkloadAnalysis rule quotes "W / requests"-way instead, which also counts the
+passes a 64- or 128-bit access needs without any conflict (an LDS.128 takes at least 4); its
+"conflicts represent X% of the wavefronts" is C / W here. The source counters (`sass` table)
+give the same per instruction from its addresses: wavefronts over ideal wavefronts. A conflict
+is a property of an access pattern, so the worst instruction's n-way is the number to quote
+("2-way"), with the average over all accesses beside it.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pandas as pd
+
+from ..extract.metrics import SHARED_BYTES_PER_WAVEFRONT
+from .instruction_mix import opcodes
+from .values import LAUNCH_KEYS, number, numeric_column
+
+
+# Conflict replays below this share of a kind's wavefronts are noise, not a layout problem.
+CONFLICT_NEGLIGIBLE_PCT = 1.0
+
+# Shared-memory access kinds: (name, wavefront column, conflict column, SASS opcodes of the kind).
+SHARED_KINDS = (
+    ("load", "shared_load_wavefronts", "shared_load_bank_conflicts", ("LDS", "LDSM")),
+    ("store", "shared_store_wavefronts", "shared_store_bank_conflicts", ("STS", "STSM")),
+    ("cp.async", "shared_ldgsts_wavefronts", "shared_ldgsts_bank_conflicts", ("LDGSTS",)),
+)
+
+
+def n_way(wavefronts: float, conflicts: float) -> float:
+    """W / (W - C): 1.0 without conflicts, 2.0 when every request takes twice its passes; NaN
+    when there were no wavefronts."""
+    if not wavefronts or pd.isna(wavefronts) or pd.isna(conflicts):
+        return np.nan
+    ideal = wavefronts - conflicts
+    return np.inf if ideal <= 0 else wavefronts / ideal
+
+
+def bank_conflicts(kernels: pd.DataFrame, sass: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Bank conflicts of each launch, one row per access kind (load, store, cp.async) that
+    moved any wavefronts.
+
+    From the hardware counters: wavefronts, conflicts, ideal (= wavefronts - conflicts),
+    n_way_avg (= wavefronts / ideal) and excess_pct (= conflicts / wavefronts, ncu's "% of the
+    overall wavefronts"). From the source counters, when a `sass` table is given: addr_excess
+    (replays the addresses explain), worst_n_way (the worst instruction's wavefronts / ideal).
+    n_way is worst_n_way where known, else n_way_avg. status is 'none', 'conflicts', or
+    'unexplained' (the hardware counts replays that no instruction's addresses cause).
+    """
+    per_instruction = _shared_by_instruction(sass) if sass is not None else None
+    rows = []
+    for record in kernels.to_dict("records"):
+        for kind, wave_col, conflict_col, kind_ops in SHARED_KINDS:
+            wavefronts, conflicts = number(record.get(wave_col)), number(record.get(conflict_col))
+            if not wavefronts > 0:
+                continue
+            row = {
+                "report": record.get("report"), "launch": record.get("launch"), "kind": kind,
+                "wavefronts": wavefronts, "conflicts": conflicts, "ideal": wavefronts - conflicts,
+                "n_way_avg": n_way(wavefronts, conflicts), "excess_pct": 100.0 * conflicts / wavefronts,
+                "addr_excess": np.nan, "worst_n_way": np.nan,
+            }
+            if per_instruction is not None:
+                mine = per_instruction[(per_instruction["report"] == record.get("report"))
+                                       & (per_instruction["launch"] == record.get("launch"))
+                                       & per_instruction["opcode"].isin(kind_ops)]
+                if len(mine):
+                    row["addr_excess"] = float(mine["shared_excess_wavefronts"].sum())
+                    ratio = mine["shared_wavefronts"] / mine["shared_wavefronts_ideal"].where(mine["shared_wavefronts_ideal"] > 0)
+                    row["worst_n_way"] = float(ratio.max()) if ratio.notna().any() else np.nan
+            rows.append(row)
+    columns = ["report", "launch", "kind", "wavefronts", "conflicts", "ideal", "n_way_avg", "excess_pct",
+               "addr_excess", "worst_n_way"]
+    out = pd.DataFrame(rows, columns=columns)
+    out["n_way"] = out["worst_n_way"].where(out["worst_n_way"].notna(), out["n_way_avg"])
+    out["status"] = [_conflict_status(r) for r in out.to_dict("records")]
+    return out
+
+
+def _conflict_status(row: dict) -> str:
+    by_addresses = row["addr_excess"]
+    if not pd.isna(by_addresses) and by_addresses > 0 and row["n_way"] > 1.0:
+        return "conflicts"
+    if row["excess_pct"] < CONFLICT_NEGLIGIBLE_PCT:
+        return "none"
+    return "unexplained" if not pd.isna(by_addresses) else "conflicts"
+
+
+def _shared_by_instruction(sass: pd.DataFrame) -> pd.DataFrame:
+    have = sass[sass["shared_wavefronts"].fillna(0) > 0]
+    return have.assign(opcode=opcodes(have))[
+        ["report", "launch", "opcode", "shared_wavefronts", "shared_wavefronts_ideal", "shared_excess_wavefronts"]]
+
+
+def conflict_lines(source: pd.DataFrame, n: int = 5) -> pd.DataFrame:
+    """Source lines that cause excess shared-memory wavefronts, worst first, per launch: line,
+    code, wavefronts, ideal, excess, n_way (= wavefronts / ideal) and share_pct of the launch's
+    excess."""
+    columns = ["report", "launch", "file", "line", "code", "wavefronts", "ideal", "excess", "n_way", "share_pct"]
+    have = source[source["shared_excess_wavefronts"].fillna(0) > 0]
+    if have.empty:
+        return pd.DataFrame(columns=columns)
+    totals = have.groupby(LAUNCH_KEYS, dropna=False)["shared_excess_wavefronts"].transform("sum")
+    out = pd.DataFrame({
+        "report": have["report"], "launch": have["launch"], "file": have["file"], "line": have["line"],
+        "code": have["code"], "wavefronts": have["shared_wavefronts"], "ideal": have["shared_wavefronts_ideal"],
+        "excess": have["shared_excess_wavefronts"],
+        "n_way": have["shared_wavefronts"] / have["shared_wavefronts_ideal"].where(have["shared_wavefronts_ideal"] > 0),
+        "share_pct": 100.0 * have["shared_excess_wavefronts"] / totals,
+    })
+    out = out.sort_values(LAUNCH_KEYS + ["excess"], ascending=[True, True, False], kind="stable")
+    return out.groupby(LAUNCH_KEYS, sort=False, dropna=False).head(n).reset_index(drop=True)[columns]
+
+
+def shared_unmeasured(kernels: pd.DataFrame) -> pd.Series:
+    """Launches whose shared-memory reads the wavefront counters cannot see: wgmma reads its
+    operands from shared memory through descriptors (`shared_gmma_inst` > 0), so their shared
+    traffic is not measured, never zero."""
+    return numeric_column(kernels, "shared_gmma_inst").fillna(0) > 0
+
+
+def shared_bytes(kernels: pd.DataFrame) -> pd.Series:
+    """Shared-memory bytes as the bandwidth peak counts them: wavefronts (loads, stores, cp.async)
+    times the 128 bytes one wavefront can move. Missing parts count 0 unless all are missing; NaN
+    (not measured) where `shared_unmeasured`."""
+    return shared_measured_bytes(kernels).where(~shared_unmeasured(kernels))
+
+
+def shared_utilisation_pct(kernels: pd.DataFrame) -> pd.Series:
+    """Shared-memory wavefronts (loads, stores, cp.async) per second over the peak rate, in %."""
+    rate = shared_bytes(kernels).fillna(0) / (kernels["duration_ns"] * 1e-9)
+    return 100.0 * rate / kernels["peak_shared_bytes_per_s"]
+
+
+# A warpgroup MMA in SASS: `HGMMA.64x128x8.F32.TF32 R24, gdesc[UR12], R24`; A is read from shared
+# memory when the operand after the accumulator is a descriptor, else from registers.
+_WGMMA = re.compile(r"\b[HQI]GMMA\.(\d+)x(\d+)x(\d+)\.\w+(?:\.(\w+))?\s+\S+,\s*(\S+)")
+# Bytes per operand element by the type SASS names (no type: FP16 / BF16).
+_WGMMA_ELEMENT_BYTES = {"TF32": 4, "E4M3": 1, "E5M2": 1, "S8": 1, "U8": 1}
+WARPS_PER_WARPGROUP = 4
+
+
+def wgmma_shared_bytes(sass: pd.DataFrame) -> pd.DataFrame:
+    """Per launch, an estimate of the bytes wgmma read from shared memory, which no wavefront
+    counter sees: per warpgroup MMA (a warp-level count / 4) its B tile (N x K) and, when A comes
+    through a descriptor, its A tile (M x K), at the operand type's size. An operand read once per
+    instruction, as the PTX defines it; shared-memory broadcast between warpgroups is not modelled.
+    Columns: report, launch, wgmma_shared_bytes (0 for a launch without wgmma)."""
+    columns = [*LAUNCH_KEYS, "wgmma_shared_bytes"]
+    if sass is None or sass.empty:
+        return pd.DataFrame(columns=columns)
+    per_row = []
+    for text, executed in zip(sass["sass"].astype(str), sass["inst_executed"].fillna(0)):
+        m = _WGMMA.search(text)
+        if m is None:
+            per_row.append(0.0)
+            continue
+        rows, cols, depth = (int(g) for g in m.group(1, 2, 3))
+        size = _WGMMA_ELEMENT_BYTES.get(m.group(4) or "", 2)
+        a_shared = m.group(5).startswith("gdesc")
+        per_row.append(executed / WARPS_PER_WARPGROUP * size * depth * (cols + (rows if a_shared else 0)))
+    frame = pd.DataFrame({"report": sass["report"], "launch": sass["launch"], "wgmma_shared_bytes": per_row})
+    return frame.groupby(LAUNCH_KEYS, sort=False, dropna=False)["wgmma_shared_bytes"].sum().reset_index()[columns]
+
+
+def shared_measured_bytes(kernels: pd.DataFrame) -> pd.Series:
+    """The wavefront counters' shared bytes (loads, stores, cp.async, 128 bytes each), whether or
+    not wgmma read more unseen (`shared_bytes` is NaN then)."""
+    parts = pd.concat([numeric_column(kernels, col) for _, col, _, _ in SHARED_KINDS], axis=1)
+    return parts.sum(axis=1, min_count=1) * SHARED_BYTES_PER_WAVEFRONT

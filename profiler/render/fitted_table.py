@@ -1,0 +1,171 @@
+"""Fit a terminal table to the width it gets without cutting a cell.
+
+Numeric and status columns never wrap and are as wide as their longest value (a cut "204…" reads
+as a wrong number); name columns break only between words; free text wraps. Short of room a
+table gives way in this order: text columns narrow (widest first), notes move below the table
+as numbered footnotes (a note wrapped one word per line reads as noise), the borders go, the
+columns the table marks optional drop out (the table says which), and at last each row prints
+as a block of 'header  value' lines."""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+
+from rich import box
+from rich.markup import escape
+from rich.table import Table
+from rich.text import Text
+
+# Column kinds: a number (right-aligned; may break only at a space, as between a median and its
+# spread), a status word (never wrapped), a name (breaks between words only, e.g. a kernel and
+# the rule that chose it), free text (wraps, long words fold), a note (free text that goes below
+# the table as a footnote when it cannot stay on one line).
+NUMBER, STATUS, NAME, TEXT, NOTE = "number", "status", "name", "text", "note"
+TEXT_LEAST = 6  # the narrowest a text column is worth squeezing to before rows print as blocks
+
+
+def cell_width(cell: str) -> int:
+    return Text.from_markup(cell).cell_len
+
+
+def longest_word(cell: str) -> int:
+    return max((len(word) for word in Text.from_markup(cell).plain.split()), default=0)
+
+
+class FittedTable(Table):
+    """A rich Table that never loses a cell (module docstring). `notes` is the index of its
+    note column (or None); `optional` the indices of the columns it may leave out, first
+    dropped first."""
+
+    notes: int | None = None
+    optional: tuple[int, ...] = ()
+
+    def _frame_width(self) -> int:
+        edges = (2 if self.show_edge else 0) + len(self.columns) - 1 if self.box else 0
+        return edges + sum(self._get_padding_width(i) for i in range(len(self.columns)))
+
+    def least_width(self) -> int:
+        """The width below which some cell would have to be cut (text columns at TEXT_LEAST)."""
+        return sum(c.min_width or TEXT_LEAST for c in self.columns) + self._frame_width()
+
+    def column_widths(self, max_width: int) -> list[int] | None:
+        """Widths (without padding) that fit `max_width`: each column's natural width, the widest
+        narrowed first; None when the table fits as it is or cannot fit at all."""
+        room = max_width - self._frame_width()
+        widths = [natural_width(c) for c in self.columns]
+        least = [min(c.min_width or TEXT_LEAST, w) for c, w in zip(self.columns, widths)]
+        if sum(widths) <= room or sum(least) > room:
+            return None
+        while sum(widths) > room:
+            i = max(range(len(widths)), key=lambda k: (widths[k] - least[k] > 0, widths[k]))
+            widths[i] -= 1
+        return widths
+
+    def compact(self) -> FittedTable:
+        """The same table with one space between columns and no outer border."""
+        table = copy.copy(self)
+        table.box, table.show_edge, table.padding = box.SIMPLE_HEAD, False, (0, 0, 0, 0)
+        return table
+
+    def __rich_console__(self, console, options):
+        if not self.columns or not self.rows:
+            yield from super().__rich_console__(console, options)
+            return
+        for table, below in self.variants():
+            for styled in (table, table.compact()):
+                if styled.least_width() > options.max_width:
+                    continue
+                widths = styled.column_widths(options.max_width)
+                if widths is not None:
+                    styled = copy.copy(styled)
+                    styled.columns = [dataclasses.replace(c, width=w) for c, w in zip(styled.columns, widths)]
+                yield from Table.__rich_console__(styled, console, options)
+                yield from below
+                return
+        yield from self._as_blocks()
+
+    def variants(self):
+        """(table, lines printed below it), best first: the notes in their column, each on one
+        line; the notes as footnotes; then without the optional columns, one more each time."""
+        if self.notes is not None:
+            column = self.columns[self.notes]
+            yield self._with_columns([dataclasses.replace(c, min_width=natural_width(c)) if c is column else c
+                                      for c in self.columns]), []
+        table, below = self._footnoted()
+        yield table, below
+        left_out = []
+        for i in self.optional:
+            left_out.append(str(self.columns[i].header))
+            keep = [c for k, c in enumerate(table.columns) if self.columns[k].header not in left_out]
+            yield table._with_columns(keep), [*below, Text(f"left out at this width (a wider COLUMNS shows them): {', '.join(left_out)}", style="dim")]
+
+    def _with_columns(self, columns) -> FittedTable:
+        table = copy.copy(self)
+        table.columns = columns
+        return table
+
+    def _footnoted(self) -> tuple[FittedTable, list]:
+        """The table with each note replaced by a number, and the numbered notes (a note written
+        more than once is numbered once)."""
+        if self.notes is None:
+            return self, []
+        column = self.columns[self.notes]
+        keys: dict[str, str] = {}
+        for cell in column.cells:
+            if cell:
+                keys.setdefault(cell, str(len(keys) + 1))
+        markers = [keys.get(cell, "") for cell in column.cells]
+        least = max([longest_word(str(column.header)), *map(len, markers)])
+        marked = dataclasses.replace(column, _cells=markers, min_width=least, overflow="fold", no_wrap=True)
+        notes = Table.grid(padding=(0, 2))  # a note that wraps stays indented beside its number
+        notes.add_column(justify="right", no_wrap=True)
+        notes.add_column(overflow="fold")
+        for note, key in keys.items():
+            notes.add_row(key, note)
+        return self._with_columns([marked if c is column else c for c in self.columns]), [notes] if keys else []
+
+    def _as_blocks(self):
+        if self.title:
+            yield Text.from_markup(self.title, style="italic") if isinstance(self.title, str) else self.title
+        headers = [str(c.header) for c in self.columns]
+        for cells in zip(*(list(c.cells) for c in self.columns)):
+            block = Table.grid(padding=(0, 2))
+            block.add_column(style="bold", no_wrap=True)
+            block.add_column(overflow="fold")
+            for header, cell in zip(headers, cells):
+                block.add_row(escape(header), cell)
+            yield block
+            yield Text("")
+
+
+def natural_width(column) -> int:
+    """A column's width with no cell wrapped: its widest cell or header."""
+    return max([cell_width(str(column.header))] + [cell_width(x) if isinstance(x, str) else 0 for x in column.cells])
+
+
+def filled_table(title: str, columns: list[tuple[str, str]], rows: list[list[str]], optional: tuple[str, ...] = (),
+                 **options) -> FittedTable:
+    """A table of `columns` ((header, kind) pairs) and `rows` (rich markup cells) whose cells are
+    never cut: number columns break only at spaces, name columns only between words, status
+    columns not at all (minimum width: their longest word or cell, header words included), so
+    that rich, short of room, shrinks and folds the text columns instead. `optional` names the
+    columns that may be left out at narrow widths, first named first left out."""
+    table = FittedTable(title=title, title_justify="left", **options)
+    for i, (header, kind) in enumerate(columns):
+        words = [len(word) for word in header.split()]
+        if kind in (TEXT, NOTE):
+            least = min(TEXT_LEAST, max([cell_width(r[i]) for r in rows] + words))
+            table.add_column(header, justify="left", overflow="fold", min_width=least)
+        elif kind in (NUMBER, NAME):
+            least = max([longest_word(r[i]) for r in rows] + words)
+            table.add_column(header, justify="right" if kind == NUMBER else "left", overflow="fold", min_width=least)
+        else:
+            least = max([cell_width(r[i]) for r in rows] + words)
+            table.add_column(header, justify="left", no_wrap=True, min_width=least)
+        if kind == NOTE:
+            table.notes = i
+    table.optional = tuple(i for name in optional for i, (header, _) in enumerate(columns) if header == name)
+    for row in rows:
+        table.add_row(*row)
+    return table
