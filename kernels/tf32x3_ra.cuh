@@ -5,8 +5,8 @@
 // N-major; tf32x3wg therefore rewrote B transposed (and A) as big/small TF32 tiles in shared memory,
 // and its profile was bound by that traffic. Computed as C^T (N x M) = B^T (N x K) * A^T (K x M):
 // - wgmma's A operand is B^T, taken from registers (m64nNk8 .tf32: 4 x b32 per thread, the layout
-//   of mma.m16n8k8's A on each warp: reg (e + 2h) of warp w, lane (g, t) = g*4 + t holds row
-//   16w + g + 8e, column t + 4h). Each thread loads its B values once per k tile from the TMA tile
+//   of mma.m16n8k8's A on each warp: register 2q + e of warp w, lane 4g + t holds row 16w + g + 8e,
+//   column t + 4q). Each thread loads its B values once per k tile from the TMA tile
 //   (8 x 64-bit loads) and splits them in registers: no shared-memory writes for B, no wgmma reads
 //   of B.
 // - wgmma's B operand is A^T, K-major = A's own row-major layout: the TMA tile (32 k x 128 m, 128-byte
@@ -17,22 +17,25 @@
 // of the block tile, so a thread's two rows are adjacent (one 8-byte load per k) and, with B
 // loaded as four 32(n) x 32(k) boxes in the 128-byte swizzle (16-byte chunk (n%32)/4 of row k at
 // chunk ((n%32)/4) ^ (k%8)), the 16 lanes of each half-warp hit 16 distinct 8-byte bank pairs.
-// Per k8 step s each consumer warpgroup issues small_b*big_a and big_b*small_a, then after the four
-// steps the four big_b*big_a (12 wgmma.m64n128k8 per 32-wide k tile), into a fresh partial added to
-// the running accumulator by FADD (the MMA's internal sums round toward zero; tf32x3's header).
-// Pipeline: one producer thread (TMA, STAGES-deep full/empty mbarrier ring); two consumer
-// warpgroups that, while the wgmmas of tile kt run, wait for tile kt+1, split its A into split buffer
-// (kt+1) % 2 and load and split its B fragments into the other register set (the k loop is unrolled
-// by two so both sets stay registers).
+// Work split (warp specialisation): warp 0 issues the TMA loads into a STAGES-deep full/empty
+// mbarrier ring; warps 1-3 ("splitters") split each A tile elementwise into a ring of NSPLIT split
+// buffers (sfull/sempty mbarriers), so the consumers never write shared memory; the two consumer
+// warpgroups run independently (no barrier between them), so that one's loads, splits and waits
+// overlap the other's MMAs. Per k tile a consumer warpgroup issues two halves of 6
+// wgmma.m64n128k8 (k8 steps 2h, 2h + 1: small_b * big_a, big_b * small_a, big_b * big_a), fetching
+// the next half's B values while the MMAs run; the 12 go into a fresh partial added to the running
+// accumulator by FADD (the MMA's internal sums round toward zero; tf32x3's header). Halves keep
+// one set of 16 fragment registers: acc and partial take 128 of the 168 a thread has at 384
+// threads (ptxas allocates the launch bound's share, setmaxnreg notwithstanding).
 // BIG_RAW: big_a is the FP32 tile itself (the tensor core reads only the TF32 bits of an operand,
 // i.e. truncates), small_a = tf32_rna(x - trunc(x)) (exact difference, |.| < 2^-10 |x|); then only
-// small_a is written and the stage is held until the wgmmas that read it retire.
+// small_a is written and each stage is held until the wgmmas that read it retire.
 //
 // Contract: block 384 (producer warpgroup + 2 consumer warpgroups), one block per SM
 // (__launch_bounds__(384, 1) in the including file, for setmaxnreg); grid M/128 * N/128 (grouped
 // rasterisation, 16 block rows per group); tensor maps: A box (32, 128) and B box (32, 32), both
 // 128-byte swizzle; M, N multiples of 128, K a multiple of 32; beta == 0 does not read C. The
-// including file defines SMEM_BYTES, checked here against ra_smem_bytes.
+// including file defines SMEM_BYTES, checked there against ra::smem_bytes.
 #pragma once
 
 #include <cuda.h>
@@ -44,21 +47,22 @@
 namespace ra {
 
 constexpr int BM = 128, BN = 128, BK = 32;   // BK: 32 floats = one 128-byte swizzle row of A
-constexpr int NCONSUMERS = 256;
+constexpr int NCONSUMERS = 256;               // warpgroups 1-2
+constexpr int NSPLITTERS = 96;                // warps 1-3 (warp 0 issues the TMA loads)
 constexpr int GROUP_M = 16;                   // block rows per rasterisation group
 constexpr int A_BYTES = BM * BK * 4;          // 16,384: one 32(k) x 128(m) TMA box
 constexpr int B_BOX = 32 * BK * 4;            // 4,096: one 32(n) x 32(k) TMA box
 constexpr int B_BYTES = BK * BN * 4;          // 16,384: four boxes
 constexpr int STAGE_BYTES = A_BYTES + B_BYTES;  // the expect_tx count of a stage
 constexpr int ALIGN = 1024;                   // swizzled tiles start on 1024-byte boundaries
-constexpr int BAR_BYTES = 128;                // up to 16 mbarriers
+constexpr int BAR_BYTES = 256;                // up to 32 mbarriers
 constexpr int SBO = 1024;                     // K-major, 128B swizzle: one 8-row group to the next
 
 // Split buffers hold big_a and small_a, or small_a only when big_a is the FP32 tile (BIG_RAW).
 __host__ __device__ constexpr int split_bytes(bool bigRaw) { return (bigRaw ? 1 : 2) * A_BYTES; }
-__host__ __device__ constexpr int smem_bytes(bool bigRaw, int stages)
+__host__ __device__ constexpr int smem_bytes(bool bigRaw, int stages, int nsplit)
 {
-    return ALIGN + stages * STAGE_BYTES + 2 * split_bytes(bigRaw) + BAR_BYTES;
+    return ALIGN + stages * STAGE_BYTES + nsplit * split_bytes(bigRaw) + BAR_BYTES;
 }
 
 // Keeps the compiler from moving reads/writes of registers that an asynchronous wgmma reads or
@@ -67,13 +71,6 @@ __device__ __forceinline__ void fence_regs(float (&d)[64])
 {
 #pragma unroll
     for (int i = 0; i < 64; ++i) asm volatile("" : "+f"(d[i]) :: "memory");
-}
-__device__ __forceinline__ void fence_regs(uint32_t (&f)[4][4])
-{
-#pragma unroll
-    for (int s = 0; s < 4; ++s)
-#pragma unroll
-        for (int i = 0; i < 4; ++i) asm volatile("" : "+r"(f[s][i]) :: "memory");
 }
 
 #define RA_ACC8(i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), \
@@ -101,26 +98,24 @@ __device__ __forceinline__ void wgmma_rs_m64n128k8(float (&d)[64], const uint32_
         : "memory");
 }
 
-// Splits the FP32 A tile (generic pointer) elementwise into the split buffer, at the same swizzled
-// offsets: 1024 float4, 4 per consumer thread. BIG_RAW writes small only, from the truncated big.
+// Splits the FP32 A tile (generic pointer) elementwise into a split buffer, at the same swizzled
+// offsets: 1024 float4 over the NSPLITTERS threads (st = 0..95). BIG_RAW writes small only, from the
+// truncated big (the bits the tensor core reads of the FP32 tile).
 template <bool BIG_RAW>
-__device__ __forceinline__ void split_a(const unsigned char* tile, unsigned char* split, int ct)
+__device__ __forceinline__ void split_a(const unsigned char* tile, unsigned char* split, int st)
 {
     const float4* a = reinterpret_cast<const float4*>(tile);
     uint4* small = reinterpret_cast<uint4*>(split + (BIG_RAW ? 0 : A_BYTES));
     uint4* big = reinterpret_cast<uint4*>(split);
-#pragma unroll
-    for (int j = 0; j < 4; ++j) {
-        const int i = ct + NCONSUMERS * j;
+#pragma unroll 1
+    for (int i = st; i < A_BYTES / 16; i += NSPLITTERS) {
         const float4 x = a[i];
         uint4 b, s;
         if (BIG_RAW) {
-            const float v[4] = {x.x, x.y, x.z, x.w};
-            uint32_t r[4];
-#pragma unroll
-            for (int q = 0; q < 4; ++q)
-                r[q] = to_tf32(v[q] - __uint_as_float(__float_as_uint(v[q]) & 0xFFFFE000u));
-            s = make_uint4(r[0], r[1], r[2], r[3]);
+            s.x = to_tf32(x.x - __uint_as_float(__float_as_uint(x.x) & 0xFFFFE000u));
+            s.y = to_tf32(x.y - __uint_as_float(__float_as_uint(x.y) & 0xFFFFE000u));
+            s.z = to_tf32(x.z - __uint_as_float(__float_as_uint(x.z) & 0xFFFFE000u));
+            s.w = to_tf32(x.w - __uint_as_float(__float_as_uint(x.w) & 0xFFFFE000u));
         } else {
             split_tf32(x.x, b.x, s.x);
             split_tf32(x.y, b.y, s.y);
@@ -132,38 +127,66 @@ __device__ __forceinline__ void split_a(const unsigned char* tile, unsigned char
     }
 }
 
-// This thread's B fragments of one k tile, split: big/small[s][e + 2h] = split(B[8s + t + 4h][n0 + e]).
-// `col` points at (k = 0, n0) in the swizzle-free sense: the box of n0 plus (n0 % 4) floats; `chunk`
-// is (n0 % 32) / 4.
-__device__ __forceinline__ void load_b(const unsigned char* col, int chunk, int t, uint32_t (&big)[4][4],
-                                       uint32_t (&small)[4][4])
+// This thread's FP32 B values of half h of a k tile (k8 steps 2h, 2h + 1):
+// raw[2 ss + q] = B[8(2h + ss) + t + 4q][n0 .. n0 + 1]. `col` points at the box of n0 plus (n0 % 4)
+// floats; `chunk` is (n0 % 32) / 4: row k of a box is 128 bytes, its 16-byte chunk c at c ^ (k % 8).
+__device__ __forceinline__ void fetch_b(const unsigned char* col, int chunk, int t, int h, float2 (&raw)[4])
 {
 #pragma unroll
-    for (int h = 0; h < 2; ++h) {
-        const int row = t + 4 * h;  // k % 8 of every k this thread reads with this h
+    for (int q = 0; q < 2; ++q) {
+        const int row = t + 4 * q;  // k % 8
         const unsigned char* p = col + row * 128 + ((chunk ^ row) << 4);
 #pragma unroll
-        for (int s = 0; s < 4; ++s) {
-            const float2 x = *reinterpret_cast<const float2*>(p + s * 1024);  // k = 8s + row
-            split_tf32(x.x, big[s][2 * h], small[s][2 * h]);
-            split_tf32(x.y, big[s][2 * h + 1], small[s][2 * h + 1]);
-        }
+        for (int ss = 0; ss < 2; ++ss)
+            raw[2 * ss + q] = *reinterpret_cast<const float2*>(p + (2 * h + ss) * 1024);  // k = 8(2h + ss) + row
     }
 }
 
-__device__ __forceinline__ void consumers_sync() { asm volatile("bar.sync 1, %0;\n" :: "n"(NCONSUMERS) : "memory"); }
-
-// The consumer warpgroups' part of gemm: prepare, issue and retire each k tile, then the epilogue.
-template <bool BIG_RAW, int STAGES>
-__device__ __forceinline__ void consume(int N, int kTiles, int bm, int bn, float alpha, float beta,
-                                        float* __restrict__ C, uint32_t tiles, unsigned char* gtiles,
-                                        uint32_t splits, uint32_t bars)
+// The wgmma A fragments of the two k8 steps of `raw`: big/small[ss][e + 2q] = split(B[..][n0 + e]).
+__device__ __forceinline__ void split_b(const float2 (&raw)[4], uint32_t (&big)[2][4], uint32_t (&small)[2][4])
 {
-    auto full = [&](int s) { return bars + 8u * s; };
-    auto empty = [&](int s) { return bars + 8u * (STAGES + s); };
-    const int wg = threadIdx.x / 128;
-    const int ct = threadIdx.x - 128;  // consumer thread 0..255
-    const int c = wg - 1;              // consumer warpgroup: block columns 64c..64c+63
+#pragma unroll
+    for (int ss = 0; ss < 2; ++ss)
+#pragma unroll
+        for (int q = 0; q < 2; ++q) {
+            split_tf32(raw[2 * ss + q].x, big[ss][2 * q], small[ss][2 * q]);
+            split_tf32(raw[2 * ss + q].y, big[ss][2 * q + 1], small[ss][2 * q + 1]);
+        }
+}
+
+__device__ __forceinline__ void fence_regs(uint32_t (&f)[2][4])
+{
+#pragma unroll
+    for (int s = 0; s < 2; ++s)
+#pragma unroll
+        for (int i = 0; i < 4; ++i) asm volatile("" : "+r"(f[s][i]) :: "memory");
+}
+
+// Where things are in shared memory (32-bit shared addresses; gtiles: `tiles` as a generic pointer).
+// Stages at tiles + s * STAGE_BYTES (A, then B's four boxes), NSPLIT split buffers after them,
+// barriers last: full[STAGES], empty[STAGES], sfull[NSPLIT], sempty[NSPLIT].
+template <bool BIG_RAW, int STAGES, int NSPLIT>
+struct Layout {
+    uint32_t tiles;
+    unsigned char* gtiles;
+    __device__ uint32_t split(int b) const { return tiles + STAGES * STAGE_BYTES + b * split_bytes(BIG_RAW); }
+    __device__ unsigned char* gsplit(int b) const { return gtiles + (split(b) - tiles); }
+    __device__ uint32_t bar(int i) const { return split(NSPLIT) + 8u * i; }
+    __device__ uint32_t full(int s) const { return bar(s); }                        // TMA landed
+    __device__ uint32_t empty(int s) const { return bar(STAGES + s); }              // stage read
+    __device__ uint32_t sfull(int b) const { return bar(2 * STAGES + b); }          // A split
+    __device__ uint32_t sempty(int b) const { return bar(2 * STAGES + NSPLIT + b); }  // split read
+};
+
+// One consumer warpgroup: per k tile, two halves of 6 wgmmas each (k8 steps 2h, 2h + 1: small_b *
+// big_a, big_b * small_a, big_b * big_a), the next half's B values fetched while the MMAs run; the
+// partial folded into acc once the tile's last wgmma retired. No barrier between the two consumer
+// warpgroups: each runs at its own pace, so one's fetch, split and waits overlap the other's MMAs.
+template <bool BIG_RAW, int STAGES, int NSPLIT>
+__device__ __forceinline__ void consume(const Layout<BIG_RAW, STAGES, NSPLIT>& L, int N, int kTiles, int bm,
+                                        int bn, float alpha, float beta, float* __restrict__ C)
+{
+    const int c = threadIdx.x / 128 - 1;  // consumer warpgroup: block columns 64c..64c+63
     const int lane = threadIdx.x % 32;
     const int w = (threadIdx.x / 32) % 4;
     const int g = lane / 4, t = lane % 4;
@@ -176,72 +199,65 @@ __device__ __forceinline__ void consume(int N, int kTiles, int bm, int bn, float
     for (int i = 0; i < 64; ++i) acc[i] = 0.0f;
 #pragma unroll
     for (int i = 0; i < 64; ++i) part[i] = 0.0f;
-    uint32_t big0[4][4], small0[4][4], big1[4][4], small1[4][4];
+    float2 raw[4];
+    uint32_t big[2][4], small[2][4];
 
-    // Tile kt: wait for its stage, split A into split buffer kt % 2, load and split this thread's B
-    // fragments, give the stage back (unless wgmma still reads it), fence the split stores into the
-    // async proxy.
-    auto prepare = [&](int kt, uint32_t (&big)[4][4], uint32_t (&small)[4][4]) {
-        const int s = kt % STAGES;
-        mbar_wait(full(s), (kt / STAGES) & 1);
-        unsigned char* const stage = gtiles + s * STAGE_BYTES;
-        split_a<BIG_RAW>(stage, gtiles + STAGES * STAGE_BYTES + (kt % 2) * split_bytes(BIG_RAW), ct);
-        load_b(stage + bOff, chunk, t, big, small);
-        if (!BIG_RAW) {
-            __syncwarp();
-            if (lane == 0) mbar_arrive(empty(s));
-        }
-        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-    };
-    // The 12 wgmmas of tile kt into a fresh partial.
-    auto issue = [&](int kt, uint32_t (&big)[4][4], uint32_t (&small)[4][4]) {
-        const uint32_t buf = splits + (kt % 2) * split_bytes(BIG_RAW);
-        const uint32_t aBig = BIG_RAW ? tiles + (kt % STAGES) * STAGE_BYTES : buf;
-        const uint32_t aSmall = BIG_RAW ? buf : buf + A_BYTES;
+    // The 6 wgmmas of half h of a tile whose big_a / small_a tiles start at aBig / aSmall.
+    auto issue = [&](int h, uint32_t aBig, uint32_t aSmall) {
         wgmma_fence();
         fence_regs(part);
-        wgmma_rs_m64n128k8<0>(part, small[0], smem_desc(aBig, 16, SBO));
-        wgmma_rs_m64n128k8<1>(part, big[0], smem_desc(aSmall, 16, SBO));
 #pragma unroll
-        for (int s = 1; s < BK / 8; ++s) {
-            wgmma_rs_m64n128k8<1>(part, small[s], smem_desc(aBig + 32 * s, 16, SBO));
-            wgmma_rs_m64n128k8<1>(part, big[s], smem_desc(aSmall + 32 * s, 16, SBO));
+        for (int ss = 0; ss < 2; ++ss) {
+            const int s = 2 * h + ss;
+            if (h == 0 && ss == 0)
+                wgmma_rs_m64n128k8<0>(part, small[ss], smem_desc(aBig + 32 * s, 16, SBO));
+            else
+                wgmma_rs_m64n128k8<1>(part, small[ss], smem_desc(aBig + 32 * s, 16, SBO));
+            wgmma_rs_m64n128k8<1>(part, big[ss], smem_desc(aSmall + 32 * s, 16, SBO));
+            wgmma_rs_m64n128k8<1>(part, big[ss], smem_desc(aBig + 32 * s, 16, SBO));
         }
-#pragma unroll
-        for (int s = 0; s < BK / 8; ++s)
-            wgmma_rs_m64n128k8<1>(part, big[s], smem_desc(aBig + 32 * s, 16, SBO));
         wgmma_commit();
         fence_regs(part);
     };
-    // Wait for tile kt's wgmmas, release what they read, fold the partial in.
-    auto retire = [&](int kt, uint32_t (&big)[4][4], uint32_t (&small)[4][4]) {
+    auto retire = [&]() {
         wgmma_wait<0>();
         fence_regs(part);
         fence_regs(big);
         fence_regs(small);
-        if (BIG_RAW) {
-            __syncwarp();
-            if (lane == 0) mbar_arrive(empty(kt % STAGES));
+    };
+
+    if (kTiles > 0) {
+        mbar_wait(L.full(0), 0);
+        fetch_b(L.gtiles + bOff, chunk, t, 0, raw);
+    }
+    for (int kt = 0; kt < kTiles; ++kt) {
+        const int s = kt % STAGES, b = kt % NSPLIT;
+        const uint32_t stage = L.tiles + s * STAGE_BYTES;
+        const uint32_t aBig = BIG_RAW ? stage : L.split(b);
+        const uint32_t aSmall = BIG_RAW ? L.split(b) : L.split(b) + A_BYTES;
+        mbar_wait(L.sfull(b), (kt / NSPLIT) & 1);
+        split_b(raw, big, small);
+        issue(0, aBig, aSmall);
+        fetch_b(L.gtiles + s * STAGE_BYTES + bOff, chunk, t, 1, raw);
+        retire();
+        split_b(raw, big, small);
+        issue(1, aBig, aSmall);
+        if (kt + 1 < kTiles) {
+            const int s1 = (kt + 1) % STAGES;
+            mbar_wait(L.full(s1), ((kt + 1) / STAGES) & 1);
+            fetch_b(L.gtiles + s1 * STAGE_BYTES + bOff, chunk, t, 0, raw);
+        }
+        retire();
+        __syncwarp();
+        if (lane == 0) {
+            mbar_arrive(L.empty(s));
+            mbar_arrive(L.sempty(b));
         }
 #pragma unroll
         for (int i = 0; i < 64; ++i) acc[i] += part[i];
-        consumers_sync();  // split buffer kt % 2 is free, tile kt+1 is split by both warpgroups
-    };
-
-    prepare(0, big0, small0);
-    consumers_sync();
-    for (int kt = 0; kt < kTiles; kt += 2) {
-        issue(kt, big0, small0);
-        if (kt + 1 < kTiles) prepare(kt + 1, big1, small1);
-        retire(kt, big0, small0);
-        if (kt + 1 < kTiles) {
-            issue(kt + 1, big1, small1);
-            if (kt + 2 < kTiles) prepare(kt + 2, big0, small0);
-            retire(kt + 1, big1, small1);
-        }
     }
 
-    // Epilogue: part/acc[4j + 2e + v] is row 16w + g + 8e of C^T (block column n0 + e), column
+    // Epilogue: acc[4j + 2e + v] is row 16w + g + 8e of C^T (block column n0 + e), column
     // 8j + 2t + v of C^T (block row 8j + 2t + v): one 8-byte store of columns n0, n0 + 1 per row.
 #pragma unroll
     for (int j = 0; j < 16; ++j) {
@@ -259,23 +275,17 @@ __device__ __forceinline__ void consume(int N, int kTiles, int bm, int bn, float
     }
 }
 
-template <bool BIG_RAW, int STAGES>
+// The whole block: warp 0 issues the TMA loads, warps 1-3 split A, warpgroups 1-2 consume.
+// smem_raw: the kernel's dynamic shared memory (SMEM_BYTES, ra::smem_bytes).
+template <bool BIG_RAW, int STAGES, int NSPLIT>
 __device__ __forceinline__ void gemm(int M, int N, int K, float alpha, float beta, float* __restrict__ C,
-                                     const CUtensorMap* tmA, const CUtensorMap* tmB)
+                                     const CUtensorMap* tmA, const CUtensorMap* tmB, unsigned char* smem_raw)
 {
-    extern __shared__ __align__(1024) unsigned char smem_raw[];
-    // Stages at tiles + s * STAGE_BYTES (A, then B's four boxes), two split buffers after them,
-    // barriers last: full[s], then empty[s].
+    static_assert(2 * (STAGES + NSPLIT) * 8 <= BAR_BYTES, "mbarriers do not fit");
     const uint32_t raw = static_cast<uint32_t>(__cvta_generic_to_shared(smem_raw));
-    const uint32_t tiles = (raw + ALIGN - 1) & ~(uint32_t)(ALIGN - 1);
-    unsigned char* const gtiles = smem_raw + (tiles - raw);  // the same place, as a generic pointer
-    const uint32_t splits = tiles + STAGES * STAGE_BYTES;
-    const uint32_t bars = splits + 2 * split_bytes(BIG_RAW);
-    auto full = [&](int s) { return bars + 8u * s; };
-    auto empty = [&](int s) { return bars + 8u * (STAGES + s); };
-    static_assert(2 * STAGES * 8 <= BAR_BYTES, "mbarriers do not fit");
-
-    const int wg = threadIdx.x / 128;  // 0: producer, 1-2: consumers
+    Layout<BIG_RAW, STAGES, NSPLIT> L;
+    L.tiles = (raw + ALIGN - 1) & ~(uint32_t)(ALIGN - 1);
+    L.gtiles = smem_raw + (L.tiles - raw);
 
     const int tilesM = M / BM, tilesN = N / BN;
     const int perGroup = GROUP_M * tilesN;
@@ -289,33 +299,51 @@ __device__ __forceinline__ void gemm(int M, int N, int K, float alpha, float bet
 
     if (threadIdx.x == 0) {
         for (int s = 0; s < STAGES; ++s) {
-            mbar_init(full(s), 1);                 // the producer's arrive.expect_tx
-            mbar_init(empty(s), NCONSUMERS / 32);  // one arrive per consumer warp
+            mbar_init(L.full(s), 1);                                  // the producer's arrive.expect_tx
+            mbar_init(L.empty(s), NSPLITTERS / 32 + NCONSUMERS / 32);  // every splitter and consumer warp
+        }
+        for (int b = 0; b < NSPLIT; ++b) {
+            mbar_init(L.sfull(b), NSPLITTERS / 32);  // each splitter warp, its stores fenced
+            mbar_init(L.sempty(b), NCONSUMERS / 32);  // each consumer warp, its wgmmas retired
         }
         asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
         asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
     }
     __syncthreads();
 
-    if (wg == 0) {
+    if (threadIdx.x < 128) {
         asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
         if (threadIdx.x == 0) {
             asm volatile("prefetch.tensormap [%0];\n" :: "l"(reinterpret_cast<uint64_t>(tmA)) : "memory");
             asm volatile("prefetch.tensormap [%0];\n" :: "l"(reinterpret_cast<uint64_t>(tmB)) : "memory");
             for (int kt = 0; kt < kTiles; ++kt) {
                 const int s = kt % STAGES;
-                if (kt >= STAGES) mbar_wait(empty(s), ((kt / STAGES) - 1) & 1);
-                const uint32_t sa = tiles + s * STAGE_BYTES;
-                mbar_arrive_expect_tx(full(s), STAGE_BYTES);
-                tma_load_2d(sa, tmA, kt * BK, bm, full(s));  // A[bm:+128, k:+32]
+                if (kt >= STAGES) mbar_wait(L.empty(s), ((kt / STAGES) - 1) & 1);
+                const uint32_t sa = L.tiles + s * STAGE_BYTES;
+                mbar_arrive_expect_tx(L.full(s), STAGE_BYTES);
+                tma_load_2d(sa, tmA, kt * BK, bm, L.full(s));  // A[bm:+128, k:+32]
 #pragma unroll
-                for (int i = 0; i < BN / 32; ++i)           // B[k:+32, bn + 32i:+32]
-                    tma_load_2d(sa + A_BYTES + i * B_BOX, tmB, bn + 32 * i, kt * BK, full(s));
+                for (int i = 0; i < BN / 32; ++i)             // B[k:+32, bn + 32i:+32]
+                    tma_load_2d(sa + A_BYTES + i * B_BOX, tmB, bn + 32 * i, kt * BK, L.full(s));
+            }
+        } else if (threadIdx.x >= 32) {
+            const int st = threadIdx.x - 32;
+            for (int kt = 0; kt < kTiles; ++kt) {
+                const int s = kt % STAGES, b = kt % NSPLIT;
+                mbar_wait(L.full(s), (kt / STAGES) & 1);
+                if (kt >= NSPLIT) mbar_wait(L.sempty(b), ((kt / NSPLIT) - 1) & 1);
+                split_a<BIG_RAW>(L.gtiles + s * STAGE_BYTES, L.gsplit(b), st);
+                asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+                __syncwarp();
+                if (threadIdx.x % 32 == 0) {
+                    mbar_arrive(L.sfull(b));
+                    mbar_arrive(L.empty(s));
+                }
             }
         }
     } else {
         asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
-        consume<BIG_RAW, STAGES>(N, kTiles, bm, bn, alpha, beta, C, tiles, gtiles, splits, bars);
+        consume<BIG_RAW, STAGES, NSPLIT>(L, N, kTiles, bm, bn, alpha, beta, C);
     }
 }
 
