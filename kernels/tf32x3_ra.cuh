@@ -26,13 +26,14 @@
 // the next half's B values while the MMAs run; the 12 go into a fresh partial added to the running
 // accumulator by FADD (the MMA's internal sums round toward zero; tf32x3's header). Halves keep
 // one set of 16 fragment registers: acc and partial take 128 of the 168 a thread has at 384
-// threads (ptxas allocates the launch bound's share, setmaxnreg notwithstanding).
+// threads (with nvcc 13.0, a first version with double-buffered fragments spilled at 168 even
+// after setmaxnreg.inc to 232: ptxas allocated the launch bound's share to the consumers too).
 // BIG_RAW: big_a is the FP32 tile itself (the tensor core reads only the TF32 bits of an operand,
 // i.e. truncates), small_a = tf32_rna(x - trunc(x)) (exact difference, |.| < 2^-10 |x|); then only
 // small_a is written and each stage is held until the wgmmas that read it retire.
 //
 // Contract: block 384 (producer warpgroup + 2 consumer warpgroups), one block per SM
-// (__launch_bounds__(384, 1) in the including file, for setmaxnreg); grid M/128 * N/128 (grouped
+// (__launch_bounds__(384, 1) in the including file: 168 registers a thread); grid M/128 * N/128 (grouped
 // rasterisation, 16 block rows per group); tensor maps: A box (32, 128) and B box (32, 32), both
 // 128-byte swizzle; M, N multiples of 128, K a multiple of 32; beta == 0 does not read C. The
 // including file defines SMEM_BYTES, checked there against ra::smem_bytes.
@@ -98,33 +99,41 @@ __device__ __forceinline__ void wgmma_rs_m64n128k8(float (&d)[64], const uint32_
         : "memory");
 }
 
-// Splits the FP32 A tile (generic pointer) elementwise into a split buffer, at the same swizzled
-// offsets: 1024 float4 over the NSPLITTERS threads (st = 0..95). BIG_RAW writes small only, from the
-// truncated big (the bits the tensor core reads of the FP32 tile).
+// Splits one float4 of the FP32 A tile (generic pointer) into the split buffer, at the same
+// swizzled offset. BIG_RAW writes small only, from the truncated big (the bits the tensor core
+// reads of the FP32 tile).
+template <bool BIG_RAW>
+__device__ __forceinline__ void split_a4(const float4* a, uint4* big, uint4* small, int i)
+{
+    const float4 x = a[i];
+    uint4 b, s;
+    if (BIG_RAW) {
+        s.x = to_tf32(x.x - __uint_as_float(__float_as_uint(x.x) & 0xFFFFE000u));
+        s.y = to_tf32(x.y - __uint_as_float(__float_as_uint(x.y) & 0xFFFFE000u));
+        s.z = to_tf32(x.z - __uint_as_float(__float_as_uint(x.z) & 0xFFFFE000u));
+        s.w = to_tf32(x.w - __uint_as_float(__float_as_uint(x.w) & 0xFFFFE000u));
+    } else {
+        split_tf32(x.x, b.x, s.x);
+        split_tf32(x.y, b.y, s.y);
+        split_tf32(x.z, b.z, s.z);
+        split_tf32(x.w, b.w, s.w);
+        big[i] = b;
+    }
+    small[i] = s;
+}
+
+// The whole A tile: 1024 float4 over the NSPLITTERS threads (st = 0..95), 10 whole rounds unrolled
+// (their loads in flight together) and the 64 left over.
 template <bool BIG_RAW>
 __device__ __forceinline__ void split_a(const unsigned char* tile, unsigned char* split, int st)
 {
     const float4* a = reinterpret_cast<const float4*>(tile);
     uint4* small = reinterpret_cast<uint4*>(split + (BIG_RAW ? 0 : A_BYTES));
     uint4* big = reinterpret_cast<uint4*>(split);
-#pragma unroll 1
-    for (int i = st; i < A_BYTES / 16; i += NSPLITTERS) {
-        const float4 x = a[i];
-        uint4 b, s;
-        if (BIG_RAW) {
-            s.x = to_tf32(x.x - __uint_as_float(__float_as_uint(x.x) & 0xFFFFE000u));
-            s.y = to_tf32(x.y - __uint_as_float(__float_as_uint(x.y) & 0xFFFFE000u));
-            s.z = to_tf32(x.z - __uint_as_float(__float_as_uint(x.z) & 0xFFFFE000u));
-            s.w = to_tf32(x.w - __uint_as_float(__float_as_uint(x.w) & 0xFFFFE000u));
-        } else {
-            split_tf32(x.x, b.x, s.x);
-            split_tf32(x.y, b.y, s.y);
-            split_tf32(x.z, b.z, s.z);
-            split_tf32(x.w, b.w, s.w);
-            big[i] = b;
-        }
-        small[i] = s;
-    }
+    constexpr int CHUNKS = A_BYTES / 16, ROUNDS = CHUNKS / NSPLITTERS;
+#pragma unroll
+    for (int j = 0; j < ROUNDS; ++j) split_a4<BIG_RAW>(a, big, small, st + NSPLITTERS * j);
+    if (st < CHUNKS - ROUNDS * NSPLITTERS) split_a4<BIG_RAW>(a, big, small, st + NSPLITTERS * ROUNDS);
 }
 
 // This thread's FP32 B values of half h of a k tile (k8 steps 2h, 2h + 1):
@@ -311,8 +320,9 @@ __device__ __forceinline__ void gemm(int M, int N, int K, float alpha, float bet
     }
     __syncthreads();
 
+    // No setmaxnreg: the consumers are written to fit the launch bound's 168 registers, and the
+    // splitters' unrolled loads want more than a released producer's 40.
     if (threadIdx.x < 128) {
-        asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
         if (threadIdx.x == 0) {
             asm volatile("prefetch.tensormap [%0];\n" :: "l"(reinterpret_cast<uint64_t>(tmA)) : "memory");
             asm volatile("prefetch.tensormap [%0];\n" :: "l"(reinterpret_cast<uint64_t>(tmB)) : "memory");
@@ -342,7 +352,6 @@ __device__ __forceinline__ void gemm(int M, int N, int K, float alpha, float bet
             }
         }
     } else {
-        asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
         consume<BIG_RAW, STAGES, NSPLIT>(L, N, kTiles, bm, bn, alpha, beta, C);
     }
 }
