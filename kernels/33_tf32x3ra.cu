@@ -1,7 +1,7 @@
 // tf32x3ra: 3xTF32 on wgmma with B^T from registers: C^T = B^T A^T, so B, which TF32 wgmma would
 // need transposed in shared memory, is split in registers and never written back.
 //
-// Predecessor: tf32x3wg. Its profile is bound by shared memory (87% of wavefront peak): every k
+// Predecessor: tf32x3wg. Its profile is bound by shared-memory bandwidth: every k
 // tile it reads the FP32 stage, writes big and small of A and of B (B transposed to K-major, as TF32
 // wgmma reads no other way), and its wgmmas read both operands from shared memory. Idea: compute
 // C^T = B^T A^T. wgmma's A operand, B^T, then comes from registers (m64nNk8: 4 x b32 per thread):
