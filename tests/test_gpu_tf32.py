@@ -21,7 +21,8 @@ SHAPES = [(128, 128, 16), (128, 256, 32), (256, 128, 80), (384, 1152, 272), (153
           (2048, 2048, 2048), (4096, 4096, 4096)]
 # Whole 128x128x32 tiles of tf32x3wg: one k tile (fewer than its 3 stages), two (both split
 # buffers), five (the stage ring wraps, the split buffers alternate), rectangles both ways (several
-# rasterisation groups), and the headline sizes.
+# rasterisation groups), and the headline sizes. The same shapes for tf32x3ra and tf32x3raw (4 or 5
+# stages, 3 or 4 split buffers): nine k tiles wrap both rings, 64 wrap them many times.
 WG_SHAPES = [(128, 128, 32), (128, 256, 64), (256, 128, 160), (384, 1152, 288), (2304, 256, 96), (1536, 512, 2048),
              (1024, 1024, 1024), (2048, 2048, 2048), (4096, 4096, 4096)]
 FAIL_SHAPES = [(128, 128, 16), (256, 384, 64), (1024, 1024, 1024), (2048, 2048, 2048)]
