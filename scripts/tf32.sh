@@ -8,9 +8,14 @@
 #   bench   `gemmprof bench --tier fp32-tc` at 1024, 2048, 4096, 8192: strict cuBLAS (the
 #           yardstick) and cuBLAS FAST_TF32 (context) beside the rungs, error vs FP64 per row
 #   profile the rungs and cuBLAS at 4096 under ncu, then `gemmprof report`
-# Output under $OUT (reports/tf32 without it): tf32.log, build.txt, tf32-runs.tgz (both run
+#   suite   (opt-in) `gemmprof bench --suite quick` over the rungs: PASS where a shape is in their
+#           contract, SKIP elsewhere, the FP32 bound checked at every shape they claim
+# Output under $OUT (reports/tf32 without it): tf32.log, build.txt, tf32-runs.tgz (the run
 # directories, report included). Knobs: TF32_STEPS (default "build tests bench profile"),
-# TF32_SIZES (bench sizes), TF32_PROFILE_SIZE, TF32_MAX_SECONDS (timing budget per row and shape).
+# TF32_RUNGS (default: every fp32-tc rung), TF32_PROFILE_RUNGS (default TF32_RUNGS), TF32_TESTS
+# (a pytest -k expression for the tier's GPU tests), TF32_SIZES (bench sizes), TF32_PROFILE_SIZE,
+# TF32_MAX_SECONDS (timing budget per row and shape). scripts/tf32_next.sh sets them for the
+# newest rungs.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT_DIR=${OUT:-reports/tf32}
@@ -22,7 +27,8 @@ export GEMMPROF_CACHE_DIR=${GEMMPROF_CACHE_DIR:-$WORK/cache}
 SIZES=${TF32_SIZES:-1024,2048,4096,8192}
 PROFILE_SIZE=${TF32_PROFILE_SIZE:-4096}
 MAX_SECONDS=${TF32_MAX_SECONDS:-1.0}
-RUNGS=$(python3 -c "from profiler.manifest import load_manifest; print(' '.join(s.name for s in load_manifest() if s.tier == 'fp32-tc'))") || exit 1
+RUNGS=${TF32_RUNGS:-$(python3 -c "from profiler.manifest import load_manifest; print(' '.join(s.name for s in load_manifest() if s.tier == 'fp32-tc'))")} || exit 1
+PROFILE_RUNGS=${TF32_PROFILE_RUNGS:-$RUNGS}
 status=0
 step() { echo; echo "=== $* ($(date +%T))"; }
 exec > >(tee "$OUT_DIR/tf32.log") 2>&1
@@ -48,10 +54,15 @@ for spec in select_kernels(sys.argv[1:]):
 PY
            ;;
       tests) step "GPU tests of the tier"
-           python3 -m pytest -q -m gpu -p no:cacheprovider tests/test_gpu_tf32.py || status=1
-           python3 -m pytest -q -m gpu -p no:cacheprovider tests/test_gpu_ladder.py -k "tf32" || status=1 ;;
+           python3 -m pytest -q -m gpu -p no:cacheprovider tests/test_gpu_tf32.py ${TF32_TESTS:+-k "$TF32_TESTS"} || status=1
+           python3 -m pytest -q -m gpu -p no:cacheprovider tests/test_gpu_ladder.py -k "${TF32_TESTS:-tf32}" || status=1 ;;
+      suite) step "bench --suite quick over $RUNGS"
+           k_args=""; for n in $RUNGS; do k_args="$k_args -k $n"; done
+           COLUMNS=200 python3 -m profiler bench --tier fp32-tc $k_args --suite quick --max-seconds 0.3 \
+               --out "$RUNS" --run-id suite || status=1 ;;
       bench) step "bench --tier fp32-tc at $SIZES"
-           COLUMNS=200 python3 -m profiler bench --tier fp32-tc --sizes "$SIZES" --max-seconds "$MAX_SECONDS" \
+           k_args=""; for n in $RUNGS; do k_args="$k_args -k $n"; done
+           COLUMNS=200 python3 -m profiler bench --tier fp32-tc $k_args --sizes "$SIZES" --max-seconds "$MAX_SECONDS" \
                --out "$RUNS" --run-id bench || status=1
            python3 - "$RUNS/bench/bench.csv" <<'PY' || status=1
 import sys
@@ -61,8 +72,8 @@ cols = [c for c in ("kernel", "M", "status", "gflops", "pct_of_cublas", "pct_of_
 print(b[cols].to_string(index=False, float_format=lambda v: f"{v:.4g}"))
 PY
            ;;
-      profile) step "profile the rungs and cuBLAS at $PROFILE_SIZE, then report"
-           k_args=""; for n in $RUNGS; do k_args="$k_args -k $n"; done
+      profile) step "profile $PROFILE_RUNGS at $PROFILE_SIZE, then report"
+           k_args=""; for n in $PROFILE_RUNGS; do k_args="$k_args -k $n"; done
            COLUMNS=160 python3 -m profiler profile $k_args --size "$PROFILE_SIZE" --xz --out "$RUNS" --run-id profile || status=1
            python3 -m profiler report "$RUNS/profile" -o "$RUNS/profile/report" || status=1
            [ -f "$RUNS/profile/report/summary.md" ] && cat "$RUNS/profile/report/summary.md" ;;

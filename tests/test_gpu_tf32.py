@@ -1,8 +1,8 @@
 """On the GPU: the fp32-tc tier keeps the FP32 bound. 1xTF32 (tf32x1) FAILs it and gets no time;
-3xTF32 (tf32x3 on mma.sync, tf32x3wg on wgmma) PASSes it at whole-tile shapes, with an error
-against FP64 within 2x of strict cuBLAS SGEMM's on the same inputs (issue 14's target); cuBLAS
-FAST_TF32 is timed as CONTEXT with its error shown; shapes outside the rungs' contract are
-SKIPped. Runs on the device machine (scripts/tf32.sh); skipped elsewhere."""
+3xTF32 (tf32x3 on mma.sync; tf32x3wg, tf32x3ra and tf32x3raw on wgmma) PASSes it at whole-tile
+shapes, with an error against FP64 within 2x of strict cuBLAS SGEMM's on the same inputs (issue
+14's target); cuBLAS FAST_TF32 is timed as CONTEXT with its error shown; shapes outside the rungs'
+contract are SKIPped. Runs on the device machine (scripts/tf32.sh); skipped elsewhere."""
 
 import pytest
 
@@ -21,7 +21,8 @@ SHAPES = [(128, 128, 16), (128, 256, 32), (256, 128, 80), (384, 1152, 272), (153
           (2048, 2048, 2048), (4096, 4096, 4096)]
 # Whole 128x128x32 tiles of tf32x3wg: one k tile (fewer than its 3 stages), two (both split
 # buffers), five (the stage ring wraps, the split buffers alternate), rectangles both ways (several
-# rasterisation groups), and the headline sizes.
+# rasterisation groups), and the headline sizes. The same shapes for tf32x3ra and tf32x3raw (4 or 5
+# stages, 3 or 4 split buffers): nine k tiles wrap both rings, 64 wrap them many times.
 WG_SHAPES = [(128, 128, 32), (128, 256, 64), (256, 128, 160), (384, 1152, 288), (2304, 256, 96), (1536, 512, 2048),
              (1024, 1024, 1024), (2048, 2048, 2048), (4096, 4096, 4096)]
 FAIL_SHAPES = [(128, 128, 16), (256, 384, 64), (1024, 1024, 1024), (2048, 2048, 2048)]
@@ -54,8 +55,9 @@ def test_tf32x3_passes_the_fp32_bound_at_whole_tile_shapes():
         assert r["error"] <= r["tolerance"] and r["error_fp64"] <= r["tolerance"] and r["median_ms"] > 0
 
 
-def test_tf32x3wg_passes_the_fp32_bound_at_whole_tile_shapes():
-    records = run("tf32x3wg", WG_SHAPES)
+@pytest.mark.parametrize("name", ["tf32x3wg", "tf32x3ra", "tf32x3raw"])
+def test_wgmma_rungs_pass_the_fp32_bound_at_whole_tile_shapes(name):
+    records = run(name, WG_SHAPES)
     assert [(r["M"], r["N"], r["K"]) for r in records] == WG_SHAPES
     for r in records:
         assert r["status"] == "PASS", r
@@ -63,8 +65,9 @@ def test_tf32x3wg_passes_the_fp32_bound_at_whole_tile_shapes():
         assert r["error"] <= r["tolerance"] and r["error_fp64"] <= r["tolerance"] and r["median_ms"] > 0
 
 
-def test_tf32x3wg_outside_its_contract_is_skipped():
-    records = run("tf32x3wg", [(257, 129, 67), (128, 128, 16), (128, 64, 32)])
+@pytest.mark.parametrize("name", ["tf32x3wg", "tf32x3ra", "tf32x3raw"])
+def test_wgmma_rungs_outside_their_contract_are_skipped(name):
+    records = run(name, [(257, 129, 67), (128, 128, 16), (128, 64, 32)])
     assert [r["status"] for r in records] == ["SKIP", "SKIP", "SKIP"]
 
 
@@ -75,7 +78,10 @@ def test_tf32x3_outside_its_contract_is_skipped():
 
 @pytest.mark.parametrize("name,shape", [("tf32x3", (1024, 1024, 1024)), ("tf32x3", (2048, 2048, 4096)),
                                         ("tf32x3wg", (1024, 1024, 1024)), ("tf32x3wg", (2048, 2048, 4096)),
-                                        ("tf32x3wg", (4096, 4096, 4096))])
+                                        ("tf32x3wg", (4096, 4096, 4096)), ("tf32x3ra", (1024, 1024, 1024)),
+                                        ("tf32x3ra", (2048, 2048, 4096)), ("tf32x3ra", (4096, 4096, 4096)),
+                                        ("tf32x3raw", (1024, 1024, 1024)), ("tf32x3raw", (2048, 2048, 4096)),
+                                        ("tf32x3raw", (4096, 4096, 4096)), ("tf32x3raw", (8192, 8192, 8192))])
 def test_3xtf32_error_vs_fp64_within_twice_strict_cublas(name, shape):
     """The same inputs (one seed) through a 3xTF32 rung and strict SGEMM, both against FP64 on the GPU."""
     from profiler.measure.device import import_cupy

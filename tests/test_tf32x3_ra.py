@@ -1,0 +1,140 @@
+"""The index math of kernels/tf32x3_ra.cuh (tf32x3ra, tf32x3raw) without a GPU.
+
+The body computes C^T = B^T A^T with B^T as wgmma's register operand. Its thread-to-column map
+(`n0`), its B fragment addresses under TMA's 128-byte swizzle and its epilogue stores are read out
+of the header's own source lines and evaluated here for every consumer thread, against the
+fragment layouts of wgmma m64nNk8 .tf32 (PTX ISA; CUTLASS's ALayout_64x8 / CLayout_64xN):
+    A operand: register 2q + e of warp w, lane 4g + t holds row 16w + g + 8e, column t + 4q
+    D:         d[4j + 2e + v] holds row 16w + g + 8e, column 8j + 2t + v
+A wrong map passes ptxas and fails only on the device; these checks fail here first."""
+
+import re
+from itertools import product
+
+import pytest
+
+from profiler.kernel_paths import KERNELS_DIR
+
+HEADER = (KERNELS_DIR / "tf32x3_ra.cuh").read_text()
+
+
+def expression(pattern: str) -> str:
+    """The C expression the source assigns by `pattern` (a regex with one group), as Python."""
+    m = re.search(pattern, HEADER)
+    assert m, f"tf32x3_ra.cuh no longer matches {pattern!r}"
+    return m[1].replace("(size_t)", "").replace("/", "//")
+
+
+def constants() -> dict[str, int]:
+    values: dict[str, int] = {}
+    for line in re.findall(r"^constexpr int ([^;]+);", HEADER, flags=re.M):
+        for item in line.split(","):
+            name, expr = (s.strip() for s in item.split("="))
+            values[name] = eval(expr, {}, dict(values))  # noqa: S307 - integer arithmetic over earlier constants
+    return values
+
+
+K = constants()
+N0 = expression(r"const int n0 = ([^;]+);")
+B_OFF = expression(r"const int bOff = ([^;]+);")
+CHUNK = expression(r"const int chunk = ([^;]+);")
+ROW_ADDR = expression(r"const unsigned char\* p = col \+ ([^;]+);")
+STEP_ADDR = expression(r"reinterpret_cast<const float2\*>\(p \+ ([^)]+\)[^)]*)\);")
+OUT_ROW = expression(r"float\* const out = C \+ \(size_t\)\(([^)]+)\) \* N \+ bn \+ n0;")
+STORED = re.search(r"make_float2\(alpha \* acc\[([^\]]+)\], alpha \* acc\[([^\]]+)\]\)", HEADER)
+THREADS = [(c, w, g, t) for c, w, g, t in product(range(2), range(4), range(8), range(4))]
+
+
+def n0(c, w, g, t):
+    return eval(N0, {}, {"c": c, "w": w, "g": g, "t": t})  # noqa: S307
+
+
+def unswizzle(offset: int) -> tuple[int, int]:
+    """(k, n) of the float at byte `offset` of a stage's B: four 32(n) x 32(k) boxes after A, each
+    row k 128 bytes with 16-byte chunk c stored at chunk c ^ (k % 8) (TMA's 128-byte swizzle)."""
+    box, within = divmod(offset - K["A_BYTES"], K["B_BOX"])
+    k, byte = divmod(within, 128)
+    chunk, word = divmod(byte, 16)
+    return k, 32 * box + 4 * (chunk ^ (k % 8)) + word // 4
+
+
+def test_constants_are_the_layout_the_tensor_maps_load():
+    assert (K["BM"], K["BN"], K["BK"]) == (128, 128, 32)
+    assert K["B_BOX"] == 32 * 32 * 4 and K["A_BYTES"] + 4 * K["B_BOX"] == K["STAGE_BYTES"]
+
+
+def test_each_consumer_warpgroup_owns_64_columns_two_per_thread():
+    for c in range(2):
+        cols = [n0(c_, w, g, t) + e for c_, w, g, t in THREADS if c_ == c for e in range(2)]
+        # a column per (w, g, e): the four lanes of one g (t = 0..3) share it, holding other k
+        assert sorted(cols) == sorted(list(range(64 * c, 64 * c + 64)) * 4)
+    assert all(n0(*th) % 2 == 0 for th in THREADS)  # an 8-byte aligned pair
+
+
+def b_offset(c, w, g, t, h, ss, q):
+    n = n0(c, w, g, t)
+    env = {"n0": n, "A_BYTES": K["A_BYTES"], "B_BOX": K["B_BOX"]}
+    chunk = eval(CHUNK, {}, env)  # noqa: S307
+    row = t + 4 * q
+    return (eval(B_OFF, {}, env) + eval(ROW_ADDR, {}, {"row": row, "chunk": chunk})  # noqa: S307
+            + eval(STEP_ADDR, {}, {"h": h, "ss": ss}))  # noqa: S307
+
+
+def test_fragment_loads_read_the_elements_of_the_wgmma_register_layout():
+    """Register 2q + e of k8 step s = 2h + ss is (row 16w + g + 8e, column t + 4q) of that step:
+    B[8s + t + 4q][column of that row], the column being n0 + e."""
+    for (c, w, g, t), h, ss, q, e in product(THREADS, range(2), range(2), range(2), range(2)):
+        k, n = unswizzle(b_offset(c, w, g, t, h, ss, q) + 4 * e)
+        assert (k, n) == (8 * (2 * h + ss) + t + 4 * q, n0(c, w, g, t) + e)
+
+
+def test_every_b_element_of_the_tile_is_loaded_by_exactly_one_thread_and_register():
+    seen = {}
+    for (c, w, g, t), h, ss, q, e in product(THREADS, range(2), range(2), range(2), range(2)):
+        seen.setdefault(unswizzle(b_offset(c, w, g, t, h, ss, q) + 4 * e), []).append((c, w, g, t))
+    assert len(seen) == 32 * 128 and all(len(v) == 1 for v in seen.values())
+
+
+@pytest.mark.parametrize("half", [0, 1])
+def test_fragment_loads_are_free_of_bank_conflicts(half):
+    """An 8-byte load is served per half-warp (16 lanes x 8 bytes = 128 bytes): the 16 addresses
+    must fall on 16 distinct 8-byte bank pairs."""
+    for c, w, h, ss, q in product(range(2), range(4), range(2), range(2), range(2)):
+        lanes = [(g, t) for g, t in product(range(8), range(4)) if (4 * g + t) // 16 == half]
+        pairs = {b_offset(c, w, g, t, h, ss, q) % 128 // 8 for g, t in lanes}
+        assert len(pairs) == 16, (c, w, h, ss, q)
+
+
+def test_epilogue_writes_each_element_of_the_tile_once_from_the_accumulator_holding_it():
+    assert STORED, "epilogue store no longer matches"
+    written = {}
+    for (c, w, g, t), j, v in product(THREADS, range(16), range(2)):
+        m = eval(OUT_ROW, {}, {"bm": 0, "j": j, "t": t, "v": v})  # noqa: S307
+        for e, reg_expr in enumerate(STORED.groups()):
+            reg = eval(reg_expr, {}, {"j": j, "v": v})  # noqa: S307
+            # d[reg] is row 16w + g + 8e' of C^T (column n0 + e'), column 8j + 2t + v' (row of C)
+            j_, rest = divmod(reg, 4)
+            e_, v_ = divmod(rest, 2)
+            assert (8 * j_ + 2 * t + v_, n0(c, w, g, t) + e_) == (m, n0(c, w, g, t) + e)
+            key = (m, n0(c, w, g, t) + e)
+            assert key not in written, key
+            written[key] = (c, w, g, t)
+    assert len(written) == 128 * 128
+
+
+@pytest.mark.parametrize("name", ["tf32x3ra", "tf32x3raw"])
+def test_manifest_boxes_and_launch_agree_with_the_header(name):
+    """A: one 128-byte swizzle row of k per m row (K-major, as wgmma's smem operand reads it); B: four
+    32(n) x 32(k) boxes per stage in the same swizzle (what the fragment addresses above decode)."""
+    from profiler.manifest import select_kernels
+
+    (spec,) = select_kernels([name])
+    a_map, b_map = spec.tensor_maps
+    assert (a_map.operand, a_map.box, a_map.swizzle) == ("A", (K["BK"], K["BM"]), 128)
+    assert (b_map.operand, b_map.box, b_map.swizzle) == ("B", (32, K["BK"]), 128)
+    assert K["B_BOX"] == b_map.box[0] * b_map.box[1] * 4 and K["A_BYTES"] == a_map.box[0] * a_map.box[1] * 4
+    assert "tma_load_2d(sa + A_BYTES + i * B_BOX, tmB, bn + 32 * i, kt * BK, L.full(s))" in HEADER
+    assert spec.contract == {"M": K["BM"], "N": K["BN"], "K": K["BK"]}
+    launch = spec.launch(8192, 4096, 1024)
+    assert launch.grid == (8192 // K["BM"] * 4096 // K["BN"], 1, 1) and launch.block == (384, 1, 1)
+    assert launch.smem_bytes <= 227 * 1024
