@@ -255,3 +255,21 @@ def test_tall_skinny_shapes_are_told_apart_from_squarer_ones_of_the_same_volume_
     d = Dispatcher("d", "fp32", "x", rules)
     assert [d.choose(*s, KERNELS, sms=132).name for s in shapes] == ["texld128x128x8", "ragged128x128x8", "ragged128x128x8"], rules
     assert any("min(M, N)" in str(r.when) for r in rules), rules
+
+
+def test_a_partly_empty_last_wave_goes_to_stream_k():
+    """Large squares whose volumes interleave: stream-K wins only where the last wave of 128x256
+    tiles is at most 3/4 full on 132 SMs (2500^3: 200 tiles = 1.52 waves; 3000^3: 288 = 2.18;
+    5000^3: 800 = 6.06), one block per tile where it is nearly full (2816^3: 242 = 1.83; 4096^3:
+    512 = 3.88): one wave rule says it, where volume or tile-count rules would need one each."""
+    shapes = [(2500, 2500, 2500), (2816, 2816, 2816), (3000, 3000, 3000), (4096, 4096, 4096), (5000, 5000, 5000)]
+    quantised = {s for s in shapes if evaluate("0 < cdiv(M, 128) * cdiv(N, 256) % SMS <= 3 * SMS // 4", *s, 132)}
+    assert quantised == {(2500, 2500, 2500), (3000, 3000, 3000), (5000, 5000, 5000)}
+    rows = []
+    for s in shapes:
+        rows += [("streamk128x128x8", s, 10.0 if s in quantised else 7.0), ("ragged128x256x8", s, 8.0 if s in quantised else 10.0)]
+    rules = derive_rules(rect_frame(rows), KERNELS, sms=132)
+    d = Dispatcher("d", "fp32", "x", rules)
+    assert [d.choose(*s, KERNELS, sms=132).name for s in shapes] == [
+        "streamk128x128x8" if s in quantised else "ragged128x256x8" for s in shapes], rules
+    assert any("% SMS" in str(r.when) for r in rules) and len(rules) == 2, rules
