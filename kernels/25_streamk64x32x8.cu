@@ -3,7 +3,7 @@
 // Predecessor: streamk64x64x8. At 256^3 there are 16 tiles of 64x64 and 512 k iterations in
 // all: 528 blocks get one each, and every tile is summed from 32 partials; ragged64x64x8 ran it
 // in 27.6 us against cuBLAS's 13.6. Idea: halve the tile (one 64x32 warp per block, 12,820 bytes
-// of shared memory; 192 registers, bounded for eight blocks per SM) so the same problem has twice
+// of shared memory; 189 registers, bounded for eight blocks per SM) so the same problem has twice
 // the iterations at half the cost each, and let G = 1056 (eight one-warp blocks per SM) take at
 // least 4 k tiles each.
 // Odd N (1023^3) copies B as scalars (ragged_tile.cuh), A is always copied as scalars; C is

@@ -54,9 +54,13 @@ __host__ __device__ inline Plan plan(int M, int N, int K, int BM, int BN, int ct
     const int waves = p.tiles / ctas, rem = p.tiles % ctas;
     p.dpTiles = rem == 0 ? p.tiles : (waves > 0 ? (waves - 1) * ctas : 0);
     const long long skTiles = p.tiles - p.dpTiles;
-    if (skTiles > 0 && (ctas + skTiles - 1 > maxSlots || skTiles > maxCounters)) p.dpTiles = p.tiles;
-    p.skIters = (long long)(p.tiles - p.dpTiles) * p.iters;
+    p.skIters = skTiles * p.iters;
     p.skCtas = p.skIters < ctas ? (int)p.skIters : ctas;
+    if (skTiles > 0 && (p.skCtas + skTiles - 1 > maxSlots || skTiles > maxCounters)) {  // slots c + s < skCtas + skTiles - 1
+        p.dpTiles = p.tiles;
+        p.skIters = 0;
+        p.skCtas = 0;
+    }
     return p;
 }
 
