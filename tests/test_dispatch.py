@@ -59,13 +59,13 @@ def test_a_fallback_is_added_when_the_smallest_winner_has_a_contract():
 
 
 def test_committed_best_is_what_its_sweep_derives():
-    """The manifest's rules must be the ones gemmprof derives from the run they cite (a dispatcher
-    with no derived_from, e.g. best-fp16's rules from wave arithmetic, cites none)."""
+    """The manifest's rules must be the ones gemmprof derives from the run they cite (rules
+    written by hand cite none)."""
     from profiler.rundir import REPO_ROOT, RunDir
 
-    derived = [d for d in load_dispatchers() if d.derived_from]
-    assert derived
-    for d in derived:
+    for d in load_dispatchers():
+        if not d.derived_from:
+            continue
         run = RunDir(REPO_ROOT / d.derived_from)
         sms = run.meta()["environment"]["sm_count"]
         assert derive_rules(run.read_table("bench"), KERNELS, d.tier, sms) == d.rules
@@ -238,10 +238,14 @@ def test_committed_rules_reach_97_percent_of_the_fastest_at_every_shape_of_their
     from profiler.rundir import REPO_ROOT, RunDir
 
     (best,) = [d for d in load_dispatchers() if d.name == "best"]
-    run = RunDir(REPO_ROOT / best.derived_from)
+    run = RunDir(REPO_ROOT / (best.derived_from or "benchmarks/results/2026-11-23-h100/shapes-suite-2"))
     share = share_of_best(run.read_table("bench"), KERNELS, best.tier)
     chosen = predicted(share, best.rules, KERNELS, run.meta()["environment"]["sm_count"])
     assert len(chosen) == 37
+    # The stream-K rules are written by hand until a sweep measures rungs 23-25: the shapes they
+    # take have no share in that run (NaN); every other shape must be within 3%.
+    unmeasured = chosen[chosen["share_of_best"].isna()]
+    assert set(unmeasured["kernel"]) <= {"streamk128x128x8", "streamk64x64x8", "streamk64x32x8"}, unmeasured.to_string()
     low = chosen[chosen["share_of_best"] < 0.97]
     assert low.empty, low.to_string()
     assert chosen.set_index(["M", "N", "K"]).at[(2048, 2048, 2048), "kernel"] == "spread128x256x8"
@@ -258,3 +262,21 @@ def test_tall_skinny_shapes_are_told_apart_from_squarer_ones_of_the_same_volume_
     d = Dispatcher("d", "fp32", "x", rules)
     assert [d.choose(*s, KERNELS, sms=132).name for s in shapes] == ["texld128x128x8", "ragged128x128x8", "ragged128x128x8"], rules
     assert any("min(M, N)" in str(r.when) for r in rules), rules
+
+
+def test_a_partly_empty_last_wave_goes_to_stream_k():
+    """Large squares whose volumes interleave: stream-K wins only where the last wave of 128x256
+    tiles is at most 3/4 full on 132 SMs (2500^3: 200 tiles = 1.52 waves; 3000^3: 288 = 2.18;
+    5000^3: 800 = 6.06), one block per tile where it is nearly full (2816^3: 242 = 1.83; 4096^3:
+    512 = 3.88): one wave rule says it, where volume or tile-count rules would need one each."""
+    shapes = [(2500, 2500, 2500), (2816, 2816, 2816), (3000, 3000, 3000), (4096, 4096, 4096), (5000, 5000, 5000)]
+    quantised = {s for s in shapes if evaluate("0 < cdiv(M, 128) * cdiv(N, 256) % SMS <= 3 * SMS // 4", *s, 132)}
+    assert quantised == {(2500, 2500, 2500), (3000, 3000, 3000), (5000, 5000, 5000)}
+    rows = []
+    for s in shapes:
+        rows += [("streamk128x128x8", s, 10.0 if s in quantised else 7.0), ("ragged128x256x8", s, 8.0 if s in quantised else 10.0)]
+    rules = derive_rules(rect_frame(rows), KERNELS, sms=132)
+    d = Dispatcher("d", "fp32", "x", rules)
+    assert [d.choose(*s, KERNELS, sms=132).name for s in shapes] == [
+        "streamk128x128x8" if s in quantised else "ragged128x256x8" for s in shapes], rules
+    assert any("% SMS" in str(r.when) for r in rules) and len(rules) == 2, rules

@@ -1,5 +1,5 @@
 """On the GPU: the contract-free rungs (ragged128x128x8, ragged64x64x8, splitk128x128x8, splitk64x64x8,
-ragged128x256x8)
+ragged128x256x8, streamk128x128x8, streamk64x64x8, streamk64x32x8)
 pass on ragged shapes of every kind (N or K not a multiple of 4, one row, one column, K below one
 k tile, K ending mid-tile), split-K on many splits, empty splits and the single-split fallback,
 and repeated launches (the arrival counters reset). Checked by the bench's verification: every
@@ -19,7 +19,8 @@ from test_gpu_ladder import run
 pytestmark = pytest.mark.gpu
 
 BY_NAME = {s.name: s for s in load_manifest()}
-NEW = [BY_NAME[n] for n in ("ragged128x128x8", "ragged64x64x8", "splitk128x128x8", "splitk64x64x8", "ragged128x256x8")]
+NEW = [BY_NAME[n] for n in ("ragged128x128x8", "ragged64x64x8", "splitk128x128x8", "splitk64x64x8", "ragged128x256x8",
+                             "streamk128x128x8", "streamk64x64x8", "streamk64x32x8")]
 RAGGED = [(1, 1, 1), (1, 7, 3), (5, 1, 9), (3, 5, 7), (129, 257, 13), (4095, 33, 1023), (65, 4095, 4),
           (1000, 1000, 1000), (1023, 1021, 1022), (200, 300, 6), (2, 4, 8193), (130, 131, 8191), (64, 64, 64)]
 # Split-K shapes: small M*N, long K (K ending mid-tile; splits of unequal length).
@@ -88,3 +89,30 @@ def test_ragged128x256x8_takes_each_of_its_paths():
               (384, 768, 1028), (129, 260, 1000), (128, 256, 8)]
     records = run(spec, shapes)
     assert [r["status"] for r in records] == ["PASS"] * len(shapes), [(r["M"], r["N"], r["K"], r.get("reason")) for r in records]
+
+
+STREAMK = [BY_NAME[n] for n in ("streamk128x128x8", "streamk64x64x8", "streamk64x32x8")]
+# Stream-K shapes: a partial last wave beside whole ones (1536^3, 2500^3 and 4096^2 x 512 at
+# 64x64 tiles), small M*N over every block (256^3, 1023^3), K-large, twice each: the arrival
+# counters of split tiles reset.
+WAVES = [(1536, 1536, 1536), (2500, 2500, 2500), (4096, 4096, 512), (256, 256, 256), (1023, 1023, 1023),
+         (256, 1024, 16384), (128, 128, 65536)]
+
+
+@pytest.mark.parametrize("spec", STREAMK, ids=lambda s: s.name)
+def test_stream_k_passes_partial_waves_and_repeats(spec):
+    shapes = [s for s in WAVES for _ in range(2)]
+    records = run(spec, shapes)
+    assert [r["status"] for r in records] == ["PASS"] * len(shapes), [(r["M"], r["N"], r["K"], r.get("reason")) for r in records]
+
+
+@pytest.mark.parametrize("grid,why", [("1", "one block walks every tile"),
+                                      ("7", "blocks of unequal shares crossing many tiles"),
+                                      ("5000", "more blocks than k tiles at small shapes; at 1024^3 the slots exceed "
+                                               "the workspace and every tile runs whole")])
+def test_stream_k_with_other_block_counts(grid, why):
+    base = BY_NAME["streamk128x128x8"]
+    spec = dataclasses.replace(base, name=f"streamk-g{grid}", grid=(grid,))
+    shapes = [(100, 100, 20), (1024, 1024, 1024), (129, 130, 131), (1, 1, 1)]
+    records = run(spec, shapes)
+    assert [r["status"] for r in records] == ["PASS"] * len(shapes), (why, [r.get("reason") for r in records])

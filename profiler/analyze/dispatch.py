@@ -6,7 +6,8 @@ How: a greedy decision list. At each step, among (kernel, condition) pairs, take
 claims the most shapes not yet claimed, provided the kernel is within `tolerance` of the fastest
 kernel at every shape it claims (a rule never sends a shape to a kernel that is clearly slower
 there). Conditions come from a small fixed vocabulary (tile counts against SMS, M*N*K thresholds
-at the sweep's volumes, K against max(M, N), the short side of tall-skinny shapes), so the rules
+at the sweep's volumes, K against max(M, N), the short side of tall-skinny shapes, a last wave of
+tiles at most 3/4 full), so the rules
 stay readable. When no pair claims a shape cleanly, the last rule sends what is left to the
 contract-free kernel that is fastest there (geometric mean of its share of the best). A rule whose kernel does not take a shape (contract)
 is passed over at run time, exactly as here.
@@ -27,6 +28,11 @@ from ..kernel_spec import KernelSpec
 from ..tiers import PASS
 
 TILES = "cdiv(M, {t}) * cdiv(N, {t})"
+RECT_TILES = "cdiv(M, {m}) * cdiv(N, {n})"
+# Wave quantisation: the tile shapes of the fast and the small rungs, and how many of each the GPU
+# runs at once (128x256: one block per SM; 128x128: two). A last wave at most three quarters full
+# is where a stream-K schedule (streamk*) gains on one block per tile.
+WAVES = (((128, 256), "SMS"), ((128, 128), "2 * SMS"))
 
 
 def fastest_per_shape(bench: pd.DataFrame, kernels: dict[str, KernelSpec], tier: str = "fp32") -> pd.DataFrame:
@@ -77,6 +83,13 @@ def conditions(shapes: list[tuple[int, int, int]]) -> list[str]:
         out += [f"max(M, N) >= {r} * min(M, N)", f"max(M, N) < {r} * min(M, N)"]
     for v in sorted({m * n * k for m, n, k in shapes}):
         out += [f"M * N * K >= {v}", f"M * N * K < {v}"]
+    # After the older ones (a tie goes to the earlier condition): the one-warp 64x32 tiles of
+    # streamk64x32x8 against the SM count, up to 8 waves of 64x64, and a partly empty last wave.
+    for bound in ("SMS // 2", "SMS", "2 * SMS", "4 * SMS"):
+        out += [f"{RECT_TILES.format(m=64, n=32)} <= {bound}", f"{RECT_TILES.format(m=64, n=32)} > {bound}"]
+    out += [f"{TILES.format(t=64)} <= 8 * SMS", f"{TILES.format(t=64)} > 8 * SMS"]
+    for (m, n), per in WAVES:
+        out.append(f"0 < {RECT_TILES.format(m=m, n=n)} % {per if per == 'SMS' else f'({per})'} <= 3 * {per} // 4")
     return out
 
 

@@ -1,0 +1,219 @@
+// streamk.cuh: the stream-K schedule of the streamk rungs (streamk128x128x8, streamk64x64x8,
+// streamk64x32x8) over kernels/ragged_tile.cuh's block tiles, for ANY M, N, K.
+//
+// Why: a grid of one block per tile runs in waves of (blocks per SM) x SMS tiles; 576 tiles of
+// 64x64 on 132 SMs are 4.4 waves, the last one 40% full, and 16 tiles of 64x64 (512^3) leave
+// 116 SMs idle. Stream-K (Osama et al., 2023) instead launches G = gridDim.x persistent blocks
+// (a multiple of the SM count, from the manifest's grid expression) and gives each the same
+// number of k iterations (k tiles of BK) of the whole problem, crossing tile boundaries.
+//
+// Schedule (plan(), pure integer arithmetic, host and device: tests/kernels/streamk_cover.cu
+// runs it on the CPU and the tests check that every k tile of every tile is covered once):
+//   * T tiles of BM x BN, I = cdiv(K, BK) k tiles each, tile t at (t / tilesN, t % tilesN).
+//   * Whole waves stay data-parallel ("hybrid" stream-K): when T % G != 0 and T >= G, tiles
+//     0 .. (T/G - 1) * G - 1 are whole tiles, tile c + G * j for block c; the last partial wave and
+//     the full wave before it (G + T % G tiles, so every block gets 1 to 2 tiles' worth) are spread
+//     evenly as S = (T - dp) * I iterations: block c takes [c * S / G, (c + 1) * S / G). T % G == 0:
+//     all data-parallel. T < G: all stream-K (split-K with equal shares, whatever T and K); when
+//     S < G, only the first S blocks take one iteration each (no empty range between two full ones).
+//   * A block's range cuts tiles into segments; segment (c, s) (block c, stream-K tile s) is the
+//     slot c + s of the workspace: walking the iteration line, each new segment starts a new block,
+//     a new tile or both, so c + s strictly grows and slots never collide (G + sk_tiles - 1 at most).
+//     Tile s's segments come from blocks first..last (consecutive), so its slots are consecutive.
+//   * A segment that covers its whole tile stores C itself. Otherwise it writes its partial to its
+//     slot, fences and counts itself in on tile s's counter; the block that arrives last sums the
+//     slots first..last in that fixed order (deterministic whoever arrives last), writes
+//     C = alpha * sum + beta * C and resets the counter for the next launch. No block ever waits
+//     for another, so no schedule can deadlock (the same fix-up as ragged_tile.cuh's split-K).
+//   * A plan whose slots or counters do not fit the workspace falls back to all data-parallel.
+// Launches of one streamk kernel must not overlap in time (one workspace per loaded module).
+
+#pragma once
+
+#include "ragged_tile.cuh"
+
+namespace streamk {
+
+struct Plan {
+    int tilesN;        // tiles along N
+    int tiles;         // T
+    int iters;         // I: k tiles per tile
+    int ctas;          // G = gridDim.x
+    int dpTiles;       // tiles 0 .. dpTiles-1 are whole: tile c + G * j for block c
+    long long skIters; // (T - dpTiles) * I iterations spread over the first skCtas blocks
+    int skCtas;        // min(G, skIters): every one of them gets at least one iteration
+};
+
+__host__ __device__ inline Plan plan(int M, int N, int K, int BM, int BN, int ctas, long long maxSlots, long long maxCounters)
+{
+    Plan p;
+    p.tilesN = (N + BN - 1) / BN;
+    p.tiles = ((M + BM - 1) / BM) * p.tilesN;
+    p.iters = (K + ragged::BK - 1) / ragged::BK;
+    p.ctas = ctas;
+    const int waves = p.tiles / ctas, rem = p.tiles % ctas;
+    p.dpTiles = rem == 0 ? p.tiles : (waves > 0 ? (waves - 1) * ctas : 0);
+    const long long skTiles = p.tiles - p.dpTiles;
+    p.skIters = skTiles * p.iters;
+    p.skCtas = p.skIters < ctas ? (int)p.skIters : ctas;
+    if (skTiles > 0 && (p.skCtas + skTiles - 1 > maxSlots || skTiles > maxCounters)) {  // slots c + s < skCtas + skTiles - 1
+        p.dpTiles = p.tiles;
+        p.skIters = 0;
+        p.skCtas = 0;
+    }
+    return p;
+}
+
+// The first stream-K iteration of block c (c >= skCtas: the end, an empty range). The blocks
+// that hold some range are consecutive, so the blocks of one tile are too, and all arrive.
+__host__ __device__ inline long long begin(const Plan& p, int c)
+{
+    return c >= p.skCtas ? p.skIters : (long long)c * p.skIters / p.skCtas;
+}
+
+// The block whose range holds stream-K iteration x (0 <= x < skIters): the largest c with
+// begin(c) <= x, i.e. c * S < (x + 1) * skCtas.
+__host__ __device__ inline int owner(const Plan& p, long long x)
+{
+    const long long c = ((x + 1) * p.skCtas - 1) / p.skIters;
+    return (int)(c < p.skCtas - 1 ? c : p.skCtas - 1);
+}
+
+// Block c's work, one unit at a time: k tiles [k0, k1) of tile `tile` of C (a stream-K segment
+// when tile >= dpTiles, then `left` k tiles of the block's range follow it; a whole tile
+// otherwise). Stream-K segments come first, so their fix-ups overlap other blocks' whole tiles;
+// then tiles c, c + G, ... below dpTiles. k1 == k0: nothing left. 32-bit state (a stream-K range
+// is under two tiles' worth of k tiles), and one loop in the kernel: one copy of the main loop.
+struct Work {
+    int tile, k0, k1, left;
+};
+
+__host__ __device__ inline Work whole_tile(const Plan& p, int tile)
+{
+    return tile < p.dpTiles ? Work{tile, 0, p.iters, 0} : Work{0, 0, 0, 0};
+}
+
+__host__ __device__ inline Work first_work(const Plan& p, int c)
+{
+    const long long it = begin(p, c);
+    const int len = (int)(begin(p, c + 1) - it);
+    if (len == 0) return whole_tile(p, c);
+    const int k0 = (int)(it % p.iters);
+    const int k1 = len < p.iters - k0 ? k0 + len : p.iters;
+    return Work{p.dpTiles + (int)(it / p.iters), k0, k1, len - (k1 - k0)};
+}
+
+__host__ __device__ inline Work next_work(const Plan& p, int c, const Work& w)
+{
+    if (w.tile < p.dpTiles) return whole_tile(p, w.tile + p.ctas);
+    if (w.left == 0) return whole_tile(p, c);
+    const int k1 = w.left < p.iters ? w.left : p.iters;
+    return Work{w.tile + 1, 0, k1, w.left - k1};
+}
+
+__device__ __forceinline__ void zero(float (&acc)[8][8])
+{
+#pragma unroll
+    for (int i = 0; i < 8; ++i)
+#pragma unroll
+        for (int j = 0; j < 8; ++j) acc[i][j] = 0.0f;
+}
+
+// Segment (c, s) of a split tile: its partial to slot c + s, then the last block to arrive sums
+// the tile's slots in order and stores C. Partials: 16 float4s per thread at [q * NT + tid].
+template <int BM, int BN>
+__device__ __forceinline__ void fixup(float (&acc)[8][8], const Plan& p, int c, int s, const ragged::Workspace& ws, int M, int N,
+                                      float alpha, float beta, float* C, int bm, int bn, int& last)
+{
+    constexpr int NT = ragged::Tile<BM, BN>::NT;
+    const int tid = threadIdx.x;
+    float4* mine = reinterpret_cast<float4*>(ws.partials + (size_t)(c + s) * (BM * BN));
+#pragma unroll
+    for (int i = 0; i < 8; ++i)
+#pragma unroll
+        for (int h = 0; h < 2; ++h)
+            __stcg(&mine[(i * 2 + h) * NT + tid], make_float4(acc[i][h * 4], acc[i][h * 4 + 1], acc[i][h * 4 + 2], acc[i][h * 4 + 3]));
+    const long long base = (long long)s * p.iters;
+    const int first = owner(p, base), lastBlock = owner(p, base + p.iters - 1);
+    __threadfence();  // the partial is visible device-wide before this block is counted
+    __syncthreads();
+    if (tid == 0) last = atomicAdd(&ws.counters[s], 1u) == (unsigned)(lastBlock - first);
+    __syncthreads();
+    if (!last) return;
+    __threadfence();  // the other blocks' partials are read after their counts were seen
+    zero(acc);
+    for (int b = first; b <= lastBlock; ++b) {  // fixed order: the sum does not depend on who came last
+        const float4* part = reinterpret_cast<const float4*>(ws.partials + (size_t)(b + s) * (BM * BN));
+#pragma unroll
+        for (int i = 0; i < 8; ++i)
+#pragma unroll
+            for (int h = 0; h < 2; ++h) {
+                const float4 v = __ldcg(&part[(i * 2 + h) * NT + tid]);
+                acc[i][h * 4] += v.x;
+                acc[i][h * 4 + 1] += v.y;
+                acc[i][h * 4 + 2] += v.z;
+                acc[i][h * 4 + 3] += v.w;
+            }
+    }
+    ragged::store<BM, BN>(acc, M, N, alpha, beta, C, bm, bn);
+    if (tid == 0) ws.counters[s] = 0;  // every segment of this tile has arrived: ready for the next launch
+}
+
+__device__ __forceinline__ volatile Work& shared_work()
+{
+    __shared__ Work w;
+    return w;
+}
+
+__device__ __forceinline__ void store_work(volatile Work& to, const Work& w)
+{
+    to.tile = w.tile;
+    to.k0 = w.k0;
+    to.k1 = w.k1;
+    to.left = w.left;
+}
+
+__device__ __forceinline__ Work load_work(const volatile Work& w) { return Work{w.tile, w.k0, w.k1, w.left}; }
+
+template <int BM, int BN, bool VEC_B>
+__device__ __forceinline__ void run(const Plan& p, int M, int N, int K, float alpha, const float* __restrict__ A,
+                                    const float* __restrict__ B, float beta, float* __restrict__ C, const ragged::Workspace& ws,
+                                    ragged::Smem<BM, BN>& sm, int& last)
+{
+    float acc[8][8];
+    const int c = blockIdx.x;
+    // The unit lives in shared memory (block-uniform), re-read where needed: nothing but the
+    // main loop's own state stays in registers across it (128 registers, no spills).
+    volatile Work& cur = shared_work();
+    if (threadIdx.x == 0) store_work(cur, first_work(p, c));
+    __syncthreads();
+    while (cur.k1 > cur.k0) {
+        const int tile = cur.tile;
+        ragged::multiply<BM, BN, VEC_B>(acc, sm, M, N, K, A, B, (tile / p.tilesN) * BM, (tile % p.tilesN) * BN, cur.k0, cur.k1);
+        const Work w = load_work(cur);
+        const int bm = (w.tile / p.tilesN) * BM, bn = (w.tile % p.tilesN) * BN;
+        if (w.k0 == 0 && w.k1 == p.iters)
+            ragged::store<BM, BN>(acc, M, N, alpha, beta, C, bm, bn);
+        else
+            fixup<BM, BN>(acc, p, c, w.tile - p.dpTiles, ws, M, N, alpha, beta, C, bm, bn, last);
+        __syncthreads();  // every thread has read `cur` and `last`, and is done with shared memory
+        if (threadIdx.x == 0) store_work(cur, next_work(p, c, w));
+        __syncthreads();
+    }
+}
+
+// The whole GEMM for block blockIdx.x of gridDim.x persistent blocks.
+template <int BM, int BN>
+__device__ __forceinline__ void gemm(int M, int N, int K, float alpha, const float* __restrict__ A, const float* __restrict__ B,
+                                     float beta, float* __restrict__ C, ragged::Workspace ws)
+{
+    __shared__ ragged::Smem<BM, BN> sm;  // one copy for both instantiations of run
+    __shared__ int last;
+    const Plan p = plan(M, N, K, BM, BN, gridDim.x, ws.capacity / (BM * BN), ws.max_tiles);
+    if (N % 4 == 0 && ragged::aligned16(B))  // uniform
+        run<BM, BN, true>(p, M, N, K, alpha, A, B, beta, C, ws, sm, last);
+    else
+        run<BM, BN, false>(p, M, N, K, alpha, A, B, beta, C, ws, sm, last);
+}
+
+}  // namespace streamk
