@@ -13,7 +13,7 @@ mkdir -p "$OUT_DIR" "$WORK/runs"
 export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1 COLUMNS=120
 export GEMMPROF_CACHE_DIR=${GEMMPROF_CACHE_DIR:-$WORK/cache}
 exec > >(tee "$OUT_DIR/shapes-profile.log") 2>&1
-PAIRS=${SHAPES_PROFILE:-"1024x1024x8192:ragged128x128x8,ragged64x64x8,splitk128x128x8,splitk64x64x8 2500x2500x2500:texld128x128x8,ragged128x128x8 4095x4095x4095:spread128x256x8,ragged128x256x8"}
+PAIRS=${SHAPES_PROFILE:-"1024x1024x8192:ragged128x128x8,ragged64x64x8,splitk128x128x8,splitk64x64x8 2500x2500x2500:ragged128x128x8,streamk128x128x8 1536x1536x1536:streamk128x128x8,streamk64x64x8 256x256x256:streamk64x64x8,streamk64x32x8 4095x4095x4095:spread128x256x8,ragged128x256x8"}
 status=0
 for pair in $PAIRS; do
     shape=${pair%%:*}; rungs=${pair#*:}
