@@ -33,6 +33,11 @@ OUT_DIR=${OUT:-reports/shapes-out}
 mkdir -p "$OUT_DIR" reports
 export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1 COLUMNS=${COLUMNS:-200}
 export GEMMPROF_CACHE_DIR=${GEMMPROF_CACHE_DIR:-$(mktemp -d)/cache}
+# `dispatch --write` needs tomlkit (a declared dependency the device's Python lacks): carry .whl
+if ls .whl/tomlkit-*.whl >/dev/null 2>&1; then
+    python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/tomlkit-*.whl \
+        && export PYTHONPATH="$PYTHONPATH:/tmp/site"
+fi
 SUITE=${SUITE:-default}
 KERNELS=${SUITE_KERNELS:-texld128x128x8 ragged128x256x8 ragged64x64x8 splitk64x64x8 streamk128x128x8 streamk64x64x8 streamk64x32x8 best}
 TIMING="--max-seconds ${SUITE_MAX_SECONDS:-0.25} --min-reps 5 --warmup-seconds 0.05"

@@ -94,13 +94,13 @@ def conditions(shapes: list[tuple[int, int, int]]) -> list[str]:
 
 
 def derive_rules(bench: pd.DataFrame, kernels: dict[str, KernelSpec], tier: str = "fp32", sms: int = DEFAULT_SMS,
-                 tolerance: float = 0.03, max_rules: int = 12) -> tuple[DispatchRule, ...]:
+                 tolerance: float = 0.03, max_rules: int = 14) -> tuple[DispatchRule, ...]:
     """Rules for the dispatcher of `tier` from a sweep on a GPU of `sms` SMs (see the module).
 
     Each step takes the (kernel, condition) pair that claims the most shapes not yet claimed,
     all of them within `tolerance` of the fastest. Threshold conditions peel shapes off either end
-    of an ordering, so a few dozen shapes need about a dozen rules: a cap of 8 once sent 2048^3 to
-    a kernel at 80% of the fastest there."""
+    of an ordering, so a few dozen shapes need about a dozen rules: caps of 8, and with the stream-K
+    rungs of 12, sent 2048^3 to a kernel at 80% of the fastest there."""
     share = share_of_best(bench, kernels, tier)
     if share.empty:
         raise ValueError("no kernel passed at any shape: nothing to derive from")
@@ -229,6 +229,14 @@ def replace_entry(manifest_text: str, name: str, entry: str) -> str:
     entries = doc["dispatch"]
     for i, table in enumerate(entries):
         if table.get("name") == name:
+            # Comments after the old entry's last key belong to what follows it (the next
+            # entry's preamble): tomlkit keeps them in the old table, so they move to the new one.
+            body = table.value.body
+            tail = len(body)
+            while tail and body[tail - 1][0] is None:
+                tail -= 1
+            for _, item in body[tail:]:
+                new.value.body.append((None, item))
             entries[i] = new
             break
     else:

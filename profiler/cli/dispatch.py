@@ -16,6 +16,7 @@ def dispatch(
     tier: Annotated[str, typer.Option(help="Which kernels it chooses among: fp32 or fp16.")] = "fp32",
     write: Annotated[bool, typer.Option("--write", help="Replace (or add) the entry in kernels/ladder.toml instead of only printing it.")] = False,
     tolerance: Annotated[float, typer.Option(help="A rule may send a sweep shape only to a kernel at least this close to the fastest there (0.03 = 3%).")] = 0.03,
+    max_rules: Annotated[int, typer.Option(min=1, help="At most this many rules, the last taking any shape: fewer read more easily, too few send some shapes to a slower kernel (the table shows which).")] = 14,
     manifest: ManifestOption = None,
 ) -> None:
     """Derive dispatch rules from a sweep (e.g. `gemmprof bench --suite default`): an ordered list
@@ -49,7 +50,7 @@ def dispatch(
     sms = meta.get("environment", {}).get("sm_count")
     sms = int(sms) if isinstance(sms, (int, float)) and sms > 0 else DEFAULT_SMS
     try:
-        rules = derive_rules(run.read_table("bench"), kernels, tier, sms, tolerance)
+        rules = derive_rules(run.read_table("bench"), kernels, tier, sms, tolerance, max_rules)
     except ValueError as exc:
         raise GemmprofError(f"cannot derive rules from {run_dir}: {exc}") from None
     chosen = predicted(share_of_best(run.read_table("bench"), kernels, tier), rules, kernels, sms).set_index(["M", "N", "K"])
