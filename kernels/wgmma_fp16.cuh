@@ -62,7 +62,7 @@ template <int BN, int STAGES> __host__ __device__ constexpr int smem_bytes()
 }
 
 // Work schedules of the body (see the header's comment).
-enum Sched { WHOLE = 0, SPLIT = 1, TAIL = 2 };
+enum Sched { WHOLE = 0, SPLIT = 1, TAIL = 2, PINGPONG = 3 };
 constexpr int TAIL_MIN_K = 4;               // k tiles per split of the tail, at least
 constexpr int TAIL_MAX_SPLIT = 16;          // splits per tail tile, at most (the last sums them all)
 
@@ -222,6 +222,89 @@ struct Operands {
     const __half* B;
 };
 
+// PINGPONG consumers: warpgroup c runs the CTA's tiles c, c + 2, c + 4, ... of its stride loop
+// whole (128 x BN, two m64 wgmmas per k16 step), so while one warpgroup runs its epilogue the
+// other's main loop keeps the tensor cores busy. The producer fills the ring tile after tile, so
+// the CTA's local tile i holds ring positions [i kTiles, (i + 1) kTiles): warpgroup c starts each
+// of its tiles at that position (stage = position % STAGES, phase parity = position / STAGES % 2).
+// A parity wait is only right one phase ahead: waiting for round r of a stage whose round r - 1
+// has not completed yet passes at once. Hence the order: warpgroup c starts tile i only once the
+// other warpgroup has passed its last full-barrier wait of tile i - 1 (named barriers 2 and 3:
+// bar.arrive by the one, bar.sync by the other), so every position before tile i has completed.
+// No barrier laps a waiting consumer either: position q + STAGES is loaded only after q was
+// released. Each stage is read by one warpgroup: its empty barrier counts 4 warps.
+template <int BN, int STAGES, int GROUP>
+__device__ __forceinline__ void pingpong_consumer(int M, int N, int tilesM, int tilesN, int kTiles, float alpha,
+                                                  float beta, float* __restrict__ C, uint32_t tiles, uint32_t bars,
+                                                  int c, int warp, int lane)
+{
+    static_assert(BN == 128, "a warpgroup holds a whole 128 x 128 tile: 128 accumulators a thread");
+    constexpr int STAGE = stage_bytes<BN>();
+    constexpr int NACC = BN;                // 128 x BN floats over 128 threads
+    const int nTiles = tilesM * tilesN;
+    for (int i = c, w = blockIdx.x + c * gridDim.x; w < nTiles; i += 2, w += 2 * gridDim.x) {
+        const Tile x = tile_of(w, tilesM, tilesN, GROUP);
+        const bool next = w + (int)gridDim.x < nTiles;   // the other warpgroup has tile i + 1
+        if (i > 0) asm volatile("bar.sync %0, 256;\n" :: "r"(2 + c) : "memory");   // tile i - 1 all loaded
+        const long long pos = (long long)i * kTiles;
+        int s = (int)(pos % STAGES), round = (int)(pos / STAGES);
+        float d[NACC];
+#pragma unroll
+        for (int q = 0; q < NACC; ++q) d[q] = 0.0f;
+        pin<NACC>(d);
+        int held = -1;
+        for (int kt = 0; kt < kTiles; ++kt) {
+            mbar_wait(bars + 8u * s, round & 1);
+            if (kt == kTiles - 1 && next) asm volatile("bar.arrive %0, 256;\n" :: "r"(3 - c) : "memory");
+            const uint32_t sa = tiles + s * STAGE, sb = sa + A_BOX;
+            wgmma_fence();
+#pragma unroll
+            for (int k = 0; k < BK / 16; ++k) {
+                const uint64_t descB = smem_desc(sb + 2048 * k, B_BOX, 1024);
+                mma_k16<BN>(d, smem_desc(sa + 32 * k, 16, 1024), descB);                 // rows 0-63
+                mma_k16<BN>(d + NACC / 2, smem_desc(sa + 64 * 128 + 32 * k, 16, 1024), descB);  // rows 64-127
+            }
+            wgmma_commit();
+            pin<NACC>(d);
+            wgmma_wait<1>();
+            pin<NACC>(d);
+            if (held >= 0 && lane == 0) mbar_arrive(bars + 8u * (STAGES + held));
+            held = s;
+            if (++s == STAGES) { s = 0; ++round; }
+            if (beta != 0.0f && kt == max(kTiles - PREFETCH_AHEAD, 0)) {
+                constexpr int LINES = BN / 32;                                  // 128-byte lines per row
+#pragma unroll
+                for (int h = 0; h < 2; ++h)
+#pragma unroll
+                    for (int q = 0; q < 16 * LINES / 32; ++q) {
+                        const int idx = lane + 32 * q;
+                        const int r = x.m * BM + 64 * h + warp * 16 + idx / LINES, col = x.n * BN + idx % LINES * 32;
+                        if (r < M && col < N)
+                            asm volatile("prefetch.global.L2 [%0];\n" :: "l"(C + (size_t)r * N + col));
+                    }
+            }
+        }
+        wgmma_wait<0>();
+        pin<NACC>(d);
+        if (held >= 0 && lane == 0) mbar_arrive(bars + 8u * (STAGES + held));
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            const float* const dh = d + h * NACC / 2;
+            const int r = x.m * BM + 64 * h + warp * 16 + lane / 4;
+            const int col = x.n * BN + 2 * (lane % 4);
+            float* const c0 = C + (size_t)r * N + col;
+            float* const c1 = c0 + (size_t)8 * N;
+            const bool in0 = r < M, in1 = r + 8 < M;
+#pragma unroll
+            for (int j = 0; j < BN / 8; ++j) {
+                const bool inCol = col + 8 * j < N;
+                store_pair(c0 + 8 * j, in0 && inCol, alpha, beta, dh[4 * j], dh[4 * j + 1]);
+                store_pair(c1 + 8 * j, in1 && inCol, alpha, beta, dh[4 * j + 2], dh[4 * j + 3]);
+            }
+        }
+    }
+}
+
 // The whole kernel body. smem: the dynamic shared memory of smem_bytes<BN, STAGES>() bytes.
 // SCHED (plan, item_of): SPLIT: the grid is tiles * S CTAs (S = gridDim.x / tiles); TAIL: full
 // waves whole, the last wave's tiles split. A split item covers k tiles [j kTiles / S,
@@ -248,13 +331,13 @@ __device__ __forceinline__ void gemm(int M, int N, int K, float alpha, float bet
     const int tilesM = (M + BM - 1) / BM, tilesN = (N + BN - 1) / BN;
     const int nTiles = tilesM * tilesN;
     const int kTiles = (K + BK - 1) / BK;
-    const Plan p = SCHED == WHOLE ? Plan{nTiles, 1, nTiles}
+    const Plan p = SCHED == WHOLE || SCHED == PINGPONG ? Plan{nTiles, 1, nTiles}
                                   : plan(SCHED, nTiles, kTiles, gridDim.x, BM, BN, ws.floats, ws.maxTiles);
 
     if (threadIdx.x == 0) {
         for (int s = 0; s < STAGES; ++s) {
             mbar_init(full(s), ANY ? 128 : 1);  // the producer's arrive.expect_tx, or each producer thread's arrive
-            mbar_init(empty(s), 2 * 4);     // one arrive per consumer warp
+            mbar_init(empty(s), SCHED == PINGPONG ? 4 : 2 * 4);  // one arrive per warp reading the stage
         }
         asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
         asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
@@ -303,8 +386,12 @@ __device__ __forceinline__ void gemm(int M, int N, int K, float alpha, float bet
     }
 
     if constexpr (!ANY) asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
-    const int c = wg - 1;                   // rows 64c..64c+63 of the tile
+    const int c = wg - 1;                   // rows 64c..64c+63 of the tile (PINGPONG: tiles c, c + 2, ...)
     const int warp = tid / 32, lane = tid % 32;
+    if constexpr (SCHED == PINGPONG) {
+        pingpong_consumer<BN, STAGES, GROUP>(M, N, tilesM, tilesN, kTiles, alpha, beta, C, tiles, bars, c, warp, lane);
+        return;
+    }
     int s = 0, round = 0;
     for (int w = blockIdx.x; w < p.nItems; w += gridDim.x) {
         const Item it = item_of(w, p, kTiles);

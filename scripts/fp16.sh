@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# The FP16 tier's ragged and persistent wgmma rungs and best-fp16 on the device, in one call
-# (issue 13; about 3-4 minutes on an H100/H200):
-#   build   wgmma, wgmma_ragged, wgmma_persist, wgmma_persist128, wgmma_splitk128, wmma_ragged for sm_90a (ptxas table)
-#   tests   tests/test_gpu_fp16.py (aligned, ragged and odd shapes, repeats, best-fp16's choices)
-#           and the ladder's GPU tests of the fp16 rungs
+# The FP16 tier's wgmma rungs and best-fp16 on the device, in one call (issue 13; about 4-5
+# minutes on an H100/H200):
+#   build   wgmma, the persistent, split-K, tail-split and unaligned wgmma rungs for sm_90a (ptxas table)
+#   tests   tests/test_gpu_fp16.py (aligned, ragged and odd shapes, tail splits, repeats,
+#           best-fp16's choices) and the ladder's GPU tests of the fp16 rungs
 #   bench   the rungs and best-fp16 paired with cuBLAS GemmEx (FP16 in, FP32 accumulate) at 1024,
-#           2048, 4096, 8192 and ragged shapes; table of % of cuBLAS per shape
+#           2048, 4096, 8192 and ragged and odd shapes; table of % of cuBLAS per shape (the
+#           quick suite's shapes are the suite step's)
 #   suite   best-fp16 and cuBLAS over the quick suite (geomean / min printed and in suite.csv)
 #   profile wgmma_persist, wgmma_persist128 and cuBLAS GemmEx under ncu at 4096^3 (-k cublas is
 #           the fp16 tier's reference, cublas-fp16), then `gemmprof report`; each kernel's bound,
@@ -21,12 +22,12 @@ RUNS="$WORK/runs"
 mkdir -p "$OUT_DIR" "$RUNS"
 export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
 export GEMMPROF_CACHE_DIR=${GEMMPROF_CACHE_DIR:-$WORK/cache}
-SIZES=${FP16_SIZES:-1024,2048,4096,8192,1000x1000x1000,3000x3000x3000,4095x4095x4095,2048x4096x11008,1024x1024x8192,32768x64x1024}
+SIZES=${FP16_SIZES:-1024,2048,4096,8192,3000x3000x3000,2500x2500x2500,32768x64x1024}
 MAX_SECONDS=${FP16_MAX_SECONDS:-0.3}
 SUITE=${FP16_SUITE:-quick}
 PROFILE=${FP16_PROFILE:-wgmma_persist wgmma_persist128}
 PROFILE_SIZE=${FP16_PROFILE_SIZE:-4096}
-RUNGS="wgmma wgmma_ragged wgmma_persist wgmma_persist128 wgmma_splitk128 wmma_ragged"
+RUNGS="wgmma wgmma_persist wgmma_persist128 wgmma_splitk128 wgmma_tailsplit wgmma_tailsplit128 wgmma_pingpong wgmma_unaligned128"
 k_args=""; for n in $RUNGS; do k_args="$k_args -k $n"; done
 status=0
 step() { echo; echo "=== $* ($(date +%T))"; }

@@ -1,5 +1,5 @@
 """On the GPU: the FP16 tier's ragged and persistent rungs (wgmma_ragged, wgmma_persist,
-wgmma_persist128, wgmma_splitk128, wgmma_tailsplit, wgmma_tailsplit128), the element-loading
+wgmma_persist128, wgmma_splitk128, wgmma_tailsplit, wgmma_tailsplit128, wgmma_pingpong), the element-loading
 wgmma_unaligned128, the fallback wmma_ragged and the dispatcher best-fp16 pass on whole-tile
 and ragged shapes: M of one row and of a partial tile, N and K multiples of 8 that end mid-tile,
 K below one k tile and ringing round the stages many times, more tiles than CTAs (each CTA of a
@@ -20,7 +20,7 @@ pytestmark = pytest.mark.gpu
 
 BY_NAME = {s.name: s for s in load_manifest()}
 TMA_RUNGS = [BY_NAME[n] for n in ("wgmma_ragged", "wgmma_persist", "wgmma_persist128", "wgmma_splitk128",
-                                   "wgmma_tailsplit", "wgmma_tailsplit128")]
+                                   "wgmma_tailsplit", "wgmma_tailsplit128", "wgmma_pingpong")]
 ALIGNED = [(128, 256, 64), (256, 512, 128), (1024, 1024, 1024), (2304, 512, 1024), (4096, 4096, 4096)]
 # N, K multiples of 8 (TMA's 16-byte rows), everything else ragged.
 RAGGED = [(1, 8, 8), (129, 136, 72), (1000, 1000, 1000), (3000, 3000, 3000), (4095, 4096, 4096),

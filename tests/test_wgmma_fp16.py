@@ -192,6 +192,46 @@ def test_a_wrong_tail_split_is_caught():
         check_cover(288, 47, run_plan(288, 47, 132, F, S, n_items, item=bad))
 
 
+def pingpong_waits(n_local: int, k_tiles: int, stages: int):
+    """wgfp16::pingpong_consumer: per warpgroup c, the (ring position, stage, parity) of each of its
+    full-barrier waits, the stage and round computed once per tile from its first position and
+    then advanced as the body does; and the order barriers' bar.arrive / bar.sync counts."""
+    waits, arrives, syncs = {0: [], 1: []}, {0: 0, 1: 0}, {0: 0, 1: 0}
+    for c in (0, 1):
+        for i in range(c, n_local, 2):
+            nxt = i + 1 < n_local
+            syncs[c] += i > 0
+            pos = i * k_tiles
+            s, rnd = pos % stages, pos // stages
+            for kt in range(k_tiles):
+                waits[c].append((pos + kt, s, rnd & 1))
+                arrives[1 - c] += kt == k_tiles - 1 and nxt
+                s += 1
+                if s == stages:
+                    s, rnd = 0, rnd + 1
+    return waits, arrives, syncs
+
+
+@settings(max_examples=300, deadline=None)
+@given(M=st.integers(1, 20000), N=st.integers(1, 20000), K=st.integers(1, 20000), sms=st.integers(1, 200), data=st.data())
+def test_pingpong_ring_positions_and_order_barriers(M, N, K, sms, data):
+    """Each ring position a CTA loads is waited on once, by the warpgroup whose tile it holds, at
+    the stage and phase the producer's sequential ring gives it; every bar.arrive of one
+    warpgroup meets a bar.sync of the other (a missing one hangs, an extra one is left over)."""
+    spec = BY_NAME["wgmma_pingpong"]
+    n_tiles, k_tiles = -(-M // 128) * -(-N // 128), -(-K // 64)
+    grid = min(spec.launch(M, N, K).grid[0], sms)
+    block = data.draw(st.integers(0, grid - 1))
+    n_local = len(range(block, n_tiles, grid))
+    stages = source_define(spec, "STAGES")
+    waits, arrives, syncs = pingpong_waits(n_local, k_tiles, stages)
+    every = sorted(w for c in (0, 1) for w in waits[c])
+    assert [w[0] for w in every] == list(range(n_local * k_tiles))
+    assert all(s == q % stages and parity == q // stages % 2 for q, s, parity in every)
+    assert all(q // k_tiles % 2 == c for c in (0, 1) for q, _, _ in waits[c])
+    assert arrives == syncs
+
+
 @pytest.mark.parametrize("name", RUNGS)
 def test_persistent_grids_and_contracts(name):
     spec = BY_NAME[name]
@@ -265,6 +305,7 @@ def test_rung_sources_include_the_shared_body():
     assert "wgfp16::gemm<BN, STAGES, GROUP, wgfp16::SPLIT>" in BY_NAME["wgmma_splitk128"].source.read_text()
     for name in TAIL_RUNGS:
         assert "wgfp16::gemm<BN, STAGES, GROUP, wgfp16::TAIL" in BY_NAME[name].source.read_text()
+    assert "wgfp16::gemm<BN, STAGES, GROUP, wgfp16::PINGPONG>" in BY_NAME["wgmma_pingpong"].source.read_text()
     for name in RUNGS:
         text = BY_NAME[name].source.read_text()
         assert '#include "wgmma_fp16.cuh"' in text and "wgfp16::gemm<BN, STAGES, GROUP>" in text
