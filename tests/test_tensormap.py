@@ -36,7 +36,8 @@ def test_manifest_declares_the_maps_of_the_wgmma_rung_in_parameter_order():
 
 
 def test_kernels_without_the_key_take_no_maps():
-    assert all(s.tensor_maps == () for s in load_manifest() if s.name not in ("wgmma", "tf32x3wg", "wgmma_ragged", "wgmma_persist", "wgmma_persist128", "wgmma_splitk128"))
+    assert all(s.tensor_maps == () for s in load_manifest() if s.name not in ("wgmma", "tf32x3wg", "wgmma_ragged", "wgmma_persist", "wgmma_persist128", "wgmma_splitk128",
+                                                                      "wgmma_tailsplit", "wgmma_tailsplit128", "wgmma_pingpong"))
 
 
 def test_spec_with_maps_survives_the_json_trip_to_the_worker():
