@@ -362,7 +362,7 @@ __device__ __forceinline__ void gemm(int M, int N, int K, float alpha, float bet
             }
             return;
         }
-        asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
+        if constexpr (!ANY) asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
         if (tid == 0) {
             asm volatile("prefetch.tensormap [%0];\n" :: "l"(reinterpret_cast<uint64_t>(tmA)) : "memory");
             asm volatile("prefetch.tensormap [%0];\n" :: "l"(reinterpret_cast<uint64_t>(tmB)) : "memory");

@@ -3,7 +3,7 @@
 # minutes on an H100/H200):
 #   build   wgmma, the persistent, split-K, tail-split and unaligned wgmma rungs for sm_90a (ptxas table)
 #   tests   tests/test_gpu_fp16.py (aligned, ragged and odd shapes, tail splits, repeats,
-#           best-fp16's choices) and the ladder's GPU tests of the fp16 rungs
+#           best-fp16's choices) and the ladder's GPU tests of the new rungs (tailsplit, pingpong, unaligned)
 #   bench   the rungs and best-fp16 paired with cuBLAS GemmEx (FP16 in, FP32 accumulate) at 1024,
 #           2048, 4096, 8192 and ragged and odd shapes; table of % of cuBLAS per shape (the
 #           quick suite's shapes are the suite step's)
@@ -42,7 +42,7 @@ for s in ${FP16_STEPS:-build tests bench suite profile}; do
            cat "$OUT_DIR/build.txt" ;;
       tests) step "GPU tests of the fp16 rungs"
            python3 -m pytest -q -m gpu -p no:cacheprovider tests/test_gpu_fp16.py || status=1
-           python3 -m pytest -q -m gpu -p no:cacheprovider tests/test_gpu_ladder.py -k "wgmma or wmma" || status=1 ;;
+           python3 -m pytest -q -m gpu -p no:cacheprovider tests/test_gpu_ladder.py -k "tailsplit or pingpong or unaligned" || status=1 ;;
       bench) step "bench $RUNGS best-fp16 with cuBLAS GemmEx at $SIZES"
            COLUMNS=200 python3 -m profiler bench $k_args -k best-fp16 --tier fp16 --sizes "$SIZES" \
                --max-seconds "$MAX_SECONDS" --out "$RUNS" --run-id bench || status=1
