@@ -311,3 +311,47 @@ def test_rung_sources_include_the_shared_body():
         assert '#include "wgmma_fp16.cuh"' in text and "wgfp16::gemm<BN, STAGES, GROUP>" in text
         assert "wgmma.mma_async" not in text  # the instruction lives in the header only
     assert (KERNELS_DIR / "wgmma_fp16.cuh").read_text().count('#include "hopper.cuh"') == 1
+
+
+def swizzle128(offset: int) -> int:
+    """Where TMA's 128B swizzle puts byte `offset` of a 1024-byte-aligned box: 16-byte chunk bits
+    [4:6] XOR the row-in-atom bits [7:9]."""
+    return offset ^ ((offset >> 7) & 7) << 4
+
+
+def fill_stage(bn: int):
+    """wgfp16::fill_stage, line for line: {shared offset: (operand, row, col)} of the 128 producer
+    threads' element stores (A: row m, col k; B: row k, col n)."""
+    bk, bm, a_box, b_box = 64, 128, 128 * 64 * 2, 64 * 64 * 2
+    stores = []
+    for tid in range(128):
+        k = tid % bk
+        for i in range(bm // 2):
+            r = tid // bk + 2 * i
+            stores.append((r * 128 + ((k // 8 ^ r % 8) << 4) + (k % 8) * 2, ("A", r, k)))
+        for j in range(bn // 128):
+            n = tid + 128 * j
+            box, nn = n // 64, n % 64
+            col = a_box + box * b_box + (nn % 8) * 2
+            for i in range(bk):
+                stores.append((col + i * 128 + ((nn // 8 ^ i % 8) << 4), ("B", i, n)))
+    return stores
+
+
+@pytest.mark.parametrize("bn", [128, 256])
+def test_unaligned_fill_writes_each_element_where_tma_would(bn):
+    """The element-loading producer (ANY) fills every 2-byte slot of a stage once, each element at
+    the address TMA's 128B swizzle gives it: A as one 64(k) x 128(m) box, B as bn/64 boxes of
+    64(n) x 64(k), so the consumers' wgmma descriptors read the same layout either way."""
+    stores = fill_stage(bn)
+    stage = 128 * 64 * 2 + bn // 64 * 64 * 64 * 2
+    assert sorted(at for at, _ in stores) == list(range(0, stage, 2))
+    a_box = 128 * 64 * 2
+    for at, (operand, row, col) in stores:
+        if operand == "A":  # TMA box [64, 128]: rows of 64 k, one per m
+            assert at == swizzle128(row * 128 + col * 2)
+        else:               # TMA box [64, 64] per 64 columns of n: rows of 64 n, one per k
+            assert at == a_box + col // 64 * 8192 + swizzle128(row * 128 + col % 64 * 2)
+    source = (KERNELS_DIR / "wgmma_fp16.cuh").read_text()
+    assert "r * 128 + ((k / 8 ^ r % 8) << 4) + (k % 8) * 2" in source
+    assert "col + i * 128 + ((nn / 8 ^ i % 8) << 4)" in source and "sa + A_BOX + box * B_BOX + (nn % 8) * 2" in source
