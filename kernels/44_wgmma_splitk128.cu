@@ -40,6 +40,6 @@ hgemm_wgmma_splitk128(int M, int N, int K, float alpha, const __half* __restrict
                       const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB)
 {
     extern __shared__ __align__(1024) unsigned char smem_raw[];
-    wgfp16::gemm<BN, STAGES, GROUP, true>(M, N, K, alpha, beta, C, &tmA, &tmB, smem_raw,
-                                          wgfp16::Workspace{g_partials, g_counters, WS_FLOATS, MAX_TILES});
+    wgfp16::gemm<BN, STAGES, GROUP, wgfp16::SPLIT>(M, N, K, alpha, beta, C, &tmA, &tmB, smem_raw,
+                                                   wgfp16::Workspace{g_partials, g_counters, WS_FLOATS, MAX_TILES});
 }

@@ -1,5 +1,5 @@
-// Shared body of the FP16 wgmma rungs that take any M and a 16-byte row pitch (wgmma_ragged,
-// wgmma_persist, wgmma_persist128): TMA tiles in a full/empty mbarrier ring, 1 producer + 2
+// Shared body of the FP16 wgmma rungs (wgmma_ragged, wgmma_persist, wgmma_persist128,
+// wgmma_splitk128, wgmma_tailsplit, wgmma_tailsplit128, wgmma_unaligned128): TMA tiles in a full/empty mbarrier ring, 1 producer + 2
 // consumer warpgroups, wgmma m64nBNk16 straight from 128B-swizzled shared memory, and a tile
 // loop over a grouped raster so that one body serves a grid of all tiles (one tile per CTA) and a
 // persistent grid of one CTA per SM.
@@ -20,6 +20,18 @@
 // - Raster (tile_of): groups of GROUP tile rows, walked column by column inside a group, so the
 //   CTAs running at once share A and B panels in L2. The schedule is modelled in Python
 //   (tests/test_wgmma_fp16_schedule.py): every tile visited once for any grid and shape.
+//
+// - Schedules (Sched): WHOLE, one work item per tile; SPLIT, every tile cut into S k ranges;
+//   TAIL, the tiles of the full waves whole and only the last, partial wave's tiles cut into S k
+//   ranges so that it fills the grid (3000^3: 288 tiles = 2 waves + 24 tiles on 132 SMs, the 24
+//   cut 5 ways). Split partials meet in a workspace; the last split of a tile to arrive sums them
+//   in split order. Modelled in Python (plan, item_of): every (tile, k tile) covered exactly once.
+// - Unaligned operands (ANY): N or K not a multiple of 8 leaves rows of A or B off the 16-byte
+//   grid TMA needs. Then the 128 producer threads fill each stage themselves: one 2-byte global
+//   load per element (zero outside A or B), stored at the address the 128B swizzle gives it
+//   (16-byte chunk c of row r at chunk c ^ (r % 8)), a proxy fence, and an arrive on the stage's
+//   full barrier (128 arrivals instead of TMA's transaction bytes). The epilogue stores scalars
+//   (an odd N misaligns float2). No setmaxnreg: the producer needs registers for its loads.
 //
 // Layouts (as wgmma's): A K-major, one 64(k) x 128(m) box per stage; B MN-major (imm-trans-b),
 // BN/64 boxes of 64(n) x 64(k), LBO = one box (8 KB), SBO = 1024 bytes (an 8-row k group); the
@@ -47,6 +59,38 @@ template <int BN> __host__ __device__ constexpr int stage_bytes() { return A_BOX
 template <int BN, int STAGES> __host__ __device__ constexpr int smem_bytes()
 {
     return STAGES * stage_bytes<BN>() + ALIGN + (2 * STAGES * 8 + 127) / 128 * 128;
+}
+
+// Work schedules of the body (see the header's comment).
+enum Sched { WHOLE = 0, SPLIT = 1, TAIL = 2, PINGPONG = 3 };
+constexpr int TAIL_MIN_K = 4;               // k tiles per split of the tail, at least
+constexpr int TAIL_MAX_SPLIT = 16;          // splits per tail tile, at most (the last sums them all)
+
+// Items [0, F) are whole tiles t = item; item F + u is split u % S of tile F + u / S. nItems of them.
+struct Plan { int F, S, nItems; };
+struct Item { int t, kBegin, kEnd, u; };    // u: index of a split item among the split ones, -1 whole
+
+__device__ __forceinline__ Plan plan(int sched, int nTiles, int kTiles, int grid, int bm, int bn,
+                                     long long wsFloats, int maxTiles)
+{
+    int F = 0, S = 1;
+    if (sched == SPLIT) {
+        S = max(1, grid / nTiles);
+    } else if (sched == TAIL) {
+        const int R = nTiles % grid;        // tiles of the last, partial wave
+        F = nTiles - R;
+        if (R > 0) S = max(1, min(min(grid / R, kTiles / TAIL_MIN_K), TAIL_MAX_SPLIT));
+    }
+    if (S > 1 && ((long long)(nTiles - F) * S * bm * bn > wsFloats || nTiles - F > maxTiles)) S = 1;
+    if (S == 1) F = nTiles;
+    return {F, S, F + (nTiles - F) * S};
+}
+
+__device__ __forceinline__ Item item_of(int w, Plan p, int kTiles)
+{
+    if (w < p.F) return {w, 0, kTiles, -1};
+    const int u = w - p.F, j = u % p.S;
+    return {p.F + u / p.S, j * kTiles / p.S, (j + 1) * kTiles / p.S, u};
 }
 
 // Tile t of a tilesM x tilesN grid in grouped raster order: GROUP tile rows at a time (the last
@@ -125,6 +169,44 @@ __device__ __forceinline__ void store_pair(float* p, bool inside, float alpha, f
     *reinterpret_cast<float2*>(p) = o;
 }
 
+// C[r, col] = alpha * v (+ beta * C) when it lies inside C.
+__device__ __forceinline__ void store_one(float* p, bool inside, float alpha, float beta, float v)
+{
+    if (!inside) return;
+    *p = beta != 0.0f ? alpha * v + beta * *p : alpha * v;
+}
+
+// One stage's tiles from unaligned A (M x K) and B (K x N), both row-major FP16, by the 128
+// producer threads: element by element, zero outside, into the layout TMA's 128B swizzle gives.
+// A: 128(m) rows of 64(k); thread tid keeps column k = tid % 64 and takes rows tid / 64 + 2i.
+// B: BN/64 boxes of 64(k) rows of 64(n); thread tid keeps columns n = tid + 128 j, rows k = i.
+template <int BN>
+__device__ __forceinline__ void fill_stage(uint32_t sa, const unsigned short* __restrict__ A,
+                                           const unsigned short* __restrict__ B, int M, int N, int K,
+                                           int m0, int n0, int k0, int tid)
+{
+    const int k = tid % BK, gk = k0 + k;
+#pragma unroll 8
+    for (int i = 0; i < BM / 2; ++i) {
+        const int r = tid / BK + 2 * i, gr = m0 + r;
+        const unsigned short v = (gr < M && gk < K) ? __ldg(A + (size_t)gr * K + gk) : (unsigned short)0;
+        const uint32_t at = sa + r * 128 + ((k / 8 ^ r % 8) << 4) + (k % 8) * 2;
+        asm volatile("st.shared.b16 [%0], %1;\n" :: "r"(at), "h"(v) : "memory");
+    }
+#pragma unroll
+    for (int j = 0; j < BN / 128; ++j) {
+        const int n = tid + 128 * j, gn = n0 + n, box = n / 64, nn = n % 64;
+        const uint32_t col = sa + A_BOX + box * B_BOX + (nn % 8) * 2;
+#pragma unroll 8
+        for (int i = 0; i < BK; ++i) {
+            const int gki = k0 + i;
+            const unsigned short v = (gki < K && gn < N) ? __ldg(B + (size_t)gki * N + gn) : (unsigned short)0;
+            const uint32_t at = col + i * 128 + ((nn / 8 ^ i % 8) << 4);
+            asm volatile("st.shared.b16 [%0], %1;\n" :: "r"(at), "h"(v) : "memory");
+        }
+    }
+}
+
 // Split-K scratch (SPLIT bodies): a module-scope partial-tile area and one arrival counter per
 // tile, zero at module load; the last split of a tile resets its counter.
 struct Workspace {
@@ -134,16 +216,107 @@ struct Workspace {
     int maxTiles;                           // entries of counters
 };
 
+// The operands as plain pointers, for the ANY producer (the TMA producer reads the tensor maps).
+struct Operands {
+    const __half* A;
+    const __half* B;
+};
+
+// PINGPONG consumers: warpgroup c runs the CTA's tiles c, c + 2, c + 4, ... of its stride loop
+// whole (128 x BN, two m64 wgmmas per k16 step), so while one warpgroup runs its epilogue the
+// other's main loop keeps the tensor cores busy. The producer fills the ring tile after tile, so
+// the CTA's local tile i holds ring positions [i kTiles, (i + 1) kTiles): warpgroup c starts each
+// of its tiles at that position (stage = position % STAGES, phase parity = position / STAGES % 2).
+// A parity wait is only right one phase ahead: waiting for round r of a stage whose round r - 1
+// has not completed yet passes at once. Hence the order: warpgroup c starts tile i only once the
+// other warpgroup has passed its last full-barrier wait of tile i - 1 (named barriers 2 and 3:
+// bar.arrive by the one, bar.sync by the other), so every position before tile i has completed.
+// No barrier laps a waiting consumer either: position q + STAGES is loaded only after q was
+// released. Each stage is read by one warpgroup: its empty barrier counts 4 warps.
+template <int BN, int STAGES, int GROUP>
+__device__ __forceinline__ void pingpong_consumer(int M, int N, int tilesM, int tilesN, int kTiles, float alpha,
+                                                  float beta, float* __restrict__ C, uint32_t tiles, uint32_t bars,
+                                                  int c, int warp, int lane)
+{
+    static_assert(BN == 128, "a warpgroup holds a whole 128 x 128 tile: 128 accumulators a thread");
+    constexpr int STAGE = stage_bytes<BN>();
+    constexpr int NACC = BN;                // 128 x BN floats over 128 threads
+    const int nTiles = tilesM * tilesN;
+    for (int i = c, w = blockIdx.x + c * gridDim.x; w < nTiles; i += 2, w += 2 * gridDim.x) {
+        const Tile x = tile_of(w, tilesM, tilesN, GROUP);
+        const bool next = w + (int)gridDim.x < nTiles;   // the other warpgroup has tile i + 1
+        if (i > 0) asm volatile("bar.sync %0, 256;\n" :: "r"(2 + c) : "memory");   // tile i - 1 all loaded
+        const long long pos = (long long)i * kTiles;
+        int s = (int)(pos % STAGES), round = (int)(pos / STAGES);
+        float d[NACC];
+#pragma unroll
+        for (int q = 0; q < NACC; ++q) d[q] = 0.0f;
+        pin<NACC>(d);
+        int held = -1;
+        for (int kt = 0; kt < kTiles; ++kt) {
+            mbar_wait(bars + 8u * s, round & 1);
+            if (kt == kTiles - 1 && next) asm volatile("bar.arrive %0, 256;\n" :: "r"(3 - c) : "memory");
+            const uint32_t sa = tiles + s * STAGE, sb = sa + A_BOX;
+            wgmma_fence();
+#pragma unroll
+            for (int k = 0; k < BK / 16; ++k) {
+                const uint64_t descB = smem_desc(sb + 2048 * k, B_BOX, 1024);
+                mma_k16<BN>(d, smem_desc(sa + 32 * k, 16, 1024), descB);                 // rows 0-63
+                mma_k16<BN>(d + NACC / 2, smem_desc(sa + 64 * 128 + 32 * k, 16, 1024), descB);  // rows 64-127
+            }
+            wgmma_commit();
+            pin<NACC>(d);
+            wgmma_wait<1>();
+            pin<NACC>(d);
+            if (held >= 0 && lane == 0) mbar_arrive(bars + 8u * (STAGES + held));
+            held = s;
+            if (++s == STAGES) { s = 0; ++round; }
+            if (beta != 0.0f && kt == max(kTiles - PREFETCH_AHEAD, 0)) {
+                constexpr int LINES = BN / 32;                                  // 128-byte lines per row
+#pragma unroll
+                for (int h = 0; h < 2; ++h)
+#pragma unroll
+                    for (int q = 0; q < 16 * LINES / 32; ++q) {
+                        const int idx = lane + 32 * q;
+                        const int r = x.m * BM + 64 * h + warp * 16 + idx / LINES, col = x.n * BN + idx % LINES * 32;
+                        if (r < M && col < N)
+                            asm volatile("prefetch.global.L2 [%0];\n" :: "l"(C + (size_t)r * N + col));
+                    }
+            }
+        }
+        wgmma_wait<0>();
+        pin<NACC>(d);
+        if (held >= 0 && lane == 0) mbar_arrive(bars + 8u * (STAGES + held));
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+            const float* const dh = d + h * NACC / 2;
+            const int r = x.m * BM + 64 * h + warp * 16 + lane / 4;
+            const int col = x.n * BN + 2 * (lane % 4);
+            float* const c0 = C + (size_t)r * N + col;
+            float* const c1 = c0 + (size_t)8 * N;
+            const bool in0 = r < M, in1 = r + 8 < M;
+#pragma unroll
+            for (int j = 0; j < BN / 8; ++j) {
+                const bool inCol = col + 8 * j < N;
+                store_pair(c0 + 8 * j, in0 && inCol, alpha, beta, dh[4 * j], dh[4 * j + 1]);
+                store_pair(c1 + 8 * j, in1 && inCol, alpha, beta, dh[4 * j + 2], dh[4 * j + 3]);
+            }
+        }
+    }
+}
+
 // The whole kernel body. smem: the dynamic shared memory of smem_bytes<BN, STAGES>() bytes.
-// SPLIT: the grid is tiles * S CTAs (S = gridDim.x / tiles); work item w is split w % S of tile
-// w / S, k tiles [j kTiles / S, (j + 1) kTiles / S). Every split writes its FP32 partial to the
-// workspace and counts itself in; the split that arrives last sums the S partials in the order
-// j = 0..S-1 (the result does not depend on arrival order) and runs the epilogue. No CTA waits
-// for another. A grid that does not fit the workspace runs unsplit (S = 1).
-template <int BN, int STAGES, int GROUP, bool SPLIT = false>
+// SCHED (plan, item_of): SPLIT: the grid is tiles * S CTAs (S = gridDim.x / tiles); TAIL: full
+// waves whole, the last wave's tiles split. A split item covers k tiles [j kTiles / S,
+// (j + 1) kTiles / S) of its tile. Every split writes its FP32 partial to the workspace and
+// counts itself in; the split that arrives last sums the S partials in the order j = 0..S-1 (the
+// result does not depend on arrival order) and runs the epilogue. No CTA waits for another. A
+// plan that does not fit the workspace runs unsplit (S = 1). ANY: the producer loads elements
+// from ops instead of TMA tiles (tmA, tmB unused), the epilogue stores scalars.
+template <int BN, int STAGES, int GROUP, int SCHED = WHOLE, bool ANY = false>
 __device__ __forceinline__ void gemm(int M, int N, int K, float alpha, float beta, float* __restrict__ C,
                                      const CUtensorMap* tmA, const CUtensorMap* tmB, unsigned char* smem,
-                                     Workspace ws = {})
+                                     Workspace ws = {}, Operands ops = {})
 {
     constexpr int STAGE = stage_bytes<BN>();
     constexpr int NACC = BN / 2;            // 64 x BN floats over 128 threads
@@ -158,17 +331,13 @@ __device__ __forceinline__ void gemm(int M, int N, int K, float alpha, float bet
     const int tilesM = (M + BM - 1) / BM, tilesN = (N + BN - 1) / BN;
     const int nTiles = tilesM * tilesN;
     const int kTiles = (K + BK - 1) / BK;
-    int S = 1;
-    if constexpr (SPLIT) {
-        S = max(1, (int)gridDim.x / nTiles);
-        if (S > 1 && ((long long)nTiles * S * BM * BN > ws.floats || nTiles > ws.maxTiles)) S = 1;
-    }
-    const int nItems = nTiles * S;
+    const Plan p = SCHED == WHOLE || SCHED == PINGPONG ? Plan{nTiles, 1, nTiles}
+                                  : plan(SCHED, nTiles, kTiles, gridDim.x, BM, BN, ws.floats, ws.maxTiles);
 
     if (threadIdx.x == 0) {
         for (int s = 0; s < STAGES; ++s) {
-            mbar_init(full(s), 1);          // the producer's arrive.expect_tx
-            mbar_init(empty(s), 2 * 4);     // one arrive per consumer warp
+            mbar_init(full(s), ANY ? 128 : 1);  // the producer's arrive.expect_tx, or each producer thread's arrive
+            mbar_init(empty(s), SCHED == PINGPONG ? 4 : 2 * 4);  // one arrive per warp reading the stage
         }
         asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
         asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
@@ -176,22 +345,39 @@ __device__ __forceinline__ void gemm(int M, int N, int K, float alpha, float bet
     __syncthreads();
 
     if (wg == 0) {
-        asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
+        if constexpr (ANY) {
+            const unsigned short* const a = reinterpret_cast<const unsigned short*>(ops.A);
+            const unsigned short* const b = reinterpret_cast<const unsigned short*>(ops.B);
+            int s = 0, round = 0;
+            for (int w = blockIdx.x; w < p.nItems; w += gridDim.x) {
+                const Item it = item_of(w, p, kTiles);
+                const Tile x = tile_of(it.t, tilesM, tilesN, GROUP);
+                for (int kt = it.kBegin; kt < it.kEnd; ++kt) {
+                    if (round > 0) mbar_wait(empty(s), (round - 1) & 1);
+                    fill_stage<BN>(tiles + s * STAGE, a, b, M, N, K, x.m * BM, x.n * BN, kt * BK, tid);
+                    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");  // visible to wgmma
+                    mbar_arrive(full(s));
+                    if (++s == STAGES) { s = 0; ++round; }
+                }
+            }
+            return;
+        }
+        if constexpr (!ANY) asm volatile("setmaxnreg.dec.sync.aligned.u32 40;\n");
         if (tid == 0) {
             asm volatile("prefetch.tensormap [%0];\n" :: "l"(reinterpret_cast<uint64_t>(tmA)) : "memory");
             asm volatile("prefetch.tensormap [%0];\n" :: "l"(reinterpret_cast<uint64_t>(tmB)) : "memory");
             int s = 0, round = 0;           // ring position, continued from tile to tile
-            for (int w = blockIdx.x; w < nItems; w += gridDim.x) {
-                const Tile x = tile_of(w / S, tilesM, tilesN, GROUP);
-                const int j = w % S, kEnd = (j + 1) * kTiles / S;
-                for (int kt = j * kTiles / S; kt < kEnd; ++kt) {
+            for (int w = blockIdx.x; w < p.nItems; w += gridDim.x) {
+                const Item it = item_of(w, p, kTiles);
+                const Tile x = tile_of(it.t, tilesM, tilesN, GROUP);
+                for (int kt = it.kBegin; kt < it.kEnd; ++kt) {
                     if (round > 0) mbar_wait(empty(s), (round - 1) & 1);    // released in round-1
                     const uint32_t sa = tiles + s * STAGE;
                     mbar_arrive_expect_tx(full(s), STAGE);                  // whole boxes, zero-filled or not
                     tma_load_2d(sa, tmA, kt * BK, x.m * BM, full(s));
 #pragma unroll
-                    for (int j = 0; j < BN / 64; ++j)
-                        tma_load_2d(sa + A_BOX + j * B_BOX, tmB, x.n * BN + 64 * j, kt * BK, full(s));
+                    for (int b = 0; b < BN / 64; ++b)
+                        tma_load_2d(sa + A_BOX + b * B_BOX, tmB, x.n * BN + 64 * b, kt * BK, full(s));
                     if (++s == STAGES) { s = 0; ++round; }
                 }
             }
@@ -199,13 +385,18 @@ __device__ __forceinline__ void gemm(int M, int N, int K, float alpha, float bet
         return;
     }
 
-    asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
-    const int c = wg - 1;                   // rows 64c..64c+63 of the tile
+    if constexpr (!ANY) asm volatile("setmaxnreg.inc.sync.aligned.u32 232;\n");
+    const int c = wg - 1;                   // rows 64c..64c+63 of the tile (PINGPONG: tiles c, c + 2, ...)
     const int warp = tid / 32, lane = tid % 32;
+    if constexpr (SCHED == PINGPONG) {
+        pingpong_consumer<BN, STAGES, GROUP>(M, N, tilesM, tilesN, kTiles, alpha, beta, C, tiles, bars, c, warp, lane);
+        return;
+    }
     int s = 0, round = 0;
-    for (int w = blockIdx.x; w < nItems; w += gridDim.x) {
-        const int t = w / S, j = w % S, kBegin = j * kTiles / S, kEnd = (j + 1) * kTiles / S;
-        const Tile x = tile_of(t, tilesM, tilesN, GROUP);
+    for (int w = blockIdx.x; w < p.nItems; w += gridDim.x) {
+        const Item it = item_of(w, p, kTiles);
+        const int kBegin = it.kBegin, kEnd = it.kEnd;
+        const Tile x = tile_of(it.t, tilesM, tilesN, GROUP);
         const int row0 = x.m * BM + c * 64 + warp * 16;     // this warp's 16 rows
         const int col0 = x.n * BN;
         float d[NACC];
@@ -244,20 +435,21 @@ __device__ __forceinline__ void gemm(int M, int N, int K, float alpha, float bet
         pin<NACC>(d);
         if (held >= 0 && lane == 0) mbar_arrive(empty(held));
 
-        if constexpr (SPLIT) {
-            if (S > 1) {
-                // Partial of item w, float4 q of consumer thread th at partials[((w * NACC/4 + q) * 256 + th) * 4]:
-                // each float4 store of a warp covers 512 contiguous bytes.
+        if constexpr (SCHED != WHOLE) {
+            if (it.u >= 0) {
+                // Partial of split item u, float4 q of consumer thread th at partials[((u * NACC/4 + q) * 256 + th) * 4]:
+                // each float4 store of a warp covers 512 contiguous bytes. Tile group g = u / S counts its splits.
+                const int S = p.S, g = it.u / S;
                 constexpr int Q = NACC / 4;
                 const int th = c * 128 + tid;
                 float4* const part = reinterpret_cast<float4*>(ws.partials);
 #pragma unroll
                 for (int q = 0; q < Q; ++q)
-                    part[((size_t)w * Q + q) * 256 + th] = make_float4(d[4 * q], d[4 * q + 1], d[4 * q + 2], d[4 * q + 3]);
+                    part[((size_t)it.u * Q + q) * 256 + th] = make_float4(d[4 * q], d[4 * q + 1], d[4 * q + 2], d[4 * q + 3]);
                 __threadfence();            // the partial is visible device-wide before this split is counted
                 __shared__ int lastSplit;
                 asm volatile("bar.sync 1, 256;\n" ::: "memory");         // the consumer warpgroups
-                if (th == 0) lastSplit = atomicAdd(&ws.counters[t], 1u) == (unsigned)(S - 1);
+                if (th == 0) lastSplit = atomicAdd(&ws.counters[g], 1u) == (unsigned)(S - 1);
                 asm volatile("bar.sync 1, 256;\n" ::: "memory");
                 if (!lastSplit) continue;
                 __threadfence();            // the other splits' partials are read after their counts were seen
@@ -265,12 +457,12 @@ __device__ __forceinline__ void gemm(int M, int N, int K, float alpha, float bet
                 for (int q = 0; q < Q; ++q) {
                     float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
                     for (int k = 0; k < S; ++k) {
-                        const float4 p = __ldcg(&part[((size_t)(t * S + k) * Q + q) * 256 + th]);
-                        sum.x += p.x; sum.y += p.y; sum.z += p.z; sum.w += p.w;
+                        const float4 v = __ldcg(&part[((size_t)(g * S + k) * Q + q) * 256 + th]);
+                        sum.x += v.x; sum.y += v.y; sum.z += v.z; sum.w += v.w;
                     }
                     d[4 * q] = sum.x; d[4 * q + 1] = sum.y; d[4 * q + 2] = sum.z; d[4 * q + 3] = sum.w;
                 }
-                if (th == 0) ws.counters[t] = 0;                          // ready for the next launch
+                if (th == 0) ws.counters[g] = 0;                          // ready for the next launch
             }
         }
 
@@ -282,9 +474,17 @@ __device__ __forceinline__ void gemm(int M, int N, int K, float alpha, float bet
         const bool in0 = r < M, in1 = r + 8 < M;
 #pragma unroll
         for (int j = 0; j < BN / 8; ++j) {
-            const bool inCol = col + 8 * j < N;
-            store_pair(c0 + 8 * j, in0 && inCol, alpha, beta, d[4 * j], d[4 * j + 1]);
-            store_pair(c1 + 8 * j, in1 && inCol, alpha, beta, d[4 * j + 2], d[4 * j + 3]);
+            if constexpr (ANY) {
+                const bool inCol0 = col + 8 * j < N, inCol1 = col + 8 * j + 1 < N;
+                store_one(c0 + 8 * j, in0 && inCol0, alpha, beta, d[4 * j]);
+                store_one(c0 + 8 * j + 1, in0 && inCol1, alpha, beta, d[4 * j + 1]);
+                store_one(c1 + 8 * j, in1 && inCol0, alpha, beta, d[4 * j + 2]);
+                store_one(c1 + 8 * j + 1, in1 && inCol1, alpha, beta, d[4 * j + 3]);
+            } else {
+                const bool inCol = col + 8 * j < N;
+                store_pair(c0 + 8 * j, in0 && inCol, alpha, beta, d[4 * j], d[4 * j + 1]);
+                store_pair(c1 + 8 * j, in1 && inCol, alpha, beta, d[4 * j + 2], d[4 * j + 3]);
+            }
         }
     }
 }

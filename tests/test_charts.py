@@ -361,9 +361,11 @@ def test_every_kernel_has_a_colour_of_its_own():
     kernels = [n for n in names if n not in REFERENCES]
     markers = kernel_markers(names)
     pairs = [(color_distance(colours[a], colours[b]), a, b) for a, b in itertools.combinations(kernels, 2)]
-    assert min(pairs)[0] > 10  # clearly different; the husl palette gave rungs 8-12 teals about 5 apart
-    # past thirty kernels some colours come closer: those pairs differ in marker too
-    assert all(markers[a] != markers[b] for d, a, b in pairs if d <= 15), [p for p in pairs if p[0] <= 15]
+    assert min(pairs)[0] > 10  # clearly different (the roofline shows them all); husl gave rungs 8-12 teals 5 apart
+    # a ladder chart shows one tier: there, a pair of colours closer than 15 differs in marker too
+    tier = {s.name: s.tier for s in load_manifest()}
+    close = [(d, a, b) for d, a, b in pairs if d <= 15 and tier[a] == tier[b] and markers[a] == markers[b]]
+    assert not close, close
     refs = [colours[r] for r in REFERENCES]
     assert all(color_distance(a, b) > 20 for a, b in itertools.combinations(refs, 2))  # cuBLAS vs cuBLAS FP16
     assert all(color_distance(colours[k], r) > 15 for k in kernels for r in refs)

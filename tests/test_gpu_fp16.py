@@ -1,5 +1,6 @@
 """On the GPU: the FP16 tier's ragged and persistent rungs (wgmma_ragged, wgmma_persist,
-wgmma_persist128), their fallback wmma_ragged and the dispatcher best-fp16 pass on whole-tile
+wgmma_persist128, wgmma_splitk128, wgmma_tailsplit, wgmma_tailsplit128, wgmma_pingpong), the element-loading
+wgmma_unaligned128, the fallback wmma_ragged and the dispatcher best-fp16 pass on whole-tile
 and ragged shapes: M of one row and of a partial tile, N and K multiples of 8 that end mid-tile,
 K below one k tile and ringing round the stages many times, more tiles than CTAs (each CTA of a
 persistent grid runs several, the ring continuing from tile to tile), and for wmma_ragged odd
@@ -18,13 +19,18 @@ from test_gpu_ladder import QUICK, run
 pytestmark = pytest.mark.gpu
 
 BY_NAME = {s.name: s for s in load_manifest()}
-TMA_RUNGS = [BY_NAME[n] for n in ("wgmma_ragged", "wgmma_persist", "wgmma_persist128", "wgmma_splitk128")]
+TMA_RUNGS = [BY_NAME[n] for n in ("wgmma_ragged", "wgmma_persist", "wgmma_persist128", "wgmma_splitk128",
+                                   "wgmma_tailsplit", "wgmma_tailsplit128", "wgmma_pingpong")]
 ALIGNED = [(128, 256, 64), (256, 512, 128), (1024, 1024, 1024), (2304, 512, 1024), (4096, 4096, 4096)]
 # N, K multiples of 8 (TMA's 16-byte rows), everything else ragged.
 RAGGED = [(1, 8, 8), (129, 136, 72), (1000, 1000, 1000), (3000, 3000, 3000), (4095, 4096, 4096),
           (777, 264, 8), (130, 2056, 4104), (32768, 64, 1024), (128, 16384, 520), (200, 40, 16384)]
 # Few tiles, long K (split-K: S = 2 .. 32, K ending mid-tile, unequal splits).
 SPLIT = [(1024, 1024, 8192), (128, 128, 65536), (256, 256, 32768), (200, 136, 20008), (1, 8, 4104), (512, 512, 16384)]
+# The last wave split along K (tailsplit: 3000^3 = 2 waves + 24 tiles cut 5 ways; tailsplit128:
+# 1024^3 = 64 tiles cut 2 ways, one tile cut 16 ways, a tail of 1 tile after a full wave).
+TAIL = [(3000, 3000, 3000), (1024, 1024, 1024), (128, 128, 65536), (512, 512, 512), (2049, 16384, 1000),
+        (16896 + 1, 128, 2048), (1000, 1000, 1000)]
 # Any shape at all.
 ODD = [(1, 1, 1), (3, 5, 7), (1023, 1023, 1023), (2500, 2500, 2500), (129, 257, 67), (65, 4095, 9)]
 
@@ -75,3 +81,21 @@ def test_best_fp16_runs_what_its_rules_choose():
     assert sorted((r["M"], r["N"], r["dispatched_to"]) for r in records) == sorted(
         (M, N, best.choose(M, N, K, BY_NAME).name) for M, N, K in shapes)
     assert all(r["kernel"] == "best-fp16" and r["status"] == "PASS" for r in records), records
+
+
+@pytest.mark.parametrize("name", ["wgmma_tailsplit", "wgmma_tailsplit128", "wgmma_unaligned128"])
+def test_tail_split_passes_and_repeats(name):
+    """The last wave is really split here, and each shape twice still passes: every tail tile's
+    last split left its arrival counter at zero."""
+    spec = BY_NAME[name]
+    records = run(spec, [s for s in TAIL for _ in range(2)])
+    bad = [(r["M"], r["N"], r["K"], r.get("reason")) for r in records if r["status"] != "PASS"]
+    assert not bad and len(records) == 2 * len(TAIL)
+
+
+def test_unaligned_rung_passes_every_kind_of_shape():
+    """Odd N and K (rows off TMA's 16-byte grid), ragged and aligned shapes, on the wgmma path."""
+    shapes = ODD + RAGGED + ALIGNED[:4] + [(4095, 4095, 4095)]
+    records = run(BY_NAME["wgmma_unaligned128"], shapes)
+    bad = [(r["M"], r["N"], r["K"], r["status"], r.get("reason")) for r in records if r["status"] != "PASS"]
+    assert not bad and len(records) == len(shapes)

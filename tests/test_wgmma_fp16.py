@@ -4,7 +4,9 @@ The persistent grid's tile loop is modelled here line for line (tile_of and the 
 blockIdx): every tile of any M, N is visited exactly once, for any grid size (a persistent grid of
 SMS CTAs or one CTA per tile), and no CTA runs more than cdiv(tiles, grid) of them. The sources'
 launch geometry and constants are read back so the model cannot drift from the manifest, and
-`best-fp16` is checked to cover every shape of the suites with a kernel whose contract takes it."""
+`best-fp16` is checked to cover every shape of the suites with a kernel whose contract takes it.
+The work schedules (plan, item_of: whole tiles, split-K, the last wave split along K) are modelled
+the same way: every (tile, k tile) pair of any shape is computed exactly once, for any grid."""
 
 import re
 from collections import Counter
@@ -81,6 +83,155 @@ def test_a_broken_raster_is_caught():
     assert {tile_of(t, 5, 3, 4) for t in range(15)} == every
 
 
+TAIL_RUNGS = ("wgmma_tailsplit", "wgmma_tailsplit128", "wgmma_unaligned128")
+HEADER = (KERNELS_DIR / "wgmma_fp16.cuh").read_text()
+
+
+def header_constant(name: str) -> int:
+    return int(re.search(rf"constexpr int {name} = (\d+);", HEADER)[1])
+
+
+TAIL_MIN_K, TAIL_MAX_SPLIT = header_constant("TAIL_MIN_K"), header_constant("TAIL_MAX_SPLIT")
+
+
+def plan(sched: str, n_tiles: int, k_tiles: int, grid: int, bm: int, bn: int, ws_floats: int, max_tiles: int):
+    """wgfp16::plan: (F, S, nItems): items [0, F) whole tiles, then S splits of each tile left."""
+    F, S = 0, 1
+    if sched == "SPLIT":
+        S = max(1, grid // n_tiles)
+    elif sched == "TAIL":
+        R = n_tiles % grid
+        F = n_tiles - R
+        if R > 0:
+            S = max(1, min(grid // R, k_tiles // TAIL_MIN_K, TAIL_MAX_SPLIT))
+    if S > 1 and ((n_tiles - F) * S * bm * bn > ws_floats or n_tiles - F > max_tiles):
+        S = 1
+    if S == 1:
+        F = n_tiles
+    return F, S, F + (n_tiles - F) * S
+
+
+def item_of(w: int, F: int, S: int, k_tiles: int):
+    """wgfp16::item_of: (tile, k begin, k end, split index u or -1)."""
+    if w < F:
+        return w, 0, k_tiles, -1
+    u = w - F
+    j = u % S
+    return F + u // S, j * k_tiles // S, (j + 1) * k_tiles // S, u
+
+
+def run_plan(n_tiles, k_tiles, grid, F, S, n_items, item=item_of):
+    """Per CTA, its items in order (the body's `for w = blockIdx.x; ...; w += gridDim.x`)."""
+    return {b: [item(w, F, S, k_tiles) for w in range(b, n_items, grid)] for b in range(grid)}
+
+
+def check_cover(n_tiles, k_tiles, runs):
+    """Every (tile, k tile) exactly once: each tile's k ranges, sorted, tile [0, k_tiles) end to end
+    (ranges, not pairs, so that large shapes stay cheap); each split index used once."""
+    ranges: dict[int, list[tuple[int, int]]] = {}
+    for items in runs.values():
+        for t, k0, k1, _ in items:
+            ranges.setdefault(t, []).append((k0, k1))
+    assert set(ranges) == set(range(n_tiles))
+    for t, rs in ranges.items():
+        end = 0
+        for k0, k1 in sorted(rs):
+            assert k0 == end and k1 >= k0, (t, sorted(rs))
+            end = k1
+        assert end == k_tiles, (t, sorted(rs))
+    splits = [u for items in runs.values() for *_, u in items if u >= 0]
+    assert len(splits) == len(set(splits))
+
+
+@settings(max_examples=300, deadline=None)
+@given(M=st.integers(1, 20000), N=st.integers(1, 20000), K=st.integers(1, 70000), sms=st.integers(1, 200),
+       name=st.sampled_from(TAIL_RUNGS + ("wgmma_splitk128",)))
+def test_split_schedules_cover_every_tile_and_k_tile_once(M, N, K, sms, name):
+    """For the manifest's grid and for a grid of any SM count (the body reads gridDim.x only)."""
+    spec = BY_NAME[name]
+    bn = source_define(spec, "BN")
+    n_tiles, k_tiles = -(-M // 128) * -(-N // bn), -(-K // 64)
+    ws, max_tiles = workspace_floats(spec), source_define(spec, "MAX_TILES")
+    sched = "SPLIT" if name == "wgmma_splitk128" else "TAIL"
+    for grid in {spec.launch(M, N, K).grid[0], sms}:
+        F, S, n_items = plan(sched, n_tiles, k_tiles, grid, 128, bn, ws, max_tiles)
+        runs = run_plan(n_tiles, k_tiles, grid, F, S, n_items)
+        check_cover(n_tiles, k_tiles, runs)
+        if S > 1:  # partials and counters inside the workspace
+            assert (n_items - F) * 128 * bn <= ws and (n_tiles - F) <= max_tiles
+        if sched == "TAIL":
+            assert all(sum(u >= 0 for *_, u in items) <= 1 for items in runs.values())  # one split a CTA
+            if S > 1:
+                assert F % grid == 0  # the whole tiles are full waves
+                assert n_items - F <= grid and min(k1 - k0 for items in runs.values() for _, k0, k1, u in items if u >= 0) >= TAIL_MIN_K
+                # the last wave costs 1/S of a tile (and no CTA more): the point of the split
+                assert max(sum(k1 - k0 for _, k0, k1, _ in items) for items in runs.values()) <= F // grid * k_tiles + -(-k_tiles // S)
+
+
+@pytest.mark.parametrize("shape,bn,splits", [((3000, 3000, 3000), 256, 5), ((1024, 1024, 1024), 128, 2),
+                                             ((128, 128, 65536), 128, 16), ((4096, 4096, 4096), 256, 1),
+                                             ((512, 512, 512), 128, 2)])
+def test_tail_split_of_known_shapes(shape, bn, splits):
+    """3000^3 on 128x256 tiles: 288 = 2 waves of 132 + 24 tiles, cut 5 ways (120 CTAs busy)."""
+    name = "wgmma_tailsplit" if bn == 256 else "wgmma_tailsplit128"
+    spec = BY_NAME[name]
+    M, N, K = shape
+    n_tiles, k_tiles = -(-M // 128) * -(-N // bn), -(-K // 64)
+    grid = spec.launch(M, N, K).grid[0]
+    assert plan("TAIL", n_tiles, k_tiles, grid, 128, bn, workspace_floats(spec), 4096)[1] == splits
+
+
+def test_a_wrong_tail_split_is_caught():
+    """The cover check has teeth: splits numbered without the whole tiles' offset miss the tail."""
+    def bad(w, F, S, k_tiles):
+        t, k0, k1, u = item_of(w, F, S, k_tiles)
+        return (t - F if u >= 0 else t), k0, k1, u
+    F, S, n_items = plan("TAIL", 288, 47, 132, 128, 256, 1 << 23, 4096)
+    check_cover(288, 47, run_plan(288, 47, 132, F, S, n_items))
+    with pytest.raises(AssertionError):
+        check_cover(288, 47, run_plan(288, 47, 132, F, S, n_items, item=bad))
+
+
+def pingpong_waits(n_local: int, k_tiles: int, stages: int):
+    """wgfp16::pingpong_consumer: per warpgroup c, the (ring position, stage, parity) of each of its
+    full-barrier waits, the stage and round computed once per tile from its first position and
+    then advanced as the body does; and the order barriers' bar.arrive / bar.sync counts."""
+    waits, arrives, syncs = {0: [], 1: []}, {0: 0, 1: 0}, {0: 0, 1: 0}
+    for c in (0, 1):
+        for i in range(c, n_local, 2):
+            nxt = i + 1 < n_local
+            syncs[c] += i > 0
+            pos = i * k_tiles
+            s, rnd = pos % stages, pos // stages
+            for kt in range(k_tiles):
+                waits[c].append((pos + kt, s, rnd & 1))
+                arrives[1 - c] += kt == k_tiles - 1 and nxt
+                s += 1
+                if s == stages:
+                    s, rnd = 0, rnd + 1
+    return waits, arrives, syncs
+
+
+@settings(max_examples=300, deadline=None)
+@given(M=st.integers(1, 20000), N=st.integers(1, 20000), K=st.integers(1, 20000), sms=st.integers(1, 200), data=st.data())
+def test_pingpong_ring_positions_and_order_barriers(M, N, K, sms, data):
+    """Each ring position a CTA loads is waited on once, by the warpgroup whose tile it holds, at
+    the stage and phase the producer's sequential ring gives it; every bar.arrive of one
+    warpgroup meets a bar.sync of the other (a missing one hangs, an extra one is left over)."""
+    spec = BY_NAME["wgmma_pingpong"]
+    n_tiles, k_tiles = -(-M // 128) * -(-N // 128), -(-K // 64)
+    grid = min(spec.launch(M, N, K).grid[0], sms)
+    block = data.draw(st.integers(0, grid - 1))
+    n_local = len(range(block, n_tiles, grid))
+    stages = source_define(spec, "STAGES")
+    waits, arrives, syncs = pingpong_waits(n_local, k_tiles, stages)
+    every = sorted(w for c in (0, 1) for w in waits[c])
+    assert [w[0] for w in every] == list(range(n_local * k_tiles))
+    assert all(s == q % stages and parity == q // stages % 2 for q, s, parity in every)
+    assert all(q // k_tiles % 2 == c for c in (0, 1) for q, _, _ in waits[c])
+    assert arrives == syncs
+
+
 @pytest.mark.parametrize("name", RUNGS)
 def test_persistent_grids_and_contracts(name):
     spec = BY_NAME[name]
@@ -132,27 +283,75 @@ def test_best_fp16_covers_every_suite_shape(suite):
 
 
 @pytest.mark.parametrize("shape,kernel", [
-    ((4096, 4096, 4096), "wgmma_persist"),      # 512 wide tiles: 3.9 waves; 1024 narrow: 7.8
-    ((8192, 8192, 8192), "wgmma_persist"),
-    ((2048, 2048, 2048), "wgmma_persist"),      # 128 wide tiles: one full wave
-    ((3000, 3000, 3000), "wgmma_persist128"),   # 288 wide tiles: 3 waves, the last 18% full; 576 narrow: 5
-    ((1024, 1024, 1024), "wgmma_persist128"),   # 32 wide tiles leave 100 SMs idle
-    ((32768, 64, 1024), "wgmma_persist128"),    # N = 64: a 256-wide tile is 3/4 empty
-    ((4095, 4095, 4095), "wmma_ragged"),        # odd leading dimensions: no TMA
-    ((2500, 2500, 2500), "wmma_ragged"),        # 2500 % 8 = 4
-    ((1000, 1000, 1000), "wgmma_persist128"),   # 1000 % 8 = 0: ragged tiles, TMA still fine
-    ((1024, 1024, 8192), "wgmma_splitk128"),    # 64 narrow tiles, long K: 2 splits
-    ((128, 128, 65536), "wgmma_splitk128"),     # one tile: 32 splits
-    ((512, 4096, 4096), "wgmma_persist128"),    # 128 narrow tiles already fill the SMs
+    ((4096, 4096, 4096), "wgmma_tailsplit"),     # 512 wide tiles: 3 waves + 116 tiles (too many to split)
+    ((8192, 8192, 8192), "wgmma_tailsplit"),
+    ((2048, 2048, 2048), "wgmma_tailsplit"),     # 128 wide tiles: one wave
+    ((3000, 3000, 3000), "wgmma_tailsplit"),     # 288 wide tiles: 2 waves + 24 cut 5 ways; narrow tiles waste as much
+    ((1024, 1024, 1024), "wgmma_tailsplit128"),  # 32 wide tiles leave 100 SMs idle
+    ((32768, 64, 1024), "wgmma_tailsplit128"),   # N = 64: a 256-wide tile is 3/4 empty
+    ((4096, 384, 4096), "wgmma_tailsplit128"),   # N = 384: 2 wide tiles waste 1/4, 3 narrow ones nothing
+    ((4095, 4095, 4095), "wgmma_unaligned128"),  # odd leading dimensions: no TMA
+    ((2500, 2500, 2500), "wgmma_unaligned128"),  # 2500 % 8 = 4
+    ((1000, 1000, 1000), "wgmma_tailsplit128"),  # 1000 % 8 = 0: ragged tiles, TMA still fine
+    ((1024, 1024, 8192), "wgmma_tailsplit128"),  # 64 narrow tiles, long K: 2 splits
+    ((128, 128, 65536), "wgmma_tailsplit128"),   # one tile: 16 splits
+    ((512, 4096, 4096), "wgmma_tailsplit128"),   # 64 wide tiles fill half the SMs; 128 narrow ones a wave
 ])
 def test_best_fp16_rules_follow_the_wave_arithmetic(shape, kernel):
     assert BEST.choose(*shape, BY_NAME).name == kernel
 
 
 def test_rung_sources_include_the_shared_body():
-    assert "wgfp16::gemm<BN, STAGES, GROUP, true>" in BY_NAME["wgmma_splitk128"].source.read_text()
+    assert "wgfp16::gemm<BN, STAGES, GROUP, wgfp16::SPLIT>" in BY_NAME["wgmma_splitk128"].source.read_text()
+    for name in TAIL_RUNGS:
+        assert "wgfp16::gemm<BN, STAGES, GROUP, wgfp16::TAIL" in BY_NAME[name].source.read_text()
+    assert "wgfp16::gemm<BN, STAGES, GROUP, wgfp16::PINGPONG>" in BY_NAME["wgmma_pingpong"].source.read_text()
     for name in RUNGS:
         text = BY_NAME[name].source.read_text()
         assert '#include "wgmma_fp16.cuh"' in text and "wgfp16::gemm<BN, STAGES, GROUP>" in text
         assert "wgmma.mma_async" not in text  # the instruction lives in the header only
     assert (KERNELS_DIR / "wgmma_fp16.cuh").read_text().count('#include "hopper.cuh"') == 1
+
+
+def swizzle128(offset: int) -> int:
+    """Where TMA's 128B swizzle puts byte `offset` of a 1024-byte-aligned box: 16-byte chunk bits
+    [4:6] XOR the row-in-atom bits [7:9]."""
+    return offset ^ ((offset >> 7) & 7) << 4
+
+
+def fill_stage(bn: int):
+    """wgfp16::fill_stage, line for line: {shared offset: (operand, row, col)} of the 128 producer
+    threads' element stores (A: row m, col k; B: row k, col n)."""
+    bk, bm, a_box, b_box = 64, 128, 128 * 64 * 2, 64 * 64 * 2
+    stores = []
+    for tid in range(128):
+        k = tid % bk
+        for i in range(bm // 2):
+            r = tid // bk + 2 * i
+            stores.append((r * 128 + ((k // 8 ^ r % 8) << 4) + (k % 8) * 2, ("A", r, k)))
+        for j in range(bn // 128):
+            n = tid + 128 * j
+            box, nn = n // 64, n % 64
+            col = a_box + box * b_box + (nn % 8) * 2
+            for i in range(bk):
+                stores.append((col + i * 128 + ((nn // 8 ^ i % 8) << 4), ("B", i, n)))
+    return stores
+
+
+@pytest.mark.parametrize("bn", [128, 256])
+def test_unaligned_fill_writes_each_element_where_tma_would(bn):
+    """The element-loading producer (ANY) fills every 2-byte slot of a stage once, each element at
+    the address TMA's 128B swizzle gives it: A as one 64(k) x 128(m) box, B as bn/64 boxes of
+    64(n) x 64(k), so the consumers' wgmma descriptors read the same layout either way."""
+    stores = fill_stage(bn)
+    stage = 128 * 64 * 2 + bn // 64 * 64 * 64 * 2
+    assert sorted(at for at, _ in stores) == list(range(0, stage, 2))
+    a_box = 128 * 64 * 2
+    for at, (operand, row, col) in stores:
+        if operand == "A":  # TMA box [64, 128]: rows of 64 k, one per m
+            assert at == swizzle128(row * 128 + col * 2)
+        else:               # TMA box [64, 64] per 64 columns of n: rows of 64 n, one per k
+            assert at == a_box + col // 64 * 8192 + swizzle128(row * 128 + col % 64 * 2)
+    source = (KERNELS_DIR / "wgmma_fp16.cuh").read_text()
+    assert "r * 128 + ((k / 8 ^ r % 8) << 4) + (k % 8) * 2" in source
+    assert "col + i * 128 + ((nn / 8 ^ i % 8) << 4)" in source and "sa + A_BOX + box * B_BOX + (nn % 8) * 2" in source
