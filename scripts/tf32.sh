@@ -48,8 +48,8 @@ for spec in select_kernels(sys.argv[1:]):
 PY
            ;;
       tests) step "GPU tests of the tier"
-           python3 -m pytest -q -m gpu -p no:cacheprovider tests/test_gpu_tf32.py || status=1
-           python3 -m pytest -q -m gpu -p no:cacheprovider tests/test_gpu_ladder.py -k "tf32" || status=1 ;;
+           python3 -m pytest -q -m gpu -p no:cacheprovider tests/gpu/test_tf32.py || status=1
+           python3 -m pytest -q -m gpu -p no:cacheprovider tests/gpu/test_ladder.py -k "tf32" || status=1 ;;
       bench) step "bench --tier fp32-tc at $SIZES"
            COLUMNS=200 python3 -m profiler bench --tier fp32-tc --sizes "$SIZES" --max-seconds "$MAX_SECONDS" \
                --out "$RUNS" --run-id bench || status=1

@@ -1,0 +1,108 @@
+"""Terminal tables (profiler.render.console) on the sample run, printed on rich consoles 80 and
+200 columns wide: no cell is ever cut, tables fit the width where their numbers allow; and the
+console factory's width rules."""
+
+from __future__ import annotations
+
+import io
+
+import pandas as pd
+import pytest
+from helpers.paths import SAMPLE_RUN
+from rich.console import Console
+
+from profiler.analyze.compare import compare_bench, compare_kernels
+from profiler.render.console import (
+    LOG_WIDTH,
+    FittedTable,
+    bench_table,
+    compare_metrics_table,
+    compare_table,
+    launch_summary_table,
+    make_console,
+)
+
+FAST = SAMPLE_RUN.parent / "sample-h200-fast"
+
+
+def printed(table, width: int) -> str:
+    console = Console(record=True, width=width, file=io.StringIO())
+    console.print(table)
+    return console.export_text()
+
+
+def sample_tables():
+    bench = pd.read_parquet(SAMPLE_RUN / "bench.parquet")
+    kernels = pd.read_parquet(SAMPLE_RUN / "kernels.parquet")
+    slower = bench.assign(median_ms=bench["median_ms"] * 1.1, gflops=bench["gflops"] / 1.1)
+    fast_kernels = pd.read_parquet(FAST / "kernels.parquet")
+    skipped = bench.head(3).assign(status=["SKIP", "FAIL", "PASS"],
+                                   reason=["contract: M must be a multiple of 128 (got 1000)", "max error 3e-2", None])
+    return {
+        "bench": bench_table(bench, "NVIDIA H200: SGEMM ladder vs cuBLAS"),
+        "bench with notes": bench_table(skipped, "notes"),
+        "compare": compare_table(compare_bench(bench, slower, 0.03), "sample-h200 -> 10% slower"),
+        "compare metrics": compare_metrics_table(compare_kernels(kernels, fast_kernels), 0.03),
+        "launches": launch_summary_table(kernels, "reports/sample-h200"),
+    }
+
+
+@pytest.mark.parametrize("width", [80, 200])
+def test_no_cell_is_cut_and_every_line_fits(width):
+    bench = pd.read_parquet(SAMPLE_RUN / "bench.parquet")
+    for name, table in sample_tables().items():
+        out = printed(table, width)
+        assert "…" not in out, (name, out)
+        assert max(len(line) for line in out.splitlines()) <= width, (name, out)
+        if name == "bench":  # every number whole, on one line
+            for value in bench["gflops"].dropna():
+                assert f"{value:,.0f}" in out, (value, out)
+            for shape in {f"{m}x{n}x{k}" for m, n, k in bench[["M", "N", "K"]].itertuples(index=False)}:
+                assert shape in out
+
+
+def test_layout_follows_the_width():
+    tables = sample_tables()
+    wide = printed(tables["bench"], 200)
+    assert "┃" in wide and "cutlass128x128x8" in wide  # the full table, names whole
+    narrow = printed(tables["bench"], 80)  # numbers fit side by side once borders go
+    header = " ".join(narrow.splitlines()[1:4])  # a header may wrap onto a second line
+    assert "┃" not in narrow and "─" in narrow and "GFLOP/s" in header
+    blocks = printed(tables["compare"], 80)  # eight numeric columns do not: one block per row
+    assert "\nkernel " in "\n" + blocks and "cublas-fp16" in blocks and "cutlass128x256x8" in blocks
+    assert "base ms (p10–p90)" in blocks and "0.00736 (0.007197–0.00768)" in blocks
+    assert "┃" in printed(tables["compare"], 200)
+
+
+def test_status_words_stay_whole_in_a_log():
+    skipped = pd.read_parquet(SAMPLE_RUN / "bench.parquet").head(3).assign(
+        status=["SKIP", "FAIL", "PASS"],
+        reason=["contract: M must be a multiple of 128 (got 1000) and some more words", "max error 3e-2", None])
+    for width in (80, 120):
+        words = printed(bench_table(skipped), width).split()
+        assert {"SKIP", "FAIL", "PASS"} <= set(words)
+        assert "note" in words  # the reasons have a column of their own, which wraps
+
+
+def test_column_widths_narrow_the_widest_first():
+    table = FittedTable(box=None, padding=(0, 0), show_header=False)
+    table.add_column(min_width=4)  # a number column: 4 at least
+    table.add_column(min_width=3)  # a text column
+    table.add_row("1234", "abcdefghij")
+    assert table.column_widths(20) is None  # fits as it is
+    assert table.column_widths(10) == [4, 6]  # only the text column gives way
+    assert table.column_widths(7) == [4, 3]
+    assert table.column_widths(6) is None and table.least_width() == 7
+
+
+def test_make_console_widths(monkeypatch):
+    monkeypatch.setenv("COLUMNS", "80")
+    assert make_console().width == 80 and make_console(stderr=True).width == 80
+    monkeypatch.setenv("COLUMNS", "200")
+    assert make_console().width == 200
+    monkeypatch.delenv("COLUMNS")
+    console = make_console()  # under pytest stdout is captured: a pipe, as in a CI log
+    assert console.is_terminal or console.width == LOG_WIDTH
+    monkeypatch.setenv("COLUMNS", "wide")  # nonsense is ignored
+    assert make_console().width == LOG_WIDTH or make_console().is_terminal
+    assert make_console(stderr=True).stderr
