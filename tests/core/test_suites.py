@@ -60,7 +60,7 @@ def test_bench_suite_writes_its_summary_to_the_run(tmp_path, monkeypatch):
     import json
 
     import pandas as pd
-    from bench_fakes import patch
+    from helpers.bench_fakes import patch
 
     patch(monkeypatch.setattr)
     result = CliRunner().invoke(app, ["bench", "--suite", "quick", "--tier", "fp32", "-k", "naive", "-k", "wmma", "-k", "smem",

@@ -2,17 +2,14 @@
 record per tier, fp32 and fp16 as before, fp32-tc held to the FP32 bound against strict SGEMM with
 cuBLAS FAST_TF32 as a context row."""
 
-import math
 
-import pandas as pd
 import pytest
 
 from profiler.errors import GemmprofError
 from profiler.kernel_spec import ELEMENT_BYTES, TensorMapSpec
 from profiler.manifest import REFERENCES, reference_name, reference_rows, reference_tiers, select_kernels
-from profiler.manifest_parse import parse_manifest
 from profiler.measure.tensormap import DATA_TYPE
-from profiler.specs import peak_flops, peak_fp32_flops
+from profiler.specs import peak_flops
 from profiler.tiers import ELEMENT_TYPES, REFERENCE_ROWS, TIERS, cublas_rows, fp32_tolerance, tier
 
 
@@ -51,15 +48,6 @@ def test_unknown_tier_is_a_one_line_error():
     assert "fp8" in str(err.value) and "fp32-tc" in err.value.hint
 
 
-def test_peaks_per_tier():
-    clock = 1.98e9
-    assert peak_flops("fp32", (9, 0), 132, clock) == peak_fp32_flops((9, 0), 132, clock) == 256 * 132 * clock
-    assert peak_flops("fp16", (9, 0), 132, clock) == 4096 * 132 * clock
-    assert peak_flops("fp32-tc", (9, 0), 132, clock) == 2048 * 132 * clock  # 535 TFLOP/s: dense TF32, H100/H200
-    assert peak_flops("fp32-tc", (8, 0), 108, 1.41e9) == pytest.approx(156e12, rel=0.01)  # A100's datasheet TF32
-    assert math.isnan(peak_flops("fp32-tc", (8, 6), 84, clock))  # not known here: NaN, not a guess
-
-
 def test_reference_rows_of_a_selection():
     assert reference_rows(select_kernels(["tf32x3"])) == [("cublas", "fp32-tc"), ("cublas-tf32", "fp32-tc")]
     assert reference_rows(select_kernels(["naive", "wgmma"])) == [("cublas-fp16", "fp16"), ("cublas", "fp32")]
@@ -81,46 +69,3 @@ def test_manifest_rungs_of_the_tier():
     assert x1.tier == x3.tier == "fp32-tc" and x3.predecessor == "tf32x1"
     assert x1.expect_fail and not x3.expect_fail
     assert x3.unsupported_reason(4096, 4096, 4096) is None and x3.unsupported_reason(4096, 4096, 4100)
-
-
-ENTRY = """
-[[kernel]]
-name = "k"
-file = "k.cu"
-entry = "k"
-tier = "{tier}"
-idea = "x"
-grid = [1]
-block = [32]
-{extra}
-"""
-
-
-def test_manifest_checks_tier_and_expect_fail_types():
-    assert parse_manifest(ENTRY.format(tier="fp32-tc", extra="expect_fail = true"))[0].expect_fail
-    with pytest.raises(GemmprofError, match="expect_fail must be bool"):
-        parse_manifest(ENTRY.format(tier="fp32-tc", extra='expect_fail = "yes"'))
-    with pytest.raises(GemmprofError, match="tier must be one of"):
-        parse_manifest(ENTRY.format(tier="tf32", extra=""))
-
-
-def test_bench_table_times_context_rows_and_shows_the_fp64_error():
-    from rich.console import Console
-
-    from profiler.render.console import bench_table
-
-    rows = pd.DataFrame([
-        {"kernel": "cublas-tf32", "tier": "fp32-tc", "M": 1024, "N": 1024, "K": 1024, "status": "CONTEXT",
-         "reason": "context, not verified as fp32-tc: relative error 2.9e-04 > tolerance 7.6e-06", "median_ms": 0.0123,
-         "cv": 0.01, "gflops": 174000.0, "pct_of_cublas": 700.0, "pct_of_peak": 33.0, "error": 2.9e-4, "error_fp64": 3.1e-4},
-        {"kernel": "tf32x1", "tier": "fp32-tc", "M": 1024, "N": 1024, "K": 1024, "status": "FAIL",
-         "reason": "expected: relative error", "error": 3.0e-4, "error_fp64": 3.2e-4},
-        {"kernel": "tf32x3", "tier": "fp32-tc", "M": 1024, "N": 1024, "K": 1024, "status": "PASS", "median_ms": 0.0456,
-         "cv": 0.01, "gflops": 47000.0, "pct_of_cublas": 150.0, "pct_of_peak": 9.0, "error": 1.1e-7, "error_fp64": None},
-    ])
-    console = Console(width=250, record=True)
-    console.print(bench_table(rows))
-    lines = {line.split()[1]: line for line in console.export_text().splitlines() if line.startswith("│ ")}
-    assert "0.0123" in lines["cublas-tf32"] and "CONTEXT" in lines["cublas-tf32"] and "3.1e-04" in lines["cublas-tf32"]
-    assert "3.2e-04" in lines["tf32x1"] and "FAIL" in lines["tf32x1"] and "0.0" not in lines["tf32x1"].split("│")[3]
-    assert "0.0456" in lines["tf32x3"] and "1.1e-07" in lines["tf32x3"]

@@ -1,7 +1,11 @@
 """The timing loop's control logic on a fake CUDA: alternation, repetition limits, flushes."""
 
 import itertools
+import math
 
+import pytest
+
+from profiler.measure.timing import Stats
 from profiler.measure.timing import TimingPolicy, time_alternating
 
 
@@ -57,3 +61,11 @@ def test_stable_timings_stop_at_min_reps_rounded_to_a_batch():
 def test_noisy_timings_run_to_max_reps_and_not_past_it():
     _, samples, _ = run({"k": [1.0, 3.0]}, TimingPolicy(min_reps=10, max_reps=37, target_cv=0.01, max_seconds=60))
     assert len(samples["k"]) == 37
+
+
+def test_stats_on_hand_checkable_samples():
+    s = Stats.of([1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0, 10.0, 11.0])
+    assert s.n == 11 and s.median_ms == 6.0 and s.min_ms == 1.0 and s.mean_ms == 6.0
+    assert s.p10_ms == pytest.approx(2.0) and s.p90_ms == pytest.approx(10.0)
+    assert s.cv == pytest.approx(math.sqrt(11.0) / 6.0)
+    assert Stats.of([2.5]).cv == 0.0

@@ -8,9 +8,9 @@ import io
 
 import pandas as pd
 import pytest
-from helpers.paths import SAMPLE_RUN
 from rich.console import Console
 
+from helpers.paths import SAMPLE_RUN
 from profiler.analyze.compare import compare_bench, compare_kernels
 from profiler.render.console import (
     LOG_WIDTH,
@@ -21,6 +21,7 @@ from profiler.render.console import (
     launch_summary_table,
     make_console,
 )
+
 
 FAST = SAMPLE_RUN.parent / "sample-h200-fast"
 
@@ -106,3 +107,25 @@ def test_make_console_widths(monkeypatch):
     monkeypatch.setenv("COLUMNS", "wide")  # nonsense is ignored
     assert make_console().width == LOG_WIDTH or make_console().is_terminal
     assert make_console(stderr=True).stderr
+
+
+def test_bench_table_times_context_rows_and_shows_the_fp64_error():
+    from rich.console import Console
+
+    from profiler.render.console import bench_table
+
+    rows = pd.DataFrame([
+        {"kernel": "cublas-tf32", "tier": "fp32-tc", "M": 1024, "N": 1024, "K": 1024, "status": "CONTEXT",
+         "reason": "context, not verified as fp32-tc: relative error 2.9e-04 > tolerance 7.6e-06", "median_ms": 0.0123,
+         "cv": 0.01, "gflops": 174000.0, "pct_of_cublas": 700.0, "pct_of_peak": 33.0, "error": 2.9e-4, "error_fp64": 3.1e-4},
+        {"kernel": "tf32x1", "tier": "fp32-tc", "M": 1024, "N": 1024, "K": 1024, "status": "FAIL",
+         "reason": "expected: relative error", "error": 3.0e-4, "error_fp64": 3.2e-4},
+        {"kernel": "tf32x3", "tier": "fp32-tc", "M": 1024, "N": 1024, "K": 1024, "status": "PASS", "median_ms": 0.0456,
+         "cv": 0.01, "gflops": 47000.0, "pct_of_cublas": 150.0, "pct_of_peak": 9.0, "error": 1.1e-7, "error_fp64": None},
+    ])
+    console = Console(width=250, record=True)
+    console.print(bench_table(rows))
+    lines = {line.split()[1]: line for line in console.export_text().splitlines() if line.startswith("│ ")}
+    assert "0.0123" in lines["cublas-tf32"] and "CONTEXT" in lines["cublas-tf32"] and "3.1e-04" in lines["cublas-tf32"]
+    assert "3.2e-04" in lines["tf32x1"] and "FAIL" in lines["tf32x1"] and "0.0" not in lines["tf32x1"].split("│")[3]
+    assert "0.0456" in lines["tf32x3"] and "1.1e-07" in lines["tf32x3"]
