@@ -6,10 +6,10 @@ import re
 
 import pandas as pd
 import pytest
-from helpers.paths import SAMPLE_RUN
 
-from profiler.analyze import stalls
+from helpers.paths import SAMPLE_RUN
 from profiler import stall_table
+from profiler.analyze import stalls
 from profiler.stall_table import LAUNCH_REASONS as STALL_REASONS
 
 SAMPLE = SAMPLE_RUN
@@ -29,21 +29,6 @@ def test_every_reason_ncu_reports_is_explained():
         assert not re.search(r"[a-z)]\. [A-Z]", entry.meaning), reason
     assert not stalls.BY_REASON["not_selected"].cost and not stalls.BY_REASON["selected"].cost
     assert stalls.BY_REASON["mio_throttle"].cost
-
-
-def test_the_stall_table_lists_each_reason_once_in_a_known_group():
-    reasons = [s.reason for s in stall_table.STALLS]
-    assert len(reasons) == len(set(reasons))
-    assert all(s.group in stall_table.GROUPS for s in stall_table.STALLS)
-    # the two ncu spellings of one reason map to one key
-    assert stall_table.SAMPLED_NAMES["no_instructions"] == "no_instruction"
-    assert set(stall_table.COST_REASONS) == set(reasons) - {"selected", "not_selected"}
-
-
-def test_top_stall_column_is_never_a_reason_that_is_no_cost():
-    from profiler.extract.metrics import top_stall
-    frame = launch(selected=5.0, not_selected=9.0, wait=0.5)
-    assert top_stall(frame) == ["wait"]
 
 
 def test_unknown_reason_gets_a_neutral_entry():

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import pandas as pd
 import pytest
-from helpers.paths import SAMPLE_RUN
 
-from profiler import numbers as prose
+from helpers.paths import SAMPLE_RUN
 from profiler.analyze import verdict as vd
 from profiler.analyze.memory import bank_conflicts, coalescing, instruction_mix
 from profiler.stall_table import LAUNCH_REASONS as STALL_REASONS
@@ -120,14 +119,6 @@ def test_balanced_memory_is_examined_first():
 def test_issue_bound():
     v = one(launch(sm_throughput_pct=90.0, inst_executed=3.6e8))  # 90% of 4e8 slots
     assert v.bound == "issue" and "90%" in v.summary
-
-
-def test_formatting():
-    assert prose.fmt_pct(0.0376) == "0.038%" and prose.fmt_pct(7.64) == "7.6%" and prose.fmt_pct(66.4) == "66%"
-    assert prose.fmt_bytes(67108864) == "67.1 MB" and prose.fmt_times(4228.0) == "4,228x" and prose.fmt_times(0.786) == "0.786x"
-    assert prose.fmt_way(2.0) == "2-way" and prose.fmt_way(1.0001) == "none" and prose.fmt_way(5 / 3) == "1.67-way"
-    assert prose.fmt_ratio(0.1234) == "x0.12" and prose.fmt_ratio(13.38) == "x13.4" and prose.fmt_count(402801223) == "402.8 M"
-    assert prose.fmt_num(2.0) == "2" and prose.fmt_num(0.0625) == "0.0625" and prose.fmt_num(35332.1) == "35,332"
 
 
 @pytest.fixture(scope="module")

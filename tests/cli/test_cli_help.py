@@ -8,9 +8,8 @@ import subprocess
 import sys
 
 import pytest
-from helpers.paths import SAMPLE_RUN
 
-from profiler.numbers import count_of
+from helpers.paths import SAMPLE_RUN
 
 
 def gemmprof(*args: str, cwd=None) -> subprocess.CompletedProcess:
@@ -36,8 +35,3 @@ def test_roofline_without_a_run_says_which_it_drew(tmp_path):
     proc = gemmprof("roofline", "-o", str(out), cwd=SAMPLE_RUN.parent.parent)
     assert proc.returncode == 0, proc.stderr
     assert "roofline of the newest run with a kernels table: reports/" in proc.stderr
-
-
-def test_count_of_agrees_in_number():
-    assert count_of(1, "block") == "1 block" and count_of(2, "block") == "2 blocks"
-    assert count_of(3, "launch") == "3 launches" and count_of(1, "launch") == "1 launch"

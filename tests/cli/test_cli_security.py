@@ -18,10 +18,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from profiler.outdir import MARKER
 from helpers.paths import REPO, SAMPLE_RUN
-
 from profiler.errors import GemmprofError
+from profiler.outdir import MARKER
 from profiler.subprocess_env import child_env
 
 pytestmark = pytest.mark.skipif(not (SAMPLE_RUN / "kernels.parquet").is_file(), reason="sample run not present")
@@ -347,29 +346,6 @@ def test_dispatch_write_restores_the_manifest_when_the_written_file_is_invalid(m
     assert manifest_copy.read_text() == original
 
 
-@pytest.mark.parametrize("flag", ["-ccbin=/tmp/evil", "--compiler-bindir", "-Xcompiler=-fplugin=/tmp/p.so",
-                                  "-Xcompiler", "--compiler-options=-B/tmp", "-optf", "--run", "-Xlinker"])
-def test_host_compiler_flags_need_the_files_permission(flag):
-    from profiler.manifest_parse import parse_manifest
-
-    entry = ('[[kernel]]\nname = "k"\nfile = "naive.cu"\nentry = "sgemm_naive"\ntier = "fp32"\nidea = "x"\n'
-             f'grid = [1, 1, 1]\nblock = [1, 1, 1]\nnvcc_flags = ["-lineinfo", {json.dumps(flag)}]\n')
-    with pytest.raises(GemmprofError, match="allow_host_compiler_flags"):
-        parse_manifest(entry, "user.toml")
-    (spec,) = parse_manifest("allow_host_compiler_flags = true\n" + entry, "user.toml")
-    assert flag in spec.nvcc_flags
-
-
-def test_the_builtin_ladder_needs_no_host_compiler_flags():
-    from profiler.kernel_paths import MANIFEST_PATH
-    from profiler.manifest import load_manifest
-    from profiler.manifest_parse import ALLOW_HOST_FLAGS_KEY, guarded_nvcc_flags
-
-    assert ALLOW_HOST_FLAGS_KEY not in MANIFEST_PATH.read_text()
-    assert all(not guarded_nvcc_flags(s.nvcc_flags) for s in load_manifest())
-    assert guarded_nvcc_flags(["-O3", "-lineinfo", "-I", "x", "--use_fast_math"]) == []
-
-
 @pytest.mark.parametrize("args", [
     ["roofline", str(SAMPLE_RUN), "-o", "{file}/x.png"],
     ["roofline", str(SAMPLE_RUN), "-o", "{tmp}/r.png", "--ladder", "{file}/l.png"],
@@ -383,25 +359,3 @@ def test_outputs_onto_or_under_a_file_are_one_line(tmp_path, args):
     no_traceback(r)
     assert r.returncode == 2 and "is a file" in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
     assert blocker.read_text() == "x"
-
-
-def test_terminal_tables_print_names_literally():
-    from rich.console import Console
-
-    from profiler.render.console import bench_table, compare_table
-
-    names = ["foo[abi:cxx11]", "[/bold]x", "[red]y[/red]", "a\\"]
-    bench = pd.DataFrame({"kernel": names, "M": 64, "N": 64, "K": 64, "status": "FAIL", "reason": "[/] bad",
-                          "error": 1.0, "median_ms": float("nan"), "cv": float("nan")})
-    nan = float("nan")
-    cmp = pd.DataFrame([{"kernel": n, "M": 64, "N": 64, "K": 64, "verdict": "broken", "status_base": "PASS",
-                         "status_new": "[b]FAIL", "base_ms": nan, "base_p10_ms": nan, "base_p90_ms": nan,
-                         "new_ms": nan, "new_p10_ms": nan, "new_p90_ms": nan, "time_change": nan,
-                         "base_gflops": nan, "new_gflops": nan, "gflops_change": nan} for n in names])
-    for table in (bench_table(bench, title="[bold]GPU [x]"), compare_table(cmp, "[/]a -> b")):
-        console = Console(record=True, width=250)
-        console.print(table)
-        out = console.export_text()
-        for n in names:
-            assert n in out, out
-        assert "[/] bad" in out or "[b]FAIL" in out

@@ -1,5 +1,9 @@
 """The manifest's parser (profiler.manifest_parse): every mistake in ladder.toml is one line naming the kernel."""
 
+from __future__ import annotations
+
+import json
+
 import pytest
 
 from profiler.errors import GemmprofError
@@ -83,3 +87,26 @@ def test_manifest_checks_tier_and_expect_fail_types():
         parse_manifest(ENTRY.format(tier="fp32-tc", extra='expect_fail = "yes"'))
     with pytest.raises(GemmprofError, match="tier must be one of"):
         parse_manifest(ENTRY.format(tier="tf32", extra=""))
+
+
+@pytest.mark.parametrize("flag", ["-ccbin=/tmp/evil", "--compiler-bindir", "-Xcompiler=-fplugin=/tmp/p.so",
+                                  "-Xcompiler", "--compiler-options=-B/tmp", "-optf", "--run", "-Xlinker"])
+def test_host_compiler_flags_need_the_files_permission(flag):
+    from profiler.manifest_parse import parse_manifest
+
+    entry = ('[[kernel]]\nname = "k"\nfile = "naive.cu"\nentry = "sgemm_naive"\ntier = "fp32"\nidea = "x"\n'
+             f'grid = [1, 1, 1]\nblock = [1, 1, 1]\nnvcc_flags = ["-lineinfo", {json.dumps(flag)}]\n')
+    with pytest.raises(GemmprofError, match="allow_host_compiler_flags"):
+        parse_manifest(entry, "user.toml")
+    (spec,) = parse_manifest("allow_host_compiler_flags = true\n" + entry, "user.toml")
+    assert flag in spec.nvcc_flags
+
+
+def test_the_builtin_ladder_needs_no_host_compiler_flags():
+    from profiler.kernel_paths import MANIFEST_PATH
+    from profiler.manifest import load_manifest
+    from profiler.manifest_parse import ALLOW_HOST_FLAGS_KEY, guarded_nvcc_flags
+
+    assert ALLOW_HOST_FLAGS_KEY not in MANIFEST_PATH.read_text()
+    assert all(not guarded_nvcc_flags(s.nvcc_flags) for s in load_manifest())
+    assert guarded_nvcc_flags(["-O3", "-lineinfo", "-I", "x", "--use_fast_math"]) == []

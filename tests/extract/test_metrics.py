@@ -11,8 +11,9 @@ import pandas as pd
 import pytest
 
 from profiler.extract import metrics as mt
+from profiler.extract.units import parse_unit
 from profiler.stall_table import LAUNCH_REASONS
-from profiler.extract.units import parse_unit, unit_factor
+from profiler.stall_table import LAUNCH_REASONS as STALL_REASONS
 
 # The columns other modules rely on: the contract of the `kernels` table.
 REQUIRED_KERNEL_COLUMNS = [
@@ -188,44 +189,6 @@ def test_choose_limiter(limits, expected):
 # Units
 
 
-@pytest.mark.parametrize(
-    "source, target, factor",
-    [
-        ("ns", "ns", 1.0),
-        ("us", "ns", 1e3),
-        ("msecond", "ns", 1e6),
-        ("nsecond", "ns", 1.0),
-        ("Ghz", "Hz", 1e9),
-        ("hz", "Hz", 1.0),
-        ("cycle/nsecond", "Hz", 1e9),
-        ("Mbyte", "byte", 1e6),
-        ("Kbyte/block", "byte/block", 1e3),
-        ("Gbyte/s", "byte/s", 1e9),
-        ("Tbyte/s", "byte/s", 1e12),
-        ("sector/ns", "sector/s", 1e9),
-        ("sector/us", "sector/s", 1e6),
-        ("inst", "cycle/inst", 1.0),  # ncu labels the stall ratios 'inst'
-        ("", "count", 1.0),
-        ("block", "count", 1.0),
-        ("1/cycle", "wavefront/cycle", 1.0),
-        ("%", "%", 1.0),
-    ],
-)
-def test_unit_factor(source, target, factor):
-    assert unit_factor(source, target) == factor
-
-
-@pytest.mark.parametrize("source, target", [("byte", "ns"), ("byte/s", "byte"), ("%", "count"), ("Hz", "byte")])
-def test_unit_factor_refuses_other_dimensions(source, target):
-    with pytest.raises(ValueError):
-        unit_factor(source, target)
-
-
-def test_unknown_unit():
-    with pytest.raises(ValueError):
-        parse_unit("furlong")
-
-
 def test_a_double_precision_launch_is_measured_against_the_fp64_peak():
     # 1,000 cycles at 1 GHz (1 us): 100 DFMA + 10 DADD per cycle -> 210,000 FP64 FLOPs, next to a few FFMAs.
     r = derive(synthetic(smsp_cycles=1000.0, duration_ns=1000.0, ffma_thread_inst=5.0, fadd_thread_inst=0.0,
@@ -263,3 +226,15 @@ def test_tf32_launches_are_held_to_the_tf32_tensor_peak():
     assert fp16["peak_tensor_flops"] == 8192 * 1e9  # FP16 launches as before
     mma_only = derive(synthetic(tensor_tf32_flop=3e9, tensor_tf32_mma_per_cycle_peak=2730.0))
     assert mma_only["peak_tensor_tf32_flops"] == 2730 * 1e9  # a GPU without warpgroup MMA
+
+
+def launch(**stall_values) -> pd.DataFrame:
+    row = {"report": "r", "launch": 0, **{f"stall_{r}": 0.0 for r in STALL_REASONS}}
+    row.update({f"stall_{k}": v for k, v in stall_values.items()})
+    return pd.DataFrame([row])
+
+
+def test_top_stall_column_is_never_a_reason_that_is_no_cost():
+    from profiler.extract.metrics import top_stall
+    frame = launch(selected=5.0, not_selected=9.0, wait=0.5)
+    assert top_stall(frame) == ["wait"]

@@ -12,10 +12,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from helpers.ncu_fixtures import fixtures, no_fixtures_reason
 from helpers.ncu_fixtures import fixtures, no_fixtures_reason, read_raw_csv
 from profiler.errors import GemmprofError
 from profiler.extract import metrics as mt
-from profiler.extract.tables import lines_from_sass, parse_nvtx, read_tables
+from profiler.extract.tables import lines_from_sass, read_tables
 from profiler.extract.units import unit_factor
 
 FIXTURES = fixtures()
@@ -262,23 +263,6 @@ def test_xz_and_plain_read_the_same(tmp_path):
 # Plain tier: pure helpers
 
 
-@pytest.mark.parametrize(
-    "ranges, expected",
-    [
-        (["gp", "vectorized 4096x4096x4096"], ("vectorized", 4096, 4096, 4096)),
-        (["gp", "cublas 2048x1024x512"], ("cublas", 2048, 1024, 512)),
-        (["outer", "gp", "naive 512x512x512", "inner"], ("naive", 512, 512, 512)),
-        (["gp", "naive"], ("naive", None, None, None)),
-        (["gp"], (None, None, None, None)),
-        (["gp", "two words 1x1x1"], (None, None, None, None)),
-        (["other", "naive 512x512x512"], (None, None, None, None)),
-        ([], (None, None, None, None)),
-    ],
-)
-def test_parse_nvtx(ranges, expected):
-    assert parse_nvtx(ranges) == expected
-
-
 def test_lines_from_sass_sums_per_line():
     numeric = [m.column for m in mt.metrics_at(mt.INSTRUCTION)]
     rows = []
@@ -323,3 +307,28 @@ def test_child_processes_read_the_same(monkeypatch, tmp_path):
         shared = tables.read_tables(fixture.report, workers=2)
         for name, frame in direct.items():
             pd.testing.assert_frame_equal(frame, shared[name])
+
+
+@pytest.mark.ncu
+@pytest.mark.skipif(not FIXTURES, reason=no_fixtures_reason())
+def test_accessors_match_the_methods():
+    """The reader's fast path (the extension's own functions) reads what the methods read."""
+    from profiler.extract.ncu_reader import accessors, open_report
+
+    fixture = min(FIXTURES, key=lambda f: f.report.stat().st_size)
+    access = accessors()
+    try:
+        report = open_report(fixture.report)
+    except GemmprofError as exc:  # only the bundled ncu_report, loaded after numpy: no in-process reads
+        pytest.skip(str(exc))
+    with report:
+        action = next(report.launches()).action
+        for name in action.metric_names()[:300]:
+            m, fast = action.metric_by_name(name), access.metric_by_name(action, name)
+            assert access.kind(fast) == m.kind() and access.unit(fast) == m.unit(), name
+            assert access.has_value(fast) == m.has_value(), name
+            if m.kind() == m.ValueKind_STRING:
+                assert access.as_string(fast) == m.as_string()
+            elif m.has_value():
+                same = access.as_double(fast) == m.as_double() or math.isnan(m.as_double())
+                assert same and access.as_uint64(fast) == m.as_uint64(), name

@@ -129,3 +129,25 @@ def test_bench_table_times_context_rows_and_shows_the_fp64_error():
     assert "0.0123" in lines["cublas-tf32"] and "CONTEXT" in lines["cublas-tf32"] and "3.1e-04" in lines["cublas-tf32"]
     assert "3.2e-04" in lines["tf32x1"] and "FAIL" in lines["tf32x1"] and "0.0" not in lines["tf32x1"].split("│")[3]
     assert "0.0456" in lines["tf32x3"] and "1.1e-07" in lines["tf32x3"]
+
+
+def test_terminal_tables_print_names_literally():
+    from rich.console import Console
+
+    from profiler.render.console import bench_table, compare_table
+
+    names = ["foo[abi:cxx11]", "[/bold]x", "[red]y[/red]", "a\\"]
+    bench = pd.DataFrame({"kernel": names, "M": 64, "N": 64, "K": 64, "status": "FAIL", "reason": "[/] bad",
+                          "error": 1.0, "median_ms": float("nan"), "cv": float("nan")})
+    nan = float("nan")
+    cmp = pd.DataFrame([{"kernel": n, "M": 64, "N": 64, "K": 64, "verdict": "broken", "status_base": "PASS",
+                         "status_new": "[b]FAIL", "base_ms": nan, "base_p10_ms": nan, "base_p90_ms": nan,
+                         "new_ms": nan, "new_p10_ms": nan, "new_p90_ms": nan, "time_change": nan,
+                         "base_gflops": nan, "new_gflops": nan, "gflops_change": nan} for n in names])
+    for table in (bench_table(bench, title="[bold]GPU [x]"), compare_table(cmp, "[/]a -> b")):
+        console = Console(record=True, width=250)
+        console.print(table)
+        out = console.export_text()
+        for n in names:
+            assert n in out, out
+        assert "[/] bad" in out or "[b]FAIL" in out

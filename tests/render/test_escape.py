@@ -5,16 +5,13 @@ from __future__ import annotations
 
 import html
 import re
-from html.parser import HTMLParser
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
-from profiler.names import slug
 from profiler.render.escape import md_code, md_fence, md_text, mpl_label, mpl_text
-from profiler.render.templating import environment
 
 GFM = MarkdownIt("commonmark").enable("table").enable("strikethrough")
 # Printable text: no control characters (CommonMark replaces NUL; others are not names).
@@ -50,18 +47,6 @@ def test_md_text_at_the_start_of_a_line(s):
     assert html.unescape(re.sub(r"<[^>]+>", "", out)).strip() == fold(s).strip()
 
 
-@given(st.lists(text, min_size=1, max_size=4))
-@settings(max_examples=200)
-def test_md_table_cells_stay_cells(cells):
-    from profiler.render.markup import md_cell
-
-    row = "| " + " | ".join(md_cell(c) for c in cells) + " |"
-    table = "| " + " | ".join("h" for _ in cells) + " |\n|" + "---|" * len(cells) + "\n" + row + "\n"
-    out = GFM.render(table)
-    got = [html.unescape(re.sub(r"<[^>]+>", "", c)).strip() for c in re.findall(r"<td>(.*?)</td>", out, re.S)]
-    assert got == [fold(c).strip() for c in cells]
-
-
 @given(text)
 def test_md_code_is_one_code_span(s):
     out = GFM.render(f"x {md_code(s)} x")
@@ -75,46 +60,6 @@ def test_md_fence_outlasts_the_code():
     assert len(fence) == 6
     out = GFM.render(fence + "\n" + "\n".join(lines) + "\n" + fence + "\n")
     assert out.count("<pre>") == 1 and "y" in out
-
-
-@given(text)
-@settings(max_examples=200)
-def test_report_links_show_the_name_and_point_at_its_slug(name):
-    if not name:
-        return
-    md = environment("md").from_string('{% import "md.j2" as f %}{{ f.link(name, name) }}').render(name=name)
-    out = GFM.render(md)
-    hrefs = re.findall(r'href="([^"]*)"', out)
-    assert hrefs == [f"{slug(name)}.md"], out
-    assert html.unescape(re.sub(r"<[^>]+>", "", out)).strip() == fold(name).strip()
-
-    page = environment("html").from_string('{% import "html.j2" as f %}{{ f.link(name, name) }}').render(name=name)
-    links = Links()
-    links.feed(page)
-    assert links.hrefs == [f"{slug(name)}.html"] and "".join(links.text) == name
-
-
-class Links(HTMLParser):
-    def __init__(self):
-        super().__init__(convert_charrefs=True)
-        self.hrefs, self.text = [], []
-
-    def handle_starttag(self, tag, attrs):
-        self.hrefs += [v for k, v in attrs if k == "href"]
-
-    def handle_data(self, data):
-        self.text.append(data)
-
-
-@pytest.mark.parametrize("fmt", ["html", "md"])
-def test_ncu_rule_links_only_to_the_web(fmt):
-    convert = environment(fmt).filters["ncu"]
-    out = str(convert("See @url:bad:javascript:alert(1)@, @url:ok:https://docs.nvidia.com/x@ and @section:S:Shown@."))
-    assert "https://docs.nvidia.com/x" in out and "bad" in out and "Shown" in out
-    if fmt == "html":
-        assert re.findall(r'href="([^"]*)"', out) == ["https://docs.nvidia.com/x"]
-    else:
-        assert re.findall(r"(?<!\\)\]\(([^)]*)\)", out) == ["https://docs.nvidia.com/x"]
 
 
 @pytest.mark.parametrize("name", [r"$\frac{$", "$x$", "a$b", "$$", "\\$", "cost: $5 and $6", "x" * 300])

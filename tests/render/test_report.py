@@ -5,24 +5,20 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import os
 import re
 import shutil
-import subprocess
-import sys
 from html.parser import HTMLParser
 from pathlib import Path
 
 import pandas as pd
 import pytest
 import typer
-from helpers.paths import SAMPLE_RUN
 from typer.testing import CliRunner
 
-from profiler.numbers import fmt_num
-from profiler.manifest import load_manifest
+from helpers.paths import SAMPLE_RUN
 from profiler.cli.report import report
-from profiler.rundir import REPO_ROOT
+from profiler.manifest import load_manifest
+from profiler.numbers import fmt_num
 
 SAMPLE = SAMPLE_RUN
 pytestmark = pytest.mark.skipif(not (SAMPLE / "kernels.parquet").is_file(), reason="sample run not present")
@@ -175,89 +171,8 @@ def test_markdown_tables_are_well_formed(out):
 # Wrong input: one line, never a traceback
 
 
-def gemmprof(*args) -> subprocess.CompletedProcess:
-    env = dict(os.environ, PYTHONPATH=str(REPO_ROOT))
-    return subprocess.run([sys.executable, "-m", "profiler", *map(str, args)], capture_output=True, text=True,
-                          env=env, cwd=REPO_ROOT, timeout=120)
-
-
-def one_line_error(result, *words):
-    assert result.returncode == 2, result.stdout + result.stderr
-    assert "Traceback" not in result.stderr
-    lines = [line for line in result.stderr.splitlines() if line.strip()]
-    assert len(lines) == 1 and lines[0].startswith("gemmprof: error:"), lines
-    for word in words:
-        assert word in lines[0]
-
-
-def test_no_such_directory(tmp_path):
-    one_line_error(gemmprof("report", tmp_path / "nothing"), "no such file or directory")
-
-
-def test_a_directory_that_is_not_a_run(tmp_path):
-    one_line_error(gemmprof("report", tmp_path), "not a gemmprof run")
-
-
-def test_a_run_with_no_kernels(tmp_path):
-    shutil.copy(SAMPLE / "run.json", tmp_path / "run.json")
-    one_line_error(gemmprof("report", tmp_path), "no kernels")
-
-
-def test_a_profile_with_no_launches_is_a_marked_warning(tmp_path):
-    shutil.copy(SAMPLE / "run.json", tmp_path / "run.json")
-    pd.read_parquet(SAMPLE / "kernels.parquet").iloc[0:0].to_parquet(tmp_path / "kernels.parquet")
-    result = gemmprof("report", tmp_path, "-o", tmp_path / "out")
-    assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr
-    assert "warning" in result.stdout and "no profiled kernels" in result.stdout
-    page = (tmp_path / "out" / "index.html").read_text()
-    assert 'class="warning"' in page and "no profiled kernels" in page
-    assert "⚠️" in (tmp_path / "out" / "summary.md").read_text()
-
-
-def test_a_bench_only_run(tmp_path):
-    meta = json.loads((SAMPLE / "run.json").read_text())
-    (tmp_path / "run.json").write_text(json.dumps(meta))
-    pd.read_parquet(SAMPLE / "bench.parquet").to_csv(tmp_path / "bench.csv", index=False)
-    result = CliRunner().invoke(app(), ["report", str(tmp_path)])
-    assert result.exit_code == 0, result.output
-    out = tmp_path / "report"  # the default: RUN_DIR/report
-    for name in kernels_of_the_run():
-        parse(out / f"{name}.html")
-        assert "gemmprof profile -k" in (out / f"{name}.md").read_text() or name == "cublas"
-    assert "not profiled" in (out / "summary.md").read_text()
-
-
-def test_newest_run_is_the_default(tmp_path, monkeypatch):
-    from profiler.rundir import newest_run
-
-    for name, mtime in (("old", 1_000_000), ("new", 2_000_000)):
-        (tmp_path / name).mkdir()
-        (tmp_path / name / "run.json").write_text("{}")
-        os.utime(tmp_path / name / "run.json", (mtime, mtime))
-    assert newest_run(tmp_path) == tmp_path / "new"
-
-
 # ---------------------------------------------------------------------------------------------
 # Kernel figures (Agg, inspected as Figures)
-
-
-def test_kernel_figures():
-    from profiler.analyze.diagnosis import diagnose_run
-    from profiler.manifest import load_manifest
-    from profiler.render import kernel_figures as kf
-    from profiler.render.figures import figure_data_uri, kernel_figures
-
-    tables = {n: pd.read_parquet(SAMPLE / f"{n}.parquet") for n in ("kernels", "source", "sass")}
-    naive = diagnose_run(tables, load_manifest()).kernel("naive")
-    figures = kernel_figures(naive)
-    assert set(figures) == {"stalls", "traffic"}
-    stall_bars = [a.get_gid() for a in figures["stalls"].axes[0].patches if a.get_gid()]
-    assert stall_bars[-1] == "bar:lg_throttle"  # the largest is drawn last, on top
-    traffic_bars = [a for a in figures["traffic"].axes[0].patches if (a.get_gid() or "").startswith("bar:")]
-    widths = {a.get_gid(): a.get_width() for a in traffic_bars}
-    assert widths["bar:L1"] == pytest.approx(4228.0) and figures["traffic"].axes[0].get_xscale() == "log"
-    assert figure_data_uri(figures["traffic"]).startswith("data:image/png;base64,iVBOR")
-    assert kf.stall_group("mio_throttle") == "shared / MIO"
 
 
 def test_power_capped_rows_carry_the_throttle_marker(out):
