@@ -20,6 +20,7 @@ from profiler.errors import GemmprofError
 
 SAMPLE = SAMPLE_RUN
 
+
 def test_ceilings_come_from_the_peak_columns():
     table, notes = ceilings(synthetic_kernels())
     values = dict(zip(table["name"], table["value"]))

@@ -12,7 +12,6 @@ import pytest
 from helpers.paths import REPO
 
 
-
 def notebook_example() -> str:
     text = (REPO / "README.md").read_text()
     section = text.split("## In a notebook", 1)[1]

@@ -23,15 +23,18 @@ SAMPLE_TIMED = int((pd.read_csv(SAMPLE / "bench.csv")["status"] == "PASS").sum()
 
 RESULTS = REPO / "benchmarks" / "results" / "2026-11-22-h200"
 
+
 def gemmprof(*args) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "profiler", *map(str, args)], check=False, capture_output=True, text=True,
                           cwd=REPO, timeout=120)
+
 
 def make_run(path: Path, bench: pd.DataFrame, gpu: str = "NVIDIA H200") -> Path:
     path.mkdir(parents=True)
     (path / "run.json").write_text(json.dumps({"schema_version": 1, "environment": {"gpu_name": gpu}}))
     bench.to_csv(path / "bench.csv", index=False)
     return path
+
 
 def bad_new_run(tmp_path, kind):
     bench = pd.read_parquet(SAMPLE / "bench.parquet")

@@ -91,6 +91,7 @@ pytestmark = [pytest.mark.ncu]
 
 # --- the command end to end -----------------------------------------------------------------
 
+
 def test_profile_a_program_writes_a_run(fake_ncu, tmp_path):
     app_py = script(tmp_path, "import sys; print('hello', sys.argv[1:])\n")
     result, run = profile(tmp_path, "--nvtx-include", "app/", "-k", "sgemm_", program=[sys.executable, str(app_py), "--set", "z"])

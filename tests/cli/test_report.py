@@ -26,11 +26,13 @@ pytestmark = pytest.mark.skipif(not (SAMPLE / "kernels.parquet").is_file(), reas
 
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
 
+
 def app() -> typer.Typer:
     cli = typer.Typer()
     cli.command("report")(report)
     cli.command("other")(lambda: None)  # two commands: typer keeps the command name
     return cli
+
 
 class Page(HTMLParser):
     """Parses a page, checking that every element closes in order; collects images and links."""
@@ -57,12 +59,14 @@ class Page(HTMLParser):
     def handle_data(self, data):
         self.text.append(data)
 
+
 def parse(path: Path) -> Page:
     page = Page()
     page.feed(path.read_text())
     page.close()
     assert not page.errors and page.stack == [], (path.name, page.errors[:3], page.stack)
     return page
+
 
 @pytest.fixture(scope="module")
 def out(tmp_path_factory) -> Path:
@@ -72,15 +76,18 @@ def out(tmp_path_factory) -> Path:
     assert "blocktile2d" in result.output and "2-way bank conflicts" in result.output
     return folder
 
+
 def kernels_of_the_run() -> list[str]:
     kernels = pd.read_parquet(SAMPLE / "kernels.parquet")
     bench = pd.read_parquet(SAMPLE / "bench.parquet")
     return sorted(set(kernels["kernel_key"]) | set(bench["kernel"]))
 
+
 def gemmprof(*args, cwd=None, timeout=600) -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH=str(REPO_ROOT))
     return subprocess.run([sys.executable, "-m", "profiler", *map(str, args)], capture_output=True, text=True,
                           env=env, cwd=cwd or REPO_ROOT, timeout=timeout)
+
 
 def one_line_error(result, *words):
     assert result.returncode == 2, result.stdout + result.stderr

@@ -18,15 +18,18 @@ from profiler.cli.roofline import roofline as roofline_command
 
 SAMPLE = SAMPLE_RUN
 
+
 def app() -> typer.Typer:
     cli = typer.Typer()
     cli.command("roofline")(roofline_command)
     cli.command("other")(lambda: None)
     return cli
 
+
 def gemmprof(*args, cwd=None) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "profiler", *map(str, args)], check=False, capture_output=True, text=True,
                           cwd=cwd or REPO, timeout=300)
+
 
 def write_run(path: Path, **tables) -> Path:
     path.mkdir(parents=True)

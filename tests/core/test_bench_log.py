@@ -25,7 +25,6 @@ from profiler.rundir import RunDir
 from profiler.subprocess_env import child_env
 
 
-
 def rows(*items):
     return pd.DataFrame([bench_fakes.fake_record(k, "fp32", (n, n, n), ms) for k, n, ms in items])
 

@@ -7,9 +7,7 @@ import sys
 import tomllib
 
 import pytest
-from typer.testing import CliRunner
 
-from profiler.cli import app
 from profiler.errors import GemmprofError
 from profiler.manifest import load_manifest, read_manifest
 from profiler.scaffold import entry_name, scaffold, signature
@@ -75,18 +73,6 @@ def test_bad_requests_are_refused(tmp_path, name, base, tier, fragment):
 
 def test_entry_names_are_c_identifiers():
     assert entry_name("my-kern") == "sgemm_my_kern" and entry_name("k_2") == "sgemm_k_2"
-
-
-def test_cli_writes_both_files_and_never_overwrites(tmp_path):
-    runner = CliRunner()
-    first = runner.invoke(app, ["new", "mykern", "--dir", str(tmp_path / "d")])
-    assert first.exit_code == 0, first.output
-    assert {p.name for p in (tmp_path / "d").iterdir()} == {"mykern.cu", "mykern.toml"}
-    (tmp_path / "d" / "mykern.cu").write_text("// mine now\n")
-    again = gemmprof("new", "mykern", "--dir", tmp_path / "d")
-    assert again.returncode == 2 and "already exist" in again.stderr and "Traceback" not in again.stderr
-    assert len(again.stderr.strip().splitlines()) == 1
-    assert (tmp_path / "d" / "mykern.cu").read_text() == "// mine now\n"
 
 
 @pytest.mark.nvcc

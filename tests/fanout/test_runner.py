@@ -9,6 +9,7 @@ from profiler.measure.jobs import Job
 
 FLAKY: dict[str, int] = {}
 
+
 def flaky_task(job: Job, pin: str) -> list[dict]:
     """Fails the first attempt of 'once' and every attempt of 'never'."""
     FLAKY[job.kernel] = FLAKY.get(job.kernel, 0) + 1

@@ -16,6 +16,7 @@ GFM = MarkdownIt("commonmark").enable("table").enable("strikethrough")
 text = st.text(st.characters(blacklist_categories=("Cs", "Cc")) | st.sampled_from("\n\r|`*_[]<>&#!~\\-+=.()$"),
                max_size=60)
 
+
 def fold(s: str) -> str:
     """What md_text promises to show: the text with each line break (and the space around it)
     as one space."""

@@ -20,10 +20,12 @@ GFM = MarkdownIt("commonmark").enable("table").enable("strikethrough")
 text = st.text(st.characters(blacklist_categories=("Cs", "Cc")) | st.sampled_from("\n\r|`*_[]<>&#!~\\-+=.()$"),
                max_size=60)
 
+
 def fold(s: str) -> str:
     """What md_text promises to show: the text with each line break (and the space around it)
     as one space."""
     return re.sub(r"\s*[\r\n\u2028\u2029\x0b\x0c]+\s*", " ", s)
+
 
 class Links(HTMLParser):
     def __init__(self):
