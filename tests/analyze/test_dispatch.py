@@ -1,4 +1,5 @@
-"""Rules derived from a sweep (profiler.analyze.dispatch): one rule per run of wins, a fallback, the committed rules reproduced, the manifest entry rendered and replaced."""
+"""Rules derived from a sweep (profiler.analyze.dispatch): one rule per run of wins, a fallback, the
+committed rules reproduced, the manifest entry rendered and replaced."""
 
 import pandas as pd
 from hypothesis import given, settings

@@ -1,4 +1,5 @@
-"""`gemmprof compare` end to end: exit codes, --json, one-line errors, and the --threshold option's parser."""
+"""`gemmprof compare` end to end: exit codes, --json, one-line errors, and the --threshold option's
+parser."""
 
 from __future__ import annotations
 

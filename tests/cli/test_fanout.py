@@ -1,4 +1,5 @@
-"""--gpus on the commands (profiler.cli._fanout): profile on a local dask cluster, mixed GPU models refused."""
+"""--gpus on the commands (profiler.cli._fanout): profile on a local dask cluster, mixed GPU models
+refused."""
 
 import json
 

@@ -1,4 +1,5 @@
-"""`gemmprof report` end to end: what it says for inputs that are not a full run, and which run it picks by default."""
+"""`gemmprof report` end to end: what it says for inputs that are not a full run, and which run it
+picks by default."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
 """Runs merge and resume: a re-bench into a run keeps the earlier rows (newest per kernel, shape and
 tier wins), the bench table is rebuilt from bench.jsonl after an interrupted bench, and SIGTERM
-during bench is handled like Ctrl-C (real subprocesses, GPU parts replaced by tests/helpers/bench_fakes.py)."""
+during bench is handled like Ctrl-C (real subprocesses, GPU parts replaced by
+tests/helpers/bench_fakes.py)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Dispatchers of the manifest (profiler.dispatchers): rule order, contract fallback, parsing, and which names a bench times."""
+"""Dispatchers of the manifest (profiler.dispatchers): rule order, contract fallback, parsing, and
+which names a bench times."""
 
 import pytest
 

@@ -1,4 +1,5 @@
-"""The manifest's parser (profiler.manifest_parse): every mistake in ladder.toml is one line naming the kernel."""
+"""The manifest's parser (profiler.manifest_parse): every mistake in ladder.toml is one line naming the
+kernel."""
 
 from __future__ import annotations
 

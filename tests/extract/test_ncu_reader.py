@@ -1,6 +1,7 @@
-"""Finding ncu_report (profiler.extract.ncu_reader): the copy bundled with ncu is found through GEMMPROF_NCU,
-PATH and symlinks. (test_accessors_match_the_methods stays in test_tables.py, after
-test_child_processes_read_the_same: run before it, the method reads change the units that test sees.)"""
+"""Finding ncu_report (profiler.extract.ncu_reader): the copy bundled with ncu is found through
+GEMMPROF_NCU, PATH and symlinks. (test_accessors_match_the_methods stays in test_tables.py, after
+test_child_processes_read_the_same: run before it, the method reads change the units that test
+sees.)"""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The bench loop (profiler.measure.bench) without a GPU: a dispatcher's records say which kernel ran and which rule chose it."""
+"""The bench loop (profiler.measure.bench) without a GPU: a dispatcher's records say which kernel ran
+and which rule chose it."""
 
 
 from profiler.dispatchers import DispatchRule, Dispatcher

@@ -1,4 +1,5 @@
-"""Jobs of a bench or profile (profiler.measure.jobs): the fan-out keeps the serial path's seeds and order."""
+"""Jobs of a bench or profile (profiler.measure.jobs): the fan-out keeps the serial path's seeds and
+order."""
 
 import json
 

@@ -1,4 +1,5 @@
-"""The ncu command line and its output (profiler.measure.ncu): filters before the program, a bound narrows, the program's exit code and launch count read back."""
+"""The ncu command line and its output (profiler.measure.ncu): filters before the program, a bound
+narrows, the program's exit code and launch count read back."""
 
 from pathlib import Path
 

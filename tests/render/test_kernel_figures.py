@@ -1,4 +1,5 @@
-"""The figures of a kernel page (profiler.render.kernel_figures, profiler.render.figures) on the sample run."""
+"""The figures of a kernel page (profiler.render.kernel_figures, profiler.render.figures) on the sample
+run."""
 
 from __future__ import annotations
 

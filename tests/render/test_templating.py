@@ -1,4 +1,5 @@
-"""The report's templates (profiler.render.templating): links show the name and point only where they may."""
+"""The report's templates (profiler.render.templating): links show the name and point only where they
+may."""
 
 from __future__ import annotations
 
