@@ -26,8 +26,8 @@ step "analyze"
 COLUMNS=220 python3 -m profiler analyze "$RUN" || status=1
 step "report"
 python3 -m profiler report "$RUN" -o "$RUN/report" || status=1
-step "pytest tests/test_gpu_program.py"
-python3 -m pytest -q -p no:cacheprovider tests/test_gpu_program.py || status=1
+step "pytest tests/gpu/test_program.py"
+python3 -m pytest -q -p no:cacheprovider tests/gpu/test_program.py || status=1
 tar -czf "$OUT_DIR/program.tgz" -C "$RUNS" --exclude=extract "$RUN_ID" || status=1
 ls -l "$OUT_DIR/program.tgz"
 echo "capture_program finished (status $status)"

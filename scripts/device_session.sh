@@ -23,7 +23,7 @@ for s in ${SESSION_STEPS:-build tests probes sanitize}; do
     case $s in
       build) COLUMNS=160 python3 -m profiler build --arch sm_90 > "$OUT_DIR/build.txt" 2>&1 || status=1
              cat "$OUT_DIR/build.txt" ;;
-      tests) python3 -m pytest -q -m gpu -p no:cacheprovider tests/test_gpu_probes.py || status=1 ;;
+      tests) python3 -m pytest -q -m gpu -p no:cacheprovider tests/gpu/test_probes.py || status=1 ;;
       probes) bash scripts/probes.sh || status=1 ;;
       sanitize) bash scripts/sanitize.sh || status=1 ;;
       *) echo "unknown step $s"; status=1 ;;

@@ -2,7 +2,7 @@
 # The FP16 tier's wgmma rungs and best-fp16 on the device, in one call (issue 13; about 4-5
 # minutes on an H100/H200):
 #   build   the persistent, split-K, tail-split, ping-pong and unaligned wgmma rungs for sm_90a (ptxas table)
-#   tests   tests/test_gpu_fp16.py (aligned, ragged and odd shapes, tail splits, repeats,
+#   tests   tests/gpu/test_fp16.py (aligned, ragged and odd shapes, tail splits, repeats,
 #           best-fp16's choices) and the ladder's GPU tests of the new rungs (tailsplit, pingpong, unaligned)
 #   bench   the rungs and best-fp16 paired with cuBLAS GemmEx (FP16 in, FP32 accumulate) at 1024,
 #           2048, 4096, 8192 and ragged and odd shapes; table of % of cuBLAS per shape (the
@@ -41,8 +41,8 @@ for s in ${FP16_STEPS:-build tests bench suite profile}; do
            COLUMNS=160 python3 -m profiler build $k_args --arch sm_90a > "$OUT_DIR/build.txt" 2>&1 || status=1
            cat "$OUT_DIR/build.txt" ;;
       tests) step "GPU tests of the fp16 rungs"
-           python3 -m pytest -q -m gpu -p no:cacheprovider tests/test_gpu_fp16.py || status=1
-           python3 -m pytest -q -m gpu -p no:cacheprovider tests/test_gpu_ladder.py -k "tailsplit or pingpong or unaligned" || status=1 ;;
+           python3 -m pytest -q -m gpu -p no:cacheprovider tests/gpu/test_fp16.py || status=1
+           python3 -m pytest -q -m gpu -p no:cacheprovider tests/gpu/test_ladder.py -k "tailsplit or pingpong or unaligned" || status=1 ;;
       bench) step "bench $RUNGS best-fp16 with cuBLAS GemmEx at $SIZES"
            COLUMNS=200 python3 -m profiler bench $k_args -k best-fp16 --tier fp16 --sizes "$SIZES" \
                --max-seconds "$MAX_SECONDS" --out "$RUNS" --run-id bench || status=1

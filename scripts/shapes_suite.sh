@@ -54,7 +54,7 @@ for s in ${SUITE_STEPS:-build tests bench dispatch best}; do
              python3 -m profiler build --arch sm_90 $(for k in $KERNELS; do [ "$k" = best ] || echo -k "$k"; done) \
                  > "$OUT_DIR/build.txt" 2>&1 || status=1
              cat "$OUT_DIR/build.txt" ;;
-      tests) timeout 120 python3 -m pytest -q -m gpu -p no:cacheprovider tests/test_gpu_shapes.py tests/test_gpu_ladder.py \
+      tests) timeout 120 python3 -m pytest -q -m gpu -p no:cacheprovider tests/gpu/test_shapes.py tests/gpu/test_ladder.py \
                  -k "streamk or stream_k or dispatcher" || status=1 ;;
       bench) rm -rf "reports/$RUN"
              timeout 300 python3 -m profiler bench --suite "$SUITE" --tier fp32 "${klist[@]}" --no-cublas $TIMING \

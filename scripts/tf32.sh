@@ -54,8 +54,8 @@ for spec in select_kernels(sys.argv[1:]):
 PY
            ;;
       tests) step "GPU tests of the tier"
-           python3 -m pytest -q -m gpu -p no:cacheprovider tests/test_gpu_tf32.py ${TF32_TESTS:+-k "$TF32_TESTS"} || status=1
-           python3 -m pytest -q -m gpu -p no:cacheprovider tests/test_gpu_ladder.py -k "${TF32_TESTS:-tf32}" || status=1 ;;
+           python3 -m pytest -q -m gpu -p no:cacheprovider tests/gpu/test_tf32.py ${TF32_TESTS:+-k "$TF32_TESTS"} || status=1
+           python3 -m pytest -q -m gpu -p no:cacheprovider tests/gpu/test_ladder.py -k "${TF32_TESTS:-tf32}" || status=1 ;;
       suite) step "bench --suite quick over $RUNGS"
            k_args=""; for n in $RUNGS; do k_args="$k_args -k $n"; done
            COLUMNS=200 python3 -m profiler bench --tier fp32-tc $k_args --suite quick --max-seconds 0.3 \

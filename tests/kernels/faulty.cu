@@ -1,6 +1,6 @@
 // Deliberately wrong kernels: the harness must report each as FAIL or ERROR, never a time.
 // Mapping as in 02_coalesced (grid.x over rows of 32x32 output tiles... see the specs in
-// tests/test_gpu_ladder.py): one thread per element of C.
+// tests/gpu/test_ladder.py): one thread per element of C.
 
 // Leaves the last column of C unwritten (an off-by-one bound).
 extern "C" __global__ void sgemm_skips_last_column(int M, int N, int K, float alpha, const float* A,

@@ -1,0 +1,102 @@
+"""The diagnosis on the committed sample runs, held to what an expert would accept: no cure
+prescribes a technique the kernel already uses, Hopper kernels get Hopper verdicts, and `analyze`
+and the report name the same top stall."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+from helpers.paths import SAMPLE_RUN
+
+from profiler.analyze.diagnosis import diagnose_run, diagnosis_records
+from profiler.analyze.techniques import LABELS
+from profiler.manifest import load_manifest
+from profiler.rundir import RunDir
+
+RUNS = [SAMPLE_RUN, SAMPLE_RUN.parent / "sample-h200-fast"]
+# What a cure says when it prescribes a technique (the phrase only a prescription uses).
+PRESCRIBES = {
+    "register_prefetch": "Prefetch the next tile",
+    "double_buffer": "Double-buffer the shared tiles",
+    "vector_shared_loads": "Use 128-bit shared loads",
+    "cp_async": "with cp.async into a second shared buffer",
+    "tma": "with TMA",
+}
+
+
+def diagnose(path):
+    run = RunDir(path)
+    tables = {n: run.read_table(n) for n in ("kernels", "rules", "source", "sass", "bench") if run.has_table(n)}
+    return diagnose_run(tables, load_manifest(), run.meta(), None), tables
+
+
+@pytest.fixture(scope="module", params=RUNS, ids=lambda p: p.name)
+def sample(request):
+    if not (request.param / "sass.parquet").is_file():
+        pytest.skip("sample run not present")
+    return diagnose(request.param)
+
+
+def test_no_cure_prescribes_what_the_kernel_already_does(sample):
+    run, _ = sample
+    checked = 0
+    for record in diagnosis_records(run):
+        for key, phrase in PRESCRIBES.items():
+            if LABELS[key] in record["already_uses"] and key != "tma":
+                assert phrase not in (record["cure"] or ""), (record["kernel"], key, record["cure"])
+                checked += 1
+    assert checked >= 5  # the test looked at kernels that do use these techniques
+
+
+def test_hopper_kernels_get_verdicts_in_their_own_terms(sample):
+    run, _ = sample
+    records = {r["kernel"]: r for r in diagnosis_records(run)}
+    for name in ("wgmma", "cublas-fp16"):
+        r = records[name]
+        assert LABELS["wgmma"] in r["already_uses"] and LABELS["tma"] in r["already_uses"]
+        assert r["cause"] in ("epilogue", "latency_pipeline", "tensor_roof"), (name, r["cause"])
+        assert "register" not in (r["cure"] or "").lower(), r["cure"]  # not the SIMT register-count cure
+        assert any("not measured" in n for n in r["notes"])  # wgmma's shared reads are invisible
+
+
+def test_analyze_and_the_report_name_the_same_top_stall(sample):
+    run, tables = sample
+    kernels = tables["kernels"]
+    for d in run.kernels:
+        if not d.profiled:
+            continue
+        row = kernels[(kernels["report"] == d.launch["report"]) & (kernels["launch"] == d.launch["launch"])].iloc[0]
+        assert row["top_stall"] not in ("selected", "not_selected")
+        real = d.stalls[~d.stalls["benign"].astype(bool)]
+        assert real["reason"].iloc[0] == row["top_stall"], d.name
+
+
+def test_each_kernel_page_sets_its_counters_beside_cublas(sample):
+    run, _ = sample
+    d = run.kernel("spread128x256x8")
+    assert d.versus_name == "cublas"
+    rows = d.versus.set_index("quantity")
+    assert {"gflops", "issue_pct", "registers_per_thread", "top_stall"} <= set(rows.index)
+    assert rows.at["registers_per_thread", "reference"] == "202" if run.shape == (2048, 2048, 2048) else True
+    wg = run.kernel("wgmma")
+    assert wg.versus_name == "cublas-fp16"  # its own tier's reference, never FP32 cuBLAS
+    assert run.kernel("cublas").versus.empty  # a reference is not compared with itself
+
+
+def test_report_json_prints_the_verdicts_and_writes_nothing(tmp_path):
+    import json
+    import shutil
+
+    from typer.testing import CliRunner
+
+    from profiler.cli import app
+
+    run = tmp_path / "run"
+    shutil.copytree(SAMPLE_RUN, run, ignore=shutil.ignore_patterns("extract", "report"))
+    result = CliRunner().invoke(app, ["report", str(run), "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["schema_version"] == 1
+    causes = {k["kernel"]: k["cause"] for k in data["kernels"]}
+    assert causes["naive"] == "uncoalesced_load" and causes["wgmma"] == "epilogue"
+    assert not (run / "report").exists()

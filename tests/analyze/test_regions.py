@@ -1,0 +1,101 @@
+"""regions.py: the main loop read off the SASS control flow (the innermost backward branch around
+the math), the count-based span when there is none; tf32x3wg's real report, whose k loop holds
+the split pass of the next tile in an inner loop run more often than its wgmmas."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+from helpers.ncu_fixtures import tf32_diagnosis, tf32_run
+
+from profiler.analyze.regions import branch_targets, time_regions
+
+BASE = 0x7F00_0000_0000
+
+
+def sass(rows: list[tuple[str, float, float]], with_pc: bool = True) -> pd.DataFrame:
+    """One launch's SASS, 16 bytes per instruction: (text, inst_executed, samples); a branch's
+    target is written as `BRA -><row>` and becomes the absolute address as ncu prints it."""
+    out = []
+    for i, (text, executed, samples) in enumerate(rows):
+        if "->" in text:
+            head, row = text.split("->", 1)
+            text = f"{head}{hex(BASE + 16 * int(row))}"
+        out.append({"report": "r", "launch": 0, "offset": 16 * i, "pc": BASE + 16 * i if with_pc else pd.NA,
+                    "sass": text, "inst_executed": executed, "samples": samples, "line": i})
+    frame = pd.DataFrame(out)
+    frame["pc"] = frame["pc"].astype("Int64")
+    return frame
+
+
+# A k loop (rows 1-9) whose MMAs are followed by an inner loop run 4x as often (rows 5-7, the
+# split of the next tile), then a store epilogue (rows 10-11).
+SPLIT_LOOP = [
+    ("MOV R1, R2", 1, 1),                      # 0 prologue
+    ("HMMA.16816.F32 R4, R8, R12, R4", 100, 10),  # 1 loop top
+    ("HMMA.16816.F32 R4, R8, R12, R4", 100, 10),  # 2
+    ("IADD3 R1, R1, 1, RZ", 100, 1),           # 3
+    ("@!P2 MOV R9, R10", 30, 0),               # 4 run on some k steps only: ends the count-based span
+    ("LDS R20, [R3]", 400, 30),                # 5 inner loop: split pass
+    ("STS [R3], R21", 400, 30),                # 6
+    ("@P1 BRA ->5", 400, 2),                   # 7 inner back-edge
+    ("BAR.SYNC 0x0", 100, 5),                  # 8
+    ("@P0 BRA ->1", 100, 1),                   # 9 k loop's back-edge
+    ("STG.E [R6], R4", 1, 8),                  # 10 epilogue
+    ("EXIT", 1, 2),                            # 11
+]
+
+
+def test_branch_targets_are_offsets():
+    t = branch_targets(sass(SPLIT_LOOP))
+    assert t[7] == 80 and t[9] == 16 and (t[[0, 1, 10, 11]] == -1).all()
+
+
+def test_the_k_loop_holds_its_inner_split_pass():
+    r = time_regions(sass(SPLIT_LOOP)).iloc[0]
+    total = sum(s for *_, s in SPLIT_LOOP)
+    assert r["prologue_pct"] == pytest.approx(100 * 1 / total)
+    assert r["loop_pct"] == pytest.approx(100 * 89 / total)
+    assert r["epilogue_pct"] == pytest.approx(100 * 10 / total)
+    assert r["epilogue_line"] == 10
+
+
+def test_the_innermost_enclosing_branch_wins_over_an_outer_tile_loop():
+    # a persistent kernel: an outer tile loop (back-edge row 11 -> 0) around the k loop
+    rows = [*SPLIT_LOOP[:11], ("@P2 BRA ->0", 1, 1), ("EXIT", 1, 2)]
+    r = time_regions(sass(rows)).iloc[0]
+    assert r["epilogue_line"] == 10 and r["prologue_pct"] > 0
+
+
+def test_without_pcs_the_span_of_the_hot_math_decides():
+    # the count rule: the span of the MMAs widened to neighbours run as often (rows 1-3), so the
+    # inner loop run more often stays out of it: the fallback, not the answer when pcs exist
+    r = time_regions(sass(SPLIT_LOOP, with_pc=False)).iloc[0]
+    total = sum(s for *_, s in SPLIT_LOOP)
+    assert r["loop_pct"] == pytest.approx(100 * 21 / total)
+
+
+def test_a_branch_that_does_not_enclose_the_math_is_not_the_loop():
+    # a retry loop after the MMAs (rows 5-7) alone is not the main loop: fall back to the counts
+    rows = [row for row in SPLIT_LOOP if "->1" not in row[0]]
+    r = time_regions(sass(rows)).iloc[0]
+    assert r["loop_pct"] < 50
+
+
+@pytest.mark.ncu
+def test_tf32x3wg_main_loop_holds_most_samples():
+    run = tf32_run()
+    regions = time_regions(run.sass).set_index("report")
+    wg = regions.loc[[r for r in regions.index if "tf32x3wg" in r][0]]
+    assert wg["loop_pct"] > 80 and wg["epilogue_pct"] < 20
+    for name in ("tf32x1", "tf32x3"):  # mma.sync rungs: one k loop, as before
+        row = regions.loc[[r for r in regions.index if f"/{name}_" in r][0]]
+        assert row["loop_pct"] > 90
+
+
+@pytest.mark.ncu
+def test_tf32x3wg_verdict_is_not_epilogue():
+    from profiler.analyze.diagnosis import diagnosis_records
+
+    records = {r["kernel"]: r for r in diagnosis_records(tf32_diagnosis())}
+    assert records["tf32x3wg"]["cause"] != "epilogue", records["tf32x3wg"]["problem"]

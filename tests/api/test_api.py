@@ -1,0 +1,47 @@
+"""`import gemmprof` (profiler/api): the README's notebook example runs as written on the
+committed sample run, so the README cannot rot; importing needs no GPU and no CLI."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+from helpers.paths import REPO
+
+
+def notebook_example() -> str:
+    text = (REPO / "README.md").read_text()
+    section = text.split("## In a notebook", 1)[1]
+    return re.search(r"```python\n(.*?)```", section, re.S).group(1)
+
+
+def test_import_gemmprof_needs_no_gpu_and_no_cli():
+    code = "import sys, gemmprof; print(gemmprof.open_run.__module__, 'cupy' in sys.modules, 'profiler.cli' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd="/", check=True).stdout
+    assert out.split() == ["profiler.run", "False", "False"]
+
+
+def test_flags_from_keywords():
+    from profiler.api import _flags
+
+    assert _flags({"kernel": ["a", "b"], "mnk": (1, 2, 3), "cublas": False, "xz": True, "run_x": None, "size": 5}) == [
+        "--kernel", "a", "--kernel", "b", "--mnk", "1", "2", "3", "--no-cublas", "--xz", "--size", "5"]
+
+
+@pytest.mark.ncu
+def test_readme_notebook_example_runs(monkeypatch):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure
+
+    monkeypatch.chdir(REPO)
+    scope: dict = {}
+    exec(compile(notebook_example(), "README.md (notebook example)", "exec"), scope)
+    assert isinstance(scope["fig"], Figure) and len(scope["fig"].axes)
+    assert len(scope["fast"]) == 3 and scope["diagnosis"].kernels
+    assert scope["run"].is_gemmprof_run and set(scope["tables"]) == {"kernels"}
+    assert os.path.samefile(scope["run"].path, REPO / "reports" / "sample-h200")

@@ -1,0 +1,34 @@
+"""`gemmprof dispatch` end to end on the sample run: the printed entry, and --write's tier guard."""
+
+from typer.testing import CliRunner
+
+from helpers.paths import SAMPLE_RUN
+from profiler.cli import app
+from profiler.dispatchers import parse_dispatchers
+from profiler.errors import GemmprofError
+from profiler.manifest import load_manifest
+
+
+def test_dispatch_command_prints_the_manifest_entry():
+    result = CliRunner().invoke(app, ["dispatch", str(SAMPLE_RUN)])
+    assert result.exit_code == 0, result.output
+    assert "[[dispatch]]" in result.output and 'kernel = "spread128x256x8"' in result.output
+    assert "4096x4096x4096" in result.output
+
+
+def test_write_refuses_to_replace_a_dispatcher_of_another_tier(monkeypatch, tmp_path):
+    import profiler.cli.dispatch  # noqa: F401  (the command reads MANIFEST_PATH from kernel_paths)
+    import profiler.dispatchers as dispatchers
+    import profiler.kernel_paths as kernel_paths
+
+    copy = tmp_path / "ladder.toml"
+    copy.write_text(kernel_paths.MANIFEST_PATH.read_text())
+    monkeypatch.setattr(kernel_paths, "MANIFEST_PATH", copy)
+    monkeypatch.setattr(dispatchers, "load_dispatchers", lambda path=copy: parse_dispatchers(copy.read_text(), load_manifest()))
+    before = copy.read_text()
+    result = CliRunner().invoke(app, ["dispatch", str(SAMPLE_RUN), "--tier", "fp16", "--write"])
+    assert isinstance(result.exception, GemmprofError) and "--name best-fp16" in result.exception.hint
+    assert copy.read_text() == before  # nothing written
+    result = CliRunner().invoke(app, ["dispatch", str(SAMPLE_RUN), "--tier", "fp16", "--name", "best-fp16", "--write"])
+    assert result.exit_code == 0, result.output
+    assert {d.tier for d in parse_dispatchers(copy.read_text(), load_manifest()) if d.name == "best-fp16"} == {"fp16"}

@@ -1,0 +1,19 @@
+"""`gemmprof env` runs and reports without a GPU."""
+
+import subprocess
+import sys
+
+from profiler.subprocess_env import child_env
+
+
+def gemmprof(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "profiler", *args], capture_output=True, text=True, env=child_env(), timeout=120)
+
+
+def test_env_runs_without_a_gpu():
+    r = gemmprof("env", "--json")
+    assert r.returncode == 0
+    import json
+
+    info = json.loads(r.stdout)
+    assert info["gemmprof_version"] and "counters_permitted" in info

@@ -1,0 +1,101 @@
+"""On the GPU: the FP16 tier's ragged and persistent rungs (wgmma_ragged, wgmma_persist,
+wgmma_persist128, wgmma_splitk128, wgmma_tailsplit, wgmma_tailsplit128, wgmma_pingpong), the element-loading
+wgmma_unaligned128, the fallback wmma_ragged and the dispatcher best-fp16 pass on whole-tile
+and ragged shapes: M of one row and of a partial tile, N and K multiples of 8 that end mid-tile,
+K below one k tile and ringing round the stages many times, more tiles than CTAs (each CTA of a
+persistent grid runs several, the ring continuing from tile to tile), and for wmma_ragged odd
+leading dimensions. Verified by the bench (beta = 0 on NaN-poisoned C, then beta != 0). Runs on the
+device machine (scripts/fp16.sh); skipped elsewhere."""
+
+import pytest
+
+from profiler.dispatchers import load_dispatchers
+from profiler.manifest import load_manifest
+from profiler.measure.bench import bench
+from profiler.measure.build import build_all
+
+from helpers.gpu_runs import QUICK, run
+
+pytestmark = pytest.mark.gpu
+
+BY_NAME = {s.name: s for s in load_manifest()}
+TMA_RUNGS = [BY_NAME[n] for n in ("wgmma_ragged", "wgmma_persist", "wgmma_persist128", "wgmma_splitk128",
+                                   "wgmma_tailsplit", "wgmma_tailsplit128", "wgmma_pingpong")]
+ALIGNED = [(128, 256, 64), (256, 512, 128), (1024, 1024, 1024), (2304, 512, 1024), (4096, 4096, 4096)]
+# N, K multiples of 8 (TMA's 16-byte rows), everything else ragged.
+RAGGED = [(1, 8, 8), (129, 136, 72), (1000, 1000, 1000), (3000, 3000, 3000), (4095, 4096, 4096),
+          (777, 264, 8), (130, 2056, 4104), (32768, 64, 1024), (128, 16384, 520), (200, 40, 16384)]
+# Few tiles, long K (split-K: S = 2 .. 32, K ending mid-tile, unequal splits).
+SPLIT = [(1024, 1024, 8192), (128, 128, 65536), (256, 256, 32768), (200, 136, 20008), (1, 8, 4104), (512, 512, 16384)]
+# The last wave split along K (tailsplit: 3000^3 = 2 waves + 24 tiles cut 5 ways; tailsplit128:
+# 1024^3 = 64 tiles cut 2 ways, one tile cut 16 ways, a tail of 1 tile after a full wave).
+TAIL = [(3000, 3000, 3000), (1024, 1024, 1024), (128, 128, 65536), (512, 512, 512), (2049, 16384, 1000),
+        (16896 + 1, 128, 2048), (1000, 1000, 1000)]
+# Any shape at all.
+ODD = [(1, 1, 1), (3, 5, 7), (1023, 1023, 1023), (2500, 2500, 2500), (129, 257, 67), (65, 4095, 9)]
+
+
+@pytest.mark.parametrize("spec", TMA_RUNGS, ids=lambda s: s.name)
+def test_tma_rung_passes_aligned_and_ragged_shapes(spec):
+    records = run(spec, ALIGNED + RAGGED)
+    bad = [(r["M"], r["N"], r["K"], r["status"], r.get("reason")) for r in records if r["status"] != "PASS"]
+    assert not bad and len(records) == len(ALIGNED + RAGGED)
+
+
+@pytest.mark.parametrize("spec", TMA_RUNGS, ids=lambda s: s.name)
+def test_tma_rung_skips_rows_tma_cannot_describe(spec):
+    assert [r["status"] for r in run(spec, [(128, 255, 64), (128, 256, 63)])] == ["SKIP", "SKIP"]
+
+
+def test_persistent_rung_repeats():
+    """The same shapes twice in one process: the mbarrier ring starts afresh every launch."""
+    shapes = [(3000, 3000, 3000), (3000, 3000, 3000), (1000, 1000, 1000), (1000, 1000, 1000)]
+    for spec in TMA_RUNGS[1:]:
+        assert [r["status"] for r in run(spec, shapes)] == ["PASS"] * 4
+
+
+def test_split_k_passes_many_splits_and_repeats():
+    """Split-K really splits here, and each shape twice still passes: the last split of every
+    tile left its arrival counter at zero."""
+    spec = BY_NAME["wgmma_splitk128"]
+    assert spec.launch(128, 128, 65536).grid[0] == 32 and spec.launch(1024, 1024, 8192).grid[0] == 128
+    records = run(spec, [s for s in SPLIT for _ in range(2)])
+    bad = [(r["M"], r["N"], r["K"], r.get("reason")) for r in records if r["status"] != "PASS"]
+    assert not bad and len(records) == 2 * len(SPLIT)
+
+
+def test_fallback_passes_every_kind_of_shape():
+    records = run(BY_NAME["wmma_ragged"], ODD + RAGGED[:4] + ALIGNED[:3])
+    bad = [(r["M"], r["N"], r["K"], r.get("reason")) for r in records if r["status"] != "PASS"]
+    assert not bad
+
+
+def test_best_fp16_runs_what_its_rules_choose():
+    best = next(d for d in load_dispatchers() if d.name == "best-fp16")
+    needed = list({r.kernel: BY_NAME[r.kernel] for r in best.rules}.values())
+    cubins = {b.spec.name: str(b.cubin) for b in build_all(needed, "sm_90a")}
+    shapes = [(1024, 1024, 1024), (4096, 4096, 4096), (3000, 3000, 3000), (1023, 1023, 1023), (32768, 64, 1024),
+              (1024, 1024, 8192)]
+    records = []
+    bench([], cubins, shapes, QUICK, records.append, include_cublas=False, dispatchers=[best], kernels=BY_NAME)
+    assert sorted((r["M"], r["N"], r["dispatched_to"]) for r in records) == sorted(
+        (M, N, best.choose(M, N, K, BY_NAME).name) for M, N, K in shapes)
+    assert all(r["kernel"] == "best-fp16" and r["status"] == "PASS" for r in records), records
+
+
+@pytest.mark.parametrize("name", ["wgmma_tailsplit", "wgmma_tailsplit128", "wgmma_unaligned128"])
+def test_tail_split_passes_and_repeats(name):
+    """The last wave is really split here, and each shape twice still passes: every tail tile's
+    last split left its arrival counter at zero."""
+    spec = BY_NAME[name]
+    records = run(spec, [s for s in TAIL for _ in range(2)])
+    bad = [(r["M"], r["N"], r["K"], r.get("reason")) for r in records if r["status"] != "PASS"]
+    assert not bad and len(records) == 2 * len(TAIL)
+
+
+def test_unaligned_rung_passes_every_kind_of_shape():
+    """Odd N and K (rows off TMA's 16-byte grid), ragged and aligned shapes, on the wgmma path."""
+    shapes = ODD + RAGGED + ALIGNED[:4] + [(4095, 4095, 4095)]
+    records = run(BY_NAME["wgmma_unaligned128"], shapes)
+    bad = [(r["M"], r["N"], r["K"], r["status"], r.get("reason")) for r in records if r["status"] != "PASS"]
+    assert not bad and len(records) == len(shapes)

@@ -1,0 +1,155 @@
+"""On the GPU: every ladder kernel passes on odd and rectangular shapes, and wrong or faulting
+kernels are reported as FAIL / ERROR without taking the run down. Runs on the device machine
+(make gpu-check); skipped elsewhere."""
+
+
+import pytest
+
+from profiler.kernel_spec import KernelSpec
+from profiler.manifest import load_manifest
+from profiler.measure.build import build_kernel
+from helpers.gpu_runs import QUICK, run
+from helpers.paths import FAULTY_KERNEL
+
+pytestmark = pytest.mark.gpu
+
+# Odd sizes, non-multiples of every tile, rectangles; each kernel runs those in its contract.
+SHAPES = [(128, 128, 128), (257, 129, 67), (777, 1000, 1023), (1536, 512, 2048), (96, 64, 4)]
+FAULTY = FAULTY_KERNEL
+
+
+@pytest.mark.parametrize("spec", load_manifest(), ids=lambda s: s.name)
+def test_kernel_passes_every_shape_in_its_contract(spec):
+    records = run(spec, SHAPES)
+    assert [(r["M"], r["N"], r["K"]) for r in records] == SHAPES
+    for r in records:
+        if spec.unsupported_reason(r["M"], r["N"], r["K"]):
+            assert r["status"] == "SKIP"
+        elif spec.expect_fail:  # 1xTF32: outside the FP32 bound by design, and never timed
+            assert r["status"] == "FAIL" and "expected" in r["reason"] and "median_ms" not in r, r
+        else:
+            assert r["status"] == "PASS", r
+            assert r["error"] <= r["tolerance"] and r["median_ms"] > 0 and r["gflops"] > 0
+
+
+# Whole-tile shapes for the TMA kernels (128x256x64 tiles): one k tile (fewer than the stages),
+# a ring that wraps (5 k tiles over 4 stages), a partial rasterisation group, and rectangles.
+TMA_SHAPES = [(128, 256, 64), (256, 512, 128), (384, 768, 320), (1024, 1024, 1024), (2304, 512, 1024), (512, 2048, 4096)]
+
+
+@pytest.mark.parametrize("spec", [s for s in load_manifest() if s.tensor_maps], ids=lambda s: s.name)
+def test_tma_kernel_passes_whole_tile_shapes(spec):
+    shapes = [s for s in TMA_SHAPES if spec.unsupported_reason(*s) is None]
+    assert len(shapes) >= 4, "the contract admits too few of the test shapes"
+    records = run(spec, shapes)
+    assert [(r["M"], r["N"], r["K"]) for r in records] == shapes
+    for r in records:
+        assert r["status"] == "PASS", r
+        assert r["error"] <= r["tolerance"]
+
+
+def faulty(entry: str) -> KernelSpec:
+    return KernelSpec(name=entry.removeprefix("sgemm_"), file=str(FAULTY), entry=entry, tier="fp32", idea="broken on purpose",
+                      grid=("cdiv(N, 32)", "cdiv(M, 32)"), block=(1024,))
+
+
+@pytest.mark.parametrize("entry,why", [("sgemm_skips_last_column", "not finite"), ("sgemm_ignores_beta", "relative error")])
+def test_wrong_kernel_fails_and_gets_no_time(entry, why):
+    (r,) = run(faulty(entry), [(256, 256, 256)])
+    assert r["status"] == "FAIL" and why in r["reason"]
+    assert "median_ms" not in r and "gflops" not in r
+
+
+def test_faulting_kernel_is_an_error_and_the_run_goes_on():
+    records = run(faulty("sgemm_faults"), [(64, 64, 64), (128, 128, 128)])
+    assert [r["status"] for r in records] == ["ERROR", "ERROR"]
+    assert "illegal" in records[0]["reason"].lower() or "error" in records[0]["reason"].lower()
+    # the next kernel in the same process tree still runs fine
+    naive = next(s for s in load_manifest() if s.name == "naive")
+    assert run(naive, [(64, 64, 64)])[0]["status"] == "PASS"
+
+
+def test_dispatcher_runs_the_kernel_its_rules_choose():
+    from profiler.dispatchers import load_dispatchers
+    from profiler.measure.bench import bench
+    from profiler.measure.build import build_all
+
+    kernels = {s.name: s for s in load_manifest()}
+    best = load_dispatchers()[0]
+    needed = list({r.kernel: kernels[r.kernel] for r in best.rules}.values())
+    cubins = {b.spec.name: str(b.cubin) for b in build_all(needed, "sm_90")}
+    records = []
+    shapes = [(128, 128, 128), (2048, 2048, 2048), (777, 1000, 1023)]
+    bench([], cubins, shapes, QUICK, records.append, include_cublas=False, dispatchers=[best], kernels=kernels)
+    assert sorted((r["M"], r["dispatched_to"]) for r in records) == sorted(
+        (M, best.choose(M, N, K, kernels).name) for M, N, K in shapes)
+    assert all(r["kernel"] == best.name and r["status"] == "PASS" for r in records)
+    assert all(r["dispatch_rule"].startswith("rule ") for r in records)  # the reason, shown in the bench table
+
+
+# --- kernels reading A and B through 1D linear textures (manifest key `textures`) --------------
+TEXTURED = [s for s in load_manifest() if s.textures]
+# Within N % 4 == 0, K % 4 == 0: ragged M, N past a texel row, K with a half-empty last k tile
+# (K % 8 == 4), one-row and one-texel matrices.
+RAGGED_IN_TEXEL_CONTRACT = [(777, 1000, 1020), (129, 260, 12), (1, 4, 4), (300, 132, 36), (2049, 516, 1028)]
+
+
+@pytest.mark.parametrize("spec", TEXTURED, ids=lambda s: s.name)
+def test_textured_kernel_passes_ragged_shapes_in_its_contract(spec):
+    shapes = [s for s in RAGGED_IN_TEXEL_CONTRACT if spec.unsupported_reason(*s) is None]
+    assert shapes, "no ragged shape is in the contract"
+    records = run(spec, shapes)
+    assert [r["status"] for r in records] == ["PASS"] * len(shapes), [r.get("reason") for r in records]
+
+
+def _runner(spec):
+    from profiler.measure.device import import_cupy
+    from profiler.measure.launch import KernelRunner
+
+    cp = import_cupy()
+    return cp, KernelRunner(cp, spec, str(build_kernel(spec, "sm_90").cubin))
+
+
+@pytest.mark.parametrize("spec", TEXTURED, ids=lambda s: s.name)
+def test_textured_kernel_keeps_a_nonfinite_a_row_to_itself(spec):
+    """K % 8 == 4: the last k tile's second half runs on into A's next row. Inf there must not
+    reach the row before it (0 * Inf = NaN): only row 1 of C may be non-finite."""
+    import numpy as np
+
+    from profiler.measure.launch import Gemm
+
+    cp, runner = _runner(spec)
+    M, N, K = 130, 132, 12
+    g = Gemm.random(cp, M, N, K, seed=7)
+    g.A[1, :] = np.inf
+    g.C.fill(np.nan)
+    runner(g, 1.0, 0.0)
+    cp.cuda.runtime.deviceSynchronize()
+    rows = cp.asarray([r for r in range(M) if r != 1])
+    ref = g.A[rows] @ g.B
+    assert bool(cp.isfinite(g.C[rows]).all())
+    assert float(cp.abs(g.C[rows] - ref).max()) <= 1e-4 * float(cp.abs(ref).max())
+    assert not bool(cp.isfinite(g.C[1]).any())
+
+
+@pytest.mark.parametrize("spec", TEXTURED, ids=lambda s: s.name)
+def test_textures_are_made_once_per_buffer_and_misaligned_views_refused(spec):
+    from profiler.errors import GemmprofError
+    from profiler.measure.launch import Gemm
+
+    cp, runner = _runner(spec)
+    g = Gemm.random(cp, 256, 256, 64, seed=1)
+    for _ in range(5):
+        runner(g, 1.0, 0.0)
+    assert runner.textures.created == len(spec.textures)
+    runner(Gemm.random(cp, 256, 256, 64, seed=2), 1.0, 0.0)
+    assert runner.textures.created == 2 * len(spec.textures)
+    # A view 16 bytes into a buffer: float4-aligned, but not at the device's textureAlignment.
+    matrix = spec.textures[0]
+    shape = getattr(g, matrix).shape
+    base = cp.zeros(shape[0] * shape[1] + 4, dtype=cp.float32)
+    shifted = Gemm(256, 256, 64, g.A, g.B, g.C)
+    setattr(shifted, matrix, base[4:].reshape(shape))
+    with pytest.raises(GemmprofError, match="textureAlignment"):
+        runner(shifted, 1.0, 0.0)
+    cp.cuda.runtime.deviceSynchronize()

@@ -1,0 +1,118 @@
+"""On the GPU: the contract-free rungs (ragged128x128x8, ragged64x64x8, splitk128x128x8, splitk64x64x8,
+ragged128x256x8, streamk128x128x8, streamk64x64x8, streamk64x32x8)
+pass on ragged shapes of every kind (N or K not a multiple of 4, one row, one column, K below one
+k tile, K ending mid-tile), split-K on many splits, empty splits and the single-split fallback,
+and repeated launches (the arrival counters reset). Checked by the bench's verification: every
+element against the rigorous FP32 bound, with beta = 0 on a NaN-poisoned C and beta != 0.
+Runs on the device machine; skipped elsewhere."""
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from profiler.manifest import load_manifest
+from profiler.measure.build import build_kernel
+
+from helpers.gpu_runs import run
+
+pytestmark = pytest.mark.gpu
+
+BY_NAME = {s.name: s for s in load_manifest()}
+NEW = [BY_NAME[n] for n in ("ragged128x128x8", "ragged64x64x8", "splitk128x128x8", "splitk64x64x8", "ragged128x256x8",
+                             "streamk128x128x8", "streamk64x64x8", "streamk64x32x8")]
+RAGGED = [(1, 1, 1), (1, 7, 3), (5, 1, 9), (3, 5, 7), (129, 257, 13), (4095, 33, 1023), (65, 4095, 4),
+          (1000, 1000, 1000), (1023, 1021, 1022), (200, 300, 6), (2, 4, 8193), (130, 131, 8191), (64, 64, 64)]
+# Split-K shapes: small M*N, long K (K ending mid-tile; splits of unequal length).
+SPLIT = [(1024, 1024, 8192), (129, 257, 8191), (256, 256, 32768), (100, 30, 20000), (1, 1, 4097), (257, 129, 8197)]
+
+
+@pytest.mark.parametrize("spec", NEW, ids=lambda s: s.name)
+def test_new_rung_passes_ragged_shapes(spec):
+    assert not spec.contract
+    records = run(spec, RAGGED + SPLIT)
+    assert [r["status"] for r in records] == ["PASS"] * len(RAGGED + SPLIT), [(r["M"], r["N"], r["K"], r.get("reason")) for r in records]
+
+
+def test_split_k_runs_many_splits_and_repeats():
+    """The grid really splits here (gridDim.z > 1), and the same shape twice in one process still
+    passes: the last split of each tile left its counter at zero."""
+    spec = BY_NAME["splitk128x128x8"]
+    assert spec.launch(1024, 1024, 8192).grid[2] > 1 and spec.launch(256, 256, 32768).grid[2] == 64
+    shapes = [(1024, 1024, 8192), (1024, 1024, 8192), (300, 200, 16384), (300, 200, 16384)]
+    records = run(spec, shapes)
+    assert [r["status"] for r in records] == ["PASS"] * 4, [r.get("reason") for r in records]
+    small = BY_NAME["splitk64x64x8"]
+    assert small.launch(512, 512, 512).grid[2] == 4
+    records = run(small, [(512, 512, 512), (512, 512, 512), (1000, 1000, 1000)])
+    assert [r["status"] for r in records] == ["PASS"] * 3, [r.get("reason") for r in records]
+
+
+@pytest.mark.parametrize("z,why", [("7", "more splits than k tiles: empty splits still count themselves in"),
+                                   ("9", "does not fit the workspace at 1024x1024: split 0 does it all")])
+def test_split_k_with_other_split_counts(z, why):
+    base = BY_NAME["splitk128x128x8"]
+    spec = dataclasses.replace(base, name=f"splitk-z{z}", grid=(*base.grid[:2], z))
+    shapes = [(100, 100, 20), (1024, 1024, 1024), (129, 130, 131)]
+    records = run(spec, shapes)
+    assert [r["status"] for r in records] == ["PASS"] * len(shapes), (why, [r.get("reason") for r in records])
+
+
+@pytest.mark.parametrize("spec", NEW, ids=lambda s: s.name)
+def test_nonfinite_rows_and_columns_stay_in_their_own_results(spec):
+    """Rows past M are zero-filled and columns past N clamped: Inf in A's last row and B's last
+    column reaches only C's last row and last column."""
+    from profiler.measure.device import import_cupy
+    from profiler.measure.launch import Gemm, KernelRunner
+
+    cp = import_cupy()
+    runner = KernelRunner(cp, spec, str(build_kernel(spec, "sm_90").cubin))
+    for M, N, K in [(130, 131, 13), (130, 132, 13), (65, 67, 4100)]:
+        g = Gemm.random(cp, M, N, K, seed=3)
+        g.A[M - 1, :] = np.inf
+        g.B[:, N - 1] = np.inf
+        g.C.fill(np.nan)
+        runner(g, 1.0, 0.0)
+        cp.cuda.runtime.deviceSynchronize()
+        ref = g.A[: M - 1] @ g.B[:, : N - 1]
+        got = g.C[: M - 1, : N - 1]
+        assert bool(cp.isfinite(got).all())
+        assert float(cp.abs(got - ref).max()) <= 1e-3 * float(cp.abs(ref).max())
+
+
+def test_ragged128x256x8_takes_each_of_its_paths():
+    """Whole tiles only (512^3, 128x256x8), whole tiles beside edge tiles with float4 B (1000^3;
+    2500^3 and K = 1028: K % 8 != 0 puts every tile on the edge path), scalar B and C (4095^3,
+    N = 260 with 129 rows), and one tile smaller than the block (5x7x9)."""
+    spec = BY_NAME["ragged128x256x8"]
+    shapes = [(512, 512, 512), (1000, 1000, 1000), (2500, 2500, 2500), (4095, 4095, 4095), (5, 7, 9),
+              (384, 768, 1028), (129, 260, 1000), (128, 256, 8)]
+    records = run(spec, shapes)
+    assert [r["status"] for r in records] == ["PASS"] * len(shapes), [(r["M"], r["N"], r["K"], r.get("reason")) for r in records]
+
+
+STREAMK = [BY_NAME[n] for n in ("streamk128x128x8", "streamk64x64x8", "streamk64x32x8")]
+# Stream-K shapes: a partial last wave beside whole ones (1536^3, 2500^3 and 4096^2 x 512 at
+# 64x64 tiles), small M*N over every block (256^3, 1023^3), K-large, twice each: the arrival
+# counters of split tiles reset.
+WAVES = [(1536, 1536, 1536), (2500, 2500, 2500), (4096, 4096, 512), (256, 256, 256), (1023, 1023, 1023),
+         (256, 1024, 16384), (128, 128, 65536)]
+
+
+@pytest.mark.parametrize("spec", STREAMK, ids=lambda s: s.name)
+def test_stream_k_passes_partial_waves_and_repeats(spec):
+    shapes = [s for s in WAVES for _ in range(2)]
+    records = run(spec, shapes)
+    assert [r["status"] for r in records] == ["PASS"] * len(shapes), [(r["M"], r["N"], r["K"], r.get("reason")) for r in records]
+
+
+@pytest.mark.parametrize("grid,why", [("1", "one block walks every tile"),
+                                      ("7", "blocks of unequal shares crossing many tiles"),
+                                      ("5000", "more blocks than k tiles at small shapes; at 1024^3 the slots exceed "
+                                               "the workspace and every tile runs whole")])
+def test_stream_k_with_other_block_counts(grid, why):
+    base = BY_NAME["streamk128x128x8"]
+    spec = dataclasses.replace(base, name=f"streamk-g{grid}", grid=(grid,))
+    shapes = [(100, 100, 20), (1024, 1024, 1024), (129, 130, 131), (1, 1, 1)]
+    records = run(spec, shapes)
+    assert [r["status"] for r in records] == ["PASS"] * len(shapes), (why, [r.get("reason") for r in records])

@@ -1,0 +1,54 @@
+"""Reading CUDA sources without a compiler: comments stripped, integer #defines evaluated (the
+kernel-source checks and the tensor-map tests share them)."""
+
+from __future__ import annotations
+
+import re
+
+from profiler.expressions import evaluate
+from profiler.kernel_paths import KERNELS_DIR
+
+
+def code(text: str) -> str:
+    """The source without comments."""
+    return re.sub(r"//[^\n]*|/\*.*?\*/", "", text, flags=re.S)
+
+
+def macros(text: str) -> dict[str, int]:
+    """Integer #defines and constexpr ints (arithmetic over earlier ones); others are skipped."""
+    values: dict[str, int] = {}
+    found = re.findall(r"^#define\s+(\w+)\s+([^\n]+)$|^\s*constexpr\s+int\s+(\w+)\s*=\s*([^;\n]+);", code(text), flags=re.M)
+    for name, body in ((m[0] or m[2], m[1] or m[3]) for m in found):
+        try:
+            values[name] = c_int(body, values)
+        except (ValueError, SyntaxError, ZeroDivisionError):
+            pass
+    return values
+
+
+def c_int(expr: str, defs: dict[str, int]) -> int:
+    """Evaluate a C integer expression over known macros (C's / on ints is Python's //)."""
+    expr = re.sub(r"\b[A-Za-z_]\w*\b", lambda m: str(defs[m[0]]) if m[0] in defs else m[0], expr)
+    expr = re.sub(r"(\d)[uUlL]+\b", r"\1", expr).replace("/", "//")
+    if re.search(r"[A-Za-z_]", expr):
+        raise ValueError(f"unknown name in {expr!r}")
+    return evaluate(expr, 0, 0, 0)
+
+
+def with_headers(spec) -> str:
+    """The source with the project headers it includes (#include "x.cuh", from kernels/ or the
+    source's own folder) spliced in where they are included, each once: the macros and the
+    pipeline a kernel shares with others live there."""
+    seen: set[str] = set()
+
+    def splice(text: str) -> str:
+        def one(m: re.Match) -> str:
+            name = m[1]
+            path = next((d / name for d in (spec.source.parent, KERNELS_DIR) if (d / name).is_file()), None)
+            if path is None or name in seen:
+                return ""
+            seen.add(name)
+            return splice(path.read_text())
+        return re.sub(r'^#include\s+"([^"]+)"[^\n]*$', one, text, flags=re.M)
+
+    return splice(spec.source.read_text())

@@ -1,0 +1,68 @@
+"""The ncu command line and its output (profiler.measure.ncu): filters before the program, a bound
+narrows, the program's exit code and launch count read back."""
+
+from pathlib import Path
+
+import pytest
+
+from profiler.measure.ncu import Filters, NcuOptions, NcuResult, program_command, program_exit_code
+
+
+def test_program_command_carries_filters_before_the_program():
+    opts = NcuOptions(ncu=Path("/x/ncu"), extra_metrics=["a__b.sum"])
+    filters = Filters(nvtx_include=("app/", "gemm 64x64x64/"), kernel_regex="sgemm_.*", launch_skip=2, launch_count=5,
+                      replay_mode="application")
+    cmd = program_command(opts, filters, Path("/run/ncu/.p.partial"), ["python3", "x.py", "--set", "y"])
+    assert cmd[-4:] == ["python3", "x.py", "--set", "y"]  # the program's own options stay its own
+    head = cmd[:-4]
+    pairs = {head[i]: head[i + 1] for i in range(len(head) - 1) if head[i].startswith("--") and not head[i + 1].startswith("--")}
+    assert pairs["--clock-control"] == "none" and pairs["--set"] == "full" and pairs["--kernel-name"] == "regex:sgemm_.*"
+    assert pairs["--launch-skip"] == "2" and pairs["--launch-count"] == "5" and pairs["--replay-mode"] == "application"
+    assert [head[i + 1] for i, a in enumerate(head) if a == "--nvtx-include"] == ["app/", "gemm 64x64x64/"]
+    assert "--nvtx" in head and pairs["--export"] == "/run/ncu/.p.partial" and pairs["--metrics"] == "a__b.sum"
+
+
+def test_filters_narrow_only_with_a_bound():
+    assert not Filters().narrows and not Filters(launch_skip=3).narrows
+    assert Filters(launch_count=1).narrows and Filters(kernel_regex="x").narrows and Filters(nvtx_include=("a/",)).narrows
+    assert Filters().arguments() == [] and Filters().describe() == "no filter"
+
+
+def test_program_exit_code_from_ncu_output():
+    assert program_exit_code(NcuResult(0, ["==PROF== done"], None, [])) == 0
+    assert program_exit_code(NcuResult(3, ["x", "==ERROR== The application returned an error code (3).", "y"], None, [])) == 3
+    assert program_exit_code(NcuResult(1, ["==ERROR== something else"], None, [])) is None
+
+
+@pytest.mark.parametrize("line,kernel,passes", [
+    ('==PROF== Profiling "sgemm_naive" - 0: 0%....50%....100% - 38 passes', "sgemm_naive", 38),
+    ('==PROF== Profiling "warmingup(float*)" - 1: 0%....50%....100% - 1 pass', "warmingup(float*)", 1),
+    ('Running ...==PROF== Profiling "k" - 0 (1/1): 0%....50%....100% - 3 passes', "k", 3),
+    ('==PROF== Profiling "k" - 0: 0%....50%....', "k", 0),  # a warning broke the line: still a launch
+])
+def test_profiling_lines_count_launches(line, kernel, passes):
+    from profiler.measure.ncu import _PROFILING
+
+    m = _PROFILING.search(line)
+    assert m["kernel"] == kernel and int(m["passes"] or 0) == passes
+    assert _PROFILING.search("==PROF== Connected to process 1 (/usr/bin/python3)") is None
+
+
+def test_each_gpu_gets_its_own_ncu_lock(tmp_path, monkeypatch):
+    import os
+    import pathlib
+    import tempfile
+
+    from profiler.measure.ncu import lock_per_gpu
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    env = {"CUDA_VISIBLE_DEVICES": "1"}
+    a = lock_per_gpu(dict(env), "GPU-aaa")["TMPDIR"]
+    b = lock_per_gpu(dict(env), "GPU-bbb")["TMPDIR"]
+    assert a != b and lock_per_gpu({}, "GPU-aaa")["TMPDIR"] == a  # per GPU, the same for one GPU
+    assert pathlib.Path(a).is_dir() and pathlib.Path(a).parent == tmp_path and oct(pathlib.Path(a).stat().st_mode & 0o777) == "0o700"
+    # a folder of that name that is not this user's own (here: a symlink planted there) is not used
+    planted = tmp_path / f"gemmprof-ncu-{os.getuid()}-GPU-ccc"
+    planted.symlink_to(tmp_path / "elsewhere", target_is_directory=True)
+    (tmp_path / "elsewhere").mkdir()
+    assert "TMPDIR" not in lock_per_gpu({}, "GPU-ccc")

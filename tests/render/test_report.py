@@ -1,0 +1,220 @@
+"""`gemmprof report` on the real sample run: every page, self-contained, the summary for CI, the
+facts the data shows; wrong input gives one line, never a traceback. Also the kernel figures."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import shutil
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from helpers.paths import SAMPLE_RUN
+from profiler.cli.report import report
+from profiler.manifest import load_manifest
+from profiler.numbers import fmt_num
+
+SAMPLE = SAMPLE_RUN
+pytestmark = pytest.mark.skipif(not (SAMPLE / "kernels.parquet").is_file(), reason="sample run not present")
+VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+
+
+def app() -> typer.Typer:
+    cli = typer.Typer()
+    cli.command("report")(report)
+    cli.command("other")(lambda: None)  # two commands: typer keeps the command name
+    return cli
+
+
+class Page(HTMLParser):
+    """Parses a page, checking that every element closes in order; collects images and links."""
+
+    def __init__(self):
+        super().__init__()
+        self.stack, self.images, self.links, self.errors, self.text = [], [], [], [], []
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "img":
+            self.images.append(attrs.get("src", ""))
+        if tag == "a" and attrs.get("href"):
+            self.links.append(attrs["href"])
+        if tag not in VOID:
+            self.stack.append(tag)
+
+    def handle_endtag(self, tag):
+        if not self.stack or self.stack[-1] != tag:
+            self.errors.append(f"</{tag}> closes <{self.stack[-1] if self.stack else None}>")
+        else:
+            self.stack.pop()
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+
+def parse(path: Path) -> Page:
+    page = Page()
+    page.feed(path.read_text())
+    page.close()
+    assert not page.errors and page.stack == [], (path.name, page.errors[:3], page.stack)
+    return page
+
+
+@pytest.fixture(scope="module")
+def out(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("report")
+    result = CliRunner().invoke(app(), ["report", str(SAMPLE), "-o", str(folder)])
+    assert result.exit_code == 0, result.output
+    assert "blocktile2d" in result.output and "2-way bank conflicts" in result.output
+    return folder
+
+
+def kernels_of_the_run() -> list[str]:
+    kernels = pd.read_parquet(SAMPLE / "kernels.parquet")
+    bench = pd.read_parquet(SAMPLE / "bench.parquet")
+    return sorted(set(kernels["kernel_key"]) | set(bench["kernel"]))
+
+
+def test_every_kernel_has_both_pages(out):
+    for name in kernels_of_the_run():
+        assert (out / f"{name}.html").is_file() and (out / f"{name}.md").is_file(), name
+    assert (out / "index.html").is_file() and (out / "summary.md").is_file()
+
+
+def test_html_parses_and_is_self_contained(out):
+    for path in out.glob("*.html"):
+        page = parse(path)
+        assert page.images, path.name  # every page has at least one figure
+        for src in page.images:
+            assert src.startswith("data:image/"), (path.name, src[:40])
+        for href in page.links:  # links stay inside the report, or go to the web
+            assert href.startswith(("#", "http://", "https://")) or (out / href).is_file(), (path.name, href)
+    text = (out / "naive.html").read_text()
+    assert "<link" not in text and "<script" not in text and "src=\"http" not in text
+
+
+def test_index_links_every_kernel_page(out):
+    page = parse(out / "index.html")
+    assert {f"{n}.html" for n in kernels_of_the_run()} <= set(page.links)
+
+
+@pytest.mark.skipif(importlib.util.find_spec("profiler.render.roofline_chart") is None, reason="charts module not present")
+def test_index_embeds_the_charts(out):
+    # the roofline, and one ladder per precision tier of the sample (FP32 and the FP16 tensor-core tier)
+    page = parse(out / "index.html")
+    assert len([s for s in page.images if s.startswith("data:image/png;base64,")]) == 3
+
+
+def table_rows(markdown: str) -> dict[str, list[str]]:
+    rows = {}
+    for line in markdown.splitlines():
+        if line.startswith("| [") and "](" in line:
+            cells = [c.strip() for c in line.strip().strip("|").split(" | ")]
+            name = re.match(r"\[([^\]]+)\]", cells[0]).group(1)
+            rows.setdefault(name, cells)  # the first table is the summary
+    return rows
+
+
+def test_summary_md_fits_a_ci_job_summary(out):
+    text = (out / "summary.md").read_text()
+    assert len(text.encode()) < 64 * 1024 and "data:" not in text and "<" not in text.replace("<-", "")
+    rows = table_rows(text)
+    bench = pd.read_parquet(SAMPLE / "bench.parquet")
+    at = bench[bench["M"] == 2048].set_index("kernel")
+    for name in kernels_of_the_run():
+        cells = rows[name]
+        assert cells[0] == f"[{name}]({name}.md)"  # relative to the report folder
+        assert cells[1] == f"{at.loc[name, 'gflops']:,.0f}"
+        assert cells[2].endswith("%") and cells[5] == "✅ PASS"
+    assert rows["naive"][3] == "global memory (L1/LSU)" and rows["naive"][4] == "uncoalesced global loads"
+    assert rows["blocktile2d"][4] == "2-way bank conflicts on shared loads"
+    assert rows["cublas"][2] == "100%" and rows["cublas"][3] == "FP32 pipe"
+
+
+def test_kernel_pages_say_what_the_data_shows(out):
+    b2d = (out / "blocktile2d.md").read_text()
+    assert "Bound by shared memory / MIO: 2-way bank conflicts on shared loads" in b2d
+    assert "`for (int j = 0; j < TN; ++j) b[j] = Bs[d][tCol * TN + j];`" in b2d  # the line causing them
+    assert "| shared-load bank conflicts | none -> 2-way |" in b2d
+    vectorized = (out / "vectorized.md").read_text()
+    assert "| shared-load bank conflicts | 2-way -> none |" in vectorized
+    naive = " ".join(parse(out / "naive.html").text)
+    assert "uncoalesced" in naive and "4,228x" in naive and "acc += a[k] * b[(size_t)k * N];" in naive
+    warptile = (out / "warptile.md").read_text()
+    assert "| shared load | 50.3 M | 0 | 0% | none |" in warptile
+    assert "Achieved **24%** of a theoretical **25%**" in warptile and "capped by **registers**" in warptile
+    cublas = (out / "cublas.md").read_text()
+    assert "No line information" in cublas and "at the compute roof" in cublas
+
+
+def test_markdown_tables_are_well_formed(out):
+    for path in out.glob("*.md"):
+        lines = path.read_text().splitlines()
+        for i, line in enumerate(lines):
+            if line.startswith("|:") or line.startswith("|-"):
+                columns = line.count("|") - 1
+                header = lines[i - 1]
+                assert header.count("|") - header.count("\\|") - 1 == columns, (path.name, header)
+                j = i + 1
+                while j < len(lines) and lines[j].startswith("|"):
+                    assert lines[j].count("|") - lines[j].count("\\|") - 1 == columns, (path.name, lines[j])
+                    j += 1
+
+
+# ---------------------------------------------------------------------------------------------
+# Wrong input: one line, never a traceback
+
+
+# ---------------------------------------------------------------------------------------------
+# Kernel figures (Agg, inspected as Figures)
+
+
+def test_power_capped_rows_carry_the_throttle_marker(out):
+    # the bench table's `throttled` column holds numpy bools: every capped PASS row is marked '*'
+    bench = pd.read_parquet(SAMPLE / "bench.parquet")
+    capped = bench[(bench["status"] == "PASS") & bench["throttled"].fillna(False).astype(bool)]
+    assert len(capped) > 0
+    index = (out / "index.html").read_text()
+    for gflops in capped["gflops"]:
+        assert fmt_num(gflops) + "*" in index, gflops
+
+
+def test_diagnosis_json_names_each_rungs_predecessor(out):
+    import json
+
+    kernels = {k["kernel"]: k for k in json.loads((out / "diagnosis.json").read_text())["kernels"]}
+    specs = {s.name: s for s in load_manifest()}
+    for name, record in kernels.items():
+        if name in specs:
+            assert record["predecessor"] == specs[name].predecessor, name
+    assert kernels["texld128x128x8"]["predecessor"] == "cutlass128x128x8"
+    assert kernels["cublas"]["predecessor"] is None
+
+
+@pytest.mark.ncu
+def test_tf32_page_reads_the_gemms_rate_the_tf32_peak_and_the_tiers_rung(tmp_path):
+    from helpers.ncu_fixtures import TF32_RUN
+
+    run = tmp_path / "run"
+    shutil.copytree(TF32_RUN, run)
+    result = CliRunner().invoke(app(), ["report", str(run), "-o", str(tmp_path / "out")])
+    assert result.exit_code == 0, result.output
+    page = (tmp_path / "out" / "tf32x3wg.md").read_text()
+    assert page.startswith("[run index]") and "# tf32x3wg (fp32-tc rung 3)" in page and "rung 25" not in page
+    assert "GFLOP/s: **82,435 (ncu)**" in page  # 2 * 4096^3 / 1.67 ms, not the 249,268 executed
+    assert "tensor FLOP/s executed: **247 T (3 MMAs per product)**" in page
+    assert "of TF32 peak" in page and "of FP16 peak" not in page
+    assert "epilogue-bound" not in page
+
+
+def test_the_climb_lists_rungs_not_the_references(out):
+    index = (out / "index.md").read_text() if (out / "index.md").is_file() else (out / "index.html").read_text()
+    climb = index[index.index("The climb"):]
+    assert "spread128x256x8" in climb and "regbank128x256x8" in climb
+    assert "cublas over" not in climb and "cublas</a> over" not in climb
