@@ -112,6 +112,19 @@ def derive_rules(bench: pd.DataFrame, kernels: dict[str, KernelSpec], tier: str 
     takes = {k: _mask(shapes, lambda s, k=k: kernels[k].unsupported_reason(*s) is None) for k in share.columns}
     close = {k: _mask(shapes, lambda s, k=k: share.at[s, k] >= 1 - tolerance) for k in share.columns}  # NaN: False
     left = (1 << len(shapes)) - 1
+    # Fallbacks are not rules: when the contract-free kernels win no shape a contract-bound one
+    # could take (FP16: wmma_ragged behind the TMA rungs), the shapes only they can take (odd
+    # leading dimensions) go to the last rule. A rule sending them there by size (`tiles <= 4 *
+    # SMS`) would also catch, on a GPU's next shape, aligned ones the fast kernels take.
+    bound = [k for k in share.columns if k not in free]
+    bound_takes = free_wins = 0
+    for k in share.columns:
+        if k in free:
+            free_wins |= _mask(shapes, lambda s, k=k: share.at[s, k] >= 1.0)  # NaN: False
+        else:
+            bound_takes |= takes[k]
+    if bound and not free_wins & bound_takes:
+        left &= bound_takes
     rules: list[DispatchRule] = []
     while left and len(rules) < max_rules - 1:
         pick = _best_rule(single, takes, close, share, left)

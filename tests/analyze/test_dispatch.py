@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 
 from profiler.analyze.dispatch import derive_rules, fastest_per_shape, predicted, render_toml, share_of_best
 from profiler.dispatchers import DispatchRule, Dispatcher, load_dispatchers, parse_dispatchers
+from profiler.expressions import evaluate
 from profiler.manifest import load_manifest
 
 KERNELS = {s.name: s for s in load_manifest()}
@@ -177,3 +178,17 @@ def test_a_partly_empty_last_wave_goes_to_stream_k():
     assert [d.choose(*s, KERNELS, sms=132).name for s in shapes] == [
         "streamk128x128x8" if s in quantised else "ragged128x256x8" for s in shapes], rules
     assert any("% SMS" in str(r.when) for r in rules) and len(rules) == 2, rules
+
+
+def test_shapes_only_a_fallback_can_take_go_to_the_last_rule_not_to_a_size_rule():
+    """FP16: the TMA rungs need N, K multiples of 8; at 1023^3 and 2500^3 only the slow
+    contract-free rung runs. A rule sending it there by size would, at an aligned shape of the
+    same size the sweep lacked, pick it over the TMA rung; the fallback goes last instead."""
+    aligned = [(4096, 4096, 4096), (8192, 8192, 8192)]
+    odd = [(1023, 1023, 1023), (1500, 1500, 1500), (2500, 2500, 2500), (4095, 4095, 4095)]
+    rows = [("wgmma_persist128", s, 100.0) for s in aligned] + [("wmma_ragged", s, 10.0) for s in aligned + odd]
+    rules = derive_rules(rect_frame(rows), KERNELS, tier="fp16", sms=132)
+    assert rules[-1] == DispatchRule("wmma_ragged", 1) and all(r.kernel != "wmma_ragged" for r in rules[:-1]), rules
+    d = Dispatcher("d", "fp16", "x", rules)
+    assert d.choose(2560, 2560, 2560, KERNELS, sms=132).name == "wgmma_persist128"  # aligned, unseen
+    assert d.choose(2500, 2500, 2500, KERNELS, sms=132).name == "wmma_ragged"
