@@ -39,20 +39,37 @@ def _stall_evidence(s: Signals, reasons: tuple[str, ...] | None = None, n: int =
     return out
 
 
-def _where(s: Signals, reason: str | None) -> str:
-    """Which source line most of a stall reason's PC samples fall on (needs -lineinfo)."""
+def _hot_line(s: Signals, reason: str | None) -> tuple[float, int, str] | None:
+    """(share of the reason's PC samples, line, code) of the source line most of them fall on
+    (needs -lineinfo); None when the samples do not say."""
     column = f"samples_{reason}"
     lines = s.lines
     if reason is None or lines is None or lines.empty or column not in lines.columns:
-        return ""
+        return None
     counts = lines[column].fillna(0)
     have = lines[lines["line"].notna() & (counts > 0)]
     if have.empty or counts.sum() <= 0:
-        return ""
+        return None
     top = have.loc[have[column].idxmax()]
     code = top["code"].split("//")[0].strip() if isinstance(top.get("code"), str) else ""
-    return (f"{fmt_pct(100.0 * top[column] / counts.sum())} of the {BY_REASON[reason].label} samples are at line "
-            f"{int(top['line'])}" + (f": `{code}`." if code else "."))
+    return 100.0 * top[column] / counts.sum(), int(top["line"]), code
+
+
+def _where(s: Signals, reason: str | None) -> str:
+    """Which source line most of a stall reason's PC samples fall on."""
+    hot = _hot_line(s, reason)
+    if hot is None:
+        return ""
+    share, line, code = hot
+    return (f"{fmt_pct(share)} of the {BY_REASON[reason].label} samples are at line {line}"
+            + (f": `{code}`." if code else "."))
+
+
+def _waits_at_mbarrier(s: Signals) -> bool:
+    """Most long-scoreboard samples sit in an mbarrier wait: warps wait for a pipeline stage,
+    not for a global load of their own."""
+    hot = _hot_line(s, "long_scoreboard")
+    return hot is not None and hot[0] >= 40.0 and "mbar" in hot[2]
 
 
 def _per_math(s: Signals, cls: str) -> float:
@@ -279,6 +296,14 @@ def _latency_cure(top: str | None, s: Signals) -> tuple[str, str, str]:
                        f"{fmt_num(o['registers_for_next_block'])} would fit one more block per SM)")
         capped += "."
     if top == "long_scoreboard":
+        if (t.get("tma") or t.get("wgmma")) and _waits_at_mbarrier(s):
+            return ("pipeline stages not ready in time (warps wait at mbarriers)", "latency_pipeline",
+                    "Most long-scoreboard samples are in the mbarrier wait, so the time goes to one side of the "
+                    "pipeline waiting for the other: consumers for a stage their producer has not filled (TMA "
+                    "latency, or the producer warps' own work on the stage: a split, a transpose), or the producer "
+                    "for a stage the consumers have not released. Give the late side more: more producer warps or "
+                    "less work per stage, more stages in flight, stages released as soon as their MMAs retire. Give "
+                    "each barrier its own wait call site, so the samples say which one.")
         if t.get("tma") or t.get("wgmma"):
             return ("global-memory latency in the async pipeline", "latency_pipeline",
                     "The loads are already asynchronous (TMA into shared memory, mbarriers): keep more stages in "
