@@ -14,6 +14,7 @@ from .bounds import BOUNDS, Verdict
 from .global_memory import launch_min_bytes
 from .shared_memory import shared_unmeasured
 from ..numbers import count_of, fmt_bytes, fmt_count, fmt_num, fmt_pct, fmt_times, fmt_way
+from .hot_lines import waits_at_mbarrier, where
 from .signals import Signals, stall_sentence
 from .stalls import BY_REASON
 from .thresholds import (CONFLICT_NOTABLE_PCT, GLOBAL_LOADS_PER_FFMA_HIGH, SOL_BUSY_PCT, STALL_NOTABLE_PCT,
@@ -37,39 +38,6 @@ def _stall_evidence(s: Signals, reasons: tuple[str, ...] | None = None, n: int =
             break
         out.append(stall_sentence(r))
     return out
-
-
-def _hot_line(s: Signals, reason: str | None) -> tuple[float, int, str] | None:
-    """(share of the reason's PC samples, line, code) of the source line most of them fall on
-    (needs -lineinfo); None when the samples do not say."""
-    column = f"samples_{reason}"
-    lines = s.lines
-    if reason is None or lines is None or lines.empty or column not in lines.columns:
-        return None
-    counts = lines[column].fillna(0)
-    have = lines[lines["line"].notna() & (counts > 0)]
-    if have.empty or counts.sum() <= 0:
-        return None
-    top = have.loc[have[column].idxmax()]
-    code = top["code"].split("//")[0].strip() if isinstance(top.get("code"), str) else ""
-    return 100.0 * top[column] / counts.sum(), int(top["line"]), code
-
-
-def _where(s: Signals, reason: str | None) -> str:
-    """Which source line most of a stall reason's PC samples fall on."""
-    hot = _hot_line(s, reason)
-    if hot is None:
-        return ""
-    share, line, code = hot
-    return (f"{fmt_pct(share)} of the {BY_REASON[reason].label} samples are at line {line}"
-            + (f": `{code}`." if code else "."))
-
-
-def _waits_at_mbarrier(s: Signals) -> bool:
-    """Most long-scoreboard samples sit in an mbarrier wait: warps wait for a pipeline stage,
-    not for a global load of their own."""
-    hot = _hot_line(s, "long_scoreboard")
-    return hot is not None and hot[0] >= 40.0 and "mbar" in hot[2]
 
 
 def _per_math(s: Signals, cls: str) -> float:
@@ -199,7 +167,7 @@ def global_memory(s: Signals) -> Verdict:
     evidence = [
         s.sides(),
         *_stall_evidence(s, ("lg_throttle", "long_scoreboard"), 2),
-        _where(s, "lg_throttle" if lg_share >= STALL_NOTABLE_PCT else None),
+        where(s, "lg_throttle" if lg_share >= STALL_NOTABLE_PCT else None),
         (f"Global loads per {_math_op(s)}: {fmt_num(loads)}." if not pd.isna(loads) else ""),
         (f"Coalescing: {fmt_pct(excess)} of the {fmt_count(c['sectors'])} L2 sectors requested by global accesses are "
          f"excess." if not pd.isna(excess) else ""),
@@ -244,7 +212,7 @@ def shared(s: Signals) -> Verdict:
     evidence = [
         s.sides() + f" Shared memory is {fmt_pct(u['shared'])} of its peak wavefront rate.",
         *_stall_evidence(s, ("mio_throttle", "short_scoreboard", "barrier"), 2),
-        _where(s, "mio_throttle" if mio >= short else "short_scoreboard"),
+        where(s, "mio_throttle" if mio >= short else "short_scoreboard"),
         f"Shared loads per {_math_op(s)}: {fmt_num(loads)}." if not pd.isna(loads) else "",
         *[_conflict_sentence(c) for c in conflicts],
     ]
@@ -278,7 +246,7 @@ def latency(s: Signals) -> Verdict:
         _occupancy_sentence(s),
         hopper_sentence(s),
         *_stall_evidence(s, n=3),
-        _where(s, top),
+        where(s, top),
         (f"Already uses: {', '.join(t['already_uses'])}." if t.get("already_uses") else ""),
     ]
     return _verdict("latency", problem, summary, evidence, cure, s, cause)
@@ -296,7 +264,7 @@ def _latency_cure(top: str | None, s: Signals) -> tuple[str, str, str]:
                        f"{fmt_num(o['registers_for_next_block'])} would fit one more block per SM)")
         capped += "."
     if top == "long_scoreboard":
-        if (t.get("tma") or t.get("wgmma")) and _waits_at_mbarrier(s):
+        if (t.get("tma") or t.get("wgmma")) and waits_at_mbarrier(s):
             return ("pipeline stages not ready in time (warps wait at mbarriers)", "latency_pipeline",
                     "Most long-scoreboard samples are in the mbarrier wait, so the time goes to one side of the "
                     "pipeline waiting for the other: consumers for a stage their producer has not filled (TMA "

@@ -1,4 +1,4 @@
-"""sentences.py on real reports: which problem a latency-bound TMA/wgmma kernel is given depends on
+"""hot_lines.py (and the verdict it feeds) on real reports: which problem a latency-bound TMA/wgmma kernel is given depends on
 where its long-scoreboard samples sit (the tf32x3ra/raw profiles of the 2026-11-23 H100 run:
 66% of them in hopper.cuh's mbarrier wait; wgmma_persist's in its epilogue's C load)."""
 
@@ -37,3 +37,20 @@ def test_long_scoreboard_on_a_global_load_keeps_the_global_latency_reading():
     d = diagnosed("fp16-2/profile")["wgmma_persist"]
     assert d.verdict.cause == "latency_pipeline" and d.verdict.problem.startswith("global-memory latency in the async pipeline")
     assert any("beta * c" in line for line in d.verdict.evidence)
+
+
+def test_the_hot_line_is_the_one_most_samples_of_the_reason_fall_on():
+    import pandas as pd
+
+    from profiler.analyze.hot_lines import hot_line, waits_at_mbarrier, where
+    from profiler.analyze.signals import Signals
+
+    lines = pd.DataFrame({"line": [10, 51, 80], "code": ["acc += a * b;", "if (mbar_try_wait(bar, p)) return;  // spin", None],
+                          "samples_long_scoreboard": [10, 60, 30]})
+    s = Signals.__new__(Signals)
+    s.lines = lines
+    assert hot_line(s, "long_scoreboard") == (60.0, 51, "if (mbar_try_wait(bar, p)) return;")
+    assert where(s, "long_scoreboard").startswith("60% of the long scoreboard samples are at line 51: `if (mbar_try_wait")
+    assert waits_at_mbarrier(s)
+    s.lines = lines.assign(samples_long_scoreboard=[50, 30, 20])  # most samples on the math, not the wait
+    assert not waits_at_mbarrier(s) and hot_line(s, "barrier") is None
