@@ -7,6 +7,7 @@ from hypothesis import strategies as st
 
 from profiler.analyze.dispatch import derive_rules, fastest_per_shape, predicted, render_toml, share_of_best
 from profiler.dispatchers import DispatchRule, Dispatcher, load_dispatchers, parse_dispatchers
+from profiler.expressions import evaluate
 from profiler.manifest import load_manifest
 
 KERNELS = {s.name: s for s in load_manifest()}
