@@ -21,7 +21,7 @@ from profiler.manifest import load_manifest
 
 pytestmark = pytest.mark.nvcc
 
-DRIVER = Path(__file__).parent / "kernels" / "streamk_cover.cu"
+DRIVER = Path(__file__).parent.parent / "kernels" / "streamk_cover.cu"  # tests/kernels/
 BK = 8
 TILES = [(128, 128), (64, 64), (64, 32)]
 STREAMK = [s for s in load_manifest() if s.name.startswith("streamk")]

@@ -1,0 +1,64 @@
+"""The cause checks for pathologies in a kernel's code (profiler.analyze.code_causes), each on a
+made-up launch on both sides of its threshold; cures that never prescribe what the kernel does."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+from helpers.cause_signals import signals
+
+from profiler.analyze import code_causes
+from profiler.analyze.code_causes import bank_conflicts, barrier, fp64
+
+
+def test_math_mostly_in_double_is_the_cause():
+    # 0.9 GFLOP in double in 1 ms: 900 GFLOP/s of the FP64 pipe's 1,000
+    v = fp64(signals(launch={"fp64_flop": 0.9e9, "fp32_flop": 0.1e9, "peak_fp64_flops": 1e12,
+                             "peak_fp32_flops": 60e12}))
+    assert v.cause == "fp64" and v.bound == "fp64"
+    assert v.summary == ("90% of the FLOPs are FP64: 900 GFLOP/s against an FP64 peak of 1,000 GFLOP/s, where FP32 "
+                         "would have 60,000.")
+    assert "1.0f" in v.cure
+
+
+@pytest.mark.parametrize("flop64, flop32", [(0.0, 1e9), (4e9, 6e9), (float("nan"), 1e9)])
+def test_some_double_math_is_not(flop64, flop32):
+    assert fp64(signals(launch={"fp64_flop": flop64, "fp32_flop": flop32})) is None
+
+
+def conflicts(excess_pct: float, kind: str = "load", status: str = "conflicts") -> pd.DataFrame:
+    return pd.DataFrame([{"kind": kind, "status": status, "excess_pct": excess_pct, "n_way": 3.0,
+                          "wavefronts": 3e6, "ideal": 1e6}])
+
+
+def test_conflicts_on_most_shared_loads_are_the_cause():
+    v = bank_conflicts(signals(conflicts=conflicts(66.7)))
+    assert v.cause == "bank_conflicts" and v.bound == "shared"
+    assert v.problem == "3-way bank conflicts on shared loads"
+    assert "pad each row" in v.cure
+
+
+@pytest.mark.parametrize("table", [
+    conflicts(code_causes.CONFLICT_CAUSE_PCT - 1),  # replays, but on fewer than half the wavefronts
+    conflicts(80.0, kind="store"),                  # stores: not this check's
+    conflicts(80.0, status="unexplained"),          # the addresses do not show them
+    conflicts(80.0).iloc[:0],
+    None,
+])
+def test_few_or_other_conflicts_are_not(table):
+    assert bank_conflicts(signals(conflicts=table)) is None
+
+
+def test_barrier_waits_are_the_cause_and_the_cure_knows_double_buffering():
+    waiting = {"barrier": 4.0, "long_scoreboard": 2.0, "selected": 1.0}  # 4 of 7 cycles: 57%
+    single = barrier(signals(stall_cycles=waiting))
+    assert single.cause == "barrier" and "57% of their cycles" in single.summary
+    assert single.cure.startswith("Fewer barriers per unit of work: double-buffer")
+    double = barrier(signals(stall_cycles=waiting, techniques={"double_buffer": True}))
+    assert double.cure.startswith("The tile is already double-buffered")
+    assert "double-buffer the shared tiles" not in double.cure
+
+
+def test_few_barrier_waits_are_not():
+    assert barrier(signals(stall_cycles={"barrier": 1.0, "long_scoreboard": 2.0, "selected": 1.0})) is None
+    assert barrier(signals()) is None

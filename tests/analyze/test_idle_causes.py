@@ -1,0 +1,60 @@
+"""The cause checks for idle SMs and schedulers (profiler.analyze.idle_causes), each on a made-up
+launch just past and just short of its threshold."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from helpers.cause_signals import signals
+
+from profiler.analyze import idle_causes
+from profiler.analyze.idle_causes import occupancy_capped, small_grid, tail
+
+
+def test_a_grid_for_a_fifth_of_the_sms_is_the_cause():
+    v = small_grid(signals(util={"sm_fill": 20.0, "blocks": 26, "waves": 0.2}))
+    assert v.cause == "small_grid" and v.bound == "launch"
+    assert v.problem == "grid too small: 26 of 132 SMs busy"
+    assert "80% of the GPU idle" in v.summary and "split K" in v.cure
+
+
+@pytest.mark.parametrize("fill", [idle_causes.LAUNCH_FILL_MIN_PCT, 100.0, math.nan])
+def test_a_grid_that_fills_half_the_sms_is_not(fill):
+    assert small_grid(signals(util={"sm_fill": fill})) is None
+
+
+def test_a_costly_last_wave_is_the_cause_and_a_cheap_one_is_not():
+    v = tail(signals(launch={"tail_cost_pct": 30.0}, util={"waves": 1.25}))
+    assert v.cause == "tail" and v.problem == "tail wave: the last of 2 waves is 25% full"
+    assert "about 66 blocks run in it" in v.summary  # 0.25 x 2 blocks per SM x 132 SMs
+    assert tail(signals(launch={"tail_cost_pct": idle_causes.TAIL_CAUSE_PCT - 0.1}, util={"waves": 1.25})) is None
+    assert tail(signals()) is None  # no tail cost measured
+
+
+def capped(**occupancy):
+    return signals(occupancy={"limiter": "shared memory", "warps_per_scheduler": 1.0, "theoretical_pct": 12.5,
+                              "blocks_per_sm": 1, "shared_mem_per_block": 100 * 1024, **occupancy})
+
+
+def test_occupancy_capped_by_shared_memory_says_what_to_request():
+    v = occupancy_capped(capped())
+    assert v.cause == "occupancy_shared" and v.bound == "latency"
+    assert v.problem == "occupancy capped by shared memory: 1 block per SM"
+    assert "102.4 kB" in v.cure and "2 blocks per SM" in v.cure
+
+
+@pytest.mark.parametrize("change", [
+    {"limiter": ""},                            # nothing caps it
+    {"limiter": "registers"},                   # a register tile is a choice
+    {"warps_per_scheduler": 3.0},               # enough warps to hide latency
+    {"theoretical_pct": 50.0},
+])
+def test_occupancy_is_no_cause_when_latency_can_hide(change):
+    assert occupancy_capped(capped(**change)) is None
+
+
+def test_async_pipelines_hide_latency_with_stages():
+    s = capped()
+    s.techniques = {"wgmma": True}
+    assert occupancy_capped(s) is None
