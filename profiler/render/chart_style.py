@@ -116,6 +116,9 @@ def kernel_markers(names) -> dict[str, str]:
 
 
 def add_footnote(fig: Figure, notes, y: float = 0.01) -> None:
+    """Notes under the axes, wrapped to the figure's width (a DejaVu Sans character is about
+    0.55 of the font size wide), so no word is left alone on a line of its own."""
     if notes:
-        text = "\n".join(textwrap.fill(mpl_text(f"Note: {n}"), 150) for n in notes)
+        width = max(60, int(fig.get_figwidth() * 72 / ((FONT - 1.5) * 0.55)) - 4)
+        text = "\n".join(textwrap.fill(mpl_text(f"Note: {n}"), width) for n in notes)
         fig.text(0.01, y, text, fontsize=FONT - 1.5, color="#444444", va="bottom", ha="left", gid="notes")
