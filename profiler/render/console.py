@@ -177,11 +177,17 @@ def launch_summary_table(kernels: pd.DataFrame, title: str, per_kernel: bool = F
     """`analyze`'s summary of its reports: a row per launch, or per kernel of
     `analyze.launches.group_launches` (`per_kernel`). Without `launch_numbers` the '#' column
     goes (reports of one launch each: every number would be 0)."""
-    columns = [(h, TEXT if h in ("kernel", "occupancy", "top stall") else NUMBER) for h in summary_headers(per_kernel)]
+    kinds = {"kernel": NAME, "top stall": NAME, "occupancy": TEXT}
+    columns = [(h, kinds.get(h, NUMBER)) for h in summary_headers(per_kernel)]
     rows = [list(map(escape, row)) for row in summary_rows(kernels, per_kernel)]  # kernel names are data: never markup
     if not launch_numbers and not per_kernel:
         columns, rows = columns[1:], [row[1:] for row in rows]
-    return filled_table(escape(title), columns, rows)
+    return filled_table(escape(title), columns, rows, optional=SUMMARY_OPTIONAL)
+
+
+# What a narrow `analyze` table leaves out first (all of it is in kernels.csv and on the kernel
+# pages): the names, time, rate and top stall are the row.
+SUMMARY_OPTIONAL = ("occupancy", "bank conflicts", "DRAM MB", "% of peak", "share")
 
 
 def summary_headers(per_kernel: bool = False) -> list[str]:

@@ -184,3 +184,23 @@ def test_terminal_tables_print_names_literally():
         for n in names:
             assert n in out, out
         assert "[/] bad" in out or "[b]FAIL" in out
+
+
+@pytest.mark.parametrize("width", [80, 120, 200])
+def test_analyze_summary_never_breaks_a_name_or_a_stall_inside_a_word(width):
+    """At 80 columns `analyze` once printed 'coales/ced' and 'lg_thro/ttle': names and stall keys
+    now break only between words, and occupancy and conflicts give way first."""
+    from profiler.analyze.roofline import kernel_names
+
+    kernels = pd.read_parquet(SAMPLE_RUN / "kernels.parquet")
+    out = printed(launch_summary_table(kernels, "sample"), width)
+    assert max(len(line) for line in out.splitlines()) <= width, out
+    words = out.split()
+    for name in kernel_names(kernels):
+        assert name[:48] in words or name[:45] + "..." in words, (name, out)
+    for stall in kernels["top_stall"].dropna().unique():
+        assert stall in words, (stall, out)
+    if width == 80:
+        assert "left out at this width (a wider COLUMNS shows them): occupancy" in out
+    if width == 200:
+        assert "occupancy" in out.splitlines()[2] and "left out" not in out  # in the header, nothing left out
