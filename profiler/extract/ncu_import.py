@@ -21,8 +21,8 @@ from pathlib import Path
 from types import ModuleType
 
 from ..errors import GemmprofError
+from ..measure.tools import NCU_ENV  # the path of the ncu executable (or its install folder) ncu_report is taken from
 
-ENV_NCU = "GEMMPROF_NCU"  # path of the ncu executable (or its install folder) to take ncu_report from
 NCU_INSTALL_GLOB = "/opt/nvidia/nsight-compute/*/extras/python"
 
 _module: ModuleType | None = None
@@ -42,8 +42,8 @@ def candidate_dirs(env: dict[str, str] | None = None) -> list[Path]:
     env = os.environ if env is None else env
     found: list[Path] = []
     executables = []
-    if env.get(ENV_NCU):
-        executables.append(env[ENV_NCU])
+    if env.get(NCU_ENV):
+        executables.append(env[NCU_ENV])
     on_path = shutil.which("ncu", path=env.get("PATH"))
     if on_path:
         executables.append(on_path)
@@ -109,7 +109,7 @@ def import_ncu_report() -> ModuleType:
     if module is None:
         raise GemmprofError(
             "cannot import ncu_report, the Python interface to Nsight Compute reports",
-            f"pip install ncu-report, or set {ENV_NCU} to your ncu executable"
+            f"pip install ncu-report, or set {NCU_ENV} to your ncu executable"
             + (f" (tried {', '.join(map(str, tried))})" if tried else ""),
         )
     _module = module
