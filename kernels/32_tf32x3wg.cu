@@ -155,13 +155,8 @@ sgemm_tf32x3wg(int M, int N, int K, float alpha, const float* __restrict__ A,
     const int wg = threadIdx.x / 128;          // 0: producer, 1-2: consumers
 
     const int tilesM = M / BM, tilesN = N / BN;
-    const int perGroup = GROUP_M * tilesN;
-    const int group = blockIdx.x / perGroup;
-    const int firstM = group * GROUP_M;
-    const int rows = min(tilesM - firstM, GROUP_M);
-    const int inGroup = blockIdx.x % perGroup;
-    const int bm = (firstM + inGroup % rows) * BM;
-    const int bn = (inGroup / rows) * BN;
+    const Tile tile = tile_of(blockIdx.x, tilesM, tilesN, GROUP_M);
+    const int bm = tile.m * BM, bn = tile.n * BN;
     const int kTiles = K / BK;
 
     if (threadIdx.x == 0) {

@@ -78,3 +78,16 @@ __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.a
 __device__ __forceinline__ void wgmma_commit() { asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory"); }
 template <int N>
 __device__ __forceinline__ void wgmma_wait() { asm volatile("wgmma.wait_group.sync.aligned %0;\n" :: "n"(N) : "memory"); }
+
+// Tile t of a tilesM x tilesN grid in grouped raster order: `group` tile rows at a time (the last
+// group may be shorter), column by column inside a group, so neighbouring blocks share A and B
+// tiles in L2.
+struct Tile { int m, n; };
+__device__ __forceinline__ Tile tile_of(int t, int tilesM, int tilesN, int group)
+{
+    const int perGroup = group * tilesN;
+    const int first = t / perGroup * group;
+    const int rows = min(tilesM - first, group);
+    const int in = t % perGroup;
+    return {first + in % rows, in / rows};
+}

@@ -297,13 +297,8 @@ __device__ __forceinline__ void gemm(int M, int N, int K, float alpha, float bet
     L.gtiles = smem_raw + (L.tiles - raw);
 
     const int tilesM = M / BM, tilesN = N / BN;
-    const int perGroup = GROUP_M * tilesN;
-    const int group = blockIdx.x / perGroup;
-    const int firstM = group * GROUP_M;
-    const int rows = min(tilesM - firstM, GROUP_M);
-    const int inGroup = blockIdx.x % perGroup;
-    const int bm = (firstM + inGroup % rows) * BM;
-    const int bn = (inGroup / rows) * BN;
+    const Tile tile = tile_of(blockIdx.x, tilesM, tilesN, GROUP_M);
+    const int bm = tile.m * BM, bn = tile.n * BN;
     const int kTiles = K / BK;
 
     if (threadIdx.x == 0) {

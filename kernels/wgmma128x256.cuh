@@ -96,13 +96,8 @@ __device__ __forceinline__ bool wgmma128x256_mainloop(int M, int N, int K, const
 
     // Grouped rasterisation of the 1-D grid: GROUP_M block rows, column by column.
     const int tilesM = M / BM, tilesN = N / BN;
-    const int perGroup = GROUP_M * tilesN;
-    const int group = blockIdx.x / perGroup;
-    const int firstM = group * GROUP_M;
-    const int rows = min(tilesM - firstM, GROUP_M);
-    const int inGroup = blockIdx.x % perGroup;
-    const int bm = (firstM + inGroup % rows) * BM;
-    const int bn = (inGroup / rows) * BN;
+    const Tile tile = tile_of(blockIdx.x, tilesM, tilesN, GROUP_M);
+    const int bm = tile.m * BM, bn = tile.n * BN;
     const int kTiles = K / BK;
 
     if (threadIdx.x == 0) {

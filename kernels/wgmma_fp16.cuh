@@ -93,18 +93,6 @@ __device__ __forceinline__ Item item_of(int w, Plan p, int kTiles)
     return {p.F + u / p.S, j * kTiles / p.S, (j + 1) * kTiles / p.S, u};
 }
 
-// Tile t of a tilesM x tilesN grid in grouped raster order: GROUP tile rows at a time (the last
-// group may be shorter), column by column inside a group.
-struct Tile { int m, n; };
-__device__ __forceinline__ Tile tile_of(int t, int tilesM, int tilesN, int group)
-{
-    const int perGroup = group * tilesN;
-    const int first = t / perGroup * group;
-    const int rows = min(tilesM - first, group);
-    const int in = t % perGroup;
-    return {first + in % rows, in / rows};
-}
-
 // Keeps the compiler from moving accumulator reads/writes across the asynchronous MMAs.
 template <int NACC>
 __device__ __forceinline__ void pin(float* d)
