@@ -162,6 +162,7 @@ def ceilings(kernels: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
             if kind == "compute" and entry.tensor and entry.name not in held_to:
                 continue
             values = numeric_column(kernels, entry.peak_column)
+            values = values.where(np.isfinite(values) & (values > 0))  # a peak of inf, 0 or below is no peak
             if values.notna().sum() == 0:
                 notes.append(f"no {entry.name} peak in the reports ({entry.peak_column} missing): no ceiling drawn")
                 continue
@@ -193,7 +194,7 @@ def roofline_points(kernels: pd.DataFrame, ceiling_table: pd.DataFrame | None = 
         peak = compute.get(held_to, compute.get("FP32 FMA", np.nan))
         for level in LEVELS:
             moved = r[level.bytes_column]
-            if not (moved > 0 and r["flop"] > 0 and r["flops"] > 0):  # NaN, zero or negative: no point on log axes
+            if not all(np.isfinite(v) and v > 0 for v in (moved, r["flop"], r["flops"])):  # NaN, inf, 0, < 0: no point on log axes
                 continue
             intensity = r["flop"] / moved
             memory_roof = bandwidth.get(level.name, np.nan) * intensity

@@ -47,14 +47,15 @@ def dispatch(
     winners = fastest_per_shape(run.read_table("bench"), kernels, tier)
     if winners.empty:
         raise GemmprofError(f"no {tier} kernel passed at any shape in {run_dir}", "bench the ladder first: gemmprof bench --sizes 256..8192")
-    sms = meta.get("environment", {}).get("sm_count")
+    environment = meta.get("environment") if isinstance(meta.get("environment"), dict) else {}  # run.json is data: any shape
+    sms = environment.get("sm_count")
     sms = int(sms) if isinstance(sms, (int, float)) and sms > 0 else DEFAULT_SMS
     try:
         rules = derive_rules(run.read_table("bench"), kernels, tier, sms, tolerance, max_rules)
     except ValueError as exc:
         raise GemmprofError(f"cannot derive rules from {run_dir}: {exc}") from None
     chosen = predicted(share_of_best(run.read_table("bench"), kernels, tier), rules, kernels, sms).set_index(["M", "N", "K"])
-    table = Table(title=escape(f"fastest {tier} kernel per shape ({meta.get('environment', {}).get('gpu_name', '?')}, {sms} SMs)"), title_justify="left")
+    table = Table(title=escape(f"fastest {tier} kernel per shape ({environment.get('gpu_name', '?')}, {sms} SMs)"), title_justify="left")
     for col in ("M x N x K", "fastest", "GFLOP/s", "runner-up", "GFLOP/s ", "rules choose", "rule", "% of fastest"):
         table.add_column(col, justify="left" if col in ("fastest", "runner-up", "rules choose") else "right", no_wrap=col == "M x N x K")
     for r in winners.itertuples():
@@ -64,7 +65,7 @@ def dispatch(
                       escape(str(c["kernel"])), str(c["rule"]), f"{100 * c['share_of_best']:.1f}")
     console = Console()
     console.print(table)
-    gpu = meta.get("environment", {}).get("gpu_name", "unknown GPU")
+    gpu = environment.get("gpu_name", "unknown GPU")
     entry = render_toml(name, tier, rules, str(run_dir), f"fastest passing {tier} kernel by shape and SM count, from a sweep on the {gpu}")
     console.print(entry, markup=False, highlight=False)
     if kernels[rules[-1].kernel].contract:

@@ -4,6 +4,7 @@ the caller saves it. Bars carry a `gid` (`bar:<name>`) for tests."""
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
@@ -29,11 +30,13 @@ def stall_figure(stalls: pd.DataFrame, title: str = "Warp stalls") -> Figure:
     """Horizontal bars: stall cycles per issued instruction of each reason in `stalls` (rows of
     `stalls.top_stalls`), largest on top, coloured by what the reason waits for, with its share
     of all cycles between issues at the bar's end."""
-    rows = stalls.sort_values("cycles_per_inst", ascending=True)
+    values = pd.to_numeric(stalls["cycles_per_inst"], errors="coerce")
+    rows = stalls[np.isfinite(values) & (values >= 0)].sort_values("cycles_per_inst", ascending=True)  # a corrupt table's inf: no bar
     height = 0.9 + 0.32 * max(len(rows), 1)
     fig = Figure(figsize=(WIDTH_IN, height), dpi=100)
     ax = fig.add_subplot(1, 1, 1)
-    top = float(rows["cycles_per_inst"].max()) if len(rows) else 1.0
+    top = float(rows["cycles_per_inst"].max()) if len(rows) else 0.0
+    top = top if top > 0 else 1.0
     for y, r in enumerate(rows.to_dict("records")):
         group = stall_group(r["reason"])
         ax.barh(y, r["cycles_per_inst"], color=GROUP_COLORS[group], height=0.62, gid=f"bar:{r['reason']}")
@@ -57,6 +60,8 @@ def stall_figure(stalls: pd.DataFrame, title: str = "Warp stalls") -> Figure:
 def traffic_figure(traffic: pd.DataFrame, title: str = "Bytes moved against the GEMM minimum") -> Figure:
     """Horizontal bars on a log axis: how many times each byte the GEMM needs was fetched at DRAM,
     L2 and L1 (rows of `global_memory.traffic`), with the minimum (1x) marked."""
+    times = pd.to_numeric(traffic["times"], errors="coerce")
+    traffic = traffic[np.isfinite(times)]  # a level a corrupt table gives no finite ratio for: no bar
     levels = [lvl for lvl in ("L1", "L2", "DRAM") if lvl in set(traffic["level"])]
     rows = traffic.set_index("level").loc[levels]
     fig = Figure(figsize=(WIDTH_IN, 0.9 + 0.36 * max(len(rows), 1)), dpi=100)
@@ -67,8 +72,8 @@ def traffic_figure(traffic: pd.DataFrame, title: str = "Bytes moved against the 
         ax.text(v * 1.1, y, f"{fmt_times(v)}  ({fmt_bytes(rows.loc[level, 'bytes'])})", va="center",
                 fontsize=FONT - 1, color="#333333", bbox=dict(facecolor="white", edgecolor="none", pad=1.0))
     ax.set_xscale("log")
-    low = min(0.5, min(values) / 2)
-    high = max(10.0, max(values) * 12)
+    low = min([0.5] + [v / 2 for v in values])
+    high = max([10.0] + [v * 12 for v in values])
     ax.set_xlim(low, high)
     ax.axvline(1.0, color="#333333", lw=1, ls="--")
     ax.text(1.0, len(levels) - 0.45, " minimum: A, B, C read once, C written once", fontsize=FONT - 1.5,

@@ -55,14 +55,14 @@ def kernel_view(d: Diagnosis, run: RunDiagnosis) -> dict[str, Any]:
         "shape_unknown": UNKNOWN_SHAPE if d.profiled and not d.own_shape else None,
         "mix": mix_table(d), "math_op": (d.mix or {}).get("math_op", "FFMA"), "coalescing": d.coalescing,
         "rules": rules_table(d), "hot_lines": hot_lines_table(d), "listing": listing(d),
-        "gpu": k.get("gpu") or run.meta.get("environment", {}).get("gpu_name"),
+        "gpu": k.get("gpu") or (run.meta.get("environment") or {}).get("gpu_name"),
         "kernel_function": k.get("function"),
     }
     return view
 
 
 def index_view(run: RunDiagnosis) -> dict[str, Any]:
-    env = run.meta.get("environment", {}) or {}
+    env = run.meta.get("environment") or {}
     shape = "x".join(map(str, run.shape)) if run.shape else "n/a"
     summary = Table(["kernel", "GFLOP/s", "% cuBLAS", "bound by", "the problem", "verification"], align="lrrlll",
                     cls="summary")

@@ -31,3 +31,20 @@ def test_kernel_figures():
     assert widths["bar:L1"] == pytest.approx(4228.0) and figures["traffic"].axes[0].get_xscale() == "log"
     assert figure_data_uri(figures["traffic"]).startswith("data:image/png;base64,iVBOR")
     assert kf.stall_group("mio_throttle") == "shared / MIO"
+
+
+def test_figures_of_a_corrupt_table_leave_out_what_is_not_finite():
+    """A fuzzed kernels table (inf and NaN stall cycles, traffic ratios) once made `report` raise
+    matplotlib's 'Axis limits cannot be NaN or Inf': such values get no bar, the rest draw."""
+    import numpy as np
+    import pandas as pd
+
+    from profiler.render.kernel_figures import stall_figure, traffic_figure
+
+    stalls = pd.DataFrame({"reason": ["long_scoreboard", "barrier", "wait"], "cycles_per_inst": [np.inf, np.nan, 1.0],
+                           "share_pct": [10.0, 20.0, 30.0]})
+    assert [p.get_gid() for p in stall_figure(stalls).axes[0].patches][:1] == ["bar:wait"]
+    assert stall_figure(stalls.iloc[:2]).axes  # nothing finite at all: an empty chart, no error
+    traffic = pd.DataFrame({"level": ["L1", "L2", "DRAM"], "bytes": [np.inf, 2e8, np.nan], "times": [np.inf, 2.0, np.nan]})
+    assert [p.get_gid() for p in traffic_figure(traffic).axes[0].patches] == ["bar:L2"]
+    assert traffic_figure(traffic.iloc[[0, 2]]).axes
