@@ -4,24 +4,16 @@ where its long-scoreboard samples sit (the tf32x3ra/raw profiles of the 2026-11-
 
 from __future__ import annotations
 
-import functools
-import shutil
-import tempfile
-from pathlib import Path
-
 import pytest
 
+from helpers.ncu_fixtures import opened_copy
 from helpers.paths import REPO
-from profiler.run import open_run
 
 RESULTS = REPO / "benchmarks" / "results" / "2026-11-23-h100"
 
 
-@functools.cache
 def diagnosed(run: str):
-    copy = Path(tempfile.mkdtemp(prefix="gemmprof-sentences-")) / "run"  # the extraction cache stays out of the repo
-    shutil.copytree(RESULTS / run, copy, ignore=shutil.ignore_patterns("report"))
-    return {d.name: d for d in open_run(copy).diagnose().kernels}
+    return {d.name: d for d in opened_copy(RESULTS / run).diagnose().kernels}
 
 
 @pytest.mark.ncu

@@ -101,17 +101,22 @@ TF32_RUN = DATA / "tf32-h100"
 
 
 @functools.cache
-def tf32_run():
-    """The tf32-h100 run opened as `gemmprof report` opens it, from a copy (the extraction cache
-    stays out of tests/data)."""
+def opened_copy(run_dir: Path):
+    """A committed run opened as `gemmprof report` opens it, from a copy (its extraction cache
+    stays out of the repository; a rendered report/ folder is not copied)."""
     import shutil
     import tempfile
 
     from profiler.run import open_run
 
-    copy = Path(tempfile.mkdtemp(prefix="gemmprof-tf32-")) / TF32_RUN.name
-    shutil.copytree(TF32_RUN, copy)
+    copy = Path(tempfile.mkdtemp(prefix="gemmprof-run-")) / run_dir.name
+    shutil.copytree(run_dir, copy, ignore=shutil.ignore_patterns("report"))
     return open_run(copy)
+
+
+def tf32_run():
+    """The tf32-h100 run, opened from a copy."""
+    return opened_copy(TF32_RUN)
 
 
 @functools.cache

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from helpers.ncu_fixtures import opened_copy
 from profiler.kernel_paths import KERNELS_DIR, PROBES_MANIFEST
 from profiler.manifest import load_manifest
 from profiler.measure.profiling import report_stem
@@ -65,20 +66,6 @@ def fixture_for(spec) -> Path | None:
     stem = report_stem(spec.name, *spec.probe_shape)
     found = sorted(DATA.glob(f"probes-*/ncu/{stem}.ncu-rep*"))
     return found[0] if found else None
-
-
-@functools.cache
-def opened_copy(run_dir: Path):
-    """The run opened as `gemmprof report` opens it (tables, run.json, profile.jsonl), from a copy:
-    the extraction cache stays out of tests/data."""
-    import shutil
-    import tempfile
-
-    from profiler.run import open_run
-
-    copy = Path(tempfile.mkdtemp(prefix="gemmprof-probes-")) / run_dir.name
-    shutil.copytree(run_dir, copy)
-    return open_run(copy)
 
 
 @functools.cache
