@@ -74,6 +74,15 @@ __device__ __forceinline__ void fence_regs(float (&d)[64])
     for (int i = 0; i < 64; ++i) asm volatile("" : "+f"(d[i]) :: "memory");
 }
 
+// INT_ROUND (tf32x3bits): the split by integer arithmetic. cvt.rna.tf32.f32 is emulated on sm_90
+// (five instructions: an Inf/NaN test, the add, a select, the mask; the profile of tf32x3raw has
+// the splitters, and their cvt, as what the consumers wait for). Adding half a TF32 ulp (0x1000) to
+// a finite float's bit pattern carries into the 10-bit mantissa exactly when round-to-nearest (ties
+// away) rounds up, and into the exponent when the mantissa overflows; the mask then gives
+// cvt.rna's bits. Inf and NaN are not kept, as with cvt: their split is NaN either way (x - big).
+__device__ __forceinline__ uint32_t rna_unmasked(float x) { return __float_as_uint(x) + 0x1000u; }
+__device__ __forceinline__ uint32_t tf32_bits(uint32_t b) { return b & 0xFFFFE000u; }
+
 #define RA_ACC8(i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), \
                    "+f"(d[i + 4]), "+f"(d[i + 5]), "+f"(d[i + 6]), "+f"(d[i + 7])
 #define RA_ACC32(i) RA_ACC8(i), RA_ACC8(i + 8), RA_ACC8(i + 16), RA_ACC8(i + 24)
@@ -122,18 +131,38 @@ __device__ __forceinline__ void split_a4(const float4* a, uint4* big, uint4* sma
     small[i] = s;
 }
 
+// small_a of BIG_RAW by integer rounding, left unmasked: the tensor core ignores the 13 low bits of
+// a shared-memory operand (what BIG_RAW's big_a already relies on), so it reads rna(x - trunc(x)).
+// Three instructions an element (mask, FADD, IADD).
+__device__ __forceinline__ uint32_t small_raw(float x) { return rna_unmasked(x - __uint_as_float(tf32_bits(__float_as_uint(x)))); }
+
 // The whole A tile: 1024 float4 over the NSPLITTERS threads (st = 0..95), 10 whole rounds unrolled
-// (their loads in flight together) and the 64 left over.
-template <bool BIG_RAW>
+// and the 64 left over. INT_ROUND (BIG_RAW only) issues all of a thread's loads before its first
+// store: with the stores in between, the compiler cannot move a load above a store to the same
+// (shared) memory, and each round waited out a load's latency on its own.
+template <bool BIG_RAW, bool INT_ROUND>
 __device__ __forceinline__ void split_a(const unsigned char* tile, unsigned char* split, int st)
 {
+    static_assert(!INT_ROUND || BIG_RAW, "the integer split writes small_a only");
     const float4* a = reinterpret_cast<const float4*>(tile);
     uint4* small = reinterpret_cast<uint4*>(split + (BIG_RAW ? 0 : A_BYTES));
     uint4* big = reinterpret_cast<uint4*>(split);
     constexpr int CHUNKS = A_BYTES / 16, ROUNDS = CHUNKS / NSPLITTERS;
+    const bool tail = st < CHUNKS - ROUNDS * NSPLITTERS;
+    if (INT_ROUND) {
+        float4 x[ROUNDS + 1];
+#pragma unroll
+        for (int j = 0; j < ROUNDS; ++j) x[j] = a[st + NSPLITTERS * j];
+        if (tail) x[ROUNDS] = a[st + NSPLITTERS * ROUNDS];
+#pragma unroll
+        for (int j = 0; j <= ROUNDS; ++j)
+            if (j < ROUNDS || tail)
+                small[st + NSPLITTERS * j] = make_uint4(small_raw(x[j].x), small_raw(x[j].y), small_raw(x[j].z), small_raw(x[j].w));
+        return;
+    }
 #pragma unroll
     for (int j = 0; j < ROUNDS; ++j) split_a4<BIG_RAW>(a, big, small, st + NSPLITTERS * j);
-    if (st < CHUNKS - ROUNDS * NSPLITTERS) split_a4<BIG_RAW>(a, big, small, st + NSPLITTERS * ROUNDS);
+    if (tail) split_a4<BIG_RAW>(a, big, small, st + NSPLITTERS * ROUNDS);
 }
 
 // This thread's FP32 B values of half h of a k tile (k8 steps 2h, 2h + 1):
@@ -152,14 +181,25 @@ __device__ __forceinline__ void fetch_b(const unsigned char* col, int chunk, int
 }
 
 // The wgmma A fragments of the two k8 steps of `raw`: big/small[ss][e + 2q] = split(B[..][n0 + e]).
+// INT_ROUND: big and small rounded by integer arithmetic and masked (five instructions an element
+// instead of nine), so a register operand holds exact TF32 bits.
+template <bool INT_ROUND>
 __device__ __forceinline__ void split_b(const float2 (&raw)[4], uint32_t (&big)[2][4], uint32_t (&small)[2][4])
 {
+    auto split = [](float x, uint32_t& b, uint32_t& s) {
+        if (INT_ROUND) {
+            b = tf32_bits(rna_unmasked(x));
+            s = tf32_bits(rna_unmasked(x - __uint_as_float(b)));
+        } else {
+            split_tf32(x, b, s);
+        }
+    };
 #pragma unroll
     for (int ss = 0; ss < 2; ++ss)
 #pragma unroll
         for (int q = 0; q < 2; ++q) {
-            split_tf32(raw[2 * ss + q].x, big[ss][2 * q], small[ss][2 * q]);
-            split_tf32(raw[2 * ss + q].y, big[ss][2 * q + 1], small[ss][2 * q + 1]);
+            split(raw[2 * ss + q].x, big[ss][2 * q], small[ss][2 * q]);
+            split(raw[2 * ss + q].y, big[ss][2 * q + 1], small[ss][2 * q + 1]);
         }
 }
 
@@ -191,7 +231,7 @@ struct Layout {
 // big_a, big_b * small_a, big_b * big_a), the next half's B values fetched while the MMAs run; the
 // partial folded into acc once the tile's last wgmma retired. No barrier between the two consumer
 // warpgroups: each runs at its own pace, so one's fetch, split and waits overlap the other's MMAs.
-template <bool BIG_RAW, int STAGES, int NSPLIT>
+template <bool BIG_RAW, bool INT_ROUND, int STAGES, int NSPLIT>
 __device__ __forceinline__ void consume(const Layout<BIG_RAW, STAGES, NSPLIT>& L, int N, int kTiles, int bm,
                                         int bn, float alpha, float beta, float* __restrict__ C)
 {
@@ -245,11 +285,11 @@ __device__ __forceinline__ void consume(const Layout<BIG_RAW, STAGES, NSPLIT>& L
         const uint32_t aBig = BIG_RAW ? stage : L.split(b);
         const uint32_t aSmall = BIG_RAW ? L.split(b) : L.split(b) + A_BYTES;
         mbar_wait(L.sfull(b), (kt / NSPLIT) & 1);
-        split_b(raw, big, small);
+        split_b<INT_ROUND>(raw, big, small);
         issue(0, aBig, aSmall);
         fetch_b(L.gtiles + s * STAGE_BYTES + bOff, chunk, t, 1, raw);
         retire();
-        split_b(raw, big, small);
+        split_b<INT_ROUND>(raw, big, small);
         issue(1, aBig, aSmall);
         if (kt + 1 < kTiles) {
             const int s1 = (kt + 1) % STAGES;
@@ -286,7 +326,7 @@ __device__ __forceinline__ void consume(const Layout<BIG_RAW, STAGES, NSPLIT>& L
 
 // The whole block: warp 0 issues the TMA loads, warps 1-3 split A, warpgroups 1-2 consume.
 // smem_raw: the kernel's dynamic shared memory (SMEM_BYTES, ra::smem_bytes).
-template <bool BIG_RAW, int STAGES, int NSPLIT>
+template <bool BIG_RAW, int STAGES, int NSPLIT, bool INT_ROUND = false>
 __device__ __forceinline__ void gemm(int M, int N, int K, float alpha, float beta, float* __restrict__ C,
                                      const CUtensorMap* tmA, const CUtensorMap* tmB, unsigned char* smem_raw)
 {
@@ -337,7 +377,7 @@ __device__ __forceinline__ void gemm(int M, int N, int K, float alpha, float bet
                 const int s = kt % STAGES, b = kt % NSPLIT;
                 mbar_wait(L.full(s), (kt / STAGES) & 1);
                 if (kt >= NSPLIT) mbar_wait(L.sempty(b), ((kt / NSPLIT) - 1) & 1);
-                split_a<BIG_RAW>(L.gtiles + s * STAGE_BYTES, L.gsplit(b), st);
+                split_a<BIG_RAW, INT_ROUND>(L.gtiles + s * STAGE_BYTES, L.gsplit(b), st);
                 asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
                 __syncwarp();
                 if (threadIdx.x % 32 == 0) {
@@ -347,7 +387,7 @@ __device__ __forceinline__ void gemm(int M, int N, int K, float alpha, float bet
             }
         }
     } else {
-        consume<BIG_RAW, STAGES, NSPLIT>(L, N, kTiles, bm, bn, alpha, beta, C);
+        consume<BIG_RAW, INT_ROUND, STAGES, NSPLIT>(L, N, kTiles, bm, bn, alpha, beta, C);
     }
 }
 

@@ -1,5 +1,5 @@
 """On the GPU: the fp32-tc tier keeps the FP32 bound. 1xTF32 (tf32x1) FAILs it and gets no time;
-3xTF32 (tf32x3 on mma.sync; tf32x3wg, tf32x3ra and tf32x3raw on wgmma) PASSes it at whole-tile
+3xTF32 (tf32x3 on mma.sync; tf32x3wg, tf32x3ra, tf32x3raw and tf32x3bits on wgmma) PASSes it at whole-tile
 shapes, with an error against FP64 within 2x of strict cuBLAS SGEMM's on the same inputs (issue
 14's target); cuBLAS FAST_TF32 is timed as CONTEXT with its error shown; shapes outside the rungs'
 contract are SKIPped. Runs on the device machine (scripts/tf32.sh); skipped elsewhere."""
@@ -55,7 +55,7 @@ def test_tf32x3_passes_the_fp32_bound_at_whole_tile_shapes():
         assert r["error"] <= r["tolerance"] and r["error_fp64"] <= r["tolerance"] and r["median_ms"] > 0
 
 
-@pytest.mark.parametrize("name", ["tf32x3wg", "tf32x3ra", "tf32x3raw"])
+@pytest.mark.parametrize("name", ["tf32x3wg", "tf32x3ra", "tf32x3raw", "tf32x3bits"])
 def test_wgmma_rungs_pass_the_fp32_bound_at_whole_tile_shapes(name):
     records = run(name, WG_SHAPES)
     assert [(r["M"], r["N"], r["K"]) for r in records] == WG_SHAPES
@@ -65,7 +65,7 @@ def test_wgmma_rungs_pass_the_fp32_bound_at_whole_tile_shapes(name):
         assert r["error"] <= r["tolerance"] and r["error_fp64"] <= r["tolerance"] and r["median_ms"] > 0
 
 
-@pytest.mark.parametrize("name", ["tf32x3wg", "tf32x3ra", "tf32x3raw"])
+@pytest.mark.parametrize("name", ["tf32x3wg", "tf32x3ra", "tf32x3raw", "tf32x3bits"])
 def test_wgmma_rungs_outside_their_contract_are_skipped(name):
     records = run(name, [(257, 129, 67), (128, 128, 16), (128, 64, 32)])
     assert [r["status"] for r in records] == ["SKIP", "SKIP", "SKIP"]
@@ -81,7 +81,9 @@ def test_tf32x3_outside_its_contract_is_skipped():
                                         ("tf32x3wg", (4096, 4096, 4096)), ("tf32x3ra", (1024, 1024, 1024)),
                                         ("tf32x3ra", (2048, 2048, 4096)), ("tf32x3ra", (4096, 4096, 4096)),
                                         ("tf32x3raw", (1024, 1024, 1024)), ("tf32x3raw", (2048, 2048, 4096)),
-                                        ("tf32x3raw", (4096, 4096, 4096)), ("tf32x3raw", (8192, 8192, 8192))])
+                                        ("tf32x3raw", (4096, 4096, 4096)), ("tf32x3raw", (8192, 8192, 8192)),
+                                        ("tf32x3bits", (1024, 1024, 1024)), ("tf32x3bits", (2048, 2048, 4096)),
+                                        ("tf32x3bits", (4096, 4096, 4096)), ("tf32x3bits", (8192, 8192, 8192))])
 def test_3xtf32_error_vs_fp64_within_twice_strict_cublas(name, shape):
     """The same inputs (one seed) through a 3xTF32 rung and strict SGEMM, both against FP64 on the GPU."""
     from profiler.measure.device import import_cupy

@@ -1,4 +1,4 @@
-"""The index math of kernels/tf32x3_ra.cuh (tf32x3ra, tf32x3raw) without a GPU.
+"""The index and rounding math of kernels/tf32x3_ra.cuh (tf32x3ra, tf32x3raw, tf32x3bits) without a GPU.
 
 The body computes C^T = B^T A^T with B^T as wgmma's register operand. Its thread-to-column map
 (`n0`), its B fragment addresses under TMA's 128-byte swizzle and its epilogue stores are read out
@@ -8,10 +8,14 @@ fragment layouts of wgmma m64nNk8 .tf32 (PTX ISA; CUTLASS's ALayout_64x8 / CLayo
     D:         d[4j + 2e + v] holds row 16w + g + 8e, column 8j + 2t + v
 A wrong map passes ptxas and fails only on the device; these checks fail here first."""
 
+import math
 import re
+import struct
 from itertools import product
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from profiler.kernel_paths import KERNELS_DIR
 
@@ -122,7 +126,7 @@ def test_epilogue_writes_each_element_of_the_tile_once_from_the_accumulator_hold
     assert len(written) == 128 * 128
 
 
-@pytest.mark.parametrize("name", ["tf32x3ra", "tf32x3raw"])
+@pytest.mark.parametrize("name", ["tf32x3ra", "tf32x3raw", "tf32x3bits"])
 def test_manifest_boxes_and_launch_agree_with_the_header(name):
     """A: one 128-byte swizzle row of k per m row (K-major, as wgmma's smem operand reads it); B: four
     32(n) x 32(k) boxes per stage in the same swizzle (what the fragment addresses above decode)."""
@@ -138,3 +142,44 @@ def test_manifest_boxes_and_launch_agree_with_the_header(name):
     launch = spec.launch(8192, 4096, 1024)
     assert launch.grid == (8192 // K["BM"] * 4096 // K["BN"], 1, 1) and launch.block == (384, 1, 1)
     assert launch.smem_bytes <= 227 * 1024
+
+
+def rna_tf32(x: float) -> float:
+    """x rounded to nearest onto TF32's 10-bit mantissa, ties away from zero (cvt.rna.tf32.f32),
+    in exact arithmetic."""
+    from fractions import Fraction
+
+    if x == 0:
+        return x
+    m, e = math.frexp(abs(x))  # |x| = m 2^e, 0.5 <= m < 1: the TF32 grid there is 2^(e - 11)
+    q = Fraction(abs(x)) / Fraction(2) ** (e - 11)
+    n = math.floor(q + Fraction(1, 2))
+    return math.copysign(float(n * Fraction(2) ** (e - 11)), x)
+
+
+def header_rounding():
+    """INT_ROUND's rounding as the header writes it: (bits + half) & mask."""
+    half = int(re.search(r"rna_unmasked\(float x\) \{ return __float_as_uint\(x\) \+ (0x[0-9A-Fa-f]+)u; \}", HEADER)[1], 16)
+    mask = int(re.search(r"tf32_bits\(uint32_t b\) \{ return b & (0x[0-9A-Fa-f]+)u; \}", HEADER)[1], 16)
+    return half, mask
+
+
+@settings(max_examples=3000, deadline=None)
+@given(st.floats(width=32, allow_nan=False, allow_infinity=False, allow_subnormal=False,
+                 min_value=-(2.0 ** 127), max_value=2.0 ** 127))
+def test_integer_rounding_is_cvt_rna(x):
+    """tf32x3bits' split rounds by adding half a TF32 ulp to the bits and masking (the tensor core's
+    truncation does the mask for small_a): that is cvt.rna's round to nearest, ties away, also where
+    the mantissa carries into the exponent."""
+    half, mask = header_rounding()
+    bits = struct.unpack("<I", struct.pack("<f", x))[0]
+    rounded = struct.unpack("<f", struct.pack("<I", ((bits + half) & mask) & 0xFFFFFFFF))[0]
+    assert rounded == rna_tf32(x)
+
+
+@pytest.mark.parametrize("x", [1.0 + 2.0 ** -11, -(1.0 + 2.0 ** -11), 2.0 - 2.0 ** -23, 1.0 + 3 * 2.0 ** -12])
+def test_integer_rounding_ties_and_carries(x):
+    """Ties go away from zero, a mantissa of all ones carries into the exponent."""
+    half, mask = header_rounding()
+    bits = struct.unpack("<I", struct.pack("<f", x))[0]
+    assert struct.unpack("<f", struct.pack("<I", (bits + half) & mask))[0] == rna_tf32(x)
