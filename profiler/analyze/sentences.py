@@ -16,6 +16,7 @@ from .shared_memory import shared_unmeasured
 from ..numbers import count_of, fmt_bytes, fmt_count, fmt_num, fmt_pct, fmt_times, fmt_way
 from .hot_lines import waits_at_mbarrier, where
 from .signals import Signals, stall_sentence
+from .values import number
 from .stalls import BY_REASON
 from .thresholds import (CONFLICT_NOTABLE_PCT, GLOBAL_LOADS_PER_FFMA_HIGH, SOL_BUSY_PCT, STALL_NOTABLE_PCT,
                          UNCOALESCED_PCT)
@@ -106,10 +107,24 @@ def tensor(s: Signals) -> Verdict:
     peak = k["peak_tensor_fp16_flops"] if pd.isna(peak) else peak
     summary = (f"The tensor cores run at {fmt_pct(u['tensor'])} of their dense {tensor_peak_name(u)} peak "
                f"({fmt_num(k['tensor_flop'] / (k['duration_ns'] * 1e-9) / 1e9)} of "
-               f"{fmt_num(peak / 1e9)} GFLOP/s at the clock of this launch): the kernel is at "
-               f"the compute roof.")
+               f"{fmt_num(peak / 1e9)} GFLOP/s at the clock of this launch), the busiest unit: the kernel is "
+               f"at or near the compute roof.")
     return _verdict("tensor", "at the tensor-core roof", summary,
-                    [s.sides(), hopper_sentence(s), *_stall_evidence(s, n=1)], None, s, "tensor_roof")
+                    [s.sides(), hopper_sentence(s), *_stall_evidence(s, n=1)], _tensor_cure(s), s, "tensor_roof")
+
+
+def _tensor_cure(s: Signals) -> str | None:
+    """The tensor bound's cure for a kernel that already feeds wgmma by TMA (the usual cure would
+    prescribe what it does): the rest of the way is the pipe's idle cycles. None: the usual cure."""
+    t = s.techniques or {}
+    if not (t.get("wgmma") and t.get("tma")):
+        return None
+    idle = 100.0 - number(s.launch.get("pipe_tensor_active_pct"))
+    gap = f"the {fmt_pct(idle)} of active cycles the tensor pipe idles" if idle > 0 else "the tensor pipe's idle cycles"
+    return (f"Already wgmma fed by TMA; what is left is {gap}: keep a wgmma group in flight while the next "
+            "one's operands are prepared (wgmma.wait_group 1, double-buffered operands), and move non-MMA work "
+            "(operand conversion, partial sums, the epilogue) off the warps that issue the MMAs or under the next "
+            "tile's MMAs. Past that, only fewer MMAs per result (a lower precision) go faster.")
 
 
 def uses_tensor_cores(u: dict) -> bool:

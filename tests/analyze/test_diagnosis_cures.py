@@ -100,3 +100,20 @@ def test_report_json_prints_the_verdicts_and_writes_nothing(tmp_path):
     causes = {k["kernel"]: k["cause"] for k in data["kernels"]}
     assert causes["naive"] == "uncoalesced_load" and causes["wgmma"] == "epilogue"
     assert not (run / "report").exists()
+
+
+@pytest.mark.ncu
+def test_a_tensor_bound_kernel_on_wgmma_and_tma_is_not_told_to_use_them():
+    """tf32x3bits (2026-11-23 H100, 4096^3) runs its tensor cores at 68% of the TF32 peak, the busiest
+    unit: the tensor verdict. The usual cure names wgmma fed by TMA, which it already is; its cure is
+    the tensor pipe's idle cycles instead (30% of active cycles in that profile)."""
+    from helpers.ncu_fixtures import opened_copy
+    from helpers.paths import REPO
+
+    from profiler.analyze.bounds import BOUNDS
+
+    run = opened_copy(REPO / "benchmarks" / "results" / "2026-11-23-h100" / "tf32-bits" / "profile")
+    d = {k.name: k for k in run.diagnose().kernels}["tf32x3bits"]
+    assert d.verdict.bound == "tensor" and "68% of their dense TF32 peak" in d.verdict.summary
+    assert d.verdict.cure != BOUNDS["tensor"].cure and "bulk tensor copy engine" not in d.verdict.cure
+    assert d.verdict.cure.startswith("Already wgmma fed by TMA") and "30% of active cycles" in d.verdict.cure
