@@ -30,10 +30,11 @@
 
 #define BN 256
 #define STAGES 4
+#define TMA_BUFS 2                                   // staging buffers per consumer warpgroup
 #define GROUP 16                                     // tile rows per raster group
 #define NTHREADS 384
-#define SMEM_BYTES (STAGES * (128 * 64 * 2 + BN / 64 * 8192) + 4 * 8192 + 1024 + 128)  // 230,528: the manifest's
-static_assert(SMEM_BYTES == wgfp16::smem_bytes_tmastore<BN, STAGES>(), "SMEM_BYTES is the body's layout");
+#define SMEM_BYTES (STAGES * (128 * 64 * 2 + BN / 64 * 8192) + 2 * TMA_BUFS * 8192 + 1024 + 128)  // 230,528: the manifest's
+static_assert(SMEM_BYTES == wgfp16::smem_bytes_tmastore<BN, STAGES, TMA_BUFS>(), "SMEM_BYTES is the body's layout");
 static_assert(SMEM_BYTES <= 227 * 1024, "an H100's / H200's dynamic shared memory per block");
 static_assert(NTHREADS == wgfp16::THREADS, "one producer and two consumer warpgroups");
 
@@ -44,6 +45,6 @@ hgemm_wgmma_tmastore(int M, int N, int K, float alpha, const __half* __restrict_
                      const __grid_constant__ CUtensorMap tmC)
 {
     extern __shared__ __align__(1024) unsigned char smem_raw[];
-    wgfp16::gemm<BN, STAGES, GROUP, wgfp16::WHOLE, false, true>(M, N, K, alpha, beta, C, &tmA, &tmB, smem_raw, {}, {},
-                                                                &tmC);
+    wgfp16::gemm<BN, STAGES, GROUP, wgfp16::WHOLE, false, TMA_BUFS>(M, N, K, alpha, beta, C, &tmA, &tmB, smem_raw, {},
+                                                                    {}, &tmC);
 }

@@ -1,5 +1,6 @@
 // Shared body of the FP16 wgmma rungs (wgmma_ragged, wgmma_persist, wgmma_persist128,
-// wgmma_splitk128, wgmma_tailsplit, wgmma_tailsplit128, wgmma_unaligned128): TMA tiles in a full/empty mbarrier ring, 1 producer + 2
+// wgmma_splitk128, wgmma_tailsplit, wgmma_tailsplit128, wgmma_unaligned128, wgmma_pingpong,
+// wgmma_tmastore, wgmma_tmastore_deep): TMA tiles in a full/empty mbarrier ring, 1 producer + 2
 // consumer warpgroups, wgmma m64nBNk16 straight from 128B-swizzled shared memory, and a tile
 // loop over a grouped raster so that one body serves a grid of all tiles (one tile per CTA) and a
 // persistent grid of one CTA per SM.
@@ -33,16 +34,17 @@
 //   full barrier (128 arrivals instead of TMA's transaction bytes). The epilogue stores scalars
 //   (an odd N misaligns float2). No setmaxnreg: the producer needs registers for its loads.
 //
-// - TMA store (TMASTORE, wgmma_tmastore): the epilogue leaves through shared memory. Each consumer
-//   warpgroup owns two staging buffers of 64 rows x 32 FP32 (8 KB, 128B-swizzled like C's tensor
-//   map) and walks its 64 x BN rows in BN/32 chunks: write alpha * acc (+ beta * C) into buffer
-//   j % 2, fence.proxy.async, a warpgroup barrier, then one thread stores the chunk with
-//   cp.async.bulk.tensor (clipped at C's bounds: ragged M, N need no predicates) and commits a
-//   bulk group. Before a buffer is written again that thread waits (wait_group.read) until the
-//   store that used it has read it, so after the last chunk the warpgroup goes on to the next
-//   tile's MMAs while the TMA engine writes C. beta != 0: the C chunk is loaded by TMA into the
-//   buffer first (the first two during the main loop, the others as soon as their buffer's store
-//   has been read; an mbarrier per buffer), added in place and stored back.
+// - TMA store (TMA_BUFS = NB > 0, wgmma_tmastore, wgmma_tmastore_deep): the epilogue leaves through
+//   shared memory. Each consumer warpgroup owns NB staging buffers of 64 rows x 32 FP32 (8 KB,
+//   128B-swizzled like C's tensor map) and walks its 64 x BN results in BN/32 chunks: write
+//   alpha * acc (+ beta * C) into buffer j % NB, fence.proxy.async, a warpgroup barrier, then one
+//   thread stores the chunk with cp.async.bulk.tensor (clipped at C's bounds: ragged M, N need no
+//   predicates) and commits a bulk group. Before a buffer is written again that thread waits
+//   (wait_group.read) until the store that used it has read it, so after the last chunk the
+//   warpgroup goes on to the next tile's MMAs while the TMA engine writes C. beta != 0: the C
+//   chunk is loaded by TMA into the buffer first (the first NB during the main loop, the others
+//   as soon as their buffer's store has read it; an mbarrier per buffer), added in place and
+//   stored back.
 //
 // Layouts (as wgmma's): A K-major, one 64(k) x 128(m) box per stage; B MN-major (imm-trans-b),
 // BN/64 boxes of 64(n) x 64(k), LBO = one box (8 KB), SBO = 1024 bytes (an 8-row k group); the
@@ -72,15 +74,15 @@ template <int BN, int STAGES> __host__ __device__ constexpr int smem_bytes()
     return STAGES * stage_bytes<BN>() + ALIGN + (2 * STAGES * 8 + 127) / 128 * 128;
 }
 
-// TMASTORE: two staging buffers per consumer warpgroup after the stages, each 64 rows x C_COLS
-// floats (one 128-byte swizzled row, C's tensor-map box), and one more mbarrier per buffer (the
-// loads of C for beta != 0) after the ring's.
+// TMA_BUFS = NB: NB staging buffers per consumer warpgroup after the stages, each 64 rows x
+// C_COLS floats (one 128-byte swizzled row, C's tensor-map box), and one more mbarrier per buffer
+// (the loads of C for beta != 0) after the ring's.
 constexpr int C_COLS = 32;                  // FP32 columns of a staging chunk
 constexpr int C_CHUNK = 64 * C_COLS * 4;    // 8,192 bytes
-constexpr int STAGING = 2 * 2 * C_CHUNK;    // 2 consumer warpgroups x 2 buffers
-template <int BN, int STAGES> __host__ __device__ constexpr int smem_bytes_tmastore()
+__host__ __device__ constexpr int staging_bytes(int nb) { return 2 * nb * C_CHUNK; }  // 2 consumer warpgroups
+template <int BN, int STAGES, int NB> __host__ __device__ constexpr int smem_bytes_tmastore()
 {
-    return STAGES * stage_bytes<BN>() + STAGING + ALIGN + ((2 * STAGES + 4) * 8 + 127) / 128 * 128;
+    return STAGES * stage_bytes<BN>() + staging_bytes(NB) + ALIGN + ((2 * STAGES + 2 * NB) * 8 + 127) / 128 * 128;
 }
 
 // Work schedules of the body (see the header's comment).
@@ -220,28 +222,33 @@ __device__ __forceinline__ uint32_t staged_pair(int r, int p)
     return r * 128 + (((p >> 1) ^ (r & 7)) << 4) + (p & 1) * 8;
 }
 
-// The epilogue of one consumer warpgroup c through its two staging buffers at stg (see the
+// The epilogue of one consumer warpgroup c through its NB staging buffers at stg (see the
 // header's comment). d: the 64 x BN accumulators of the warpgroup's thread tid; rowWg, col0: the
-// C coordinates of its first element. cbar: the two buffers' load barriers. With beta != 0 the
-// loads of chunks 0 and 1 were issued during the main loop (issue_c_loads).
-template <int BN>
+// C coordinates of its first element. cbar: the buffers' load barriers. With beta != 0 the loads
+// of chunks 0 .. NB - 1 were issued during the main loop (issue_c_loads); after the store of
+// chunk j the buffer of chunk j - D is refilled with chunk j - D + NB: D = 0 with two buffers
+// (the next chunk is already loaded), D = 1 with more, so the thread does not wait on the store
+// it has just issued.
+template <int BN, int NB>
 __device__ __forceinline__ void store_tile_tma(const float* d, float alpha, float beta, const CUtensorMap* tmC,
                                                uint32_t stg, uint32_t cbar, int M, int N, int rowWg, int col0,
                                                int tid, int c)
 {
     constexpr int CHUNKS = BN / C_COLS;
-    static_assert(CHUNKS % 4 == 0, "each buffer's barrier completes an even number of phases per tile");
+    constexpr int D = NB > 2 ? 1 : 0;
+    static_assert(NB >= 2 && CHUNKS % NB == 0 && CHUNKS / NB % 2 == 0,
+                  "each buffer's barrier completes an even number of phases per tile");
     const int lane = tid % 32;
     const int r = tid / 32 * 16 + lane / 4;    // this thread's rows r and r + 8 of the chunk
     const bool withC = beta != 0.0f;
 #pragma unroll
     for (int j = 0; j < CHUNKS; ++j) {
-        const int b = j & 1;
+        const int b = j % NB;
         const uint32_t buf = stg + b * C_CHUNK;
         if (withC) {
-            mbar_wait(cbar + 8u * b, (j >> 1) & 1);     // chunk j of C is in buffer b
+            mbar_wait(cbar + 8u * b, j / NB & 1);       // chunk j of C is in buffer b
         } else {
-            if (tid == 0) bulk_wait_read<1>();          // the store before last, of buffer b, has read it
+            if (tid == 0) bulk_wait_read<NB - 1>();     // the store NB chunks back, of buffer b, has read it
             asm volatile("bar.sync %0, 128;\n" :: "r"(2 + c) : "memory");
         }
 #pragma unroll
@@ -266,22 +273,24 @@ __device__ __forceinline__ void store_tile_tma(const float* d, float alpha, floa
             const int col = col0 + C_COLS * j;
             if (rowWg < M && col < N) tma_store_2d(tmC, buf, col, rowWg);
             bulk_commit();
-            if (withC && j + 2 < CHUNKS) {
-                bulk_wait_read<0>();                    // this store has read buffer b: load chunk j + 2 into it
-                mbar_arrive_expect_tx(cbar + 8u * b, C_CHUNK);
-                tma_load_2d(buf, tmC, col + 2 * C_COLS, rowWg, cbar + 8u * b);
+            if (withC && j >= D && j - D + NB < CHUNKS) {
+                bulk_wait_read<D>();                    // the store of chunk j - D has read its buffer...
+                const int br = (j - D) % NB;            // ...so it takes chunk j - D + NB
+                mbar_arrive_expect_tx(cbar + 8u * br, C_CHUNK);
+                tma_load_2d(stg + br * C_CHUNK, tmC, col0 + C_COLS * (j - D + NB), rowWg, cbar + 8u * br);
             }
         }
     }
 }
 
-// beta != 0: chunks 0 and 1 of this warpgroup's C into its buffers, once the previous tile's
+// beta != 0: chunks 0 .. NB - 1 of this warpgroup's C into its buffers, once the previous tile's
 // stores have read them (by the thread that issued those stores).
+template <int NB>
 __device__ __forceinline__ void issue_c_loads(const CUtensorMap* tmC, uint32_t stg, uint32_t cbar, int rowWg, int col0)
 {
     bulk_wait_read<0>();
 #pragma unroll
-    for (int b = 0; b < 2; ++b) {
+    for (int b = 0; b < NB; ++b) {
         mbar_arrive_expect_tx(cbar + 8u * b, C_CHUNK);
         tma_load_2d(stg + b * C_CHUNK, tmC, col0 + C_COLS * b, rowWg, cbar + 8u * b);
     }
@@ -423,19 +432,21 @@ __device__ __forceinline__ void pingpong_consumer(int M, int N, int tilesM, int 
 // counts itself in; the split that arrives last sums the S partials in the order j = 0..S-1 (the
 // result does not depend on arrival order) and runs the epilogue. No CTA waits for another. A
 // plan that does not fit the workspace runs unsplit (S = 1). ANY: the producer loads elements
-// from ops instead of TMA tiles (tmA, tmB unused), the epilogue stores scalars. TMASTORE (WHOLE
-// only): the epilogue through staging buffers and TMA stores to tmC (smem_bytes_tmastore).
-template <int BN, int STAGES, int GROUP, int SCHED = WHOLE, bool ANY = false, bool TMASTORE = false>
+// from ops instead of TMA tiles (tmA, tmB unused), the epilogue stores scalars. TMA_BUFS > 0
+// (WHOLE only): the epilogue through that many staging buffers per consumer warpgroup and TMA
+// stores to tmC (smem_bytes_tmastore).
+template <int BN, int STAGES, int GROUP, int SCHED = WHOLE, bool ANY = false, int TMA_BUFS = 0>
 __device__ __forceinline__ void gemm(int M, int N, int K, float alpha, float beta, float* __restrict__ C,
                                      const CUtensorMap* tmA, const CUtensorMap* tmB, unsigned char* smem,
                                      Workspace ws = {}, Operands ops = {}, const CUtensorMap* tmC = nullptr)
 {
+    constexpr bool TMASTORE = TMA_BUFS > 0;
     static_assert(!TMASTORE || (SCHED == WHOLE && !ANY), "the TMA store epilogue is written for whole tiles from TMA loads");
     constexpr int STAGE = stage_bytes<BN>();
     constexpr int NACC = BN / 2;            // 64 x BN floats over 128 threads
     const uint32_t raw = static_cast<uint32_t>(__cvta_generic_to_shared(smem));
     const uint32_t tiles = (raw + ALIGN - 1) & ~(uint32_t)(ALIGN - 1);
-    const uint32_t bars = tiles + STAGES * STAGE + (TMASTORE ? STAGING : 0);
+    const uint32_t bars = tiles + STAGES * STAGE + staging_bytes(TMA_BUFS);
     auto full = [&](int s) { return bars + 8u * s; };
     auto empty = [&](int s) { return bars + 8u * (STAGES + s); };
 
@@ -453,7 +464,7 @@ __device__ __forceinline__ void gemm(int M, int N, int K, float alpha, float bet
             mbar_init(empty(s), SCHED == PINGPONG ? 4 : 2 * 4);  // one arrive per warp reading the stage
         }
         if constexpr (TMASTORE)
-            for (int b = 0; b < 4; ++b) mbar_init(bars + 8u * (2 * STAGES + b), 1);  // C loads: expect_tx
+            for (int b = 0; b < 2 * TMA_BUFS; ++b) mbar_init(bars + 8u * (2 * STAGES + b), 1);  // C loads: expect_tx
         asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
         asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
     }
@@ -508,8 +519,8 @@ __device__ __forceinline__ void gemm(int M, int N, int K, float alpha, float bet
         return;
     }
     // TMASTORE: this warpgroup's staging buffers and their load barriers.
-    const uint32_t stg = tiles + STAGES * STAGE + c * 2 * C_CHUNK;
-    const uint32_t cbar = bars + 8u * (2 * STAGES + 2 * c);
+    const uint32_t stg = tiles + STAGES * STAGE + c * TMA_BUFS * C_CHUNK;
+    const uint32_t cbar = bars + 8u * (2 * STAGES + TMA_BUFS * c);
     if constexpr (TMASTORE)
         if (tid == 0) asm volatile("prefetch.tensormap [%0];\n" :: "l"(reinterpret_cast<uint64_t>(tmC)) : "memory");
     int s = 0, round = 0;
@@ -550,7 +561,7 @@ __device__ __forceinline__ void gemm(int M, int N, int K, float alpha, float bet
                         asm volatile("prefetch.global.L2 [%0];\n" :: "l"(C + (size_t)r * N + col));
                 }
                 if constexpr (TMASTORE)
-                    if (tid == 0) issue_c_loads(tmC, stg, cbar, x.m * BM + c * 64, col0);
+                    if (tid == 0) issue_c_loads<TMA_BUFS>(tmC, stg, cbar, x.m * BM + c * 64, col0);
             }
         }
         wgmma_wait<0>();
@@ -558,7 +569,7 @@ __device__ __forceinline__ void gemm(int M, int N, int K, float alpha, float bet
         if (held >= 0 && lane == 0) mbar_arrive(empty(held));
 
         if constexpr (TMASTORE) {
-            store_tile_tma<BN>(d, alpha, beta, tmC, stg, cbar, M, N, x.m * BM + c * 64, col0, tid, c);
+            store_tile_tma<BN, TMA_BUFS>(d, alpha, beta, tmC, stg, cbar, M, N, x.m * BM + c * 64, col0, tid, c);
             continue;
         }
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The FP16 tier's wgmma rungs and best-fp16 on the device, in one call (issue 13; about 4-5
 # minutes on an H100/H200):
-#   build   the persistent, split-K, tail-split, ping-pong, unaligned and TMA-store wgmma rungs for sm_90a (ptxas table)
+#   build   the persistent, split-K, tail-split, ping-pong, unaligned and TMA-store wgmma rungs for
+#           sm_90a (ptxas table)
 #   tests   tests/gpu/test_fp16.py (aligned, ragged and odd shapes, tail splits, repeats,
 #           best-fp16's choices) and the ladder's GPU tests of the new rungs (tailsplit, pingpong,
 #           unaligned, tmastore)
@@ -29,7 +30,7 @@ MAX_SECONDS=${FP16_MAX_SECONDS:-0.3}
 SUITE=${FP16_SUITE:-quick}
 PROFILE=${FP16_PROFILE:-wgmma_persist wgmma_persist128}
 PROFILE_SIZE=${FP16_PROFILE_SIZE:-4096}
-RUNGS=${FP16_RUNGS:-wgmma_persist wgmma_persist128 wgmma_splitk128 wgmma_tailsplit wgmma_tailsplit128 wgmma_pingpong wgmma_unaligned128 wgmma_tmastore}
+RUNGS=${FP16_RUNGS:-wgmma_persist wgmma_persist128 wgmma_splitk128 wgmma_tailsplit wgmma_tailsplit128 wgmma_pingpong wgmma_unaligned128 wgmma_tmastore wgmma_tmastore_deep}
 TESTS=${FP16_TESTS:-}
 k_args=""; for n in $RUNGS; do k_args="$k_args -k $n"; done
 status=0

@@ -20,7 +20,8 @@ from profiler.manifest import load_manifest
 from profiler.suites import load_suite
 
 BY_NAME = {s.name: s for s in load_manifest()}
-PERSISTENT = ("wgmma_persist", "wgmma_persist128", "wgmma_tmastore")
+TMASTORES = ("wgmma_tmastore", "wgmma_tmastore_deep")
+PERSISTENT = ("wgmma_persist", "wgmma_persist128", *TMASTORES)
 RUNGS = ("wgmma_ragged", *PERSISTENT)
 BEST = next(d for d in load_dispatchers() if d.name == "best-fp16")
 
@@ -304,7 +305,7 @@ def test_rung_sources_include_the_shared_body():
     assert "wgfp16::gemm<BN, STAGES, GROUP, wgfp16::PINGPONG>" in BY_NAME["wgmma_pingpong"].source.read_text()
     for name in RUNGS:
         text = BY_NAME[name].source.read_text()
-        body = "wgfp16::gemm<BN, STAGES, GROUP, wgfp16::WHOLE, false, true>" if name == "wgmma_tmastore" else "wgfp16::gemm<BN, STAGES, GROUP>"
+        body = "wgfp16::gemm<BN, STAGES, GROUP, wgfp16::WHOLE, false, TMA_BUFS>" if name in TMASTORES else "wgfp16::gemm<BN, STAGES, GROUP>"
         assert '#include "wgmma_fp16.cuh"' in text and body in text
         assert "wgmma.mma_async" not in text  # the instruction lives in the header only
     assert (KERNELS_DIR / "wgmma_fp16.cuh").read_text().count('#include "hopper.cuh"') == 1
@@ -385,19 +386,21 @@ def chunk_writes(bn: int) -> list[tuple[int, int, int, tuple[int, int]]]:
     return writes
 
 
-def test_tmastore_manifest_declares_c_as_the_staging_chunk():
+@pytest.mark.parametrize("name", TMASTORES)
+def test_tmastore_manifest_declares_c_as_the_staging_chunk(name):
     """C's tensor map is FP32 with the chunk's box (C_COLS columns of one 128-byte swizzled row,
     the 64 rows of a consumer warpgroup), after A's and B's; shared memory is the ring, the
     staging buffers and the barriers, and fits an H100's 227 KB."""
-    assert [tm.operand for tm in TMASTORE.tensor_maps] == ["A", "B", "C"]
-    c_map = TMASTORE.tensor_maps[2]
+    spec = BY_NAME[name]
+    assert [tm.operand for tm in spec.tensor_maps] == ["A", "B", "C"]
+    c_map = spec.tensor_maps[2]
     assert c_map.box == (C_COLS, 64) and c_map.swizzle == 128 == C_COLS * 4
-    stages, bn = source_define(TMASTORE, "STAGES"), source_define(TMASTORE, "BN")
-    staging = 2 * 2 * 64 * C_COLS * 4
-    bars = -(-(2 * stages + 4) * 8 // 128) * 128
-    assert TMASTORE.launch(4096, 4096, 4096).smem_bytes == stages * (128 * 64 * 2 + bn // 64 * 8192) + staging + 1024 + bars
-    assert TMASTORE.launch(4096, 4096, 4096).smem_bytes <= 227 * 1024
-    assert TMASTORE.predecessor == "wgmma_persist" and TMASTORE.spill_free and TMASTORE.arch == "sm_90a"
+    stages, bn, nbuf = (source_define(spec, k) for k in ("STAGES", "BN", "TMA_BUFS"))
+    staging = 2 * nbuf * 64 * C_COLS * 4
+    bars = -(-(2 * stages + 2 * nbuf) * 8 // 128) * 128
+    assert spec.launch(4096, 4096, 4096).smem_bytes == stages * (128 * 64 * 2 + bn // 64 * 8192) + staging + 1024 + bars
+    assert spec.launch(4096, 4096, 4096).smem_bytes <= 227 * 1024
+    assert spec.predecessor in ("wgmma_persist", "wgmma_tmastore") and spec.spill_free and spec.arch == "sm_90a"
 
 
 def test_staging_chunk_is_laid_out_as_tma_swizzles_c():
@@ -440,28 +443,37 @@ def test_staging_writes_are_conflict_free(swizzled):
     assert counts == ({2} if swizzled else {8})
 
 
-def epilogue_protocol(tiles: int, chunks: int, with_c: bool, read_window: int = 1) -> list[str]:
+def epilogue_protocol(tiles: int, chunks: int, nbuf: int, with_c: bool, read_window: int | None = None,
+                      lag: int | None = None) -> list[str]:
     """store_tile_tma and issue_c_loads, line for line, over a CTA's tiles: the elected thread's
-    bulk groups (each store a group) and the two buffers' load barriers. Returns the violations:
+    bulk groups (each store a group) and the nbuf buffers' load barriers. Returns the violations:
     a buffer written while a store of it may still read it, a load issued into a buffer a store
-    still reads, a barrier wait whose parity is not the phase that holds this chunk's C."""
+    still reads, a barrier wait whose parity is not the phase that holds this chunk's C.
+    read_window (NB - 1) and lag (D) are the body's unless given."""
+    read_window = nbuf - 1 if read_window is None else read_window
+    lag = (1 if nbuf > 2 else 0) if lag is None else lag
     pending: list[int] = []                 # buffers of the stores not yet known to have read them
-    loads: dict[int, list[tuple]] = {0: [], 1: []}  # per buffer: the chunks loaded, in phase order
-    waits = {0: 0, 1: 0}
+    loads: dict[int, list[tuple]] = {b: [] for b in range(nbuf)}  # per buffer: chunks loaded, in phase order
+    waits = dict.fromkeys(range(nbuf), 0)
     bad = []
 
     def wait_read(n):
         del pending[:max(len(pending) - n, 0)]
 
+    def load(b, chunk):
+        if b in pending:
+            bad.append(f"tile {t}: chunk {chunk} loaded into buffer {b} while its store may read it")
+        loads[b].append((t, chunk))
+
     for t in range(tiles):
         if with_c:                          # issue_c_loads during the main loop
             wait_read(0)
-            for b in (0, 1):
-                loads[b].append((t, b))
+            for b in range(nbuf):
+                load(b, b)
         for j in range(chunks):
-            b = j & 1
+            b = j % nbuf
             if with_c:
-                phase, parity = waits[b], (j >> 1) & 1
+                phase, parity = waits[b], j // nbuf & 1
                 waits[b] += 1
                 if parity != phase % 2 or phase >= len(loads[b]) or loads[b][phase] != (t, j):
                     bad.append(f"tile {t} chunk {j}: wait parity {parity}, phase {phase}")
@@ -470,21 +482,28 @@ def epilogue_protocol(tiles: int, chunks: int, with_c: bool, read_window: int = 
             if b in pending:
                 bad.append(f"tile {t} chunk {j}: buffer {b} written while its store may read it")
             pending.append(b)               # the store of chunk j
-            if with_c and j + 2 < chunks:
-                wait_read(0)
-                loads[b].append((t, j + 2))
+            if with_c and j >= lag and j - lag + nbuf < chunks:
+                wait_read(lag)
+                load((j - lag) % nbuf, j - lag + nbuf)
     return bad
 
 
+@pytest.mark.parametrize("name", TMASTORES)
 @pytest.mark.parametrize("with_c", [False, True])
 @pytest.mark.parametrize("tiles", [1, 2, 7])
-def test_tmastore_protocol_never_overwrites_a_buffer_in_use(with_c, tiles):
+def test_tmastore_protocol_never_overwrites_a_buffer_in_use(name, with_c, tiles):
     """Across tiles (the persistent loop) each staging buffer is rewritten only after the store
-    that last used it has read it, every C load lands in a free buffer, and each barrier wait's
-    parity is the phase holding that chunk (the phases per buffer per tile are even). Waiting for
-    all but 2 stores instead of 1 (the model's teeth) lets a buffer be overwritten."""
-    chunks = source_define(TMASTORE, "BN") // C_COLS
-    assert epilogue_protocol(tiles, chunks, with_c) == []
-    assert epilogue_protocol(tiles + 1, 6, with_c=True) != []  # odd phases per tile: the next tile's parity breaks
-    assert epilogue_protocol(tiles, chunks, with_c=False, read_window=2) != []
-    assert "bulk_wait_read<1>();" in HEADER and "mbar_wait(cbar + 8u * b, (j >> 1) & 1);" in HEADER
+    that last used it has read it, every C load lands in a free buffer and arrives before its
+    chunk is read, and each barrier wait's parity is the phase holding that chunk (the phases per
+    buffer per tile are even). The model's teeth: waiting for one store fewer, a load of a chunk
+    after its wait, an odd phase count per tile."""
+    spec = BY_NAME[name]
+    chunks, nbuf = source_define(spec, "BN") // C_COLS, source_define(spec, "TMA_BUFS")
+    assert epilogue_protocol(tiles, chunks, nbuf, with_c) == []
+    assert epilogue_protocol(tiles, chunks, nbuf, with_c=False, read_window=nbuf) != []
+    if nbuf > 2:
+        assert epilogue_protocol(tiles, chunks, nbuf, with_c=True, lag=0) == []  # correct, only waits longer
+    assert epilogue_protocol(tiles, chunks, nbuf, with_c=True, lag=nbuf) != []  # a load issued after its chunk's wait
+    assert epilogue_protocol(tiles + 1, 6, 2, with_c=True) != []  # odd phases per tile: the next tile's parity breaks
+    assert "bulk_wait_read<NB - 1>();" in HEADER and "mbar_wait(cbar + 8u * b, j / NB & 1);" in HEADER
+    assert "constexpr int D = NB > 2 ? 1 : 0;" in HEADER
