@@ -1,5 +1,6 @@
 // Shared body of the FP16 wgmma rungs (wgmma_ragged, wgmma_persist, wgmma_persist128,
-// wgmma_splitk128, wgmma_tailsplit, wgmma_tailsplit128, wgmma_unaligned128): TMA tiles in a full/empty mbarrier ring, 1 producer + 2
+// wgmma_splitk128, wgmma_tailsplit, wgmma_tailsplit128, wgmma_unaligned128, wgmma_pingpong,
+// wgmma_tmastore, wgmma_tmastore_deep): TMA tiles in a full/empty mbarrier ring, 1 producer + 2
 // consumer warpgroups, wgmma m64nBNk16 straight from 128B-swizzled shared memory, and a tile
 // loop over a grouped raster so that one body serves a grid of all tiles (one tile per CTA) and a
 // persistent grid of one CTA per SM.
@@ -33,6 +34,18 @@
 //   full barrier (128 arrivals instead of TMA's transaction bytes). The epilogue stores scalars
 //   (an odd N misaligns float2). No setmaxnreg: the producer needs registers for its loads.
 //
+// - TMA store (TMA_BUFS = NB > 0, wgmma_tmastore, wgmma_tmastore_deep): the epilogue leaves through
+//   shared memory. Each consumer warpgroup owns NB staging buffers of 64 rows x 32 FP32 (8 KB,
+//   128B-swizzled like C's tensor map) and walks its 64 x BN results in BN/32 chunks: write
+//   alpha * acc (+ beta * C) into buffer j % NB, fence.proxy.async, a warpgroup barrier, then one
+//   thread stores the chunk with cp.async.bulk.tensor (clipped at C's bounds: ragged M, N need no
+//   predicates) and commits a bulk group. Before a buffer is written again that thread waits
+//   (wait_group.read) until the store that used it has read it, so after the last chunk the
+//   warpgroup goes on to the next tile's MMAs while the TMA engine writes C. beta != 0: the C
+//   chunk is loaded by TMA into the buffer first (the first NB during the main loop, the others
+//   as soon as their buffer's store has read it; an mbarrier per buffer), added in place and
+//   stored back.
+//
 // Layouts (as wgmma's): A K-major, one 64(k) x 128(m) box per stage; B MN-major (imm-trans-b),
 // BN/64 boxes of 64(n) x 64(k), LBO = one box (8 KB), SBO = 1024 bytes (an 8-row k group); the
 // k16 step is +32 bytes in A and +2048 bytes in B.
@@ -59,6 +72,17 @@ template <int BN> __host__ __device__ constexpr int stage_bytes() { return A_BOX
 template <int BN, int STAGES> __host__ __device__ constexpr int smem_bytes()
 {
     return STAGES * stage_bytes<BN>() + ALIGN + (2 * STAGES * 8 + 127) / 128 * 128;
+}
+
+// TMA_BUFS = NB: NB staging buffers per consumer warpgroup after the stages, each 64 rows x
+// C_COLS floats (one 128-byte swizzled row, C's tensor-map box), and one more mbarrier per buffer
+// (the loads of C for beta != 0) after the ring's.
+constexpr int C_COLS = 32;                  // FP32 columns of a staging chunk
+constexpr int C_CHUNK = 64 * C_COLS * 4;    // 8,192 bytes
+__host__ __device__ constexpr int staging_bytes(int nb) { return 2 * nb * C_CHUNK; }  // 2 consumer warpgroups
+template <int BN, int STAGES, int NB> __host__ __device__ constexpr int smem_bytes_tmastore()
+{
+    return STAGES * stage_bytes<BN>() + staging_bytes(NB) + ALIGN + ((2 * STAGES + 2 * NB) * 8 + 127) / 128 * 128;
 }
 
 // Work schedules of the body (see the header's comment).
@@ -162,6 +186,114 @@ __device__ __forceinline__ void store_one(float* p, bool inside, float alpha, fl
 {
     if (!inside) return;
     *p = beta != 0.0f ? alpha * v + beta * *p : alpha * v;
+}
+
+// ---- TMA store epilogue (TMASTORE) ------------------------------------------------------------
+
+// Chunk (64 rows x C_COLS floats at shared address src) to C at element coordinates (c0 = column,
+// c1 = row); TMA writes only the part inside C. One bulk group per commit, per thread.
+__device__ __forceinline__ void tma_store_2d(const CUtensorMap* map, uint32_t src, int c0, int c1)
+{
+    asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];\n"
+                 :: "l"(reinterpret_cast<uint64_t>(map)), "r"(src), "r"(c0), "r"(c1) : "memory");
+}
+__device__ __forceinline__ void bulk_commit() { asm volatile("cp.async.bulk.commit_group;\n" ::: "memory"); }
+// Until at most N of this thread's bulk groups are still reading their shared-memory source.
+template <int N>
+__device__ __forceinline__ void bulk_wait_read() { asm volatile("cp.async.bulk.wait_group.read %0;\n" :: "n"(N) : "memory"); }
+// Until at most N of this thread's bulk groups are incomplete (writes done).
+template <int N>
+__device__ __forceinline__ void bulk_wait() { asm volatile("cp.async.bulk.wait_group %0;\n" :: "n"(N) : "memory"); }
+
+// Byte offset of the float pair (row r, columns 2p, 2p + 1) in a 64 x 32 FP32 staging chunk laid
+// out as TMA's 128B swizzle lays out C's box: row r is 128 bytes, its 16-byte unit u = p / 2 sits
+// at unit u ^ (r % 8) (the chunk is 1024-byte aligned).
+//
+// Bank math, one st.shared.v2 of a warp (fixed jl below): lane l writes rows r = 16 warp + l / 4
+// and r + 8, pair p = 4 jl + l % 4, so r % 8 = l / 4 and the unit is (2 jl + (l % 4) / 2) ^ (l / 4).
+// A 128-byte row spans all 32 banks, so the bank is 4 * unit + 2 * (l % 2) (+1). For each of the
+// two halves h = (l % 4) / 2 the 8 rows map to 8 different units (XOR with l / 4 is a bijection),
+// so every unit (4 banks) takes 16 bytes from each half: 256 bytes in 2 wavefronts, the minimum
+// for 64-bit stores. Unswizzled (unit 2 jl + h in every row) the 8 rows hit the same 8 banks: 8
+// wavefronts. The beta != 0 reads (ld.shared.v2 at the same addresses) are the same pattern.
+// tests/project/test_wgmma_fp16.py models it.
+__device__ __forceinline__ uint32_t staged_pair(int r, int p)
+{
+    return r * 128 + (((p >> 1) ^ (r & 7)) << 4) + (p & 1) * 8;
+}
+
+// The epilogue of one consumer warpgroup c through its NB staging buffers at stg (see the
+// header's comment). d: the 64 x BN accumulators of the warpgroup's thread tid; rowWg, col0: the
+// C coordinates of its first element. cbar: the buffers' load barriers. With beta != 0 the loads
+// of chunks 0 .. NB - 1 were issued during the main loop (issue_c_loads); after the store of
+// chunk j the buffer of chunk j - D is refilled with chunk j - D + NB: D = 0 with two buffers
+// (the next chunk is already loaded), D = 1 with more, so the thread does not wait on the store
+// it has just issued.
+template <int BN, int NB>
+__device__ __forceinline__ void store_tile_tma(const float* d, float alpha, float beta, const CUtensorMap* tmC,
+                                               uint32_t stg, uint32_t cbar, int M, int N, int rowWg, int col0,
+                                               int tid, int c)
+{
+    constexpr int CHUNKS = BN / C_COLS;
+    constexpr int D = NB > 2 ? 1 : 0;
+    static_assert(NB >= 2 && CHUNKS % NB == 0 && CHUNKS / NB % 2 == 0,
+                  "each buffer's barrier completes an even number of phases per tile");
+    const int lane = tid % 32;
+    const int r = tid / 32 * 16 + lane / 4;    // this thread's rows r and r + 8 of the chunk
+    const bool withC = beta != 0.0f;
+#pragma unroll
+    for (int j = 0; j < CHUNKS; ++j) {
+        const int b = j % NB;
+        const uint32_t buf = stg + b * C_CHUNK;
+        if (withC) {
+            mbar_wait(cbar + 8u * b, j / NB & 1);       // chunk j of C is in buffer b
+        } else {
+            if (tid == 0) bulk_wait_read<NB - 1>();     // the store NB chunks back, of buffer b, has read it
+            asm volatile("bar.sync %0, 128;\n" :: "r"(2 + c) : "memory");
+        }
+#pragma unroll
+        for (int jl = 0; jl < C_COLS / 8; ++jl) {
+            // d[q], d[q + 1]: row r, columns 8 (4 j + jl) + 2 (lane % 4) + {0, 1}; d[q + 2], d[q + 3]: row r + 8.
+            const int q = 4 * (C_COLS / 8 * j + jl);
+            const int p = 4 * jl + lane % 4;
+            const uint32_t a0 = buf + staged_pair(r, p), a1 = buf + staged_pair(r + 8, p);
+            float v0 = alpha * d[q], v1 = alpha * d[q + 1], v2 = alpha * d[q + 2], v3 = alpha * d[q + 3];
+            if (withC) {
+                float c0, c1, c2, c3;
+                asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];\n" : "=f"(c0), "=f"(c1) : "r"(a0) : "memory");
+                asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];\n" : "=f"(c2), "=f"(c3) : "r"(a1) : "memory");
+                v0 += beta * c0; v1 += beta * c1; v2 += beta * c2; v3 += beta * c3;
+            }
+            asm volatile("st.shared.v2.f32 [%0], {%1, %2};\n" :: "r"(a0), "f"(v0), "f"(v1) : "memory");
+            asm volatile("st.shared.v2.f32 [%0], {%1, %2};\n" :: "r"(a1), "f"(v2), "f"(v3) : "memory");
+        }
+        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");   // the writes, visible to TMA
+        asm volatile("bar.sync %0, 128;\n" :: "r"(2 + c) : "memory");
+        if (tid == 0) {
+            const int col = col0 + C_COLS * j;
+            if (rowWg < M && col < N) tma_store_2d(tmC, buf, col, rowWg);
+            bulk_commit();
+            if (withC && j >= D && j - D + NB < CHUNKS) {
+                bulk_wait_read<D>();                    // the store of chunk j - D has read its buffer...
+                const int br = (j - D) % NB;            // ...so it takes chunk j - D + NB
+                mbar_arrive_expect_tx(cbar + 8u * br, C_CHUNK);
+                tma_load_2d(stg + br * C_CHUNK, tmC, col0 + C_COLS * (j - D + NB), rowWg, cbar + 8u * br);
+            }
+        }
+    }
+}
+
+// beta != 0: chunks 0 .. NB - 1 of this warpgroup's C into its buffers, once the previous tile's
+// stores have read them (by the thread that issued those stores).
+template <int NB>
+__device__ __forceinline__ void issue_c_loads(const CUtensorMap* tmC, uint32_t stg, uint32_t cbar, int rowWg, int col0)
+{
+    bulk_wait_read<0>();
+#pragma unroll
+    for (int b = 0; b < NB; ++b) {
+        mbar_arrive_expect_tx(cbar + 8u * b, C_CHUNK);
+        tma_load_2d(stg + b * C_CHUNK, tmC, col0 + C_COLS * b, rowWg, cbar + 8u * b);
+    }
 }
 
 // One stage's tiles from unaligned A (M x K) and B (K x N), both row-major FP16, by the 128
@@ -300,17 +432,21 @@ __device__ __forceinline__ void pingpong_consumer(int M, int N, int tilesM, int 
 // counts itself in; the split that arrives last sums the S partials in the order j = 0..S-1 (the
 // result does not depend on arrival order) and runs the epilogue. No CTA waits for another. A
 // plan that does not fit the workspace runs unsplit (S = 1). ANY: the producer loads elements
-// from ops instead of TMA tiles (tmA, tmB unused), the epilogue stores scalars.
-template <int BN, int STAGES, int GROUP, int SCHED = WHOLE, bool ANY = false>
+// from ops instead of TMA tiles (tmA, tmB unused), the epilogue stores scalars. TMA_BUFS > 0
+// (WHOLE only): the epilogue through that many staging buffers per consumer warpgroup and TMA
+// stores to tmC (smem_bytes_tmastore).
+template <int BN, int STAGES, int GROUP, int SCHED = WHOLE, bool ANY = false, int TMA_BUFS = 0>
 __device__ __forceinline__ void gemm(int M, int N, int K, float alpha, float beta, float* __restrict__ C,
                                      const CUtensorMap* tmA, const CUtensorMap* tmB, unsigned char* smem,
-                                     Workspace ws = {}, Operands ops = {})
+                                     Workspace ws = {}, Operands ops = {}, const CUtensorMap* tmC = nullptr)
 {
+    constexpr bool TMASTORE = TMA_BUFS > 0;
+    static_assert(!TMASTORE || (SCHED == WHOLE && !ANY), "the TMA store epilogue is written for whole tiles from TMA loads");
     constexpr int STAGE = stage_bytes<BN>();
     constexpr int NACC = BN / 2;            // 64 x BN floats over 128 threads
     const uint32_t raw = static_cast<uint32_t>(__cvta_generic_to_shared(smem));
     const uint32_t tiles = (raw + ALIGN - 1) & ~(uint32_t)(ALIGN - 1);
-    const uint32_t bars = tiles + STAGES * STAGE;
+    const uint32_t bars = tiles + STAGES * STAGE + staging_bytes(TMA_BUFS);
     auto full = [&](int s) { return bars + 8u * s; };
     auto empty = [&](int s) { return bars + 8u * (STAGES + s); };
 
@@ -327,6 +463,8 @@ __device__ __forceinline__ void gemm(int M, int N, int K, float alpha, float bet
             mbar_init(full(s), ANY ? 128 : 1);  // the producer's arrive.expect_tx, or each producer thread's arrive
             mbar_init(empty(s), SCHED == PINGPONG ? 4 : 2 * 4);  // one arrive per warp reading the stage
         }
+        if constexpr (TMASTORE)
+            for (int b = 0; b < 2 * TMA_BUFS; ++b) mbar_init(bars + 8u * (2 * STAGES + b), 1);  // C loads: expect_tx
         asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
         asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
     }
@@ -380,6 +518,11 @@ __device__ __forceinline__ void gemm(int M, int N, int K, float alpha, float bet
         pingpong_consumer<BN, STAGES, GROUP>(M, N, tilesM, tilesN, kTiles, alpha, beta, C, tiles, bars, c, warp, lane);
         return;
     }
+    // TMASTORE: this warpgroup's staging buffers and their load barriers.
+    const uint32_t stg = tiles + STAGES * STAGE + c * TMA_BUFS * C_CHUNK;
+    const uint32_t cbar = bars + 8u * (2 * STAGES + TMA_BUFS * c);
+    if constexpr (TMASTORE)
+        if (tid == 0) asm volatile("prefetch.tensormap [%0];\n" :: "l"(reinterpret_cast<uint64_t>(tmC)) : "memory");
     int s = 0, round = 0;
     for (int w = blockIdx.x; w < p.nItems; w += gridDim.x) {
         const Item it = item_of(w, p, kTiles);
@@ -417,11 +560,18 @@ __device__ __forceinline__ void gemm(int M, int N, int K, float alpha, float bet
                     if (r < M && col < N)
                         asm volatile("prefetch.global.L2 [%0];\n" :: "l"(C + (size_t)r * N + col));
                 }
+                if constexpr (TMASTORE)
+                    if (tid == 0) issue_c_loads<TMA_BUFS>(tmC, stg, cbar, x.m * BM + c * 64, col0);
             }
         }
         wgmma_wait<0>();
         pin<NACC>(d);
         if (held >= 0 && lane == 0) mbar_arrive(empty(held));
+
+        if constexpr (TMASTORE) {
+            store_tile_tma<BN, TMA_BUFS>(d, alpha, beta, tmC, stg, cbar, M, N, x.m * BM + c * 64, col0, tid, c);
+            continue;
+        }
 
         if constexpr (SCHED != WHOLE) {
             if (it.u >= 0) {
@@ -475,6 +625,8 @@ __device__ __forceinline__ void gemm(int M, int N, int K, float alpha, float bet
             }
         }
     }
+    if constexpr (TMASTORE)
+        if (tid == 0) bulk_wait<0>();       // the last stores have read the staging buffers and written C
 }
 
 }  // namespace wgfp16

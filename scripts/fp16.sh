@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The FP16 tier's wgmma rungs and best-fp16 on the device, in one call (issue 13; about 4-5
 # minutes on an H100/H200):
-#   build   the persistent, split-K, tail-split, ping-pong and unaligned wgmma rungs for sm_90a (ptxas table)
+#   build   the persistent, split-K, tail-split, ping-pong, unaligned and TMA-store wgmma rungs for
+#           sm_90a (ptxas table)
 #   tests   tests/gpu/test_fp16.py (aligned, ragged and odd shapes, tail splits, repeats,
-#           best-fp16's choices) and the ladder's GPU tests of the new rungs (tailsplit, pingpong, unaligned)
+#           best-fp16's choices) and the ladder's GPU tests of the new rungs (tailsplit, pingpong,
+#           unaligned, tmastore)
 #   bench   the rungs and best-fp16 paired with cuBLAS GemmEx (FP16 in, FP32 accumulate) at 1024,
 #           2048, 4096, 8192 and ragged and odd shapes; table of % of cuBLAS per shape (the
 #           quick suite's shapes are the suite step's)
@@ -13,7 +15,8 @@
 #           cause and summary from diagnosis.json printed, the report folder in fp16-report.tgz
 # Output under $OUT (reports/fp16 without it): fp16.log, build.txt, fp16-runs.tgz (run directories).
 # Knobs: FP16_STEPS (default "build tests bench suite profile"), FP16_SIZES, FP16_MAX_SECONDS,
-# FP16_SUITE, FP16_PROFILE (kernels profiled), FP16_PROFILE_SIZE.
+# FP16_SUITE, FP16_PROFILE (kernels profiled), FP16_PROFILE_SIZE, FP16_RUNGS (rungs built and
+# benched), FP16_TESTS (a pytest -k expression narrowing the tests step).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT_DIR=${OUT:-reports/fp16}
@@ -27,7 +30,8 @@ MAX_SECONDS=${FP16_MAX_SECONDS:-0.3}
 SUITE=${FP16_SUITE:-quick}
 PROFILE=${FP16_PROFILE:-wgmma_persist wgmma_persist128}
 PROFILE_SIZE=${FP16_PROFILE_SIZE:-4096}
-RUNGS="wgmma_persist wgmma_persist128 wgmma_splitk128 wgmma_tailsplit wgmma_tailsplit128 wgmma_pingpong wgmma_unaligned128"
+RUNGS=${FP16_RUNGS:-wgmma_persist wgmma_persist128 wgmma_splitk128 wgmma_tailsplit wgmma_tailsplit128 wgmma_pingpong wgmma_unaligned128 wgmma_tmastore wgmma_tmastore_deep}
+TESTS=${FP16_TESTS:-}
 k_args=""; for n in $RUNGS; do k_args="$k_args -k $n"; done
 status=0
 step() { echo; echo "=== $* ($(date +%T))"; }
@@ -41,8 +45,8 @@ for s in ${FP16_STEPS:-build tests bench suite profile}; do
            COLUMNS=160 python3 -m profiler build $k_args --arch sm_90a > "$OUT_DIR/build.txt" 2>&1 || status=1
            cat "$OUT_DIR/build.txt" ;;
       tests) step "GPU tests of the fp16 rungs"
-           python3 -m pytest -q -m gpu -p no:cacheprovider tests/gpu/test_fp16.py || status=1
-           python3 -m pytest -q -m gpu -p no:cacheprovider tests/gpu/test_ladder.py -k "tailsplit or pingpong or unaligned" || status=1 ;;
+           python3 -m pytest -q -m gpu -p no:cacheprovider tests/gpu/test_fp16.py ${TESTS:+-k "$TESTS"} || status=1
+           python3 -m pytest -q -m gpu -p no:cacheprovider tests/gpu/test_ladder.py -k "${TESTS:-tailsplit or pingpong or unaligned or tmastore}" || status=1 ;;
       bench) step "bench $RUNGS best-fp16 with cuBLAS GemmEx at $SIZES"
            COLUMNS=200 python3 -m profiler bench $k_args -k best-fp16 --tier fp16 --sizes "$SIZES" \
                --max-seconds "$MAX_SECONDS" --out "$RUNS" --run-id bench || status=1

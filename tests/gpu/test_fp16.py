@@ -1,5 +1,5 @@
 """On the GPU: the FP16 tier's ragged and persistent rungs (wgmma_ragged, wgmma_persist,
-wgmma_persist128, wgmma_splitk128, wgmma_tailsplit, wgmma_tailsplit128, wgmma_pingpong), the element-loading
+wgmma_persist128, wgmma_splitk128, wgmma_tailsplit, wgmma_tailsplit128, wgmma_pingpong, wgmma_tmastore, wgmma_tmastore_deep), the element-loading
 wgmma_unaligned128, the fallback wmma_ragged and the dispatcher best-fp16 pass on whole-tile
 and ragged shapes: M of one row and of a partial tile, N and K multiples of 8 that end mid-tile,
 K below one k tile and ringing round the stages many times, more tiles than CTAs (each CTA of a
@@ -20,7 +20,8 @@ pytestmark = pytest.mark.gpu
 
 BY_NAME = {s.name: s for s in load_manifest()}
 TMA_RUNGS = [BY_NAME[n] for n in ("wgmma_ragged", "wgmma_persist", "wgmma_persist128", "wgmma_splitk128",
-                                   "wgmma_tailsplit", "wgmma_tailsplit128", "wgmma_pingpong")]
+                                   "wgmma_tailsplit", "wgmma_tailsplit128", "wgmma_pingpong", "wgmma_tmastore",
+                                   "wgmma_tmastore_deep")]
 ALIGNED = [(128, 256, 64), (256, 512, 128), (1024, 1024, 1024), (2304, 512, 1024), (4096, 4096, 4096)]
 # N, K multiples of 8 (TMA's 16-byte rows), everything else ragged.
 RAGGED = [(1, 8, 8), (129, 136, 72), (1000, 1000, 1000), (3000, 3000, 3000), (4095, 4096, 4096),
@@ -99,3 +100,16 @@ def test_unaligned_rung_passes_every_kind_of_shape():
     records = run(BY_NAME["wgmma_unaligned128"], shapes)
     bad = [(r["M"], r["N"], r["K"], r["status"], r.get("reason")) for r in records if r["status"] != "PASS"]
     assert not bad and len(records) == len(shapes)
+
+
+@pytest.mark.parametrize("name", ["wgmma_tmastore", "wgmma_tmastore_deep"])
+def test_tma_store_epilogue_clips_ragged_edges_and_reuses_its_buffers(name):
+    """The TMA-store rungs' stores are clipped by C's tensor map: M of one row and of a partial
+    warpgroup, N ending inside a 32-column chunk and inside the first chunk of a tile, tiles
+    whose second warpgroup lies wholly below M; many tiles per CTA (the staging buffers and
+    their load barriers go round tile after tile), each shape twice. beta != 0 comes from the
+    bench's verification (C loaded by TMA into the staging buffers)."""
+    shapes = [(1, 264, 64), (65, 8, 64), (100, 296, 200), (4097, 4104, 512), (8192, 8192, 256), (33000, 256, 64)]
+    records = run(BY_NAME[name], [s for s in shapes for _ in range(2)])
+    bad = [(r["M"], r["N"], r["K"], r["status"], r.get("reason")) for r in records if r["status"] != "PASS"]
+    assert not bad and len(records) == 2 * len(shapes)

@@ -20,7 +20,8 @@ from profiler.manifest import load_manifest
 from profiler.suites import load_suite
 
 BY_NAME = {s.name: s for s in load_manifest()}
-PERSISTENT = ("wgmma_persist", "wgmma_persist128")
+TMASTORES = ("wgmma_tmastore", "wgmma_tmastore_deep")
+PERSISTENT = ("wgmma_persist", "wgmma_persist128", *TMASTORES)
 RUNGS = ("wgmma_ragged", *PERSISTENT)
 BEST = next(d for d in load_dispatchers() if d.name == "best-fp16")
 
@@ -304,7 +305,8 @@ def test_rung_sources_include_the_shared_body():
     assert "wgfp16::gemm<BN, STAGES, GROUP, wgfp16::PINGPONG>" in BY_NAME["wgmma_pingpong"].source.read_text()
     for name in RUNGS:
         text = BY_NAME[name].source.read_text()
-        assert '#include "wgmma_fp16.cuh"' in text and "wgfp16::gemm<BN, STAGES, GROUP>" in text
+        body = "wgfp16::gemm<BN, STAGES, GROUP, wgfp16::WHOLE, false, TMA_BUFS>" if name in TMASTORES else "wgfp16::gemm<BN, STAGES, GROUP>"
+        assert '#include "wgmma_fp16.cuh"' in text and body in text
         assert "wgmma.mma_async" not in text  # the instruction lives in the header only
     assert (KERNELS_DIR / "wgmma_fp16.cuh").read_text().count('#include "hopper.cuh"') == 1
 
@@ -351,3 +353,157 @@ def test_unaligned_fill_writes_each_element_where_tma_would(bn):
     source = (KERNELS_DIR / "wgmma_fp16.cuh").read_text()
     assert "r * 128 + ((k / 8 ^ r % 8) << 4) + (k % 8) * 2" in source
     assert "col + i * 128 + ((nn / 8 ^ i % 8) << 4)" in source and "sa + A_BOX + box * B_BOX + (nn % 8) * 2" in source
+
+
+# ---- wgmma_tmastore: the epilogue through staging chunks and TMA stores (TMASTORE) -------------
+
+TMASTORE = BY_NAME["wgmma_tmastore"]
+HEADER = (KERNELS_DIR / "wgmma_fp16.cuh").read_text()
+C_COLS = int(re.search(r"constexpr int C_COLS = (\d+);", HEADER)[1])
+
+
+def staged_pair(r: int, p: int) -> int:
+    """wgfp16::staged_pair: byte offset of the float pair (row r, columns 2p, 2p + 1) of a chunk."""
+    return r * 128 + (((p >> 1) ^ (r & 7)) << 4) + (p & 1) * 8
+
+
+def chunk_writes(bn: int) -> list[tuple[int, int, int, tuple[int, int]]]:
+    """store_tile_tma's shared-memory writes, line for line: (chunk j, warp, offset, (row, column)
+    of the warpgroup's 64 x bn results) per float pair, the column taken from the accumulator
+    layout (d[4g + {0,1}]: row lane / 4 of the warp's 16, columns 8g + 2 (lane % 4) + {0,1};
+    d[4g + {2,3}]: 8 rows further)."""
+    writes = []
+    for tid in range(128):
+        warp, lane = tid // 32, tid % 32
+        r = warp * 16 + lane // 4
+        for j in range(bn // C_COLS):
+            for jl in range(C_COLS // 8):
+                q = 4 * (C_COLS // 8 * j + jl)
+                p = 4 * jl + lane % 4
+                g = q // 4                  # the accumulator's column group of d[q]
+                for row, dq in ((r, q), (r + 8, q + 2)):
+                    writes.append((j, warp, staged_pair(row, p), (row, 8 * g + 2 * (lane % 4)), jl, lane, dq))
+    return writes
+
+
+@pytest.mark.parametrize("name", TMASTORES)
+def test_tmastore_manifest_declares_c_as_the_staging_chunk(name):
+    """C's tensor map is FP32 with the chunk's box (C_COLS columns of one 128-byte swizzled row,
+    the 64 rows of a consumer warpgroup), after A's and B's; shared memory is the ring, the
+    staging buffers and the barriers, and fits an H100's 227 KB."""
+    spec = BY_NAME[name]
+    assert [tm.operand for tm in spec.tensor_maps] == ["A", "B", "C"]
+    c_map = spec.tensor_maps[2]
+    assert c_map.box == (C_COLS, 64) and c_map.swizzle == 128 == C_COLS * 4
+    stages, bn, nbuf = (source_define(spec, k) for k in ("STAGES", "BN", "TMA_BUFS"))
+    staging = 2 * nbuf * 64 * C_COLS * 4
+    bars = -(-(2 * stages + 2 * nbuf) * 8 // 128) * 128
+    assert spec.launch(4096, 4096, 4096).smem_bytes == stages * (128 * 64 * 2 + bn // 64 * 8192) + staging + 1024 + bars
+    assert spec.launch(4096, 4096, 4096).smem_bytes <= 227 * 1024
+    assert spec.predecessor in ("wgmma_persist", "wgmma_tmastore") and spec.spill_free and spec.arch == "sm_90a"
+
+
+def test_staging_chunk_is_laid_out_as_tma_swizzles_c():
+    """Every float of a 64 x C_COLS chunk is written once, at the address TMA's 128B swizzle gives
+    C's element (row, column) when it stores the box, and each chunk j holds columns
+    C_COLS j .. C_COLS (j + 1) - 1 of the warpgroup's results: the tile leaves C intact."""
+    bn = source_define(TMASTORE, "BN")
+    writes = chunk_writes(bn)
+    for j in range(bn // C_COLS):
+        mine = [(at, rc) for jj, _, at, rc, *_ in writes if jj == j]
+        assert sorted(at for at, _ in mine) == list(range(0, 64 * C_COLS * 4, 8))
+        for at, (row, col) in mine:
+            assert C_COLS * j <= col < C_COLS * (j + 1)
+            assert at == swizzle128(row * 128 + (col - C_COLS * j) * 4)
+    assert sorted(rc for *_, rc, _, _, _ in writes) == [(r, c) for r in range(64) for c in range(0, bn, 2)]
+    assert "r * 128 + (((p >> 1) ^ (r & 7)) << 4) + (p & 1) * 8" in HEADER
+
+
+def wavefronts(addresses: list[int], width: int = 8) -> int:
+    """Shared-memory wavefronts of one warp-wide access of `width` bytes a lane: the most distinct
+    4-byte words any of the 32 banks is asked for (one word per bank per wavefront)."""
+    words: dict[int, set[int]] = {}
+    for a in addresses:
+        for w in range(a // 4, (a + width) // 4):
+            words.setdefault(w % 32, set()).add(w)
+    return max(len(v) for v in words.values())
+
+
+@pytest.mark.parametrize("swizzled", [True, False])
+def test_staging_writes_are_conflict_free(swizzled):
+    """Each st.shared.v2 of a warp (one jl, one of the two rows) moves 256 bytes in 2 wavefronts,
+    the minimum; the unswizzled layout (the model's teeth) takes 8."""
+    writes = chunk_writes(source_define(TMASTORE, "BN"))
+    accesses: dict[tuple, list[int]] = {}
+    for j, warp, at, (row, col), jl, lane, dq in writes:
+        plain = row * 128 + (col - C_COLS * j) * 4
+        accesses.setdefault((j, warp, jl, dq % 4), []).append(at if swizzled else plain)
+    counts = {wavefronts(a) for a in accesses.values()}
+    assert all(len(a) == 32 for a in accesses.values())
+    assert counts == ({2} if swizzled else {8})
+
+
+def epilogue_protocol(tiles: int, chunks: int, nbuf: int, with_c: bool, read_window: int | None = None,
+                      lag: int | None = None) -> list[str]:
+    """store_tile_tma and issue_c_loads, line for line, over a CTA's tiles: the elected thread's
+    bulk groups (each store a group) and the nbuf buffers' load barriers. Returns the violations:
+    a buffer written while a store of it may still read it, a load issued into a buffer a store
+    still reads, a barrier wait whose parity is not the phase that holds this chunk's C.
+    read_window (NB - 1) and lag (D) are the body's unless given."""
+    read_window = nbuf - 1 if read_window is None else read_window
+    lag = (1 if nbuf > 2 else 0) if lag is None else lag
+    pending: list[int] = []                 # buffers of the stores not yet known to have read them
+    loads: dict[int, list[tuple]] = {b: [] for b in range(nbuf)}  # per buffer: chunks loaded, in phase order
+    waits = dict.fromkeys(range(nbuf), 0)
+    bad = []
+
+    def wait_read(n):
+        del pending[:max(len(pending) - n, 0)]
+
+    def load(b, chunk):
+        if b in pending:
+            bad.append(f"tile {t}: chunk {chunk} loaded into buffer {b} while its store may read it")
+        loads[b].append((t, chunk))
+
+    for t in range(tiles):
+        if with_c:                          # issue_c_loads during the main loop
+            wait_read(0)
+            for b in range(nbuf):
+                load(b, b)
+        for j in range(chunks):
+            b = j % nbuf
+            if with_c:
+                phase, parity = waits[b], j // nbuf & 1
+                waits[b] += 1
+                if parity != phase % 2 or phase >= len(loads[b]) or loads[b][phase] != (t, j):
+                    bad.append(f"tile {t} chunk {j}: wait parity {parity}, phase {phase}")
+            else:
+                wait_read(read_window)
+            if b in pending:
+                bad.append(f"tile {t} chunk {j}: buffer {b} written while its store may read it")
+            pending.append(b)               # the store of chunk j
+            if with_c and j >= lag and j - lag + nbuf < chunks:
+                wait_read(lag)
+                load((j - lag) % nbuf, j - lag + nbuf)
+    return bad
+
+
+@pytest.mark.parametrize("name", TMASTORES)
+@pytest.mark.parametrize("with_c", [False, True])
+@pytest.mark.parametrize("tiles", [1, 2, 7])
+def test_tmastore_protocol_never_overwrites_a_buffer_in_use(name, with_c, tiles):
+    """Across tiles (the persistent loop) each staging buffer is rewritten only after the store
+    that last used it has read it, every C load lands in a free buffer and arrives before its
+    chunk is read, and each barrier wait's parity is the phase holding that chunk (the phases per
+    buffer per tile are even). The model's teeth: waiting for one store fewer, a load of a chunk
+    after its wait, an odd phase count per tile."""
+    spec = BY_NAME[name]
+    chunks, nbuf = source_define(spec, "BN") // C_COLS, source_define(spec, "TMA_BUFS")
+    assert epilogue_protocol(tiles, chunks, nbuf, with_c) == []
+    assert epilogue_protocol(tiles, chunks, nbuf, with_c=False, read_window=nbuf) != []
+    if nbuf > 2:
+        assert epilogue_protocol(tiles, chunks, nbuf, with_c=True, lag=0) == []  # correct, only waits longer
+    assert epilogue_protocol(tiles, chunks, nbuf, with_c=True, lag=nbuf) != []  # a load issued after its chunk's wait
+    assert epilogue_protocol(tiles + 1, 6, 2, with_c=True) != []  # odd phases per tile: the next tile's parity breaks
+    assert "bulk_wait_read<NB - 1>();" in HEADER and "mbar_wait(cbar + 8u * b, j / NB & 1);" in HEADER
+    assert "constexpr int D = NB > 2 ? 1 : 0;" in HEADER
