@@ -68,7 +68,7 @@ PY
            [ -f "$RUNS/suite/suite.csv" ] && cat "$RUNS/suite/suite.csv" ;;
       profile) step "profile $PROFILE and cuBLAS GemmEx at $PROFILE_SIZE^3, then report"
            p_args="-k cublas"; for n in $PROFILE; do p_args="$p_args -k $n"; done
-           COLUMNS=200 python3 -m profiler profile $p_args --size "$PROFILE_SIZE" --out "$RUNS" --run-id profile || status=1
+           COLUMNS=200 python3 -m profiler profile $p_args --size "$PROFILE_SIZE" --xz --out "$RUNS" --run-id profile || status=1
            COLUMNS=200 python3 -m profiler report "$RUNS/profile" -o "$WORK/report" || status=1
            python3 - "$WORK/report/diagnosis.json" <<'PY' || status=1
 import json

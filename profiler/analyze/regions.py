@@ -28,7 +28,8 @@ REGIONS = ("prologue", "loop", "epilogue")
 # Instruction classes whose share of the samples a verdict may quote (`<class>_samples_pct`).
 SAMPLED_CLASSES = ("atomic", "mbarrier", "barrier", "global_store", "local_load", "local_store", "fp64")
 _COLUMNS = ["report", "launch", *[f"{r}_pct" for r in REGIONS], "epilogue_line", "epilogue_line_pct",
-            "epilogue_code", "epilogue_top_reason", *[f"{c}_samples_pct" for c in SAMPLED_CLASSES]]
+            "epilogue_code", "epilogue_top_reason", *[f"{c}_samples_pct" for c in SAMPLED_CLASSES],
+            "barrier_stall_at_wgmma_wait_pct"]
 
 
 def time_regions(sass: pd.DataFrame) -> pd.DataFrame:
@@ -103,6 +104,18 @@ def _loop_by_counts(executed: np.ndarray, math: np.ndarray) -> tuple[int, int]:
     return first, last
 
 
+def _at_wgmma_wait(g: pd.DataFrame) -> float:
+    """Share of the barrier-stall samples that sit at WARPGROUP instructions (wgmma.wait_group's
+    DEPBAR, wgmma.fence's ARRIVE): ncu counts a warp waiting for its own wgmmas to retire as a
+    barrier stall, which is the tensor pipe at work, not a __syncthreads. NaN without those samples."""
+    if "samples_barrier" not in g.columns:
+        return np.nan
+    barrier = g["samples_barrier"].fillna(0).to_numpy(dtype="float64")
+    if barrier.sum() <= 0:
+        return np.nan
+    return 100.0 * barrier[(opcodes(g) == "WARPGROUP").to_numpy()].sum() / barrier.sum()
+
+
 def _split(group: pd.DataFrame) -> dict:
     g = group.sort_values("offset", kind="stable")
     executed = g["inst_executed"].fillna(0).to_numpy(dtype="float64")
@@ -119,6 +132,7 @@ def _split(group: pd.DataFrame) -> dict:
     region = np.where(np.arange(len(g)) < first, 0, np.where(np.arange(len(g)) > last, 2, 1))
     out = {f"{name}_pct": 100.0 * samples[region == i].sum() / total for i, name in enumerate(REGIONS)}
     out |= {f"{c}_samples_pct": 100.0 * samples[classes == c].sum() / total for c in SAMPLED_CLASSES}
+    out["barrier_stall_at_wgmma_wait_pct"] = _at_wgmma_wait(g)
     tail = g[region == 2]
     tail = tail[tail["samples"].fillna(0) > 0]
     if tail.empty:

@@ -49,6 +49,15 @@ def test_few_or_other_conflicts_are_not(table):
     assert bank_conflicts(signals(conflicts=table)) is None
 
 
+def test_conflicts_too_few_to_cost_time_are_not_the_cause():
+    """2e6 replay wavefronts: 20% of 100 SMs x 100,000 cycles is the cause; of 100 SMs x 10^7 cycles
+    (0.2%, an epilogue's loads under a long main loop: wgmma_tmastore's 56% replays) it is not."""
+    costly = {"sm_elapsed_cycles": 1e5, "sm_count": 100}
+    cheap = {"sm_elapsed_cycles": 1e7, "sm_count": 100}
+    assert bank_conflicts(signals(launch=costly, conflicts=conflicts(66.7))).cause == "bank_conflicts"
+    assert bank_conflicts(signals(launch=cheap, conflicts=conflicts(66.7))) is None
+
+
 def test_barrier_waits_are_the_cause_and_the_cure_knows_double_buffering():
     waiting = {"barrier": 4.0, "long_scoreboard": 2.0, "selected": 1.0}  # 4 of 7 cycles: 57%
     single = barrier(signals(stall_cycles=waiting))

@@ -99,3 +99,14 @@ def test_tf32x3wg_verdict_is_not_epilogue():
 
     records = {r["kernel"]: r for r in diagnosis_records(tf32_diagnosis())}
     assert records["tf32x3wg"]["cause"] != "epilogue", records["tf32x3wg"]["problem"]
+
+
+def test_barrier_stalls_at_wgmma_waits_are_told_apart():
+    """ncu files a warp waiting in wgmma.wait_group (WARPGROUP.DEPBAR) under barrier stalls; the
+    share of them there is what keeps the barrier cause from calling it a __syncthreads."""
+    frame = sass([("HGMMA.64x128x16.F32 R24, gdesc[UR4], R24", 100, 10), ("WARPGROUP.DEPBAR.LE gsb0, 0x0", 100, 30),
+                  ("BAR.SYNC.DEFER_BLOCKING 0x0", 10, 10), ("@P0 BRA ->0", 100, 1), ("EXIT", 1, 0)])
+    frame["samples_barrier"] = [0.0, 30.0, 10.0, 0.0, 0.0]
+    (row,) = time_regions(frame).to_dict("records")
+    assert row["barrier_stall_at_wgmma_wait_pct"] == pytest.approx(75.0)
+    assert pd.isna(time_regions(frame.drop(columns="samples_barrier")).iloc[0]["barrier_stall_at_wgmma_wait_pct"])
