@@ -19,6 +19,8 @@ from .manifest_parse import entries, parse_manifest
 
 # The SM count a dispatch condition is checked with when no GPU is at hand (an H100 or H200).
 DEFAULT_SMS = 132
+# A derived rule may send a sweep shape only to a kernel within this share of the fastest there.
+DEFAULT_TOLERANCE = 0.03
 
 
 @dataclass(frozen=True)
@@ -36,6 +38,7 @@ class Dispatcher:
     idea: str
     rules: tuple[DispatchRule, ...]
     derived_from: str = ""  # the run whose sweep the rules come from
+    tolerance: float = DEFAULT_TOLERANCE  # how close to the fastest a rule's kernel had to be there
 
     def choose(self, M: int, N: int, K: int, kernels: dict[str, KernelSpec], sms: int = DEFAULT_SMS) -> KernelSpec | None:
         picked = self.pick(M, N, K, kernels, sms)
@@ -69,11 +72,14 @@ def parse_dispatchers(text: str, kernels: tuple[KernelSpec, ...], where: str = "
     out = []
     for i, entry in enumerate(entries(data, "dispatch", where), start=1):
         label = entry.get("name", f"dispatch #{i}")
-        unknown = sorted(set(entry) - {"name", "tier", "idea", "rules", "derived_from"})
+        unknown = sorted(set(entry) - {"name", "tier", "idea", "rules", "derived_from", "tolerance"})
         if unknown or not all(k in entry for k in ("name", "tier", "idea", "rules")):
             raise GemmprofError(f"{where}: dispatch {label}: needs name, tier, idea, rules" + (f"; unknown keys {unknown}" if unknown else ""))
         if not all(isinstance(entry[k], str) for k in ("name", "tier", "idea")) or not isinstance(entry.get("derived_from", ""), str):
             raise GemmprofError(f"{where}: dispatch {label}: name, tier, idea and derived_from must be strings")
+        tolerance = entry.get("tolerance", DEFAULT_TOLERANCE)
+        if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) or not 0 <= tolerance < 1:
+            raise GemmprofError(f"{where}: dispatch {label}: tolerance must be a fraction in [0, 1), e.g. 0.05")
         if not isinstance(entry["rules"], list) or not all(isinstance(r, dict) for r in entry["rules"]):
             raise GemmprofError(f"{where}: dispatch {label}: rules must be an array of tables ({{kernel = ..., when = ...}})")
         if label in names or label == CUBLAS:
@@ -89,7 +95,8 @@ def parse_dispatchers(text: str, kernels: tuple[KernelSpec, ...], where: str = "
             except ValueError as exc:
                 raise GemmprofError(f"{where}: dispatch {label}: rule for {rule['kernel']}: bad condition: {exc}") from None
             rules.append(DispatchRule(rule["kernel"], rule.get("when", 1)))
-        out.append(Dispatcher(entry["name"], entry["tier"], entry["idea"], tuple(rules), entry.get("derived_from", "")))
+        out.append(Dispatcher(entry["name"], entry["tier"], entry["idea"], tuple(rules), entry.get("derived_from", ""),
+                              float(tolerance)))
     return tuple(out)
 
 

@@ -22,7 +22,7 @@ import math
 
 import pandas as pd
 
-from ..dispatchers import DEFAULT_SMS, DispatchRule
+from ..dispatchers import DEFAULT_SMS, DEFAULT_TOLERANCE, DispatchRule
 from ..expressions import evaluate
 from ..kernel_spec import KernelSpec
 from ..tiers import PASS
@@ -94,7 +94,7 @@ def conditions(shapes: list[tuple[int, int, int]]) -> list[str]:
 
 
 def derive_rules(bench: pd.DataFrame, kernels: dict[str, KernelSpec], tier: str = "fp32", sms: int = DEFAULT_SMS,
-                 tolerance: float = 0.03, max_rules: int = 14) -> tuple[DispatchRule, ...]:
+                 tolerance: float = DEFAULT_TOLERANCE, max_rules: int = 14) -> tuple[DispatchRule, ...]:
     """Rules for the dispatcher of `tier` from a sweep on a GPU of `sms` SMs (see the module).
 
     Each step takes the (kernel, condition) pair that claims the most shapes not yet claimed,
@@ -123,10 +123,15 @@ def derive_rules(bench: pd.DataFrame, kernels: dict[str, KernelSpec], tier: str 
             free_wins |= _mask(shapes, lambda s, k=k: share.at[s, k] >= 1.0)  # NaN: False
         else:
             bound_takes |= takes[k]
-    if bound and not free_wins & bound_takes:
+    free_is_fallback = bool(bound) and not free_wins & bound_takes
+    if free_is_fallback:
         left &= bound_takes
     rules: list[DispatchRule] = []
-    while left and len(rules) < max_rules - 1:
+    # With the free kernels only a fallback, the rule before it takes every shape the bound kernels
+    # do: shapes the size rules did not reach (the cap) go to the best bound kernel, not to the
+    # fallback (a first FP16 sweep with the TMA-store rungs sent 4096^3 to wmma_ragged, at 12%).
+    reserve = 2 if free_is_fallback else 1
+    while left and len(rules) < max_rules - reserve:
         pick = _best_rule(single, takes, close, share, left)
         if pick is None:
             break
@@ -136,6 +141,8 @@ def derive_rules(bench: pd.DataFrame, kernels: dict[str, KernelSpec], tier: str 
         if cond == "1" and k in free:
             return tuple(rules)  # takes every shape: nothing after it would ever run
     rest = [i for i in range(len(shapes)) if left >> i & 1] or list(range(len(shapes)))
+    if free_is_fallback and left:
+        rules.append(DispatchRule(_fallback(share, rest, [k for k in bound if k in share.columns]), 1))
     rules.append(DispatchRule(_fallback(share, rest, free), 1))
     return tuple(rules)
 
@@ -192,7 +199,8 @@ def predicted(share: pd.DataFrame, rules: tuple[DispatchRule, ...], kernels: dic
     return pd.DataFrame(out)
 
 
-def _entry(name: str, tier: str, rules: tuple[DispatchRule, ...], derived_from: str, idea: str):
+def _entry(name: str, tier: str, rules: tuple[DispatchRule, ...], derived_from: str, idea: str,
+           tolerance: float = DEFAULT_TOLERANCE):
     """The `[[dispatch]]` table as a tomlkit item: every value is escaped by the TOML writer, so
     text from a run (its path, its GPU name) can never close a string and add keys or tables."""
     import tomlkit
@@ -200,6 +208,8 @@ def _entry(name: str, tier: str, rules: tuple[DispatchRule, ...], derived_from: 
     table = tomlkit.table()
     for key, value in (("name", name), ("tier", tier), ("idea", idea), ("derived_from", derived_from)):
         table.add(key, str(value))
+    if tolerance != DEFAULT_TOLERANCE:  # recorded, so the rules can be derived again as they were
+        table.add("tolerance", float(tolerance))
     array = tomlkit.array()
     array.multiline(True)
     for rule in rules:
@@ -212,13 +222,14 @@ def _entry(name: str, tier: str, rules: tuple[DispatchRule, ...], derived_from: 
     return table
 
 
-def render_toml(name: str, tier: str, rules: tuple[DispatchRule, ...], derived_from: str, idea: str) -> str:
+def render_toml(name: str, tier: str, rules: tuple[DispatchRule, ...], derived_from: str, idea: str,
+                tolerance: float = DEFAULT_TOLERANCE) -> str:
     """The manifest entry, ready to paste into kernels/ladder.toml (written by a TOML writer)."""
     import tomlkit
 
     doc = tomlkit.document()
     entries = tomlkit.aot()
-    entries.append(_entry(name, tier, rules, derived_from, idea))
+    entries.append(_entry(name, tier, rules, derived_from, idea, tolerance))
     doc.append("dispatch", entries)
     return tomlkit.dumps(doc)
 

@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from ..dispatchers import DEFAULT_TOLERANCE
 from ._options import ManifestOption
 
 
@@ -15,7 +16,7 @@ def dispatch(
     name: Annotated[str, typer.Option(help="Name of the dispatcher.")] = "best",
     tier: Annotated[str, typer.Option(help="Which kernels it chooses among: fp32 or fp16.")] = "fp32",
     write: Annotated[bool, typer.Option("--write", help="Replace (or add) the entry in kernels/ladder.toml instead of only printing it.")] = False,
-    tolerance: Annotated[float, typer.Option(help="A rule may send a sweep shape only to a kernel at least this close to the fastest there (0.03 = 3%).")] = 0.03,
+    tolerance: Annotated[float, typer.Option(help="A rule may send a sweep shape only to a kernel at least this close to the fastest there (0.03 = 3%); recorded in the entry when not the default.")] = DEFAULT_TOLERANCE,
     max_rules: Annotated[int, typer.Option(min=1, help="At most this many rules, the last taking any shape: fewer read more easily, too few send some shapes to a slower kernel (the table shows which).")] = 14,
     manifest: ManifestOption = None,
 ) -> None:
@@ -66,7 +67,7 @@ def dispatch(
     console = Console()
     console.print(table)
     gpu = environment.get("gpu_name", "unknown GPU")
-    entry = render_toml(name, tier, rules, str(run_dir), f"fastest passing {tier} kernel by shape and SM count, from a sweep on the {gpu}")
+    entry = render_toml(name, tier, rules, str(run_dir), f"fastest passing {tier} kernel by shape and SM count, from a sweep on the {gpu}", tolerance)
     console.print(entry, markup=False, highlight=False)
     if kernels[rules[-1].kernel].contract:
         console.print(f"note: no {tier} kernel without a contract: shapes outside {rules[-1].kernel}'s "

@@ -2,11 +2,13 @@
 committed rules reproduced, the manifest entry rendered and replaced."""
 
 import pandas as pd
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from profiler.analyze.dispatch import derive_rules, fastest_per_shape, predicted, render_toml, share_of_best
 from profiler.dispatchers import DispatchRule, Dispatcher, load_dispatchers, parse_dispatchers
+from profiler.errors import GemmprofError
 from profiler.expressions import evaluate
 from profiler.manifest import load_manifest
 
@@ -50,13 +52,23 @@ def test_committed_best_is_what_its_sweep_derives():
             continue
         run = RunDir(REPO_ROOT / d.derived_from)
         sms = run.meta()["environment"]["sm_count"]
-        assert derive_rules(run.read_table("bench"), KERNELS, d.tier, sms) == d.rules
+        assert derive_rules(run.read_table("bench"), KERNELS, d.tier, sms, d.tolerance) == d.rules
 
 
 def test_render_toml_round_trips_through_the_parser():
     rules = (DispatchRule("warptile", "M * N * K >= 1"), DispatchRule("smem", 1))
     (d,) = parse_dispatchers(render_toml("fast", "fp32", rules, "somewhere", "idea"), load_manifest())
-    assert d.rules == rules and d.name == "fast"
+    assert d.rules == rules and d.name == "fast" and d.tolerance == 0.03
+    text = render_toml("fast", "fp32", rules, "somewhere", "idea", tolerance=0.05)
+    assert "tolerance = 0.05" in text and parse_dispatchers(text, load_manifest())[0].tolerance == 0.05
+
+
+@pytest.mark.parametrize("bad", ["1.5", "-0.1", '"5%"', "true"])
+def test_a_dispatcher_tolerance_outside_0_to_1_is_a_one_line_error(bad):
+    text = render_toml("fast", "fp32", (DispatchRule("smem", 1),), "somewhere", "idea").replace(
+        'derived_from = "somewhere"', f'derived_from = "somewhere"\ntolerance = {bad}')
+    with pytest.raises(GemmprofError, match="tolerance must be a fraction"):
+        parse_dispatchers(text, load_manifest())
 
 
 def test_replace_entry_swaps_only_the_named_dispatcher():

@@ -283,9 +283,9 @@ def test_best_fp16_covers_every_suite_shape(suite):
         assert spec is not None and spec.tier == "fp16" and spec.unsupported_reason(M, N, K) is None, (M, N, K)
 
 
-def test_best_fp16_sends_every_shape_of_its_sweep_within_3_percent_of_the_fastest():
+def test_best_fp16_sends_every_shape_of_its_sweep_within_its_tolerance_of_the_fastest():
     """best-fp16's rules come from a sweep of the FP16 rungs over the default suite on an H100:
-    at every shape they choose a kernel within 3% of the fastest measured there, and the shapes
+    at every shape they choose a kernel within the tolerance it was derived with (5%) of the fastest measured there, and the shapes
     TMA cannot take (odd leading dimensions) reach the contract-free fallback, not a size rule."""
     from profiler.analyze.dispatch import predicted, share_of_best
     from profiler.rundir import REPO_ROOT, RunDir
@@ -293,7 +293,7 @@ def test_best_fp16_sends_every_shape_of_its_sweep_within_3_percent_of_the_fastes
     run = RunDir(REPO_ROOT / BEST.derived_from)
     share = share_of_best(run.read_table("bench"), BY_NAME, "fp16")
     chosen = predicted(share, BEST.rules, BY_NAME, run.meta()["environment"]["sm_count"]).set_index(["M", "N", "K"])
-    assert len(chosen) == len(load_suite("default")) and (chosen["share_of_best"] >= 0.97).all(), chosen.to_string()
+    assert len(chosen) == len(load_suite("default")) and (chosen["share_of_best"] >= 1 - BEST.tolerance).all(), chosen.to_string()
     for shape in ((4095, 4095, 4095), (2500, 2500, 2500), (1023, 1023, 1023)):
         assert chosen.at[shape, "rule"] == len(BEST.rules), chosen.loc[[shape]]
 
