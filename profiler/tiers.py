@@ -84,6 +84,7 @@ class Reference:
     call: str  # "sgemm" | "gemmex-fp16" | "gemmex-fast-tf32"
     label: str  # in charts and report pages
     idea: str  # said where a rung would say its idea
+    math: str  # how cuBLAS computes it, in a few words (the bench's header line)
     context: bool = False
 
 
@@ -122,12 +123,13 @@ class Tier:
 
 REFERENCE_ROWS: dict[str, Reference] = {r.name: r for r in (
     Reference(CUBLAS, "fp32", "sgemm", "cuBLAS",
-              "cuBLAS SGEMM in strict FP32, the reference at the top of the ladder"),
+              "cuBLAS SGEMM in strict FP32, the reference at the top of the ladder", "SGEMM, strict FP32 (no TF32)"),
     Reference(f"{CUBLAS}-fp16", "fp16", "gemmex-fp16", "cuBLAS FP16",
-              "cuBLAS GemmEx (fp16 in, FP32 accumulate), the reference of its tier"),
+              "cuBLAS GemmEx (fp16 in, FP32 accumulate), the reference of its tier", "GemmEx, FP16 in, FP32 accumulate"),
     Reference(f"{CUBLAS}-tf32", "fp32-tc", "gemmex-fast-tf32", "cuBLAS TF32",
               "cuBLAS GemmEx with CUBLAS_COMPUTE_32F_FAST_TF32 (FP32 in and out, one TF32 product on the "
-              "tensor cores): context for the fp32-tc tier, outside the FP32 bound, never its yardstick", context=True),
+              "tensor cores): context for the fp32-tc tier, outside the FP32 bound, never its yardstick",
+              "GemmEx, CUBLAS_COMPUTE_32F_FAST_TF32", context=True),
 )}
 
 TIERS: dict[str, Tier] = {t.name: t for t in (

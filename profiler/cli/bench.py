@@ -104,7 +104,7 @@ def bench(
         "resources": {b.spec.name: b.resources.__dict__ for b in built},
     })
     console.print(f"[bold]{escape(str(env['gpu_name']))}[/] ({env['arch']}, {env['sm_count']} SMs, driver {env['driver']}, "
-                  f"cuBLAS {env['cublas_version']}); cuBLAS in strict FP32 (no TF32). Run: {run.path}")
+                  f"cuBLAS {env['cublas_version']}); {_yardsticks(specs, dispatchers)}. Run: {run.path}")
     if earlier is not None and len(earlier):
         console.print(f"[yellow]note:[/] {run.path} already holds {len(earlier)} bench rows: a new result replaces the "
                       f"one of the same kernel, shape and tier, the others are kept", highlight=False)
@@ -163,3 +163,12 @@ def union(earlier: list | None, now: list) -> list:
     """The items of both lists, earlier ones first, each once (shapes and kernels of a merged run)."""
     seen = [*(earlier if isinstance(earlier, list) else []), *now]
     return [item for i, item in enumerate(seen) if item not in seen[:i]]
+
+
+def _yardsticks(specs, dispatchers) -> str:
+    """What cuBLAS is timed as for the tiers of this bench ('cuBLAS fp32: SGEMM, strict FP32 (no
+    TF32)'), so an FP16 bench does not say strict FP32."""
+    from ..tiers import REFERENCE_ROWS, TIERS
+
+    tiers = sorted({s.tier for s in specs} | {d.tier for d in dispatchers}) or ["fp32"]
+    return "cuBLAS " + "; ".join(f"{t}: {REFERENCE_ROWS[TIERS[t].reference].math}" for t in tiers if t in TIERS)

@@ -20,3 +20,16 @@ def test_bench_without_a_gpu_says_what_to_do():
     r = gemmprof("bench", "-k", "naive", "--sizes", "64")
     assert r.returncode == 2 and "Traceback" not in r.stderr
     assert ("CuPy is not installed" in r.stderr and "gemmprof[gpu]" in r.stderr) or "GPU" in r.stderr
+
+
+def test_the_header_names_each_benched_tiers_cublas():
+    """An FP16 bench is against GemmEx, not strict SGEMM: the header line says which cuBLAS call
+    each benched tier is timed against."""
+    from profiler.cli.bench import _yardsticks
+    from profiler.dispatchers import load_dispatchers
+    from profiler.manifest import select_kernels
+
+    fp16 = next(d for d in load_dispatchers() if d.name == "best-fp16")
+    assert _yardsticks([], [fp16]) == "cuBLAS fp16: GemmEx, FP16 in, FP32 accumulate"
+    both = _yardsticks(select_kernels(["naive", "tf32x3bits"]), [])
+    assert both == "cuBLAS fp32: SGEMM, strict FP32 (no TF32); fp32-tc: SGEMM, strict FP32 (no TF32)"
