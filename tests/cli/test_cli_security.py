@@ -19,6 +19,7 @@ import pandas as pd
 import pytest
 
 from helpers.paths import REPO, SAMPLE_RUN
+from helpers.processes import interruptible
 from profiler.errors import GemmprofError
 from profiler.outdir import MARKER
 from profiler.subprocess_env import child_env
@@ -264,7 +265,7 @@ def test_a_signal_while_unpacking_leaves_no_temp_files(tmp_path, bomb, sig, code
     env = child_env()
     env["TMPDIR"] = str(tmp)
     p = subprocess.Popen([sys.executable, "-m", "profiler", "analyze", str(bomb)], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True, env=env, cwd=REPO)
+                         stderr=subprocess.PIPE, text=True, env=env, cwd=REPO, preexec_fn=interruptible)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and not any(f.is_file() and f.stat().st_size > (64 << 20) for f in tmp.rglob("*")):
         time.sleep(0.05)  # wait until it is unpacking

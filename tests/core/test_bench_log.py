@@ -19,6 +19,7 @@ from typer.testing import CliRunner
 
 from helpers import bench_fakes
 from helpers.paths import REPO
+from helpers.processes import interruptible
 from profiler.bench_log import as_table, merge_rows, read_log, stale_bench_table
 from profiler.cli import app
 from profiler.errors import GemmprofWarning
@@ -141,7 +142,8 @@ def test_signal_during_bench_keeps_finished_rows(tmp_path, sig, code):
     rows(("old", 64, 3.0)).to_csv(earlier / "bench.csv", index=False)
     proc = subprocess.Popen([sys.executable, bench_fakes.__file__, "--hang", "bench", "-k", "naive",
                              "--sizes", "64,128", "--out", str(tmp_path), "--run-id", "r"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=child_env(), cwd=REPO)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=child_env(), cwd=REPO,
+                            preexec_fn=interruptible)
     deadline = time.time() + 60
     while time.time() < deadline:  # wait for the cuBLAS rows
         log = earlier / "bench.jsonl"
