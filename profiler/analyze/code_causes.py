@@ -14,6 +14,7 @@ from ..stall_table import BY_REASON
 from ..numbers import fmt_bytes, fmt_count, fmt_num, fmt_pct, fmt_way
 from .bounds import Verdict
 from .cause_text import cause, class_samples, hopper_sentence, math_instructions, math_name, stall_lines
+from .shared_memory import wavefront_share_pct
 from .signals import Signals
 from .values import number
 
@@ -39,8 +40,8 @@ SCATTERED_RATIO_MIN = 3.0
 SCATTERED_SHARE_MIN_PCT = 20.0
 # Bank-conflict replays on this share of shared-load wavefronts (2-way on average): the cause.
 CONFLICT_CAUSE_PCT = 50.0
-# ... and only when the replays take at least this share of the SMs' cycles (the shared pipe passes
-# one wavefront a cycle): 56% replays of an epilogue's few loads cost 0.3% (wgmma_tmastore).
+# ... and only when the replays take at least this share of what the shared pipe could pass over the
+# launch: 56% replays of an epilogue's few loads cost about 1% (wgmma_tmastore).
 CONFLICT_COST_MIN_PCT = 5.0
 # The epilogue is the cause when it holds this share of the samples and its hottest line this share.
 EPILOGUE_MIN_PCT = 40.0
@@ -161,14 +162,6 @@ def scattered(s: Signals) -> Verdict | None:
     return None
 
 
-def replay_cost_pct(s: Signals, replays: float) -> float:
-    """Bank-conflict replay wavefronts as a share of the SMs' elapsed cycles (one wavefront a cycle
-    per SM); +inf when the launch lacks the cycle counts, so the check does not silently pass."""
-    k = s.launch
-    cycles = number(k.get("sm_elapsed_cycles")) * number(k.get("sm_count"))
-    return 100.0 * replays / cycles if cycles > 0 else np.inf
-
-
 def bank_conflicts(s: Signals) -> Verdict | None:
     if s.conflicts is None or s.conflicts.empty:
         return None
@@ -177,7 +170,7 @@ def bank_conflicts(s: Signals) -> Verdict | None:
     if rows.empty:
         return None
     c = rows.iloc[0]
-    if replay_cost_pct(s, c["wavefronts"] - c["ideal"]) < CONFLICT_COST_MIN_PCT:
+    if wavefront_share_pct(s.launch, c["wavefronts"] - c["ideal"]) < CONFLICT_COST_MIN_PCT:
         return None  # real replays, but too few to bound the kernel: a note, not the verdict
     cure = ("Change the shared layout so a warp's loads fall in distinct banks: pad each row by one access width, "
             "swizzle (XOR the column with the row), or have each lane read contiguous float4s.")
@@ -221,10 +214,7 @@ def epilogue(s: Signals) -> Verdict | None:
 
 
 def barrier(s: Signals) -> Verdict | None:
-    cycles, share = s.stall("barrier")
-    at_wgmma = number((s.regions or {}).get("barrier_stall_at_wgmma_wait_pct"))
-    if at_wgmma > 0:  # waits for the warp's own wgmmas: the tensor pipe busy, not a block barrier
-        cycles, share = cycles * (1 - at_wgmma / 100), share * (1 - at_wgmma / 100)
+    cycles, share = s.stall("barrier")  # without the waits for the warp's own wgmmas
     if share < BARRIER_MIN_PCT:
         return None
     per_tile = number((s.techniques or {}).get("barriers_per_tile"))

@@ -104,8 +104,8 @@ def _loop_by_counts(executed: np.ndarray, math: np.ndarray) -> tuple[int, int]:
     return first, last
 
 
-def _at_wgmma_wait(g: pd.DataFrame) -> float:
-    """Share of the barrier-stall samples that sit at WARPGROUP instructions (wgmma.wait_group's
+def _at_wgmma_wait(g: pd.DataFrame, ops: pd.Series) -> float:
+    """Share of the barrier-stall samples that sit at WARPGROUP instructions (`ops`: g's opcodes) (wgmma.wait_group's
     DEPBAR, wgmma.fence's ARRIVE): ncu counts a warp waiting for its own wgmmas to retire as a
     barrier stall, which is the tensor pipe at work, not a __syncthreads. NaN without those samples."""
     if "samples_barrier" not in g.columns:
@@ -113,7 +113,7 @@ def _at_wgmma_wait(g: pd.DataFrame) -> float:
     barrier = g["samples_barrier"].fillna(0).to_numpy(dtype="float64")
     if barrier.sum() <= 0:
         return np.nan
-    return 100.0 * barrier[(opcodes(g) == "WARPGROUP").to_numpy()].sum() / barrier.sum()
+    return 100.0 * barrier[(ops == "WARPGROUP").to_numpy()].sum() / barrier.sum()
 
 
 def _split(group: pd.DataFrame) -> dict:
@@ -125,14 +125,15 @@ def _split(group: pd.DataFrame) -> dict:
                                                       "epilogue_code": None, "epilogue_top_reason": None}
     if total <= 0 or executed.max() <= 0:
         return empty
-    classes = np.array([OPCODE_CLASSES.get(o, "other") for o in opcodes(g)])
+    ops = opcodes(g)
+    classes = np.array([OPCODE_CLASSES.get(o, "other") for o in ops])
     math = _math_mask(classes, executed)
     hot_math = math & (executed >= HOT_SHARE * executed[math].max()) if math.any() else math
     first, last = _loop_by_branch(g, hot_math) or _loop_by_counts(executed, math)
     region = np.where(np.arange(len(g)) < first, 0, np.where(np.arange(len(g)) > last, 2, 1))
     out = {f"{name}_pct": 100.0 * samples[region == i].sum() / total for i, name in enumerate(REGIONS)}
     out |= {f"{c}_samples_pct": 100.0 * samples[classes == c].sum() / total for c in SAMPLED_CLASSES}
-    out["barrier_stall_at_wgmma_wait_pct"] = _at_wgmma_wait(g)
+    out["barrier_stall_at_wgmma_wait_pct"] = _at_wgmma_wait(g, ops)
     tail = g[region == 2]
     tail = tail[tail["samples"].fillna(0) > 0]
     if tail.empty:

@@ -134,6 +134,15 @@ def shared_bytes(kernels: pd.DataFrame) -> pd.Series:
     return shared_measured_bytes(kernels).where(~shared_unmeasured(kernels))
 
 
+def wavefront_share_pct(launch: dict, wavefronts: float) -> float:
+    """`wavefronts` as a share of what the shared-memory pipe could pass over one launch, in %
+    (the peak `shared_utilisation_pct` measures against); +inf when the launch lacks its duration
+    or peak, so a check on it does not silently pass."""
+    seconds = number(launch.get("duration_ns")) * 1e-9
+    capacity = seconds * number(launch.get("peak_shared_bytes_per_s")) / SHARED_BYTES_PER_WAVEFRONT
+    return 100.0 * wavefronts / capacity if capacity > 0 else np.inf
+
+
 def shared_utilisation_pct(kernels: pd.DataFrame) -> pd.Series:
     """Shared-memory wavefronts (loads, stores, cp.async) per second over the peak rate, in %."""
     rate = shared_bytes(kernels).fillna(0) / (kernels["duration_ns"] * 1e-9)

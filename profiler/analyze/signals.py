@@ -14,7 +14,7 @@ from ..stall_table import BY_REASON
 from .shared_memory import shared_utilisation_pct
 from ..numbers import fmt_num, fmt_pct
 from .occupancy import SCHEDULERS_PER_SM
-from .values import numeric_column
+from .values import number, numeric_column
 
 # Warp schedulers per SM (one issue slot each per cycle).
 ISSUE_SLOTS_PER_SM = SCHEDULERS_PER_SM
@@ -71,11 +71,18 @@ class Signals:
     regions: dict | None = None  # this launch's row of `regions.time_regions`
 
     def stall(self, reason: str) -> tuple[float, float]:
-        """(cycles per issued instruction, share of all cycles in %) of one reason."""
+        """(cycles per issued instruction, share of all cycles in %) of one reason. Barrier stalls
+        leave out those at WARPGROUP instructions (`regions.barrier_stall_at_wgmma_wait_pct`): ncu
+        files a warp waiting in wgmma.wait_group for its own MMAs as a barrier stall, which is the
+        tensor pipe at work, not a __syncthreads."""
         row = self.stalls[self.stalls["reason"] == reason]
         if row.empty:
             return 0.0, 0.0
-        return float(row["cycles_per_inst"].iloc[0]), float(row["share_pct"].iloc[0])
+        cycles, share = float(row["cycles_per_inst"].iloc[0]), float(row["share_pct"].iloc[0])
+        at_wgmma = number((self.regions or {}).get("barrier_stall_at_wgmma_wait_pct")) if reason == "barrier" else 0.0
+        if at_wgmma > 0:
+            cycles, share = cycles * (1 - at_wgmma / 100), share * (1 - at_wgmma / 100)
+        return cycles, share
 
     def real_stalls(self) -> pd.DataFrame:
         """Stall reasons that are a cost (not 'not selected'), largest first."""

@@ -50,10 +50,11 @@ def test_few_or_other_conflicts_are_not(table):
 
 
 def test_conflicts_too_few_to_cost_time_are_not_the_cause():
-    """2e6 replay wavefronts: 20% of 100 SMs x 100,000 cycles is the cause; of 100 SMs x 10^7 cycles
-    (0.2%, an epilogue's loads under a long main loop: wgmma_tmastore's 56% replays) it is not."""
-    costly = {"sm_elapsed_cycles": 1e5, "sm_count": 100}
-    cheap = {"sm_elapsed_cycles": 1e7, "sm_count": 100}
+    """2e6 replay wavefronts: 20% of the 10^7 a shared pipe of 128 GB/s passes in 10 ms is the cause;
+    of 10^9 in 1 s (0.2%, an epilogue's loads under a long main loop: wgmma_tmastore's 56%
+    replays) it is not."""
+    costly = {"duration_ns": 1e7, "peak_shared_bytes_per_s": 128e9}
+    cheap = {"duration_ns": 1e9, "peak_shared_bytes_per_s": 128e9}
     assert bank_conflicts(signals(launch=costly, conflicts=conflicts(66.7))).cause == "bank_conflicts"
     assert bank_conflicts(signals(launch=cheap, conflicts=conflicts(66.7))) is None
 
