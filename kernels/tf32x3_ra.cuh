@@ -82,6 +82,8 @@ __device__ __forceinline__ void fence_regs(float (&d)[64])
 // cvt.rna's bits. Inf and NaN are not kept, as with cvt: their split is NaN either way (x - big).
 __device__ __forceinline__ uint32_t rna_unmasked(float x) { return __float_as_uint(x) + 0x1000u; }
 __device__ __forceinline__ uint32_t tf32_bits(uint32_t b) { return b & 0xFFFFE000u; }
+// x minus its TF32 truncation (the bits the tensor core reads of x): exact in FP32, below 2^-10 |x|.
+__device__ __forceinline__ float residual(float x) { return x - __uint_as_float(tf32_bits(__float_as_uint(x))); }
 
 #define RA_ACC8(i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), \
                    "+f"(d[i + 4]), "+f"(d[i + 5]), "+f"(d[i + 6]), "+f"(d[i + 7])
@@ -117,10 +119,10 @@ __device__ __forceinline__ void split_a4(const float4* a, uint4* big, uint4* sma
     const float4 x = a[i];
     uint4 b, s;
     if (BIG_RAW) {
-        s.x = to_tf32(x.x - __uint_as_float(__float_as_uint(x.x) & 0xFFFFE000u));
-        s.y = to_tf32(x.y - __uint_as_float(__float_as_uint(x.y) & 0xFFFFE000u));
-        s.z = to_tf32(x.z - __uint_as_float(__float_as_uint(x.z) & 0xFFFFE000u));
-        s.w = to_tf32(x.w - __uint_as_float(__float_as_uint(x.w) & 0xFFFFE000u));
+        s.x = to_tf32(residual(x.x));
+        s.y = to_tf32(residual(x.y));
+        s.z = to_tf32(residual(x.z));
+        s.w = to_tf32(residual(x.w));
     } else {
         split_tf32(x.x, b.x, s.x);
         split_tf32(x.y, b.y, s.y);
@@ -134,7 +136,7 @@ __device__ __forceinline__ void split_a4(const float4* a, uint4* big, uint4* sma
 // small_a of BIG_RAW by integer rounding, left unmasked: the tensor core ignores the 13 low bits of
 // a shared-memory operand (what BIG_RAW's big_a already relies on), so it reads rna(x - trunc(x)).
 // Three instructions an element (mask, FADD, IADD).
-__device__ __forceinline__ uint32_t small_raw(float x) { return rna_unmasked(x - __uint_as_float(tf32_bits(__float_as_uint(x)))); }
+__device__ __forceinline__ uint32_t small_raw(float x) { return rna_unmasked(residual(x)); }
 
 // The whole A tile: 1024 float4 over the NSPLITTERS threads (st = 0..95), 10 whole rounds unrolled
 // and the 64 left over. INT_ROUND (BIG_RAW only) issues all of a thread's loads before its first
