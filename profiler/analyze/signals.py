@@ -71,22 +71,29 @@ class Signals:
     regions: dict | None = None  # this launch's row of `regions.time_regions`
 
     def stall(self, reason: str) -> tuple[float, float]:
-        """(cycles per issued instruction, share of all cycles in %) of one reason. Barrier stalls
-        leave out those at WARPGROUP instructions (`regions.barrier_stall_at_wgmma_wait_pct`): ncu
-        files a warp waiting in wgmma.wait_group for its own MMAs as a barrier stall, which is the
-        tensor pipe at work, not a __syncthreads."""
-        row = self.stalls[self.stalls["reason"] == reason]
+        """(cycles per issued instruction, share of all cycles in %) of one reason, as `own_stalls`."""
+        stalls = self.own_stalls()
+        row = stalls[stalls["reason"] == reason]
         if row.empty:
             return 0.0, 0.0
-        cycles, share = float(row["cycles_per_inst"].iloc[0]), float(row["share_pct"].iloc[0])
-        at_wgmma = number((self.regions or {}).get("barrier_stall_at_wgmma_wait_pct")) if reason == "barrier" else 0.0
-        if at_wgmma > 0:
-            cycles, share = cycles * (1 - at_wgmma / 100), share * (1 - at_wgmma / 100)
-        return cycles, share
+        return float(row["cycles_per_inst"].iloc[0]), float(row["share_pct"].iloc[0])
+
+    def own_stalls(self) -> pd.DataFrame:
+        """The stall table with barrier stalls net of those at WARPGROUP instructions
+        (`regions.barrier_stall_at_wgmma_wait_pct`): ncu files a warp waiting in wgmma.wait_group
+        for its own MMAs as a barrier stall, which is the tensor pipe at work, not a __syncthreads."""
+        at_wgmma = number((self.regions or {}).get("barrier_stall_at_wgmma_wait_pct"))
+        if not at_wgmma > 0:
+            return self.stalls
+        net = self.stalls.copy()
+        barrier = net["reason"] == "barrier"
+        net.loc[barrier, ["cycles_per_inst", "share_pct"]] *= 1 - at_wgmma / 100
+        return net
 
     def real_stalls(self) -> pd.DataFrame:
         """Stall reasons that are a cost (not 'not selected'), largest first."""
-        s = self.stalls[~self.stalls["benign"] & (self.stalls["cycles_per_inst"] > 0)]
+        stalls = self.own_stalls()
+        s = stalls[~stalls["benign"] & (stalls["cycles_per_inst"] > 0)]
         return s.sort_values("cycles_per_inst", ascending=False, kind="stable")
 
 
