@@ -39,7 +39,7 @@ hgemm_wgmma_unaligned128(int M, int N, int K, float alpha, const __half* __restr
                          const __half* __restrict__ B, float beta, float* __restrict__ C)
 {
     extern __shared__ __align__(1024) unsigned char smem_raw[];
-    wgfp16::gemm<BN, STAGES, GROUP, wgfp16::TAIL, true>(M, N, K, alpha, beta, C, nullptr, nullptr, smem_raw,
-                                                        wgfp16::Workspace{g_partials, g_counters, WS_FLOATS, MAX_TILES},
-                                                        wgfp16::Operands{A, B});
+    wgfp16::gemm<BN, STAGES, GROUP, wgfp16::TAIL, wgfp16::ELEMENT_FEED>(M, N, K, alpha, beta, C, nullptr, nullptr, smem_raw,
+                                                                        wgfp16::Workspace{g_partials, g_counters, WS_FLOATS, MAX_TILES},
+                                                                        wgfp16::Operands{A, B});
 }

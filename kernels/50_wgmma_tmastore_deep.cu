@@ -38,6 +38,6 @@ hgemm_wgmma_tmastore_deep(int M, int N, int K, float alpha, const __half* __rest
                           const __grid_constant__ CUtensorMap tmC)
 {
     extern __shared__ __align__(1024) unsigned char smem_raw[];
-    wgfp16::gemm<BN, STAGES, GROUP, wgfp16::WHOLE, false, TMA_BUFS>(M, N, K, alpha, beta, C, &tmA, &tmB, smem_raw, {},
+    wgfp16::gemm<BN, STAGES, GROUP, wgfp16::WHOLE, wgfp16::TMA_FEED, TMA_BUFS>(M, N, K, alpha, beta, C, &tmA, &tmB, smem_raw, {},
                                                                     {}, &tmC);
 }

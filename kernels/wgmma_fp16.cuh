@@ -1,9 +1,9 @@
 // Shared body of the FP16 wgmma rungs (wgmma_ragged, wgmma_persist, wgmma_persist128,
 // wgmma_splitk128, wgmma_tailsplit, wgmma_tailsplit128, wgmma_unaligned128, wgmma_pingpong,
-// wgmma_tmastore, wgmma_tmastore_deep): TMA tiles in a full/empty mbarrier ring, 1 producer + 2
-// consumer warpgroups, wgmma m64nBNk16 straight from 128B-swizzled shared memory, and a tile
-// loop over a grouped raster so that one body serves a grid of all tiles (one tile per CTA) and a
-// persistent grid of one CTA per SM.
+// wgmma_tmastore, wgmma_tmastore_deep, wgmma_staged, wgmma_staged128): TMA tiles in a full/empty
+// mbarrier ring, 1 producer + 2 consumer warpgroups, wgmma m64nBNk16 straight from 128B-swizzled
+// shared memory, and a tile loop over a grouped raster so that one body serves a grid of all tiles
+// (one tile per CTA) and a persistent grid of one CTA per SM.
 //
 // Why each part:
 // - Ragged shapes. The tensor maps carry the true M, N, K, and TMA fills every element of a box
@@ -33,6 +33,9 @@
 //   (16-byte chunk c of row r at chunk c ^ (r % 8)), a proxy fence, and an arrive on the stage's
 //   full barrier (128 arrivals instead of TMA's transaction bytes). The epilogue stores scalars
 //   (an odd N misaligns float2). No setmaxnreg: the producer needs registers for its loads.
+// - Staged operands (STAGED_FEED, wgmma_staged*): the kernel first copies such operands into
+//   aligned buffers (kernels/staged_operands.cuh) and the TMA producer reads those; only the
+//   epilogue differs from TMA_FEED, storing scalars when N is odd.
 //
 // - TMA store (TMA_BUFS = NB > 0, wgmma_tmastore, wgmma_tmastore_deep): the epilogue leaves through
 //   shared memory. Each consumer warpgroup owns NB staging buffers of 64 rows x 32 FP32 (8 KB,
@@ -87,6 +90,10 @@ template <int BN, int STAGES, int NB> __host__ __device__ constexpr int smem_byt
 
 // Work schedules of the body (see the header's comment).
 enum Sched { WHOLE = 0, SPLIT = 1, TAIL = 2, PINGPONG = 3 };
+// How stages are fed: TMA tiles (N, K multiples of 8); ELEMENT_FEED, the producer threads' element
+// loads (any N, K); STAGED_FEED, TMA tiles from operands the kernel staged at aligned pitches
+// (kernels/staged_operands.cuh), so N may be odd: the epilogue then stores scalars.
+enum Feed { TMA_FEED = 0, ELEMENT_FEED = 1, STAGED_FEED = 2 };
 constexpr int TAIL_MIN_K = 4;               // k tiles per split of the tail, at least
 constexpr int TAIL_MAX_SPLIT = 16;          // splits per tail tile, at most (the last sums them all)
 
@@ -431,17 +438,19 @@ __device__ __forceinline__ void pingpong_consumer(int M, int N, int tilesM, int 
 // (j + 1) kTiles / S) of its tile. Every split writes its FP32 partial to the workspace and
 // counts itself in; the split that arrives last sums the S partials in the order j = 0..S-1 (the
 // result does not depend on arrival order) and runs the epilogue. No CTA waits for another. A
-// plan that does not fit the workspace runs unsplit (S = 1). ANY: the producer loads elements
-// from ops instead of TMA tiles (tmA, tmB unused), the epilogue stores scalars. TMA_BUFS > 0
+// plan that does not fit the workspace runs unsplit (S = 1). FEED (Feed): ELEMENT_FEED, the producer
+// loads elements from ops instead of TMA tiles (tmA, tmB unused), the epilogue stores scalars;
+// STAGED_FEED, TMA tiles as usual, scalar stores when N is odd. TMA_BUFS > 0
 // (WHOLE only): the epilogue through that many staging buffers per consumer warpgroup and TMA
 // stores to tmC (smem_bytes_tmastore).
-template <int BN, int STAGES, int GROUP, int SCHED = WHOLE, bool ANY = false, int TMA_BUFS = 0>
+template <int BN, int STAGES, int GROUP, int SCHED = WHOLE, int FEED = TMA_FEED, int TMA_BUFS = 0>
 __device__ __forceinline__ void gemm(int M, int N, int K, float alpha, float beta, float* __restrict__ C,
                                      const CUtensorMap* tmA, const CUtensorMap* tmB, unsigned char* smem,
                                      Workspace ws = {}, Operands ops = {}, const CUtensorMap* tmC = nullptr)
 {
     constexpr bool TMASTORE = TMA_BUFS > 0;
-    static_assert(!TMASTORE || (SCHED == WHOLE && !ANY), "the TMA store epilogue is written for whole tiles from TMA loads");
+    constexpr bool ANY = FEED == ELEMENT_FEED;
+    static_assert(!TMASTORE || (SCHED == WHOLE && FEED == TMA_FEED), "the TMA store epilogue is written for whole tiles from TMA loads");
     constexpr int STAGE = stage_bytes<BN>();
     constexpr int NACC = BN / 2;            // 64 x BN floats over 128 threads
     const uint32_t raw = static_cast<uint32_t>(__cvta_generic_to_shared(smem));
@@ -610,9 +619,10 @@ __device__ __forceinline__ void gemm(int M, int N, int K, float alpha, float bet
         float* const c0 = C + (size_t)r * N + col;
         float* const c1 = c0 + (size_t)8 * N;
         const bool in0 = r < M, in1 = r + 8 < M;
+        const bool scalars = ANY || (FEED == STAGED_FEED && (N & 1));   // an odd N misaligns float2
 #pragma unroll
         for (int j = 0; j < BN / 8; ++j) {
-            if constexpr (ANY) {
+            if (scalars) {
                 const bool inCol0 = col + 8 * j < N, inCol1 = col + 8 * j + 1 < N;
                 store_one(c0 + 8 * j, in0 && inCol0, alpha, beta, d[4 * j]);
                 store_one(c0 + 8 * j + 1, in0 && inCol1, alpha, beta, d[4 * j + 1]);

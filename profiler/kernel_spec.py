@@ -1,6 +1,6 @@
 """What one manifest entry says about a kernel: `KernelSpec` (file, entry point, tier, launch
-geometry and shared memory as expressions, contract, tensor maps, textures) and the `Launch` it
-gives at a shape."""
+geometry and shared memory as expressions, contract, tensor maps, textures, staged operands) and
+the `Launch` it gives at a shape."""
 
 from __future__ import annotations
 
@@ -63,6 +63,15 @@ class TensorMapSpec:
             raise ValueError(f"{label}: tensor map of {self.operand}: box inner extent {inner} bytes exceeds the {self.swizzle}-byte swizzle")
 
 
+STAGED_ROW_BYTES = 16  # TMA's rule on a global row pitch
+
+
+def staged_pitch(cols: int, element_bytes: int) -> int:
+    """Elements per row of a staged copy: `cols` rounded up to a multiple of 16 bytes."""
+    per = STAGED_ROW_BYTES // element_bytes
+    return -(-cols // per) * per
+
+
 @dataclass(frozen=True)
 class KernelSpec:
     """One rung of the ladder, as the manifest describes it."""
@@ -90,6 +99,12 @@ class KernelSpec:
     # Matrices the kernel reads through 1D linear textures ("A", "B"): one cudaTextureObject_t per
     # entry, in this order, as extra trailing kernel arguments (see TEXTURE_ROW_DIM and launch.py).
     textures: tuple[str, ...] = ()
+    # Operands ("A", "B") the kernel copies itself, when TMA cannot address their rows (a row not a
+    # multiple of 16 bytes), into a buffer of the launcher's at an aligned pitch (`staged_pitch`):
+    # one pointer per entry after C (null when the rows are aligned already), and the operand's
+    # tensor map over that buffer. Such a kernel synchronises its grid between the copy and the
+    # GEMM, so it is launched cooperatively (every CTA resident, or the launch fails).
+    staging: tuple[str, ...] = ()
     # Probe kernels only (kernels/probes): the bottleneck planted in the kernel (a diagnosis cause
     # key) and the shape [M, N, K] at which it dominates and is profiled.
     planted: str = ""
@@ -101,7 +116,7 @@ class KernelSpec:
     def from_dict(cls, fields: dict) -> KernelSpec:
         """Back from `dataclasses.asdict` (e.g. through JSON, where tuples became lists)."""
         maps = tuple(TensorMapSpec(t["operand"], tuple(t["box"]), t.get("swizzle", 128)) for t in fields.get("tensor_maps", ()))
-        tuples = ("grid", "block", "nvcc_flags", "textures", "probe_shape")
+        tuples = ("grid", "block", "nvcc_flags", "textures", "staging", "probe_shape")
         return cls(**{**fields, **{k: tuple(fields[k]) for k in tuples if k in fields}, "tensor_maps": maps})
 
     @property

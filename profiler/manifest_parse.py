@@ -98,6 +98,7 @@ def parse_manifest(text: str, where: str = "ladder.toml", known: Iterable[str] =
                     "nvcc_flags": tuple(entry.get("nvcc_flags", ())),
                     "tensor_maps": maps,
                     "textures": tuple(entry.get("textures", ())),
+                    "staging": tuple(entry.get("staging", ())),
                     "probe_shape": tuple(entry.get("probe_shape", ())),
                     "index": i,
                     "directory": directory,
@@ -106,6 +107,7 @@ def parse_manifest(text: str, where: str = "ladder.toml", known: Iterable[str] =
         except TypeError as exc:  # e.g. grid given as a string, not a list
             raise GemmprofError(f"{where}: {label}: {exc}") from None
         _check_textures(spec, where)
+        _check_staging(spec, where)
         try:  # every expression must evaluate on a plain shape
             spec.launch(1024, 1024, 1024)
         except (ValueError, TypeError, IndexError, ZeroDivisionError, SyntaxError, RecursionError, MemoryError) as exc:
@@ -140,7 +142,7 @@ _KEY_TYPES = {
     "name": str, "file": str, "entry": str, "tier": str, "idea": str, "predecessor": str, "arch": str,
     "grid": "list of expr", "block": "list of expr", "smem_bytes": "expr", "contract": "table of int",
     "spill_free": bool, "expect_fail": bool, "min_cc": int, "nvcc_flags": "list of str", "tensor_maps": "list of table",
-    "textures": "list of str",
+    "textures": "list of str", "staging": "list of str",
 }
 
 
@@ -196,3 +198,16 @@ def _check_textures(spec: KernelSpec, where: str) -> None:
                 f"{where}: {spec.name}: texture {matrix} needs its rows in whole float4 texels: "
                 f"the contract must make {dim} a multiple of {TEXEL_FLOATS}"
             )
+
+
+def _check_staging(spec: KernelSpec, where: str) -> None:
+    """`staging`: A and/or B, each once, each read through a tensor map (the launcher encodes that
+    map over the staged copy)."""
+    if not spec.staging:
+        return
+    if any(s not in ("A", "B") for s in spec.staging) or len(set(spec.staging)) != len(spec.staging):
+        raise GemmprofError(f"{where}: {spec.name}: staging must name each of ['A', 'B'] at most once, got {list(spec.staging)}")
+    mapped = {tm.operand for tm in spec.tensor_maps}
+    unmapped = [s for s in spec.staging if s not in mapped]
+    if unmapped:
+        raise GemmprofError(f"{where}: {spec.name}: staged operands {unmapped} have no tensor map: staging feeds TMA")

@@ -126,7 +126,8 @@ def check_signature(spec: KernelSpec, cubin: bytes) -> None:
 
     found, wanted = parameter_sizes(cubin, spec.entry) or [], parameter_bytes(spec)
     if found != wanted:
-        extras = " + a texture handle per `textures` entry" * bool(spec.textures) + " + a CUtensorMap per `tensor_maps` entry" * bool(spec.tensor_maps)
+        extras = (" + a pointer per `staging` entry" * bool(spec.staging) + " + a texture handle per `textures` entry" * bool(spec.textures)
+                  + " + a CUtensorMap per `tensor_maps` entry" * bool(spec.tensor_maps))
         raise GemmprofError(
             f"{spec.source}: {spec.name}: {spec.entry} takes {len(found)} parameters of {found or 'no'} bytes; "
             f"the launcher passes {len(wanted)} of {wanted} bytes",

@@ -51,17 +51,19 @@ class Gemm:
 
 
 # The calling convention every manifest kernel follows, in bytes per parameter: int M, N, K;
-# float alpha; A; B; float beta; C (pointers whatever the tier), then a 64-bit
-# cudaTextureObject_t per texture and a CUtensorMap per tensor map. The launch below passes
-# exactly this; `build` holds each cubin's entry to it.
+# float alpha; A; B; float beta; C (pointers whatever the tier), then a pointer per staged
+# operand, a 64-bit cudaTextureObject_t per texture and a CUtensorMap per tensor map. The launch
+# below passes exactly this; `build` holds each cubin's entry to it.
 FIXED_PARAMETER_BYTES = (4, 4, 4, 4, 8, 8, 4, 8)
+STAGING_POINTER_BYTES = 8
 TEXTURE_HANDLE_BYTES = 8
 
 
 def parameter_bytes(spec: KernelSpec) -> list[int]:
     from .tensormap import TENSOR_MAP_BYTES
 
-    return [*FIXED_PARAMETER_BYTES, *[TEXTURE_HANDLE_BYTES] * len(spec.textures), *[TENSOR_MAP_BYTES] * len(spec.tensor_maps)]
+    return [*FIXED_PARAMETER_BYTES, *[STAGING_POINTER_BYTES] * len(spec.staging),
+            *[TEXTURE_HANDLE_BYTES] * len(spec.textures), *[TENSOR_MAP_BYTES] * len(spec.tensor_maps)]
 
 
 # --- 1D linear textures (manifest key `textures`) -------------------------------------------------

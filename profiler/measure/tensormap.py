@@ -6,9 +6,16 @@ structs made on the host by the driver's `cuTensorMapEncodeTiled`, and CuPy's Ra
 pass a struct by value, so such kernels are launched here through the driver's `cuLaunchKernel`
 (the CuPy function's CUfunction handle, CuPy's current stream).
 
-`encoding` is the pure part (what the driver is asked for, derived from the spec and the shape;
-unit-tested without a GPU); `TensorMapLauncher` does the ctypes calls and caches the encoded maps
-per (operand, buffer address, shape), so timing loops do not pay for the encoding.
+`encoding` and `staged_operands` are the pure part (what the driver is asked for, derived from the
+spec and the shape; unit-tested without a GPU); `TensorMapLauncher` does the ctypes calls and
+caches the encoded maps per (operand, buffer address, shape), so timing loops do not pay for the
+encoding.
+
+Staged operands (manifest key `staging`): where an operand's rows are not a multiple of 16 bytes,
+the launcher gives the kernel a buffer of its own with the rows at an aligned pitch, encodes the
+operand's map over that buffer (true extent, padded pitch), and launches cooperatively, since the
+kernel copies the operand there and then synchronises its grid. The buffer is kept while the shape
+stays, one per operand.
 """
 
 from __future__ import annotations
@@ -17,7 +24,7 @@ import ctypes
 from dataclasses import dataclass
 
 from ..errors import GemmprofError
-from ..kernel_spec import TensorMapSpec
+from ..kernel_spec import TensorMapSpec, staged_pitch
 from ..tiers import ELEMENT_TYPES
 
 # CUtensorMapDataType (tiers.ELEMENT_TYPES), CUtensorMapSwizzle, ... (cuda.h)
@@ -54,11 +61,37 @@ def operand_shape(operand: str, M: int, N: int, K: int) -> tuple[int, int]:
     return {"A": (M, K), "B": (K, N), "C": (M, N)}[operand]
 
 
-def encoding(tm: TensorMapSpec, tier: str, M: int, N: int, K: int) -> Encoding:
-    """What to ask cuTensorMapEncodeTiled for, for operand `tm.operand` of an (M, N, K) problem."""
+@dataclass(frozen=True)
+class Staged:
+    """A staged operand's copy: `rows` x `cols` elements at `pitch` elements a row."""
+
+    operand: str
+    rows: int
+    cols: int
+    pitch: int
+
+
+def staged_operands(spec, M: int, N: int, K: int) -> dict[str, Staged]:
+    """The operands of `spec.staging` that need their copy at this shape (rows off the 16-byte grid)."""
+    from ..kernel_spec import ELEMENT_BYTES
+    from ..tiers import TIERS
+
+    element_bytes = ELEMENT_BYTES[TIERS[spec.tier].input]
+    out = {}
+    for operand in spec.staging:
+        rows, cols = operand_shape(operand, M, N, K)
+        pitch = staged_pitch(cols, element_bytes)
+        if pitch != cols:
+            out[operand] = Staged(operand, rows, cols, pitch)
+    return out
+
+
+def encoding(tm: TensorMapSpec, tier: str, M: int, N: int, K: int, pitch: int | None = None) -> Encoding:
+    """What to ask cuTensorMapEncodeTiled for, for operand `tm.operand` of an (M, N, K) problem,
+    whose rows lie `pitch` elements apart (default: packed, `cols`)."""
     rows, cols = operand_shape(tm.operand, M, N, K)
     etype = tm.element_type(tier)
-    row_bytes = cols * tm.element_bytes(tier)
+    row_bytes = (pitch or cols) * tm.element_bytes(tier)
     if row_bytes % 16:
         raise GemmprofError(f"tensor map of {tm.operand}: a row is {row_bytes} bytes, TMA needs a multiple of 16")
     return Encoding(
@@ -87,6 +120,9 @@ class _Driver:
         lib.cuLaunchKernel.argtypes = [ctypes.c_void_p, *([ctypes.c_uint] * 7), ctypes.c_void_p,
                                        ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_void_p)]
         lib.cuLaunchKernel.restype = ctypes.c_int
+        lib.cuLaunchCooperativeKernel.argtypes = [ctypes.c_void_p, *([ctypes.c_uint] * 7), ctypes.c_void_p,
+                                                  ctypes.POINTER(ctypes.c_void_p)]
+        lib.cuLaunchCooperativeKernel.restype = ctypes.c_int
         lib.cuGetErrorName.argtypes = [ctypes.c_int, ctypes.POINTER(ctypes.c_char_p)]
         lib.cuGetErrorName.restype = ctypes.c_int
         self.lib = lib
@@ -112,7 +148,8 @@ class _Driver:
 
 
 class TensorMapLauncher:
-    """Launches a kernel that takes tensor maps: fixed arguments, then one map per `tensor_maps`."""
+    """Launches a kernel that takes tensor maps: fixed arguments, a pointer per staged operand, then
+    one map per `tensor_maps`."""
 
     MAX_CACHED = 64
 
@@ -121,26 +158,45 @@ class TensorMapLauncher:
         self.function = function  # RawModule.get_function's RawKernel (or a cupy.cuda.Function)
         self.driver = _Driver()
         self._maps: dict[tuple, ctypes.Array] = {}
+        self._staging: dict[str, tuple[Staged, object]] = {}  # operand -> (shape, its buffer)
 
-    def tensor_map(self, tm: TensorMapSpec, buffer, M: int, N: int, K: int) -> ctypes.Array:
-        key = (tm, buffer.data.ptr, M, N, K)
+    def tensor_map(self, tm: TensorMapSpec, buffer, M: int, N: int, K: int, pitch: int | None = None) -> ctypes.Array:
+        key = (tm, buffer.data.ptr, M, N, K, pitch)
         if key not in self._maps:
             if len(self._maps) >= self.MAX_CACHED:
                 self._maps.clear()
-            self._maps[key] = self.driver.encode(encoding(tm, self.spec.tier, M, N, K), buffer.data.ptr)
+            self._maps[key] = self.driver.encode(encoding(tm, self.spec.tier, M, N, K, pitch), buffer.data.ptr)
         return self._maps[key]
+
+    def staging_buffers(self, cp, staged: dict[str, Staged], buffers: dict) -> dict:
+        """The copies' buffers for this shape: made on first use, kept while the shape stays, let
+        go when it changes (an operand no longer staged holds none)."""
+        for operand in [op for op, (s, _) in self._staging.items() if staged.get(op) != s]:
+            del self._staging[operand]  # freed before a new one is made
+        for operand, s in staged.items():
+            if operand not in self._staging:
+                self._staging[operand] = (s, cp.empty((s.rows, s.pitch), dtype=buffers[operand].dtype))
+        return {operand: buffer for operand, (_, buffer) in self._staging.items()}
 
     def __call__(self, cp, g, alpha: float, beta: float, launch) -> None:
         buffers = {"A": g.A, "B": g.B, "C": g.C}
+        staged = staged_operands(self.spec, g.M, g.N, g.K)
+        copies = self.staging_buffers(cp, staged, buffers)
         args = [ctypes.c_int(g.M), ctypes.c_int(g.N), ctypes.c_int(g.K), ctypes.c_float(alpha),
                 ctypes.c_void_p(g.A.data.ptr), ctypes.c_void_p(g.B.data.ptr), ctypes.c_float(beta),
                 ctypes.c_void_p(g.C.data.ptr)]
-        args += [self.tensor_map(tm, buffers[tm.operand], g.M, g.N, g.K) for tm in self.spec.tensor_maps]
+        args += [ctypes.c_void_p(copies[op].data.ptr if op in copies else None) for op in self.spec.staging]
+        args += [self.tensor_map(tm, copies.get(tm.operand, buffers[tm.operand]), g.M, g.N, g.K,
+                                 staged[tm.operand].pitch if tm.operand in staged else None)
+                 for tm in self.spec.tensor_maps]
         params = (ctypes.c_void_p * len(args))(*(ctypes.addressof(a) for a in args))
         stream = cp.cuda.get_current_stream().ptr
         # A RawKernel's .kernel is the loaded cupy.cuda.Function (of the current device); its .ptr
         # is the CUfunction.
         handle = getattr(self.function, "kernel", self.function).ptr
-        self.driver.check(self.driver.lib.cuLaunchKernel(
-            ctypes.c_void_p(handle), *launch.grid, *launch.block, launch.smem_bytes,
-            ctypes.c_void_p(stream), params, None), f"cuLaunchKernel({self.spec.entry})")
+        lib = self.driver.lib
+        geometry = (ctypes.c_void_p(handle), *launch.grid, *launch.block, launch.smem_bytes, ctypes.c_void_p(stream), params)
+        if self.spec.staging:  # the kernel synchronises its grid: every CTA must be resident
+            self.driver.check(lib.cuLaunchCooperativeKernel(*geometry), f"cuLaunchCooperativeKernel({self.spec.entry})")
+        else:
+            self.driver.check(lib.cuLaunchKernel(*geometry, None), f"cuLaunchKernel({self.spec.entry})")

@@ -1,11 +1,12 @@
 """On the GPU: the FP16 tier's ragged and persistent rungs (wgmma_ragged, wgmma_persist,
-wgmma_persist128, wgmma_splitk128, wgmma_tailsplit, wgmma_tailsplit128, wgmma_pingpong, wgmma_tmastore, wgmma_tmastore_deep), the element-loading
-wgmma_unaligned128, the fallback wmma_ragged and the dispatcher best-fp16 pass on whole-tile
-and ragged shapes: M of one row and of a partial tile, N and K multiples of 8 that end mid-tile,
-K below one k tile and ringing round the stages many times, more tiles than CTAs (each CTA of a
-persistent grid runs several, the ring continuing from tile to tile), and for wmma_ragged odd
-leading dimensions. Verified by the bench (beta = 0 on NaN-poisoned C, then beta != 0). Runs on the
-device machine (scripts/fp16.sh); skipped elsewhere."""
+wgmma_persist128, wgmma_splitk128, wgmma_tailsplit, wgmma_tailsplit128, wgmma_pingpong,
+wgmma_tmastore, wgmma_tmastore_deep), the element-loading wgmma_unaligned128, the staging
+wgmma_staged and wgmma_staged128, the fallback wmma_ragged and the dispatcher best-fp16 pass on
+whole-tile and ragged shapes: M of one row and of a partial tile, N and K multiples of 8 that end
+mid-tile, K below one k tile and ringing round the stages many times, more tiles than CTAs (each
+CTA of a persistent grid runs several, the ring continuing from tile to tile), and for wmma_ragged,
+wgmma_unaligned128 and the staging rungs odd leading dimensions. Verified by the bench (beta = 0 on
+NaN-poisoned C, then beta != 0). Runs on the device machine (scripts/fp16.sh); skipped elsewhere."""
 
 import pytest
 
@@ -110,6 +111,20 @@ def test_tma_store_epilogue_clips_ragged_edges_and_reuses_its_buffers(name):
     their load barriers go round tile after tile), each shape twice. beta != 0 comes from the
     bench's verification (C loaded by TMA into the staging buffers)."""
     shapes = [(1, 264, 64), (65, 8, 64), (100, 296, 200), (4097, 4104, 512), (8192, 8192, 256), (33000, 256, 64)]
+    records = run(BY_NAME[name], [s for s in shapes for _ in range(2)])
+    bad = [(r["M"], r["N"], r["K"], r["status"], r.get("reason")) for r in records if r["status"] != "PASS"]
+    assert not bad and len(records) == 2 * len(shapes)
+
+
+@pytest.mark.parametrize("name", ["wgmma_staged", "wgmma_staged128"])
+def test_staged_rung_passes_every_kind_of_shape_and_repeats(name):
+    """Odd N and K, K % 8 == 4 (rows 8-byte aligned only), only A staged (N % 8 == 0), only B
+    staged (K % 8 == 0), nothing staged (aligned: no copy, no grid barrier), one row and one
+    column, a matrix whose last element ends a 4-byte word's low half (the copy's element path).
+    Each shape twice and shapes alternating, so the grid barrier's generation goes round and the
+    staging buffers are replaced as the shape changes."""
+    shapes = ODD + [(4095, 4095, 4095), (1000, 1004, 1004), (512, 1024, 1001), (512, 1001, 1024),
+                    (1024, 1024, 1024), (1, 9, 9), (9, 1, 9), (3, 3, 1)] + ALIGNED[:3] + RAGGED[:4]
     records = run(BY_NAME[name], [s for s in shapes for _ in range(2)])
     bad = [(r["M"], r["N"], r["K"], r["status"], r.get("reason")) for r in records if r["status"] != "PASS"]
     assert not bad and len(records) == 2 * len(shapes)

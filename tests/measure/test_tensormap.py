@@ -11,7 +11,7 @@ from profiler.errors import GemmprofError
 from profiler.kernel_spec import KernelSpec, TensorMapSpec
 from profiler.manifest import load_manifest
 from profiler.manifest_parse import parse_manifest
-from profiler.measure.tensormap import DATA_TYPE, L2_PROMOTION_256B, Encoding, encoding
+from profiler.measure.tensormap import DATA_TYPE, L2_PROMOTION_256B, Encoding, Staged, encoding, staged_operands
 
 WGMMA = next(s for s in load_manifest() if s.name == "wgmma")
 A_MAP, B_MAP = WGMMA.tensor_maps
@@ -176,3 +176,133 @@ def test_tf32x3wg_source_agrees_with_its_boxes_contract_and_launch():
     assert TF32WG.launch(8192, 4096, 1024).smem_bytes == defs["SMEM_BYTES"] <= 227 * 1024
     assert TF32WG.launch(8192, 4096, 1024).block == (defs["NTHREADS"], 1, 1)
     assert "mbar_arrive_expect_tx(full(s), STAGE_BYTES)" in TF32WG.source.read_text()
+
+
+# --- staged operands (manifest key `staging`) -----------------------------------------------------
+
+STAGED = next(s for s in load_manifest() if s.name == "wgmma_staged")
+
+
+@pytest.mark.parametrize("shape,wanted", [
+    ((1023, 1023, 1023), {"A": Staged("A", 1023, 1023, 1024), "B": Staged("B", 1023, 1023, 1024)}),
+    ((2500, 2500, 2500), {"A": Staged("A", 2500, 2500, 2504), "B": Staged("B", 2500, 2500, 2504)}),
+    ((512, 1024, 1001), {"A": Staged("A", 512, 1001, 1008)}),   # only A's rows are off the grid
+    ((512, 1001, 1024), {"B": Staged("B", 1024, 1001, 1008)}),   # only B's
+    ((4096, 4096, 4096), {}),                                    # aligned: no copy at all
+    ((1, 1, 1), {"A": Staged("A", 1, 1, 8), "B": Staged("B", 1, 1, 8)}),
+])
+def test_an_operand_is_staged_exactly_when_its_rows_are_off_the_16_byte_grid(shape, wanted):
+    assert staged_operands(STAGED, *shape) == wanted
+
+
+def test_a_staged_map_keeps_the_true_extent_at_the_padded_pitch():
+    """TMA still zero-fills past K and N: the map's dimensions are the matrix's, only the row
+    pitch is the copy's."""
+    a_map, b_map = STAGED.tensor_maps
+    a = encoding(a_map, "fp16", 1000, 1001, 1003, pitch=1008)
+    assert (a.global_dim, a.global_strides) == ((1003, 1000), (2016,))
+    b = encoding(b_map, "fp16", 1000, 1001, 1003, pitch=1008)
+    assert (b.global_dim, b.global_strides) == ((1001, 1003), (2016,))
+    with pytest.raises(GemmprofError, match="multiple of 16"):
+        encoding(a_map, "fp16", 1000, 1001, 1003, pitch=1004)
+
+
+def test_staging_kernels_take_a_pointer_per_staged_operand_before_their_maps():
+    from profiler.measure.launch import parameter_bytes
+
+    assert parameter_bytes(STAGED) == [4, 4, 4, 4, 8, 8, 4, 8, 8, 8, 128, 128]
+    assert KernelSpec.from_dict(json.loads(json.dumps(asdict(STAGED)))).staging == ("A", "B")
+
+
+@pytest.mark.parametrize("extra,why", [
+    ('staging = ["C"]', "at most once"),
+    ('staging = ["A", "A"]', "at most once"),
+    ('staging = ["B"]\ntensor_maps = [{ operand = "A", box = [64, 128] }]', "no tensor map"),
+    ('staging = "A"', "list of str"),
+])
+def test_bad_staging_is_a_manifest_error(extra, why):
+    with pytest.raises(GemmprofError, match=why):
+        parse_manifest(ENTRY + extra + "\n")
+
+
+class _FakeLib:
+    """cuTensorMapEncodeTiled / cuLaunchKernel / cuLaunchCooperativeKernel stand-ins that record
+    what they were asked."""
+
+    def __init__(self):
+        self.encoded, self.launched = [], []
+
+    def cuTensorMapEncodeTiled(self, out, dtype, rank, address, dims, strides, *rest):
+        self.encoded.append((address.value, tuple(dims), tuple(strides)))
+        return 0
+
+    def cuLaunchKernel(self, *args):
+        self.launched.append(("plain", args))
+        return 0
+
+    def cuLaunchCooperativeKernel(self, *args):
+        self.launched.append(("cooperative", args))
+        return 0
+
+
+class _FakeArray:
+    def __init__(self, shape, dtype, ptr):
+        self.shape, self.dtype = shape, dtype
+        self.data = type("Mem", (), {"ptr": ptr})()
+
+
+class _FakeCupy:
+    """Just what the launcher touches: empty() hands out fresh addresses, and the current stream."""
+
+    def __init__(self):
+        self.made = []
+        self.cuda = type("Cuda", (), {"get_current_stream": staticmethod(lambda: type("S", (), {"ptr": 0})())})
+
+    def empty(self, shape, dtype):
+        self.made.append(shape)
+        return _FakeArray(shape, dtype, 0x100000 * len(self.made))
+
+
+def _launcher(spec):
+    from profiler.measure.tensormap import TensorMapLauncher, _Driver
+
+    launcher = TensorMapLauncher.__new__(TensorMapLauncher)
+    driver = _Driver.__new__(_Driver)
+    driver.lib = _FakeLib()
+    launcher.spec, launcher.function, launcher.driver = spec, type("F", (), {"ptr": 1})(), driver
+    launcher._maps, launcher._staging = {}, {}
+    return launcher, driver.lib
+
+
+def _gemm(M, N, K):
+    from types import SimpleNamespace
+
+    return SimpleNamespace(M=M, N=N, K=K, A=_FakeArray((M, K), "float16", 0xA000), B=_FakeArray((K, N), "float16", 0xB000),
+                           C=_FakeArray((M, N), "float32", 0xC000))
+
+
+def test_the_launcher_stages_unaligned_operands_and_launches_cooperatively():
+    """At 1000x1001x1003 both operands get a copy (made once while the shape stays) and maps over
+    the copies; at an aligned shape the pointers are null, the maps are over A and B themselves,
+    and the copies of the old shape are let go."""
+    cp = _FakeCupy()
+    launcher, lib = _launcher(STAGED)
+    launch = STAGED.launch(1000, 1001, 1003)
+    g = _gemm(1000, 1001, 1003)
+    launcher(cp, g, 1.0, 0.0, launch)
+    launcher(cp, g, 1.0, 0.0, launch)
+    assert cp.made == [(1000, 1008), (1003, 1008)]          # A's copy, B's copy: once
+    assert [kind for kind, _ in lib.launched] == ["cooperative"] * 2
+    a_copy, b_copy = 0x100000, 0x200000
+    assert lib.encoded == [(a_copy, (1003, 1000), (2016,)), (b_copy, (1001, 1003), (2016,))]
+    launcher(cp, _gemm(1024, 1024, 1024), 1.0, 0.0, STAGED.launch(1024, 1024, 1024))
+    assert lib.encoded[2:] == [(0xA000, (1024, 1024), (2048,)), (0xB000, (1024, 1024), (2048,))]
+    assert launcher._staging == {}
+    assert cp.made == [(1000, 1008), (1003, 1008)]
+
+
+def test_kernels_without_staging_launch_the_ordinary_way():
+    cp = _FakeCupy()
+    launcher, lib = _launcher(WGMMA)
+    launcher(cp, _gemm(256, 256, 64), 1.0, 0.0, WGMMA.launch(256, 256, 64))
+    assert [kind for kind, _ in lib.launched] == ["plain"] and cp.made == []

@@ -46,9 +46,10 @@ def test_entry_point_takes_the_tiers_types(spec):
     params = [" ".join(p.replace("__restrict__", "").split()) for p in m[1].split(",")]
     types = [re.sub(r"\s*\b\w+$", "", p).replace(" *", "*") for p in params]
     t = ELEMENT[spec.tier]
+    staged = [f"{t}*"] * len(spec.staging)  # manifest `staging`: the copies' buffers, written by the kernel
     textures = ["cudaTextureObject_t"] * len(spec.textures)  # manifest `textures`: trailing handles
     maps = ["const __grid_constant__ CUtensorMap"] * len(spec.tensor_maps)  # manifest `tensor_maps`: by value
-    assert types == ["int", "int", "int", "float", f"const {t}*", f"const {t}*", "float", "float*", *textures, *maps], params
+    assert types == ["int", "int", "int", "float", f"const {t}*", f"const {t}*", "float", "float*", *staged, *textures, *maps], params
 
 
 @pytest.mark.parametrize("spec", SPECS, ids=lambda s: s.name)

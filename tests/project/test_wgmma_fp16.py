@@ -305,9 +305,12 @@ def test_rung_sources_include_the_shared_body():
     assert "wgfp16::gemm<BN, STAGES, GROUP, wgfp16::PINGPONG>" in BY_NAME["wgmma_pingpong"].source.read_text()
     for name in RUNGS:
         text = BY_NAME[name].source.read_text()
-        body = "wgfp16::gemm<BN, STAGES, GROUP, wgfp16::WHOLE, false, TMA_BUFS>" if name in TMASTORES else "wgfp16::gemm<BN, STAGES, GROUP>"
+        body = "wgfp16::gemm<BN, STAGES, GROUP, wgfp16::WHOLE, wgfp16::TMA_FEED, TMA_BUFS>" if name in TMASTORES else "wgfp16::gemm<BN, STAGES, GROUP>"
         assert '#include "wgmma_fp16.cuh"' in text and body in text
         assert "wgmma.mma_async" not in text  # the instruction lives in the header only
+    for name in ("wgmma_staged", "wgmma_staged128"):  # the copy and the barrier first, then TMA from the copies
+        text = BY_NAME[name].source.read_text()
+        assert "staged::stage(M, N, K, A, B, As, Bs, &g_barrier);\n    wgfp16::gemm<BN, STAGES, GROUP, wgfp16::WHOLE, wgfp16::STAGED_FEED>" in text
     assert (KERNELS_DIR / "wgmma_fp16.cuh").read_text().count('#include "hopper.cuh"') == 1
 
 

@@ -1,0 +1,114 @@
+// Staged operands (manifest key `staging`): an FP16 operand whose rows TMA cannot address (a row
+// of N or K halves that is not a multiple of 16 bytes) is copied by the whole grid into a buffer
+// the launcher owns, with the same rows at a pitch of cdiv(cols, 8) * 8 halves, before the TMA
+// main loop reads it through a tensor map over that buffer (true cols, padded pitch: TMA still
+// zero-fills past the matrix, so what lies in a row's padding does not matter).
+//
+// Why a copy and not element loads in the producer (wgmma_unaligned128): one producer warpgroup
+// loading 2-byte elements feeds the tensor cores at ~5% of their rate. Here every thread of the
+// grid copies, 16 bytes a store, once per launch: at 4095^3 the copy moves 134 MB, about a sixth of
+// the GEMM's time, and the main loop then runs at the TMA rungs' speed.
+//
+// The copy, per 16-byte chunk of a destination row: the 8 source halves start at flat index f =
+// row * cols + col, any parity. They are read as 4 aligned 32-bit words (f even) or 5 (f odd,
+// funnel-shifted by 16 bits into place): coalesced across a warp, which walks consecutive chunks.
+// A chunk that runs past the row's end (or whose fifth word would pass the matrix's last element)
+// is read element by element, zeros past the row.
+//
+// Then a grid barrier (generation counter: arrivals counted, the last one resets the count and
+// bumps the generation, the others spin on it), so every CTA's TMA reads see every CTA's copy.
+// Proxy order: each thread fences its generic-proxy writes to the async proxy before arriving,
+// and again after the barrier, before any TMA is issued.
+//
+// Contract: the grid is launched cooperatively (all CTAs resident: the launcher does, for
+// `staging` kernels); launches do not overlap in time (one barrier per loaded module); A, B are
+// 4-byte aligned; rows * cdiv(cols, 8) < 2^31 per operand. A null destination: that operand's rows
+// are already aligned and its tensor map is over the operand itself; nothing is copied. When no
+// operand is staged the barrier is skipped (the decision is the same in every CTA).
+// Include after <cuda_fp16.h> and <stdint.h>.
+#pragma once
+
+namespace staged {
+
+struct GridBarrier {
+    unsigned count;                         // arrivals of the barrier in progress
+    unsigned generation;                    // completed barriers since module load
+};
+
+// Rows x cols halves at src (pitch cols) to dst (pitch cdiv(cols, 8) * 8), by every thread of the grid.
+__device__ __forceinline__ void copy_rows(const __half* __restrict__ src, __half* __restrict__ dst, int rows, int cols)
+{
+    const unsigned chunks = (cols + 7) / 8;                  // 16-byte chunks per destination row
+    const unsigned total = (unsigned)rows * chunks;
+    const long long elements = (long long)rows * cols;
+    const unsigned stride = gridDim.x * blockDim.x;
+    const uint32_t* const words = reinterpret_cast<const uint32_t*>(src);
+    const unsigned short* const halves = reinterpret_cast<const unsigned short*>(src);
+#pragma unroll 4
+    for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < total; i += stride) {
+        const unsigned r = i / chunks, c = (i - r * chunks) * 8;
+        const long long f = (long long)r * cols + c;
+        uint32_t o[4];
+        if (c + 8 <= (unsigned)cols && ((f & 1) == 0 || f + 9 <= elements)) {
+            const uint32_t* const w = words + (f >> 1);
+            if ((f & 1) == 0) {
+#pragma unroll
+                for (int j = 0; j < 4; ++j) o[j] = __ldg(w + j);
+            } else {                                         // halves f .. f + 7 sit in words w[0] (high) .. w[4] (low)
+                uint32_t v[5];
+#pragma unroll
+                for (int j = 0; j < 5; ++j) v[j] = __ldg(w + j);
+#pragma unroll
+                for (int j = 0; j < 4; ++j) o[j] = __funnelshift_r(v[j], v[j + 1], 16);
+            }
+        } else {
+            unsigned short h[8];
+#pragma unroll
+            for (int j = 0; j < 8; ++j) h[j] = c + j < (unsigned)cols ? __ldg(halves + f + j) : (unsigned short)0;
+#pragma unroll
+            for (int j = 0; j < 4; ++j) o[j] = h[2 * j] | (uint32_t)h[2 * j + 1] << 16;
+        }
+        *reinterpret_cast<uint4*>(dst + (size_t)r * chunks * 8 + c) = make_uint4(o[0], o[1], o[2], o[3]);
+    }
+}
+
+__device__ __forceinline__ unsigned load_acquire(const unsigned* p)
+{
+    unsigned v;
+    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];\n" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
+
+// Every CTA of the (co-resident) grid has arrived, and its writes before are visible after.
+__device__ __forceinline__ void grid_sync(GridBarrier* bar)
+{
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        const unsigned ctas = gridDim.x * gridDim.y * gridDim.z;
+        const unsigned gen = load_acquire(&bar->generation);   // stable: it moves only when all have arrived
+        __threadfence();
+        if (atomicAdd(&bar->count, 1u) == ctas - 1) {
+            bar->count = 0;                                     // for the next launch
+            __threadfence();
+            atomicAdd(&bar->generation, 1u);
+        } else {
+            while (load_acquire(&bar->generation) == gen) __nanosleep(64);
+        }
+        __threadfence();
+    }
+    __syncthreads();
+}
+
+// The copies of A (M x K) into As and B (K x N) into Bs where those are non-null, then the barrier.
+__device__ __forceinline__ void stage(int M, int N, int K, const __half* A, const __half* B, __half* As, __half* Bs,
+                                      GridBarrier* bar)
+{
+    if (As == nullptr && Bs == nullptr) return;
+    if (As != nullptr) copy_rows(A, As, M, K);
+    if (Bs != nullptr) copy_rows(B, Bs, K, N);
+    asm volatile("fence.proxy.async.global;\n" ::: "memory");  // this thread's copies, visible to TMA
+    grid_sync(bar);
+    asm volatile("fence.proxy.async.global;\n" ::: "memory");
+}
+
+}  // namespace staged
