@@ -9,11 +9,14 @@
 // grid copies, 16 bytes a store, once per launch: at 4095^3 the copy moves 134 MB, about a sixth of
 // the GEMM's time, and the main loop then runs at the TMA rungs' speed.
 //
-// The copy, per 16-byte chunk of a destination row: the 8 source halves start at flat index f =
-// row * cols + col, any parity. They are read as 4 aligned 32-bit words (f even) or 5 (f odd,
-// funnel-shifted by 16 bits into place): coalesced across a warp, which walks consecutive chunks.
-// A chunk that runs past the row's end (or whose fifth word would pass the matrix's last element)
-// is read element by element, zeros past the row.
+// The copy, per 16-byte chunk of a destination row: its 8 source halves start at flat index f =
+// row * cols + col, at any even byte offset o within an aligned 16-byte unit of the source. They
+// are read as that unit and the next (two 128-bit loads; one when o == 0), and the 16 bytes at o
+// picked out by word selects and a funnel shift. A warp walks consecutive chunks, so each of its
+// 128-bit loads covers 512 contiguous bytes: whole sectors, the second load mostly the first's
+// (4-byte loads at a 16-byte lane stride, the first version, asked L2 for 3.8x the sectors:
+// fp16-staged's report). A chunk that runs past the row's end, or whose second unit would pass
+// the matrix's end, is read element by element, zeros past the row.
 //
 // Then a grid barrier (generation counter: arrivals counted, the last one resets the count and
 // bumps the generation, the others spin on it), so every CTA's TMA reads see every CTA's copy.
@@ -40,35 +43,37 @@ __device__ __forceinline__ void copy_rows(const __half* __restrict__ src, __half
 {
     const unsigned chunks = (cols + 7) / 8;                  // 16-byte chunks per destination row
     const unsigned total = (unsigned)rows * chunks;
-    const long long elements = (long long)rows * cols;
+    const long long bytes = 2LL * rows * cols;
     const unsigned stride = gridDim.x * blockDim.x;
-    const uint32_t* const words = reinterpret_cast<const uint32_t*>(src);
+    const uint4* const aligned = reinterpret_cast<const uint4*>(src);
     const unsigned short* const halves = reinterpret_cast<const unsigned short*>(src);
 #pragma unroll 4
     for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < total; i += stride) {
         const unsigned r = i / chunks, c = (i - r * chunks) * 8;
-        const long long f = (long long)r * cols + c;
-        uint32_t o[4];
-        if (c + 8 <= (unsigned)cols && ((f & 1) == 0 || f + 9 <= elements)) {
-            const uint32_t* const w = words + (f >> 1);
-            if ((f & 1) == 0) {
+        const long long f = (long long)r * cols + c;        // the chunk's first source half
+        const long long q = f >> 3;                          // the aligned 16 source bytes it starts in
+        const int o = (int)(2 * f & 15);                     // at byte o (even)
+        uint32_t out[4];
+        if (c + 8 <= (unsigned)cols && (o == 0 || 16 * (q + 2) <= bytes)) {
+            const uint4 a = __ldg(aligned + q);
+            const uint4 b = o == 0 ? a : __ldg(aligned + q + 1);
+            const uint32_t w[8] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
+            // out[j] = bytes o + 4j .. o + 4j + 3 of w: words o / 4 + j and the next, shifted by o % 4 bytes.
+            uint32_t t[6], u[5];
 #pragma unroll
-                for (int j = 0; j < 4; ++j) o[j] = __ldg(w + j);
-            } else {                                         // halves f .. f + 7 sit in words w[0] (high) .. w[4] (low)
-                uint32_t v[5];
+            for (int j = 0; j < 6; ++j) t[j] = o & 8 ? w[j + 2] : w[j];
 #pragma unroll
-                for (int j = 0; j < 5; ++j) v[j] = __ldg(w + j);
+            for (int j = 0; j < 5; ++j) u[j] = o & 4 ? t[j + 1] : t[j];
 #pragma unroll
-                for (int j = 0; j < 4; ++j) o[j] = __funnelshift_r(v[j], v[j + 1], 16);
-            }
-        } else {
+            for (int j = 0; j < 4; ++j) out[j] = __funnelshift_r(u[j], u[j + 1], (o & 2) * 8);
+        } else {                                             // the row's last chunk, or the matrix's
             unsigned short h[8];
 #pragma unroll
             for (int j = 0; j < 8; ++j) h[j] = c + j < (unsigned)cols ? __ldg(halves + f + j) : (unsigned short)0;
 #pragma unroll
-            for (int j = 0; j < 4; ++j) o[j] = h[2 * j] | (uint32_t)h[2 * j + 1] << 16;
+            for (int j = 0; j < 4; ++j) out[j] = h[2 * j] | (uint32_t)h[2 * j + 1] << 16;
         }
-        *reinterpret_cast<uint4*>(dst + (size_t)r * chunks * 8 + c) = make_uint4(o[0], o[1], o[2], o[3]);
+        *reinterpret_cast<uint4*>(dst + (size_t)r * chunks * 8 + c) = make_uint4(out[0], out[1], out[2], out[3]);
     }
 }
 
