@@ -143,6 +143,20 @@ def derive_rules(bench: pd.DataFrame, kernels: dict[str, KernelSpec], tier: str 
     rest = [i for i in range(len(shapes)) if left >> i & 1] or list(range(len(shapes)))
     if free_is_fallback and left:
         rules.append(DispatchRule(_fallback(share, rest, [k for k in bound if k in share.columns]), 1))
+    if free_is_fallback:
+        # Behind an unconditional bound rule only shapes no bound kernel takes arrive, so rules
+        # among the free kernels may split those by size without catching an aligned shape (FP16:
+        # wgmma_staged at 2500^3 and 4095^3, wgmma_staged128 at 1023^3).
+        only_free = ((1 << len(shapes)) - 1) & ~bound_takes
+        measured = share[[k for k in free if k in share.columns]]
+        while only_free and len(rules) < max_rules - 1 and not measured.empty:
+            pick = _best_rule(single, takes, close, measured, only_free)
+            if pick is None or pick[1] == "1":
+                break
+            k, cond, claimed = pick
+            rules.append(DispatchRule(k, cond))
+            only_free &= ~claimed
+        rest = [i for i in range(len(shapes)) if only_free >> i & 1] or rest
     rules.append(DispatchRule(_fallback(share, rest, free), 1))
     return tuple(rules)
 

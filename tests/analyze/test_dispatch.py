@@ -204,3 +204,21 @@ def test_shapes_only_a_fallback_can_take_go_to_the_last_rule_not_to_a_size_rule(
     d = Dispatcher("d", "fp16", "x", rules)
     assert d.choose(2560, 2560, 2560, KERNELS, sms=132).name == "wgmma_persist128"  # aligned, unseen
     assert d.choose(2500, 2500, 2500, KERNELS, sms=132).name == "wmma_ragged"
+
+
+def test_shapes_only_free_kernels_take_are_split_among_them_by_size_after_the_bound_rules():
+    """FP16 with the staging rungs: at 1023^3 the 128-wide one wins, at 2500^3 and 4095^3 the
+    256-wide one. Rules among them come after the unconditional bound rule, so an aligned shape
+    of any size still goes to the TMA rung."""
+    aligned = [(4096, 4096, 4096), (8192, 8192, 8192)]
+    small_odd, large_odd = [(1023, 1023, 1023)], [(2500, 2500, 2500), (4095, 4095, 4095)]
+    rows = ([("wgmma_persist128", s, 100.0) for s in aligned] + [("wgmma_staged", s, 90.0) for s in aligned]
+            + [("wgmma_staged128", s, 80.0) for s in aligned]
+            + [("wgmma_staged", s, 50.0) for s in small_odd] + [("wgmma_staged128", s, 80.0) for s in small_odd]
+            + [("wgmma_staged", s, 90.0) for s in large_odd] + [("wgmma_staged128", s, 70.0) for s in large_odd])
+    rules = derive_rules(rect_frame(rows), KERNELS, tier="fp16", sms=132)
+    d = Dispatcher("d", "fp16", "x", rules)
+    assert [d.choose(*s, KERNELS, sms=132).name for s in aligned + small_odd + large_odd] == [
+        "wgmma_persist128", "wgmma_persist128", "wgmma_staged128", "wgmma_staged", "wgmma_staged"], rules
+    assert d.choose(16384, 16384, 16384, KERNELS, sms=132).name == "wgmma_persist128"  # aligned, unseen
+    assert rules[-1].when == 1 and rules[-2].when != 1 and rules[-3] == DispatchRule("wgmma_persist128", 1), rules

@@ -27,6 +27,14 @@ def test_quick_suite_is_a_small_subset_of_the_default():
     assert len(quick) <= 8 and set(quick) <= set(load_suite("default"))
 
 
+def test_small_suite_is_the_defaults_small_squares_k_large_and_tall_skinny_shapes():
+    small, default = load_suite("small"), load_suite("default")
+    assert set(small) <= set(default) and len(small) == 16
+    assert {m for m, n, k in small if m == n == k} == {256, 512, 768, 1000, 1023, 1024, 1536}
+    assert {(m, n, k) for m, n, k in default if k >= 8192 and m <= 1024 and n <= 1024} <= set(small)  # every K-large shape
+    assert {(m, n, k) for m, n, k in default if max(m, n) >= 16 * min(m, n)} <= set(small)  # every tall-skinny shape
+
+
 @pytest.mark.parametrize("text,fragment", [
     ("[suite.a]\nshapes = ['1x2']", "is not MxNxK"),
     ("[suite.a]\nshapes = ['1x2x70000']", "outside"),

@@ -1,8 +1,9 @@
 """On the GPU: the contract-free rungs (ragged128x128x8, ragged64x64x8, splitk128x128x8, splitk64x64x8,
-ragged128x256x8, streamk128x128x8, streamk64x64x8, streamk64x32x8)
+ragged128x256x8, streamk128x128x8, streamk64x64x8, streamk64x32x8, splitk64x64x8t4)
 pass on ragged shapes of every kind (N or K not a multiple of 4, one row, one column, K below one
 k tile, K ending mid-tile), split-K on many splits, empty splits and the single-split fallback,
-and repeated launches (the arrival counters reset). Checked by the bench's verification: every
+splitk64x64x8t4's two-level sum (groups of 8 splits, a partial last group), and repeated launches
+(the arrival counters reset). Checked by the bench's verification: every
 element against the rigorous FP32 bound, with beta = 0 on a NaN-poisoned C and beta != 0.
 Runs on the device machine; skipped elsewhere."""
 
@@ -11,6 +12,7 @@ import dataclasses
 import numpy as np
 import pytest
 
+from profiler.kernel_paths import KERNELS_DIR
 from profiler.manifest import load_manifest
 from profiler.measure.build import build_kernel
 
@@ -20,7 +22,7 @@ pytestmark = pytest.mark.gpu
 
 BY_NAME = {s.name: s for s in load_manifest()}
 NEW = [BY_NAME[n] for n in ("ragged128x128x8", "ragged64x64x8", "splitk128x128x8", "splitk64x64x8", "ragged128x256x8",
-                             "streamk128x128x8", "streamk64x64x8", "streamk64x32x8")]
+                             "streamk128x128x8", "streamk64x64x8", "streamk64x32x8", "splitk64x64x8t4")]
 RAGGED = [(1, 1, 1), (1, 7, 3), (5, 1, 9), (3, 5, 7), (129, 257, 13), (4095, 33, 1023), (65, 4095, 4),
           (1000, 1000, 1000), (1023, 1021, 1022), (200, 300, 6), (2, 4, 8193), (130, 131, 8191), (64, 64, 64)]
 # Split-K shapes: small M*N, long K (K ending mid-tile; splits of unequal length).
@@ -46,6 +48,44 @@ def test_split_k_runs_many_splits_and_repeats():
     assert small.launch(512, 512, 512).grid[2] == 4
     records = run(small, [(512, 512, 512), (512, 512, 512), (1000, 1000, 1000)])
     assert [r["status"] for r in records] == ["PASS"] * 3, [r.get("reason") for r in records]
+
+
+def test_t4_split_sums_one_and_two_levels_and_repeats():
+    """splitk64x64x8t4's grid: one group of splits (256^3: 8), two levels with a partial last group
+    (256x256x32768: 33 splits, groups 8+8+8+8+1; 128x128x65536: 64, eight whole groups), no split
+    (1536^3); each twice in one process: every group and tile counter was reset."""
+    spec = BY_NAME["splitk64x64x8t4"]
+    splits = {shape: spec.launch(*shape).grid[2] for shape in [(256, 256, 256), (256, 256, 32768), (128, 128, 65536),
+                                                               (512, 512, 512), (1024, 1024, 1024), (1536, 1536, 1536)]}
+    assert list(splits.values()) == [8, 33, 64, 8, 2, 1], splits
+    shapes = [s for s in [(256, 256, 256), (256, 256, 32768), (128, 128, 65536), (1023, 1021, 1022)] for _ in range(2)]
+    records = run(spec, shapes)
+    assert [r["status"] for r in records] == ["PASS"] * len(shapes), [(r["M"], r["N"], r["K"], r.get("reason")) for r in records]
+
+
+EXPERIMENTS = {s.name: s for s in load_manifest(KERNELS_DIR / "experiments" / "experiments.toml")}
+T4_EXPERIMENTS = [EXPERIMENTS[n] for n in ("splitk32x32x8t4", "splitk64x32x8t4", "splitk64x64x8t4deep")]
+
+
+@pytest.mark.parametrize("spec", T4_EXPERIMENTS, ids=lambda s: s.name)
+def test_t4_experiments_pass_ragged_and_split_shapes(spec):
+    """The t4 experiments (other tiles and split policies on kernels/t4_tile.cuh) are held to the
+    rung's shapes, each split shape twice."""
+    assert not spec.contract
+    shapes = RAGGED + [s for s in SPLIT for _ in range(2)]
+    records = run(spec, shapes)
+    assert [r["status"] for r in records] == ["PASS"] * len(shapes), [(r["M"], r["N"], r["K"], r.get("reason")) for r in records]
+
+
+@pytest.mark.parametrize("z,why", [("7", "more splits than k tiles at (100, 100, 20): empty splits still count themselves in"),
+                                   ("20", "groups of 8, 8 and 4 splits, some empty at (129, 130, 131)"),
+                                   ("300", "38 groups at small shapes; does not fit the workspace at 1024x1024: split 0 does it all")])
+def test_t4_split_with_other_split_counts(z, why):
+    base = BY_NAME["splitk64x64x8t4"]
+    spec = dataclasses.replace(base, name=f"splitk64x64x8t4-z{z}", grid=(*base.grid[:2], z))
+    shapes = [(100, 100, 20), (1024, 1024, 1024), (129, 130, 131), (1, 1, 1), (65, 67, 4100)]
+    records = run(spec, shapes)
+    assert [r["status"] for r in records] == ["PASS"] * len(shapes), (why, [r.get("reason") for r in records])
 
 
 @pytest.mark.parametrize("z,why", [("7", "more splits than k tiles: empty splits still count themselves in"),

@@ -1,0 +1,39 @@
+// splitk32x32x8t4 (experiment): splitk64x64x8t4 on 32x32 tiles of two warps: four times the tiles, for the smallest shapes.
+//
+// Predecessor: splitk64x64x8t4. At 256^3 cuBLAS runs 32x32x8 tiles of 64 threads split 4 ways
+// (then a reduce kernel). Idea: kernels/t4_tile.cuh's 4x4 results per thread on a 32x32 tile
+// (64 threads): 64 tiles at 256^3 instead of 16, so fewer splits (shorter fix-ups, partials a
+// quarter the size) fill the GPU; each element of A or B loaded is used 32 times, not 64 (twice
+// the L2 traffic per FFMA: for small shapes, not large ones).
+// Occupancy: launch bounds (64, 16): at most 64 registers, 8,708 bytes of shared memory; sixteen
+// blocks (32 warps) per SM.
+//
+// S (the manifest's grid z): max(1, min(64, K // 32, 2112 // tiles)) with tiles = cdiv(M, 32) *
+// cdiv(N, 32): about 2112 blocks (sixteen per SM of 132). S * tiles * 32 * 32 <= 2112 * 1024
+// floats whenever S > 1, inside the 2^23 floats of the workspace; tiles * (cdiv(S, 8) + 1) <= 2112
+// counters, of 16384.
+//
+// Contract: none (any M, N, K >= 1; any 4-byte-aligned A, B, C). beta == 0: C is not read.
+// Launches must not overlap in time (one workspace per loaded module).
+// Launch: block (64), grid (cdiv(N, 32), cdiv(M, 32), S); 8,708 bytes of static shared memory.
+
+#include "../t4_tile.cuh"
+
+#define BM 32
+#define BN 32
+#define NTHREADS 64               // BM * BN / 16: 4x4 results per thread
+#define GROUP 8                   // splits summed by the last of each group, then the groups' sums
+#define WS_FLOATS (1LL << 23)     // partial tiles: 32 MiB
+#define MAX_COUNTERS (1 << 14)    // arrival counters: groups and tiles
+
+static_assert(t4::Tile<BM, BN>::NT == NTHREADS, "block size");
+
+__device__ __align__(16) float g_partials[WS_FLOATS];
+__device__ unsigned g_counters[MAX_COUNTERS];  // zero at module load; each last arrival resets its own
+
+extern "C" __global__ void __launch_bounds__(NTHREADS, 16)
+sgemm_splitk32x32x8t4(int M, int N, int K, float alpha, const float* __restrict__ A,
+                      const float* __restrict__ B, float beta, float* __restrict__ C)
+{
+    t4::gemm<BM, BN, GROUP>(M, N, K, alpha, A, B, beta, C, ragged::Workspace{g_partials, g_counters, WS_FLOATS, MAX_COUNTERS});
+}
