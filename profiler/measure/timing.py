@@ -1,6 +1,5 @@
-"""Timing that can be trusted: CUDA events around each launch, L2 flushed before each one, each
-batch queued whole before the GPU starts it (hold.py), a warm-up until the SM clock settles, and
-repetition until the spread is small (or time runs out).
+"""Timing that can be trusted: CUDA events around each launch, L2 flushed before each one, a
+warm-up until the SM clock settles, and repetition until the spread is small (or time runs out).
 
 Several runners are timed in alternation (kernel, cuBLAS, kernel, ...) so that clock drift during
 the measurement cannot favour one side.
@@ -10,7 +9,6 @@ from __future__ import annotations
 
 import statistics
 import time
-from contextlib import nullcontext
 from dataclasses import dataclass
 
 from .sampler import read_gpu_state
@@ -80,31 +78,27 @@ def warm_up(cp, launch, policy: TimingPolicy) -> dict:
             return {"warmup_s": elapsed, "warmup_clock_stable": stable, "warmup_sm_clock_mhz": clocks[-1] if clocks else None}
 
 
-def time_alternating(cp, launches: dict, flush, policy: TimingPolicy, hold=None) -> dict[str, list[float]]:
+def time_alternating(cp, launches: dict, flush, policy: TimingPolicy) -> dict[str, list[float]]:
     """Time each launch function in turn, L2 flushed before each, events around each launch.
 
     Returns milliseconds per launch for each name. Repeats in rounds (each round times every
     runner once) until every runner has `min_reps` and a CV under `target_cv`, or the time budget
-    or `max_reps` is reached. With a `hold` (hold.QueueHold) each batch is queued behind it and
-    runs only once all of it is queued, so no sample waits on the host.
+    or `max_reps` is reached.
     """
     samples: dict[str, list[float]] = {name: [] for name in launches}
     budget_end = time.perf_counter() + policy.max_seconds * len(launches)
     rounds_per_batch = min(5, policy.max_reps)
     while True:
         events = []
-        with hold.held() if hold is not None else nullcontext():
-            for _ in range(rounds_per_batch):
-                for name, launch in launches.items():
-                    flush()
-                    start, end = cp.cuda.Event(), cp.cuda.Event()
-                    start.record()
-                    launch()
-                    end.record()
-                    events.append((name, start, end))
+        for _ in range(rounds_per_batch):
+            for name, launch in launches.items():
+                flush()
+                start, end = cp.cuda.Event(), cp.cuda.Event()
+                start.record()
+                launch()
+                end.record()
+                events.append((name, start, end))
         events[-1][2].synchronize()
-        if hold is not None:
-            hold.settle()
         for name, start, end in events:
             samples[name].append(cp.cuda.get_elapsed_time(start, end))
         n = min(len(v) for v in samples.values())

@@ -69,34 +69,3 @@ def test_stats_on_hand_checkable_samples():
     assert s.p10_ms == pytest.approx(2.0) and s.p90_ms == pytest.approx(10.0)
     assert s.cv == pytest.approx(math.sqrt(11.0) / 6.0)
     assert Stats.of([2.5]).cv == 0.0
-
-
-def test_each_batch_is_queued_whole_inside_the_hold_and_waited_for_after_it():
-    """The hold is entered before a batch's first flush and left after its last launch; the
-    synchronize comes after the release (else the GPU would wait for the host, or for ever)."""
-    cp = FakeCuda({"k": [1.0], "cublas": [1.0]})
-    log = []
-
-    class Hold:
-        timeouts = 0
-
-        def held(self):
-            from contextlib import contextmanager
-
-            @contextmanager
-            def block():
-                log.append(("enter", len(cp.order)))
-                yield
-                log.append(("leave", len(cp.order)))
-            return block()
-
-        def settle(self):
-            log.append(("settle", len(cp.order)))
-
-    time_alternating(cp, {n: cp.launcher(n) for n in ("k", "cublas")}, lambda: None, TimingPolicy(min_reps=10, max_reps=20), Hold())
-    kinds = [k for k, _ in log]
-    assert kinds == ["enter", "leave", "settle"] * (len(kinds) // 3) and kinds
-    marks = [n for _, n in log]
-    batches = list(zip(marks[0::3], marks[1::3]))
-    assert batches[0][0] == 0 and batches[-1][1] == len(cp.order)
-    assert all(b[1] > b[0] for b in batches) and all(nxt[0] == prev[1] for prev, nxt in zip(batches, batches[1:]))
