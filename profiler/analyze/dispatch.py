@@ -131,8 +131,12 @@ def derive_rules(bench: pd.DataFrame, kernels: dict[str, KernelSpec], tier: str 
     # do: shapes the size rules did not reach (the cap) go to the best bound kernel, not to the
     # fallback (a first FP16 sweep with the TMA-store rungs sent 4096^3 to wmma_ragged, at 12%).
     reserve = 2 if free_is_fallback else 1
+    pairs = None
     while left and len(rules) < max_rules - reserve:
         pick = _best_rule(single, takes, close, share, left)
+        if pick is None:  # no one condition isolates a winner: try two of them together
+            pairs = pairs if pairs is not None else _pairs(single[1:])
+            pick = _best_rule(pairs, takes, close, share, left)
         if pick is None:
             break
         k, cond, claimed = pick
@@ -159,6 +163,13 @@ def derive_rules(bench: pd.DataFrame, kernels: dict[str, KernelSpec], tier: str 
         rest = [i for i in range(len(shapes)) if only_free >> i & 1] or rest
     rules.append(DispatchRule(_fallback(share, rest, free), 1))
     return tuple(rules)
+
+
+def _pairs(single: list[tuple[str, int]]) -> list[tuple[str, int]]:
+    """Conjunctions of two conditions that hold together somewhere, in vocabulary order: for a
+    shape no one condition tells apart from its neighbours (shapes-suite-4: 2048^3, whose 128x256
+    rung is at 33% at 1024x1024x8192 of the same volume)."""
+    return [(f"{a} and {b}", ma & mb) for i, (a, ma) in enumerate(single) for b, mb in single[i + 1:] if ma & mb]
 
 
 def _mask(shapes: list[tuple[int, int, int]], test) -> int:

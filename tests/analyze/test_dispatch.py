@@ -222,3 +222,26 @@ def test_shapes_only_free_kernels_take_are_split_among_them_by_size_after_the_bo
         "wgmma_persist128", "wgmma_persist128", "wgmma_staged128", "wgmma_staged", "wgmma_staged"], rules
     assert d.choose(16384, 16384, 16384, KERNELS, sms=132).name == "wgmma_persist128"  # aligned, unseen
     assert rules[-1].when == 1 and rules[-2].when != 1 and rules[-3] == DispatchRule("wgmma_persist128", 1), rules
+
+
+def test_a_winner_no_one_condition_isolates_gets_a_rule_of_two_conditions():
+    """The H100 sweep shapes-suite-4: once the first rules have taken their shapes, no single
+    condition holds at 2048^3 (the 128x256 rung's) without a shape where that rung is far behind
+    (1024x1024x8192 has the same volume); without conjunctions the derivation stopped and sent
+    2048^3 to splitk64x64x8 at 77% of the fastest. With them every shape gets a kernel within 3%."""
+    from profiler.rundir import REPO_ROOT, RunDir
+
+    run = RunDir(REPO_ROOT / "benchmarks/results/2026-11-23-h100/shapes-suite-4")
+    rules = derive_rules(run.read_table("bench"), KERNELS, "fp32", 132)
+    assert any(" and " in str(r.when) for r in rules), rules
+    share = share_of_best(run.read_table("bench"), KERNELS, "fp32")
+    chosen = predicted(share, rules, KERNELS, 132)
+    assert (chosen["share_of_best"] >= 0.97).all(), chosen.to_string()
+    assert chosen.set_index(["M", "N", "K"]).at[(2048, 2048, 2048), "kernel"] == "ragged128x256x8"
+
+
+def test_pairs_are_conjunctions_that_hold_somewhere():
+    from profiler.analyze.dispatch import _pairs
+
+    single = [("A", 0b0011), ("B", 0b0110), ("C", 0b1000)]
+    assert _pairs(single) == [("A and B", 0b0010)]
