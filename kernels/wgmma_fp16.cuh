@@ -69,6 +69,7 @@ constexpr int A_BOX = BM * BK * 2;          // 16,384 bytes
 constexpr int B_BOX = 64 * BK * 2;          // 8,192 bytes: 64(n) x 64(k)
 constexpr int ALIGN = 1024;                 // swizzled tiles start on 1024-byte boundaries
 constexpr int PREFETCH_AHEAD = 8;           // k tiles before a tile's end at which C is prefetched
+constexpr int SCALAR_BATCH = 4;             // column groups whose C reads the scalar epilogue issues together
 
 template <int BN> __host__ __device__ constexpr int stage_bytes() { return A_BOX + BN / 64 * B_BOX; }
 // Stages, the alignment slack, then 2 * STAGES mbarriers rounded up to 128 bytes.
@@ -186,13 +187,6 @@ __device__ __forceinline__ void store_pair(float* p, bool inside, float alpha, f
         o.y += beta * c.y;
     }
     *reinterpret_cast<float2*>(p) = o;
-}
-
-// C[r, col] = alpha * v (+ beta * C) when it lies inside C.
-__device__ __forceinline__ void store_one(float* p, bool inside, float alpha, float beta, float v)
-{
-    if (!inside) return;
-    *p = beta != 0.0f ? alpha * v + beta * *p : alpha * v;
 }
 
 // ---- TMA store epilogue (TMASTORE) ------------------------------------------------------------
@@ -620,15 +614,36 @@ __device__ __forceinline__ void gemm(int M, int N, int K, float alpha, float bet
         float* const c1 = c0 + (size_t)8 * N;
         const bool in0 = r < M, in1 = r + 8 < M;
         const bool scalars = ANY || (FEED == STAGED_FEED && (N & 1));   // an odd N misaligns float2
+        if (scalars) {
+            // The reads of C (beta != 0) of SCALAR_BATCH column groups are issued before their
+            // stores: a load cannot pass the store before it, so one at a time each waited out its
+            // latency (half of wgmma_staged's long-scoreboard samples at 4095^3, fp16-staged-2).
 #pragma unroll
-        for (int j = 0; j < BN / 8; ++j) {
-            if (scalars) {
-                const bool inCol0 = col + 8 * j < N, inCol1 = col + 8 * j + 1 < N;
-                store_one(c0 + 8 * j, in0 && inCol0, alpha, beta, d[4 * j]);
-                store_one(c0 + 8 * j + 1, in0 && inCol1, alpha, beta, d[4 * j + 1]);
-                store_one(c1 + 8 * j, in1 && inCol0, alpha, beta, d[4 * j + 2]);
-                store_one(c1 + 8 * j + 1, in1 && inCol1, alpha, beta, d[4 * j + 3]);
-            } else {
+            for (int j0 = 0; j0 < BN / 8; j0 += SCALAR_BATCH) {
+                float cv[SCALAR_BATCH][4];
+#pragma unroll
+                for (int jj = 0; jj < SCALAR_BATCH; ++jj) {
+                    const int j = j0 + jj;
+                    const bool inCol0 = col + 8 * j < N, inCol1 = col + 8 * j + 1 < N;
+                    const bool withC = beta != 0.0f;
+                    cv[jj][0] = withC && in0 && inCol0 ? c0[8 * j] : 0.0f;
+                    cv[jj][1] = withC && in0 && inCol1 ? c0[8 * j + 1] : 0.0f;
+                    cv[jj][2] = withC && in1 && inCol0 ? c1[8 * j] : 0.0f;
+                    cv[jj][3] = withC && in1 && inCol1 ? c1[8 * j + 1] : 0.0f;
+                }
+#pragma unroll
+                for (int jj = 0; jj < SCALAR_BATCH; ++jj) {
+                    const int j = j0 + jj;
+                    const bool inCol0 = col + 8 * j < N, inCol1 = col + 8 * j + 1 < N;
+                    if (in0 && inCol0) c0[8 * j] = alpha * d[4 * j] + beta * cv[jj][0];
+                    if (in0 && inCol1) c0[8 * j + 1] = alpha * d[4 * j + 1] + beta * cv[jj][1];
+                    if (in1 && inCol0) c1[8 * j] = alpha * d[4 * j + 2] + beta * cv[jj][2];
+                    if (in1 && inCol1) c1[8 * j + 1] = alpha * d[4 * j + 3] + beta * cv[jj][3];
+                }
+            }
+        } else {
+#pragma unroll
+            for (int j = 0; j < BN / 8; ++j) {
                 const bool inCol = col + 8 * j < N;
                 store_pair(c0 + 8 * j, in0 && inCol, alpha, beta, d[4 * j], d[4 * j + 1]);
                 store_pair(c1 + 8 * j, in1 && inCol, alpha, beta, d[4 * j + 2], d[4 * j + 3]);
