@@ -24,8 +24,8 @@ import ctypes
 from dataclasses import dataclass
 
 from ..errors import GemmprofError
-from ..kernel_spec import TensorMapSpec, staged_pitch
-from ..tiers import ELEMENT_TYPES
+from ..kernel_spec import ELEMENT_BYTES, TensorMapSpec, staged_pitch
+from ..tiers import ELEMENT_TYPES, TIERS
 
 # CUtensorMapDataType (tiers.ELEMENT_TYPES), CUtensorMapSwizzle, ... (cuda.h)
 DATA_TYPE = {name: e.tma_data_type for name, e in ELEMENT_TYPES.items()}
@@ -73,9 +73,6 @@ class Staged:
 
 def staged_operands(spec, M: int, N: int, K: int) -> dict[str, Staged]:
     """The operands of `spec.staging` that need their copy at this shape (rows off the 16-byte grid)."""
-    from ..kernel_spec import ELEMENT_BYTES
-    from ..tiers import TIERS
-
     element_bytes = ELEMENT_BYTES[TIERS[spec.tier].input]
     out = {}
     for operand in spec.staging:
