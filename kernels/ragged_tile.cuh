@@ -201,6 +201,34 @@ __device__ __forceinline__ void multiply(float (&acc)[8][8], Smem<BM, BN>& sm, i
     cp_async_wait<0>();  // leave nothing in flight (only empty groups can be pending)
 }
 
+// C[cp .. cp + 3] (columns col .. col + 3) = alpha * v (+ beta * C) where the column is below N:
+// one float4 when `vec` (N % 4 == 0 and C 16-byte aligned, so the four are wholly in or out),
+// else each element alone.
+__device__ __forceinline__ void store4(float* cp, bool vec, int col, int N, float alpha, float beta, float v0, float v1,
+                                       float v2, float v3)
+{
+    if (vec) {
+        if (col >= N) return;
+        float4 v = make_float4(alpha * v0, alpha * v1, alpha * v2, alpha * v3);
+        if (beta != 0.0f) {
+            const float4 c = *reinterpret_cast<const float4*>(cp);
+            v.x += beta * c.x;
+            v.y += beta * c.y;
+            v.z += beta * c.z;
+            v.w += beta * c.w;
+        }
+        *reinterpret_cast<float4*>(cp) = v;
+        return;
+    }
+    const float vs[4] = {v0, v1, v2, v3};
+#pragma unroll
+    for (int j = 0; j < 4; ++j) {
+        if (col + j >= N) continue;
+        const float v = alpha * vs[j];
+        cp[j] = beta != 0.0f ? v + beta * cp[j] : v;
+    }
+}
+
 // C[rows, cols of this thread] = alpha * acc + beta * C, rows < M and columns < N only.
 template <int BM, int BN>
 __device__ __forceinline__ void store(const float (&acc)[8][8], int M, int N, float alpha, float beta, float* C, int bm, int bn)
@@ -218,27 +246,8 @@ __device__ __forceinline__ void store(const float (&acc)[8][8], int M, int N, fl
 #pragma unroll
         for (int ni = 0; ni < 2; ++ni) {
             const int col = bn + wCol + ni * 16 + tc * 4;
-            float* cp = C + (size_t)row * N + col;
-            if (vecC) {
-                if (col >= N) continue;
-                float4 v = make_float4(alpha * acc[i][ni * 4 + 0], alpha * acc[i][ni * 4 + 1],
-                                       alpha * acc[i][ni * 4 + 2], alpha * acc[i][ni * 4 + 3]);
-                if (beta != 0.0f) {
-                    const float4 c = *reinterpret_cast<const float4*>(cp);
-                    v.x += beta * c.x;
-                    v.y += beta * c.y;
-                    v.z += beta * c.z;
-                    v.w += beta * c.w;
-                }
-                *reinterpret_cast<float4*>(cp) = v;
-            } else {
-#pragma unroll
-                for (int j = 0; j < 4; ++j) {
-                    if (col + j >= N) continue;
-                    const float v = alpha * acc[i][ni * 4 + j];
-                    cp[j] = beta != 0.0f ? v + beta * cp[j] : v;
-                }
-            }
+            store4(C + (size_t)row * N + col, vecC, col, N, alpha, beta, acc[i][ni * 4 + 0], acc[i][ni * 4 + 1],
+                   acc[i][ni * 4 + 2], acc[i][ni * 4 + 3]);
         }
     }
 }

@@ -201,26 +201,7 @@ __device__ __forceinline__ void store(const float (&acc)[4][4], int M, int N, fl
     for (int i = 0; i < 4; ++i) {
         const int row = bm + row0<BN>() + i;
         if (row >= M) continue;
-        float* cp = C + (size_t)row * N + col;
-        if (vecC) {
-            if (col >= N) continue;
-            float4 v = make_float4(alpha * acc[i][0], alpha * acc[i][1], alpha * acc[i][2], alpha * acc[i][3]);
-            if (beta != 0.0f) {
-                const float4 c = *reinterpret_cast<const float4*>(cp);
-                v.x += beta * c.x;
-                v.y += beta * c.y;
-                v.z += beta * c.z;
-                v.w += beta * c.w;
-            }
-            *reinterpret_cast<float4*>(cp) = v;
-        } else {
-#pragma unroll
-            for (int j = 0; j < 4; ++j) {
-                if (col + j >= N) continue;
-                const float v = alpha * acc[i][j];
-                cp[j] = beta != 0.0f ? v + beta * cp[j] : v;
-            }
-        }
+        ragged::store4(C + (size_t)row * N + col, vecC, col, N, alpha, beta, acc[i][0], acc[i][1], acc[i][2], acc[i][3]);
     }
 }
 
