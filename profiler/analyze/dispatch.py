@@ -131,12 +131,9 @@ def derive_rules(bench: pd.DataFrame, kernels: dict[str, KernelSpec], tier: str 
     # do: shapes the size rules did not reach (the cap) go to the best bound kernel, not to the
     # fallback (a first FP16 sweep with the TMA-store rungs sent 4096^3 to wmma_ragged, at 12%).
     reserve = 2 if free_is_fallback else 1
-    pairs = None
+    pairs: list[tuple[str, int]] = []
     while left and len(rules) < max_rules - reserve:
-        pick = _best_rule(single, takes, close, share, left)
-        if pick is None:  # no one condition isolates a winner: try two of them together
-            pairs = pairs if pairs is not None else _pairs(single[1:])
-            pick = _best_rule(pairs, takes, close, share, left)
+        pick = _pick(single, pairs, takes, close, share, left)
         if pick is None:
             break
         k, cond, claimed = pick
@@ -154,7 +151,7 @@ def derive_rules(bench: pd.DataFrame, kernels: dict[str, KernelSpec], tier: str 
         only_free = ((1 << len(shapes)) - 1) & ~bound_takes
         measured = share[[k for k in free if k in share.columns]]
         while only_free and len(rules) < max_rules - 1 and not measured.empty:
-            pick = _best_rule(single, takes, close, measured, only_free)
+            pick = _pick(single, pairs, takes, close, measured, only_free)
             if pick is None or pick[1] == "1":
                 break
             k, cond, claimed = pick
@@ -163,6 +160,18 @@ def derive_rules(bench: pd.DataFrame, kernels: dict[str, KernelSpec], tier: str 
         rest = [i for i in range(len(shapes)) if only_free >> i & 1] or rest
     rules.append(DispatchRule(_fallback(share, rest, free), 1))
     return tuple(rules)
+
+
+def _pick(single: list[tuple[str, int]], pairs: list[tuple[str, int]], takes: dict[str, int], close: dict[str, int],
+          share: pd.DataFrame, left: int) -> tuple[str, str, int] | None:
+    """`_best_rule` over the single conditions, else, where no one condition isolates a winner,
+    over conjunctions of two (made on first need into `pairs`, then kept)."""
+    pick = _best_rule(single, takes, close, share, left)
+    if pick is None:
+        if not pairs:
+            pairs.extend(_pairs(single[1:]))
+        pick = _best_rule(pairs, takes, close, share, left)
+    return pick
 
 
 def _pairs(single: list[tuple[str, int]]) -> list[tuple[str, int]]:
