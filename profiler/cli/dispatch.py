@@ -68,7 +68,7 @@ def dispatch(
     console.print(table)
     gpu = environment.get("gpu_name", "unknown GPU")
     entry = render_toml(name, tier, rules, str(run_dir), f"fastest passing {tier} kernel by shape and SM count, from a sweep on the {gpu}", tolerance)
-    console.print(entry, markup=False, highlight=False)
+    console.print(entry, markup=False, highlight=False, soft_wrap=True)  # TOML to paste: lines kept whole
     if kernels[rules[-1].kernel].contract:
         console.print(f"note: no {tier} kernel without a contract: shapes outside {rules[-1].kernel}'s "
                       f"{kernels[rules[-1].kernel].contract} get no kernel from this dispatcher", markup=False, highlight=False)
