@@ -22,14 +22,17 @@ def build(
 ) -> None:
     """Compile kernels with nvcc -O3 -lineinfo into cached cubins; fail if a spill-free kernel spills."""
     from ..manifest import select_kernels
-    from ..measure.build import build_all, write_resources_table
+    from ..measure.build import build_all, cache_dir, write_resources_table
 
     specs = select_kernels(kernel)
     arch = arch or detect_arch()
     built = build_all(specs, arch, force=force)
     table = Table(title=f"ptxas resources ({arch})", title_justify="left")
-    for col in ("kernel", "registers", "static smem bytes", "dynamic smem bytes", "stack", "spill st/ld", "cubin"):
-        table.add_column(col)
+    # A row per kernel: its name, ptxas's numbers and whether its cubin was already built; the
+    # cubins' folder once below (each row's path repeated it and pushed the names off an 80-column line).
+    table.add_column("kernel", no_wrap=True)
+    for col in ("registers", "static\nsmem B", "dynamic\nsmem B", "stack", "spills\nst/ld", "cubin"):
+        table.add_column(col, justify="right", no_wrap=True)
     bad = []
     for b in built:
         r = b.resources
@@ -39,9 +42,11 @@ def build(
             spill = f"[red]{spill}[/]"
         # ptxas sees only static shared memory; the manifest gives the dynamic bytes asked at launch
         table.add_row(escape(b.spec.name), str(r.registers), str(r.shared_bytes), escape(str(b.spec.smem_bytes)),
-                      str(r.stack_bytes), spill,
-                      ("cached " if b.cached else "") + str(b.cubin))
-    make_console().print(table)
+                      str(r.stack_bytes), spill, "cached" if b.cached else "built")
+    console = make_console()
+    console.print(table)
+    if built:
+        console.print(f"cubins in {escape(str(cache_dir()))}", soft_wrap=True)
     if write_resources:
         write_resources_table(built)
     if bad:
