@@ -20,23 +20,15 @@
 // same test on N and C, else element by element. beta == 0: C is not read.
 //
 // Split-K (gridDim.z = S > 1): split z multiplies k tiles [z * kTiles / S, (z + 1) * kTiles / S)
-// (balanced: no split is empty unless S > kTiles). The S splits of a tile form groups of G
-// consecutive splits (NG = cdiv(S, G) groups). Each split writes its partial to slot (z, tile) of
-// the workspace, fences and counts itself in on its group's counter; the last of the group to
-// arrive (whichever it is) sums the group's partials in the order z = g*G, g*G+1, ... and resets
-// that counter. With one group it then stores C = alpha * sum + beta * C. Otherwise it writes the
-// group's sum over the slot of the group's first split (read by nobody else), fences and counts in
-// on the tile's counter; the last group to arrive sums the group sums in the order g = 0..NG-1,
-// stores C and resets that counter. The sum is the same whatever the arrival order
-// (deterministic); no block waits for another, so there is no deadlock whatever the scheduling;
-// the block that stores C reads NG + G - 1 partials at most instead of S.
-// Counters: tile * NG + g for the groups, tiles * NG + tile for the tiles (when NG > 1). When
-// S * tiles * BM * BN floats exceed the workspace, or tiles * (NG + 1) the counters, split 0
-// multiplies the whole K and stores C itself and the other splits return at once. Launches of
-// one split kernel must not overlap in time (one workspace per module).
+// (balanced: no split is empty unless S > kTiles); the splits' partials are summed in fixed order
+// in groups of G (kernels/fold.cuh), so the block that stores C reads NG + G - 1 partials at most
+// instead of S. When S * tiles * BM * BN floats exceed the workspace, or the tree's counters the
+// workspace's, split 0 multiplies the whole K and stores C itself and the other splits return at
+// once. Launches of one split kernel must not overlap in time (one workspace per module).
 
 #pragma once
 
+#include "fold.cuh"
 #include "ragged_tile.cuh"
 
 namespace t4 {
@@ -77,14 +69,6 @@ __device__ __forceinline__ int col0()
 {
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
     return (warp % (BN / 32)) * 32 + (lane % 8) * 4;
-}
-
-__device__ __forceinline__ void zero(float (&acc)[4][4])
-{
-#pragma unroll
-    for (int i = 0; i < 4; ++i)
-#pragma unroll
-        for (int j = 0; j < 4; ++j) acc[i][j] = 0.0f;
 }
 
 // acc (4x4 per thread) = A[bm.., k tiles t0..t1) * B[k tiles, bn..]; zero when t0 >= t1.
@@ -151,7 +135,7 @@ __device__ __forceinline__ void multiply(float (&acc)[4][4], Smem<BM, BN>& sm, i
             for (int j = 0; j < 4; ++j) acc[i][j] += a[i] * b[j];
     };
 
-    zero(acc);
+    fold::zero(acc);
     const int nTiles = t1 > t0 ? t1 - t0 : 0;
     // Prologue: local tiles 0 .. STAGES-2, one commit group each (empty past the last tile, so
     // group g always holds local tile g).
@@ -205,47 +189,6 @@ __device__ __forceinline__ void store(const float (&acc)[4][4], int M, int N, fl
     }
 }
 
-// A partial tile in the workspace: 4 float4s per thread at [i * NT + tid] (coalesced per i).
-template <int NT>
-__device__ __forceinline__ void put(float* slot, const float (&acc)[4][4])
-{
-    float4* p = reinterpret_cast<float4*>(slot);
-#pragma unroll
-    for (int i = 0; i < 4; ++i) __stcg(&p[i * NT + threadIdx.x], make_float4(acc[i][0], acc[i][1], acc[i][2], acc[i][3]));
-}
-
-// acc = the sum of the partials in slots first, first + step, ... (n of them), in that order.
-template <int NT, int BM, int BN>
-__device__ __forceinline__ void sum(float (&acc)[4][4], const float* slots, int first, int step, int n)
-{
-    zero(acc);
-#pragma unroll 4
-    for (int q = 0; q < n; ++q) {  // fixed order: the sum does not depend on who came last
-        const float4* p = reinterpret_cast<const float4*>(slots + (size_t)(first + q * step) * (BM * BN));
-#pragma unroll
-        for (int i = 0; i < 4; ++i) {
-            const float4 v = __ldcg(&p[i * NT + threadIdx.x]);
-            acc[i][0] += v.x;
-            acc[i][1] += v.y;
-            acc[i][2] += v.z;
-            acc[i][3] += v.w;
-        }
-    }
-}
-
-// Publish the partial already written by this block and count it in on `counter` of `expected`
-// arrivals; true (block-uniform) for the block that arrives last, which may then read the others.
-__device__ __forceinline__ bool arrive(unsigned* counter, int expected, int& last)
-{
-    __threadfence();  // this block's partial is visible device-wide before it is counted
-    __syncthreads();
-    if (threadIdx.x == 0) last = atomicAdd(counter, 1u) == (unsigned)(expected - 1);
-    __syncthreads();
-    if (!last) return false;
-    __threadfence();  // the other partials are read after their counts were seen
-    return true;
-}
-
 // The whole GEMM for one block: its tile of C, its split of K (gridDim.z splits; 1 = no split),
 // the splits of a tile summed in groups of G.
 template <int BM, int BN, int G>
@@ -257,9 +200,8 @@ __device__ __forceinline__ void gemm(int M, int N, int K, float alpha, const flo
     const int kTiles = (K + BK - 1) / BK;
     const int splits = gridDim.z;
     const int tiles = gridDim.x * gridDim.y;
-    const int groups = (splits + G - 1) / G;
     const bool fits = splits > 1 && ws.partials != nullptr && (long long)splits * tiles * (BM * BN) <= ws.capacity
-                      && (long long)tiles * (groups + 1) <= ws.max_tiles;
+                      && fold::counters(tiles, splits, G) <= ws.max_tiles;
     __shared__ Smem<BM, BN> sm;
     __shared__ int last;
     const bool vecB = N % 4 == 0 && ragged::aligned16(B);  // uniform
@@ -280,22 +222,8 @@ __device__ __forceinline__ void gemm(int M, int N, int K, float alpha, const flo
         return;
     }
 
-    // Slot of split z of this tile: z * tiles + tile.
     const int tile = blockIdx.y * gridDim.x + blockIdx.x;
-    const int z = blockIdx.z, g = z / G;
-    const int first = g * G, members = min(G, splits - first);
-    put<T::NT>(ws.partials + ((size_t)z * tiles + tile) * (BM * BN), acc);
-    unsigned* groupCounter = &ws.counters[tile * groups + g];
-    if (!arrive(groupCounter, members, last)) return;
-    sum<T::NT, BM, BN>(acc, ws.partials, first * tiles + tile, tiles, members);
-    if (threadIdx.x == 0) *groupCounter = 0;  // every split of the group has arrived: ready for the next launch
-    if (groups > 1) {
-        put<T::NT>(ws.partials + ((size_t)first * tiles + tile) * (BM * BN), acc);  // the group's sum over its first slot
-        unsigned* tileCounter = &ws.counters[tiles * groups + tile];
-        if (!arrive(tileCounter, groups, last)) return;
-        sum<T::NT, BM, BN>(acc, ws.partials, tile, G * tiles, groups);
-        if (threadIdx.x == 0) *tileCounter = 0;
-    }
+    if (!fold::tree<T::NT>(acc, ws, tile, tiles, blockIdx.z, splits, G, last)) return;
     store<BM, BN>(acc, M, N, alpha, beta, C, bm, bn);
 }
 

@@ -1,8 +1,8 @@
 """On the GPU: the contract-free rungs (ragged128x128x8, ragged64x64x8, splitk128x128x8, splitk64x64x8,
-ragged128x256x8, streamk128x128x8, streamk64x64x8, streamk64x32x8, splitk64x64x8t4)
+ragged128x256x8, streamk128x128x8, streamk64x64x8, streamk64x32x8, splitk64x64x8t4, splitk128x256x8)
 pass on ragged shapes of every kind (N or K not a multiple of 4, one row, one column, K below one
 k tile, K ending mid-tile), split-K on many splits, empty splits and the single-split fallback,
-splitk64x64x8t4's two-level sum (groups of 8 splits, a partial last group), and repeated launches
+the two-level sums of splitk64x64x8t4 and splitk128x256x8 (whole and partial groups), and repeated launches
 (the arrival counters reset). Checked by the bench's verification: every
 element against the rigorous FP32 bound, with beta = 0 on a NaN-poisoned C and beta != 0.
 Runs on the device machine; skipped elsewhere."""
@@ -22,7 +22,7 @@ pytestmark = pytest.mark.gpu
 
 BY_NAME = {s.name: s for s in load_manifest()}
 NEW = [BY_NAME[n] for n in ("ragged128x128x8", "ragged64x64x8", "splitk128x128x8", "splitk64x64x8", "ragged128x256x8",
-                             "streamk128x128x8", "streamk64x64x8", "streamk64x32x8", "splitk64x64x8t4")]
+                             "streamk128x128x8", "streamk64x64x8", "streamk64x32x8", "splitk64x64x8t4", "splitk128x256x8")]
 RAGGED = [(1, 1, 1), (1, 7, 3), (5, 1, 9), (3, 5, 7), (129, 257, 13), (4095, 33, 1023), (65, 4095, 4),
           (1000, 1000, 1000), (1023, 1021, 1022), (200, 300, 6), (2, 4, 8193), (130, 131, 8191), (64, 64, 64)]
 # Split-K shapes: small M*N, long K (K ending mid-tile; splits of unequal length).
@@ -61,6 +61,32 @@ def test_t4_split_sums_one_and_two_levels_and_repeats():
     shapes = [s for s in [(256, 256, 256), (256, 256, 32768), (128, 128, 65536), (1023, 1021, 1022)] for _ in range(2)]
     records = run(spec, shapes)
     assert [r["status"] for r in records] == ["PASS"] * len(shapes), [(r["M"], r["N"], r["K"], r.get("reason")) for r in records]
+
+
+def test_splitk128x256x8_sums_one_and_two_levels_on_each_path_and_repeats():
+    """splitk128x256x8's grid: S = 4 in one group (1024x1024x8192), 16 in groups of 4 (512x512x16384,
+    256x1024x16384), 64 in groups of 8 (256x256x32768), 2 (8192x256x2048), no split (4096^3); each
+    twice in one process (every counter reset), and on the edge paths: K % 8 != 0 (whole tiles take
+    the edge path), N % 4 != 0 (scalar B and C), a partial last group (S = 39 at 100x30x20000:
+    groups of 7, the last of 4)."""
+    spec = BY_NAME["splitk128x256x8"]
+    shapes = [(1024, 1024, 8192), (512, 512, 16384), (256, 1024, 16384), (256, 256, 32768), (8192, 256, 2048),
+              (4096, 4096, 4096), (100, 30, 20000), (257, 129, 8197), (512, 511, 16380)]
+    splits = [spec.launch(*shape).grid[2] for shape in shapes]
+    assert splits == [4, 16, 16, 64, 2, 1, 39, 16, 16], splits
+    records = run(spec, [s for s in shapes for _ in range(2)])
+    assert [r["status"] for r in records] == ["PASS"] * 2 * len(shapes), [(r["M"], r["N"], r["K"], r.get("reason")) for r in records]
+
+
+@pytest.mark.parametrize("z,why", [("7", "more splits than k tiles at (100, 100, 20): empty splits still count themselves in"),
+                                   ("50", "groups of 8, the last of 2, some empty at (129, 130, 131)"),
+                                   ("300", "does not fit the workspace at 1024x1024: split 0 does it all")])
+def test_splitk128x256x8_with_other_split_counts(z, why):
+    base = BY_NAME["splitk128x256x8"]
+    spec = dataclasses.replace(base, name=f"splitk128x256x8-z{z}", grid=(*base.grid[:2], z))
+    shapes = [(100, 100, 20), (1024, 1024, 1024), (129, 130, 131), (1, 1, 1), (65, 67, 4100)]
+    records = run(spec, shapes)
+    assert [r["status"] for r in records] == ["PASS"] * len(shapes), (why, [r.get("reason") for r in records])
 
 
 EXPERIMENTS = {s.name: s for s in load_manifest(KERNELS_DIR / "experiments" / "experiments.toml")}

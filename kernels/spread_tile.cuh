@@ -1,0 +1,200 @@
+// spread_tile.cuh: the 128x256 block tile of spread128x256x8 for any M, N, K and any range of k
+// tiles: the body of ragged128x256x8 (whole and edge tiles) and of its split-K, splitk128x256x8.
+// ragged128x256x8's header explains the edge paths; spread128x256x8's and cutlass128x256x8's the
+// tile, lane layout, pipeline and epilogue.
+//
+// Launch: block (256), 49,664 bytes of dynamic shared memory (SMEM_BYTES), one block per SM, sm_80+.
+
+#pragma once
+
+#include <cstdint>
+
+#include "cp_async.cuh"
+#include "staged_epilogue.cuh"
+
+namespace spread {
+
+constexpr int BM = 128;
+constexpr int BN = 256;
+constexpr int BK = 8;
+constexpr int STAGES = 4;
+constexpr int NTHREADS = 256;
+constexpr int AS_LD = BM + 4;
+constexpr int A_STAGE = BK * AS_LD;
+constexpr int B_STAGE = BK * BN;
+constexpr int STAGE = A_STAGE + B_STAGE;
+constexpr int SMEM_BYTES = STAGES * STAGE * 4;
+constexpr int ROT = 1;
+
+// This thread's warp and lane, its warp's 64x64 place in the tile and its lane's (tr, tc).
+struct Lanes {
+    int warp, lane, wRow, wCol, tr, tc;
+};
+
+__device__ __forceinline__ Lanes lanes()
+{
+    const int tid = threadIdx.x;
+    const int warp = tid >> 5, lane = tid & 31;
+    return {warp, lane, (warp >> 2) * 64, (warp & 3) * 64, ((lane >> 1) & 1) | ((lane >> 3) & 2), (lane & 1) | ((lane >> 1) & 6)};
+}
+
+// acc = A[bm.., k tiles t0..t1) * B[k tiles t0..t1, bn..] (zero when t0 >= t1). EDGE: copies
+// predicated (zero-filled past M, N, K); else the tile lies inside M and N and K % BK == 0.
+// VEC_B: B copied as float4s (N % 4 == 0, B 16-byte aligned), else as scalars.
+template <bool EDGE, bool VEC_B>
+__device__ __forceinline__ void multiply(float (&acc)[16][8], float* smem, int M, int N, int K, const float* __restrict__ A,
+                                         const float* __restrict__ B, int bm, int bn, int t0, int t1, const Lanes& ln)
+{
+    const int tid = threadIdx.x;
+    const int wRow = ln.wRow, wCol = ln.wCol, tr = ln.tr, tc = ln.tc;
+
+    const int aRow = tid >> 3, aK = tid & 7;
+    const int bK = tid >> 6, bCol = (tid & 63) * 4;
+    const float* gA = A + (size_t)(bm + aRow) * K + aK + t0 * BK;
+    const float* gB = B + (size_t)(bK + t0 * BK) * N + bn + bCol;
+    const size_t aStep = (size_t)32 * K, bStep = (size_t)4 * N;
+    const unsigned sbase = static_cast<unsigned>(__cvta_generic_to_shared(smem));
+    const unsigned sAw = sbase + 4u * (aK * AS_LD + aRow);
+    const unsigned sBw = sbase + 4u * (A_STAGE + bK * BN + bCol);
+
+    // Edge predicates fixed for the block: which of this thread's 4 rows of A lie inside M, how
+    // many of its 4 columns of B lie inside N.
+    unsigned rowsIn = 0;
+#pragma unroll
+    for (int l = 0; l < 4; ++l) rowsIn |= (bm + aRow + 32 * l < M ? 1u : 0u) << l;
+    const int colsIn = max(0, min(4, N - (bn + bCol)));
+    int kA = aK + t0 * BK, kB = bK + t0 * BK;  // k of this thread's A column and first B row in the tile gA/gB point at
+
+    auto loadTileZ = [&](int s, bool real) {  // the tile gA/gB point at into stage s; zeros if !real
+        const unsigned so = 4u * STAGE * s;
+        if (!EDGE) {
+            const unsigned n4 = real ? 4u : 0u, n16 = real ? 16u : 0u;
+#pragma unroll
+            for (int l = 0; l < 4; ++l) cp_async_4z(sAw + so + 128u * l, gA + l * aStep, n4);
+#pragma unroll
+            for (int l = 0; l < 2; ++l) cp_async_16z(sBw + so + 16u * BN * l, gB + l * bStep, n16);
+        } else {
+#pragma unroll
+            for (int l = 0; l < 4; ++l) {
+                const bool ok = real && kA < K && (rowsIn >> l & 1u);
+                cp_async_4z(sAw + so + 128u * l, ok ? gA + l * aStep : A, ok ? 4u : 0u);
+            }
+#pragma unroll
+            for (int l = 0; l < 2; ++l) {
+                const bool kin = real && kB + 4 * l < K;
+                if (VEC_B) {
+                    const bool ok = kin && colsIn == 4;
+                    cp_async_16z(sBw + so + 16u * BN * l, ok ? gB + l * bStep : B, ok ? 16u : 0u);
+                } else {
+#pragma unroll
+                    for (int j = 0; j < 4; ++j) {
+                        const bool ok = kin && j < colsIn;
+                        cp_async_4z(sBw + so + 16u * BN * l + 4u * j, ok ? gB + l * bStep + j : B, ok ? 4u : 0u);
+                    }
+                }
+            }
+            kA += BK;
+            kB += BK;
+        }
+        gA += BK;
+        gB += (size_t)BK * N;
+    };
+
+    const float* const sAr = smem + wRow + tr * 4;
+    const float* const sBr = smem + A_STAGE + wCol + tc * 4;
+    float4 fa[2][4], fb[2][2];
+    auto loadFrag = [&](int set, int off, int k) {
+#pragma unroll
+        for (int mi = 0; mi < 4; ++mi)
+            fa[set][mi] = *reinterpret_cast<const float4*>(sAr + off + k * AS_LD + mi * 16);
+#pragma unroll
+        for (int ni = 0; ni < 2; ++ni)
+            fb[set][ni] = *reinterpret_cast<const float4*>(sBr + off + k * BN + ni * 32);
+    };
+
+#pragma unroll
+    for (int i = 0; i < 16; ++i)
+#pragma unroll
+        for (int j = 0; j < 8; ++j) acc[i][j] = 0.f;
+    auto loadFragHalf = [&](int set, int off, int k, int h) {
+        if (h == 0) {
+#pragma unroll
+            for (int ni = 0; ni < 2; ++ni)
+                fb[set][ni] = *reinterpret_cast<const float4*>(sBr + off + k * BN + ni * 32);
+            fa[set][0] = *reinterpret_cast<const float4*>(sAr + off + k * AS_LD);
+        } else {
+#pragma unroll
+            for (int mi = 1; mi < 4; ++mi)
+                fa[set][mi] = *reinterpret_cast<const float4*>(sAr + off + k * AS_LD + mi * 16);
+        }
+    };
+    auto fma = [&](int set, int half) {
+        float a[16], b[8];
+#pragma unroll
+        for (int mi = 0; mi < 4; ++mi) {
+            a[mi * 4 + 0] = fa[set][mi].x; a[mi * 4 + 1] = fa[set][mi].y;
+            a[mi * 4 + 2] = fa[set][mi].z; a[mi * 4 + 3] = fa[set][mi].w;
+        }
+#pragma unroll
+        for (int ni = 0; ni < 2; ++ni) {
+            b[ni * 4 + 0] = fb[set][ni].x; b[ni * 4 + 1] = fb[set][ni].y;
+            b[ni * 4 + 2] = fb[set][ni].z; b[ni * 4 + 3] = fb[set][ni].w;
+        }
+#pragma unroll
+        for (int i = half * 8; i < half * 8 + 8; ++i)
+#pragma unroll
+            for (int jj = 0; jj < 8; ++jj) {
+                const int j = (i & 1) ? 7 - jj : jj;
+                acc[i][j] += a[i] * b[j];
+            }
+    };
+
+    const int nTiles = t1 - t0;
+#pragma unroll
+    for (int s = 0; s < STAGES - 1; ++s) {
+        if (s < nTiles) loadTileZ(s, true);
+        cp_async_commit();
+    }
+    cp_async_wait<STAGES - 2>();
+    __syncthreads();
+    int rs = 0;
+    int ws = STAGES - 1;
+    loadFrag(0, 0, 0);
+
+    for (int t = 0; t < nTiles; ++t) {
+#pragma unroll
+        for (int d = 0; d < BK; ++d) {
+            if (d == BK - 1) {
+                cp_async_wait<STAGES - 2>();
+                __syncthreads();
+                rs = rs + 1 == STAGES ? 0 : rs + 1;
+            }
+            loadFragHalf((d + 1) & 1, rs * STAGE, (d + 1) & (BK - 1), 0);
+            if (d == 0) {
+                loadTileZ(ws, t + STAGES - 1 < nTiles);
+                cp_async_commit();
+                ws = ws + 1 == STAGES ? 0 : ws + 1;
+            }
+            fma(d & 1, 0);
+            loadFragHalf((d + 1) & 1, rs * STAGE, (d + 1) & (BK - 1), 1);
+            fma(d & 1, 1);
+        }
+    }
+    cp_async_wait<0>();
+    __syncthreads();  // shared memory free for the epilogue's staging
+}
+
+// C = alpha * acc + beta * C for the tile at (bm, bn), through shared memory (staged_epilogue.cuh):
+// float4s checked against M and N when EDGE (unchecked otherwise); VEC_B false: element by element.
+template <bool EDGE, bool VEC_B>
+__device__ __forceinline__ void store(const float (&acc)[16][8], float* smem, int M, int N, float alpha, float beta,
+                                      float* __restrict__ C, int bm, int bn, const Lanes& ln)
+{
+    float4* const stage = reinterpret_cast<float4*>(smem) + ln.warp * CS_LD;
+    if (VEC_B)
+        store_c_through_smem<4, ROT, EDGE>(stage, acc, C, M, N, bm + ln.wRow, bn, ln.wCol, ln.lane, ln.tr, ln.tc, alpha, beta);
+    else
+        store_c_through_smem<4, ROT, true, true>(stage, acc, C, M, N, bm + ln.wRow, bn, ln.wCol, ln.lane, ln.tr, ln.tc, alpha, beta);
+}
+
+}  // namespace spread
