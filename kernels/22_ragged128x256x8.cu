@@ -38,7 +38,7 @@ __device__ __forceinline__ void tile128x256(float* smem, int M, int N, int K, fl
     const int bm = blockIdx.y * BM, bn = blockIdx.x * BN;
     const Lanes ln = lanes();
     float acc[16][8];
-    multiply<EDGE, VEC_B>(acc, smem, M, N, K, A, B, bm, bn, 0, EDGE ? (K + BK - 1) / BK : K / BK, ln);
+    multiply<EDGE, VEC_B>(acc, smem, M, N, K, K, A, B, bm, bn, EDGE ? (K + BK - 1) / BK : K / BK, ln);
     store<EDGE, VEC_B>(acc, smem, M, N, alpha, beta, C, bm, bn, ln);
 }
 

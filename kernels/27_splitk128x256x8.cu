@@ -40,7 +40,9 @@ __device__ __forceinline__ void split_tile(float* smem, int M, int N, int K, flo
                                            const float* __restrict__ B, float beta, float* __restrict__ C)
 {
     using namespace spread;
-    __shared__ int last;
+    // The tree's arrival flag, in dynamic shared memory: a static __shared__ variable would move the
+    // dynamic tile 16 bytes off 128, doubling B's L2 sectors and cp.async wavefronts.
+    int& last = reinterpret_cast<int*>(smem)[SMEM_BYTES / 4 - 1];  // past the epilogue's staging
     const int bm = blockIdx.y * BM, bn = blockIdx.x * BN;
     const int kTiles = (K + BK - 1) / BK;
     const int splits = gridDim.z, tiles = gridDim.x * gridDim.y;
@@ -55,7 +57,8 @@ __device__ __forceinline__ void split_tile(float* smem, int M, int N, int K, flo
     const int t1 = fits ? (int)((long long)(blockIdx.z + 1) * kTiles / splits) : kTiles;
     const Lanes ln = lanes();
     float acc[16][8];
-    multiply<EDGE, VEC_B>(acc, smem, M, N, K, A, B, bm, bn, t0, t1, ln);
+    // The range as a GEMM of its own (A, B moved to its first k): the same main loop as ragged128x256x8's.
+    multiply<EDGE, VEC_B>(acc, smem, M, N, K, K - t0 * BK, A + t0 * BK, B + (size_t)t0 * BK * N, bm, bn, t1 - t0, ln);
     if (fits) {
         const ragged::Workspace ws{g_partials, g_counters, WS_FLOATS, MAX_COUNTERS};
         if (!fold::tree<NTHREADS>(acc, ws, blockIdx.y * gridDim.x + blockIdx.x, tiles, blockIdx.z, splits, G, last)) return;

@@ -38,20 +38,23 @@ __device__ __forceinline__ Lanes lanes()
     return {warp, lane, (warp >> 2) * 64, (warp & 3) * 64, ((lane >> 1) & 1) | ((lane >> 3) & 2), (lane & 1) | ((lane >> 1) & 6)};
 }
 
-// acc = A[bm.., k tiles t0..t1) * B[k tiles t0..t1, bn..] (zero when t0 >= t1). EDGE: copies
+// acc = A[bm.., k < kEnd] * B[k < kEnd, bn..] over nTiles k tiles (zero when nTiles <= 0), A and B
+// pointing at the first k of the range (a split passes A + t0 * BK, B + t0 * BK * N and
+// kEnd = K - t0 * BK; the rows of A are still K long). EDGE: copies
 // predicated (zero-filled past M, N, K); else the tile lies inside M and N and K % BK == 0.
 // VEC_B: B copied as float4s (N % 4 == 0, B 16-byte aligned), else as scalars.
 template <bool EDGE, bool VEC_B>
-__device__ __forceinline__ void multiply(float (&acc)[16][8], float* smem, int M, int N, int K, const float* __restrict__ A,
-                                         const float* __restrict__ B, int bm, int bn, int t0, int t1, const Lanes& ln)
+__device__ __forceinline__ void multiply(float (&acc)[16][8], float* smem, int M, int N, int K, int kEnd,
+                                         const float* __restrict__ A, const float* __restrict__ B, int bm, int bn, int nTiles,
+                                         const Lanes& ln)
 {
     const int tid = threadIdx.x;
     const int wRow = ln.wRow, wCol = ln.wCol, tr = ln.tr, tc = ln.tc;
 
     const int aRow = tid >> 3, aK = tid & 7;
     const int bK = tid >> 6, bCol = (tid & 63) * 4;
-    const float* gA = A + (size_t)(bm + aRow) * K + aK + t0 * BK;
-    const float* gB = B + (size_t)(bK + t0 * BK) * N + bn + bCol;
+    const float* gA = A + (size_t)(bm + aRow) * K + aK;
+    const float* gB = B + (size_t)bK * N + bn + bCol;
     const size_t aStep = (size_t)32 * K, bStep = (size_t)4 * N;
     const unsigned sbase = static_cast<unsigned>(__cvta_generic_to_shared(smem));
     const unsigned sAw = sbase + 4u * (aK * AS_LD + aRow);
@@ -63,7 +66,7 @@ __device__ __forceinline__ void multiply(float (&acc)[16][8], float* smem, int M
 #pragma unroll
     for (int l = 0; l < 4; ++l) rowsIn |= (bm + aRow + 32 * l < M ? 1u : 0u) << l;
     const int colsIn = max(0, min(4, N - (bn + bCol)));
-    int kA = aK + t0 * BK, kB = bK + t0 * BK;  // k of this thread's A column and first B row in the tile gA/gB point at
+    int kA = aK, kB = bK;  // k of this thread's A column and first B row in the tile gA/gB point at
 
     auto loadTileZ = [&](int s, bool real) {  // the tile gA/gB point at into stage s; zeros if !real
         const unsigned so = 4u * STAGE * s;
@@ -76,12 +79,12 @@ __device__ __forceinline__ void multiply(float (&acc)[16][8], float* smem, int M
         } else {
 #pragma unroll
             for (int l = 0; l < 4; ++l) {
-                const bool ok = real && kA < K && (rowsIn >> l & 1u);
+                const bool ok = real && kA < kEnd && (rowsIn >> l & 1u);
                 cp_async_4z(sAw + so + 128u * l, ok ? gA + l * aStep : A, ok ? 4u : 0u);
             }
 #pragma unroll
             for (int l = 0; l < 2; ++l) {
-                const bool kin = real && kB + 4 * l < K;
+                const bool kin = real && kB + 4 * l < kEnd;
                 if (VEC_B) {
                     const bool ok = kin && colsIn == 4;
                     cp_async_16z(sBw + so + 16u * BN * l, ok ? gB + l * bStep : B, ok ? 16u : 0u);
@@ -149,7 +152,6 @@ __device__ __forceinline__ void multiply(float (&acc)[16][8], float* smem, int M
             }
     };
 
-    const int nTiles = t1 - t0;
 #pragma unroll
     for (int s = 0; s < STAGES - 1; ++s) {
         if (s < nTiles) loadTileZ(s, true);
