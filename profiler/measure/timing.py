@@ -1,5 +1,6 @@
-"""Timing that can be trusted: CUDA events around each launch, L2 flushed before each one, a
-warm-up until the SM clock settles, and repetition until the spread is small (or time runs out).
+"""Timing that can be trusted: CUDA events around each launch, L2 flushed before each one, each
+batch queued whole before the GPU starts it (hold.py), a warm-up until the SM clock settles, and
+repetition until the spread is small (or time runs out).
 
 Several runners are timed in alternation (kernel, cuBLAS, kernel, ...) so that clock drift during
 the measurement cannot favour one side.
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import statistics
 import time
+from contextlib import nullcontext
 from dataclasses import dataclass
 
 from .sampler import read_gpu_state
@@ -78,34 +80,51 @@ def warm_up(cp, launch, policy: TimingPolicy) -> dict:
             return {"warmup_s": elapsed, "warmup_clock_stable": stable, "warmup_sm_clock_mhz": clocks[-1] if clocks else None}
 
 
-def time_alternating(cp, launches: dict, flush, policy: TimingPolicy) -> dict[str, list[float]]:
+MAX_HELD_ROUNDS = 8  # rounds queued behind one hold: well inside the launch queue, which a full
+# batch must never fill (the host would wait for the GPU, which waits for the host)
+
+
+def time_alternating(cp, launches: dict, flush, policy: TimingPolicy, hold=None) -> dict[str, list[float]]:
     """Time each launch function in turn, L2 flushed before each, events around each launch.
 
     Returns milliseconds per launch for each name. Repeats in rounds (each round times every
     runner once) until every runner has `min_reps` and a CV under `target_cv`, or the time budget
-    or `max_reps` is reached.
+    or `max_reps` is reached. With a `hold` (hold.QueueHold) each batch is queued behind it and
+    runs only once all of it is queued, so no sample waits on the host. Everything a batch
+    launches has run once before the first hold (a first launch may load a module, which waits
+    for the GPU: inside a hold, for the hold's timeout), and a batch whose hold timed out is
+    timed again, not kept.
     """
     samples: dict[str, list[float]] = {name: [] for name in launches}
     budget_end = time.perf_counter() + policy.max_seconds * len(launches)
-    rounds_per_batch = min(5, policy.max_reps)
+    cap = MAX_HELD_ROUNDS if hold is not None else 20
+    rounds_per_batch = min(5, policy.max_reps, cap)
+    if hold is not None:
+        flush()
+        for launch in launches.values():
+            launch()
+        cp.cuda.runtime.deviceSynchronize()
     while True:
         events = []
-        for _ in range(rounds_per_batch):
-            for name, launch in launches.items():
-                flush()
-                start, end = cp.cuda.Event(), cp.cuda.Event()
-                start.record()
-                launch()
-                end.record()
-                events.append((name, start, end))
+        with hold.held() if hold is not None else nullcontext():
+            for _ in range(rounds_per_batch):
+                for name, launch in launches.items():
+                    flush()
+                    start, end = cp.cuda.Event(), cp.cuda.Event()
+                    start.record()
+                    launch()
+                    end.record()
+                    events.append((name, start, end))
         events[-1][2].synchronize()
-        for name, start, end in events:
-            samples[name].append(cp.cuda.get_elapsed_time(start, end))
+        if hold is None or not hold.settle():
+            for name, start, end in events:
+                samples[name].append(cp.cuda.get_elapsed_time(start, end))
         n = min(len(v) for v in samples.values())
         if n >= policy.max_reps or time.perf_counter() >= budget_end:
             return samples
         if n >= policy.min_reps and all(Stats.of(v).cv <= policy.target_cv for v in samples.values()):
             return samples
         # Size the next batch so a slow kernel does not overrun the budget by much.
-        per_round = (policy.max_seconds * len(launches) - (budget_end - time.perf_counter())) / n
-        rounds_per_batch = max(1, min(20, policy.max_reps - n, int((budget_end - time.perf_counter()) / max(per_round, 1e-6))))
+        spent = policy.max_seconds * len(launches) - (budget_end - time.perf_counter())
+        per_round = spent / max(n, rounds_per_batch)
+        rounds_per_batch = max(1, min(cap, policy.max_reps - n, int((budget_end - time.perf_counter()) / max(per_round, 1e-6))))

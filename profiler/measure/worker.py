@@ -8,6 +8,7 @@ kernel. Protocol: one JSON job on stdin, one JSON line per shape on stdout.
 from __future__ import annotations
 
 import json
+import os
 import sys
 import traceback
 from dataclasses import asdict
@@ -20,6 +21,7 @@ from ..tiers import tier as tier_record
 from .device import import_cupy
 from .sampler import StateSampler
 from .launch import CUBLAS_MATH_MODE, CublasRunner, Gemm, KernelRunner
+from .hold import HOLD_ENV, QueueHold
 from .timing import L2Flusher, Stats, TimingPolicy, time_alternating, warm_up
 from .verify import check
 from .records import bench_record
@@ -31,9 +33,10 @@ def _emit(record: dict) -> None:
 
 
 def measure_shape(cp, runners: dict, name: str, M: int, N: int, K: int, tier: str, policy: TimingPolicy, flush, props, seed: int,
-                  spec: KernelSpec | None = None) -> dict:
-    """Verify `name` at (M, N, K), then time it alternating with cuBLAS. One flat record. A
-    context row is timed whatever its verification says, under the status CONTEXT."""
+                  spec: KernelSpec | None = None, hold=None) -> dict:
+    """Verify `name` at (M, N, K), then time it alternating with cuBLAS, each batch queued behind
+    `hold` (a hold.QueueHold, or None). One flat record. A context row is timed whatever its
+    verification says, under the status CONTEXT."""
     rec = bench_record(name, tier, (M, N, K))
     c = check(cp, runners[name], runners[CUBLAS], M, N, K, tier=tier, seed=seed)
     context = name in REFERENCE_ROWS and REFERENCE_ROWS[name].context
@@ -50,9 +53,12 @@ def measure_shape(cp, runners: dict, name: str, M: int, N: int, K: int, tier: st
     for n, launch in launches.items():  # warm-up fields of cuBLAS get the cublas_ prefix
         prefix = "cublas_" if n == CUBLAS and n != name else ""
         rec.update({prefix + k: v for k, v in warm_up(cp, launch, policy).items()})
+    timeouts = hold.timeouts if hold is not None else 0
     with StateSampler() as sampler:
-        samples = time_alternating(cp, launches, flush, policy)
+        samples = time_alternating(cp, launches, flush, policy, hold)
     state = sampler.summary()
+    rec["queue_held"] = hold is not None
+    rec["hold_timeouts"] = hold.timeouts - timeouts if hold is not None else 0
     flop = 2 * M * N * K
     for n, s in samples.items():
         st = Stats.of(s)
@@ -95,13 +101,15 @@ def main() -> int:
         runners[name] = KernelRunner(cp, spec, job["cubin"])
     props = {"cc": info.compute_capability, "sm_count": info.sm_count, "sm_clock_max_mhz": info.sm_clock_max_mhz or 0}
     flush = L2Flusher(cp, info.l2_bytes)
+    hold = None if os.environ.get(HOLD_ENV, "1") == "0" else QueueHold(cp)
     for i, (M, N, K) in enumerate(job["shapes"]):
         reason = spec.unsupported_reason(M, N, K) if spec else None
         if reason:
             _emit(bench_record(name, tier, (M, N, K), SKIP, reason))
             continue
         try:
-            rec = measure_shape(cp, runners, name, M, N, K, tier, policy, flush, props, seed=job.get("seed", 0) + i, spec=spec)
+            rec = measure_shape(cp, runners, name, M, N, K, tier, policy, flush, props, seed=job.get("seed", 0) + i, spec=spec,
+                                hold=hold)
         except Exception as exc:  # a CUDA fault: report it; the context may be unusable now
             _emit(bench_record(name, tier, (M, N, K), ERROR, f"{type(exc).__name__}: {exc}".strip().splitlines()[0][:300]))
             traceback.print_exc(file=sys.stderr)

@@ -28,6 +28,8 @@ class FakeCuda:
             pass
 
         self.cuda = Cuda()
+        self.syncs = []
+        self.cuda.runtime = type("Runtime", (), {"deviceSynchronize": staticmethod(lambda: self.syncs.append(len(self.order)))})
         self.cuda.Event = Event
         self.cuda.get_elapsed_time = lambda start, end: self._elapsed[end.stamp - 1]
         self._elapsed = []
@@ -69,3 +71,58 @@ def test_stats_on_hand_checkable_samples():
     assert s.p10_ms == pytest.approx(2.0) and s.p90_ms == pytest.approx(10.0)
     assert s.cv == pytest.approx(math.sqrt(11.0) / 6.0)
     assert Stats.of([2.5]).cv == 0.0
+
+
+class Hold:
+    """Logs when a batch enters and leaves the hold; `timed_out` lists which holds time out."""
+
+    def __init__(self, cp, timed_out=()):
+        self.cp, self.log, self.timed_out, self.timeouts = cp, [], set(timed_out), 0
+
+    def held(self):
+        from contextlib import contextmanager
+
+        @contextmanager
+        def block():
+            self.log.append(("enter", len(self.cp.order)))
+            yield
+            self.log.append(("leave", len(self.cp.order)))
+        return block()
+
+    def settle(self):
+        self.log.append(("settle", len(self.cp.order)))
+        out = sum(k == "settle" for k, _ in self.log) in self.timed_out
+        self.timeouts += out
+        return out
+
+
+def test_each_batch_is_queued_whole_inside_the_hold_and_waited_for_after_it():
+    """Every runner and the flush run once, synchronised, before the first hold (a first launch
+    may load a module, which would wait for the held GPU); then each hold is entered before a
+    batch's first flush and left after its last launch, and the synchronize comes after the
+    release (else the GPU would wait for the host, or for ever). A batch is at most
+    MAX_HELD_ROUNDS rounds."""
+    from profiler.measure.timing import MAX_HELD_ROUNDS
+
+    cp = FakeCuda({"k": [1.0], "cublas": [1.0]})
+    hold = Hold(cp)
+    flushes = []
+    samples = time_alternating(cp, {n: cp.launcher(n) for n in ("k", "cublas")}, lambda: flushes.append(len(cp.order)),
+                               TimingPolicy(min_reps=10, max_reps=60, target_cv=-1.0, max_seconds=60), hold)
+    assert cp.order[:2] == ["k", "cublas"] and flushes[0] == 0 and cp.syncs[0] == 2
+    kinds = [k for k, _ in hold.log]
+    assert kinds == ["enter", "leave", "settle"] * (len(kinds) // 3) and kinds
+    marks = [n for _, n in hold.log]
+    batches = list(zip(marks[0::3], marks[1::3]))
+    assert batches[0][0] == 2 and batches[-1][1] == len(cp.order)
+    assert all(0 < b[1] - b[0] <= 2 * MAX_HELD_ROUNDS for b in batches)
+    assert all(nxt[0] == prev[1] for prev, nxt in zip(batches, batches[1:]))
+    assert len(samples["k"]) == 60 == len(cp.order) // 2 - 1  # all but the priming launch
+
+
+def test_a_batch_whose_hold_timed_out_is_timed_again_not_kept():
+    cp = FakeCuda({"k": [1.0, 1.0, 1.0, 1.0, 1.0, 9.0]})  # the first batch (5 rounds) ends slow...
+    hold = Hold(cp, timed_out={1})  # ... and its hold timed out: none of it is kept
+    samples = time_alternating(cp, {"k": cp.launcher("k")}, lambda: None, TimingPolicy(min_reps=10, max_reps=20), hold)
+    assert hold.timeouts == 1 and len(samples["k"]) == 20
+    assert len(cp.order) == 1 + 5 + 20  # priming, the discarded batch, the kept ones

@@ -34,6 +34,7 @@ def run_worker(monkeypatch, capsys, job: dict, cc=(9, 0), measure=None) -> tuple
     monkeypatch.setattr(worker, "CublasRunner", lambda cp, tier, name=None: ("cublas", name))
     monkeypatch.setattr(worker, "KernelRunner", lambda cp, spec, cubin: (spec.name, cubin))
     monkeypatch.setattr(worker, "L2Flusher", lambda cp, size: None)
+    monkeypatch.setattr(worker, "QueueHold", lambda cp: "hold")
     if measure:
         monkeypatch.setattr(worker, "measure_shape", measure)
     monkeypatch.setattr("sys.stdin", io.StringIO(json.dumps(job)))
@@ -57,8 +58,8 @@ def test_shapes_outside_the_contract_are_skipped_the_others_measured_in_order(mo
     assert spec.unsupported_reason(255, 255, 255) and not spec.unsupported_reason(256, 256, 256)
     seen = []
 
-    def measure(cp, runners, name, M, N, K, tier, policy, flush, props, seed, spec=None):
-        seen.append(((M, N, K), seed, runners[name], props["sm_count"]))
+    def measure(cp, runners, name, M, N, K, tier, policy, flush, props, seed, spec=None, hold=None):
+        seen.append(((M, N, K), seed, runners[name], props["sm_count"], hold))
         return {"kernel": name, "M": M, "N": N, "K": K, "status": "PASS"}
 
     job = {"kernel": "warptile", "tier": "fp32", "spec": asdict(spec), "cubin": "w.cubin", "shapes": shapes, "seed": 10}
@@ -67,6 +68,7 @@ def test_shapes_outside_the_contract_are_skipped_the_others_measured_in_order(mo
     assert [s[0] for s in seen] == [(256, 256, 256), (512, 256, 128)]
     assert [s[1] for s in seen] == [10, 12]  # seed + the shape's index: each shape its own data
     assert seen[0][2] == ("warptile", "w.cubin") and seen[0][3] == 132
+    assert [s[4] for s in seen] == ["hold", "hold"]  # one queue hold for the worker, every shape timed behind it
     assert all(r["cublas_math_mode"] == worker.CUBLAS_MATH_MODE for r in records if r["status"] == "PASS")
 
 
@@ -97,3 +99,16 @@ def test_a_wrong_kernel_is_never_timed(monkeypatch, expect_fail):
                                spec=spec)
     assert rec["status"] == "FAIL" and "median_ms" not in rec and rec["error"] == 1.0
     assert rec["reason"].startswith("expected") is expect_fail
+
+
+def test_the_hold_can_be_switched_off_to_measure_what_it_changes(monkeypatch, capsys):
+    seen = []
+
+    def measure(*args, hold=None, **kwargs):
+        seen.append(hold)
+        return {"kernel": "naive", "M": 64, "N": 64, "K": 64, "status": "PASS"}
+
+    monkeypatch.setenv("GEMMPROF_TIMING_HOLD", "0")
+    job = {"kernel": "naive", "tier": "fp32", "spec": asdict(SPECS["naive"]), "cubin": "n", "shapes": [[64] * 3]}
+    code, _ = run_worker(monkeypatch, capsys, job, measure=measure)
+    assert code == 0 and seen == [None]
