@@ -39,12 +39,12 @@ def test_the_printed_entry_pastes_back_whole_at_a_narrow_terminal():
     to the rules derived, so it can be pasted into a manifest."""
     from profiler.rundir import REPO_ROOT
 
-    run = REPO_ROOT / "benchmarks/results/2026-11-23-h100/shapes-suite-4"
+    (committed,) = [d for d in parse_dispatchers((REPO_ROOT / "kernels/ladder.toml").read_text(), load_manifest()) if d.name == "best"]
+    run = REPO_ROOT / committed.derived_from
     result = CliRunner(env={"COLUMNS": "60"}).invoke(app, ["dispatch", str(run)])
     assert result.exit_code == 0, result.output
     text = result.output[result.output.index("[[dispatch]]"):]
     text = text[: text.index("\n]\n") + 3]
     (printed,) = parse_dispatchers(text, load_manifest())
     assert any(" and " in str(r.when) for r in printed.rules)
-    (committed,) = [d for d in parse_dispatchers((REPO_ROOT / "kernels/ladder.toml").read_text(), load_manifest()) if d.name == "best"]
     assert printed.rules == committed.rules
