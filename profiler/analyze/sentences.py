@@ -18,7 +18,7 @@ from .hot_lines import waits_at_mbarrier, where
 from .signals import Signals, stall_sentence
 from .values import number
 from .stalls import BY_REASON
-from .thresholds import (CONFLICT_NOTABLE_PCT, GLOBAL_LOADS_PER_FFMA_HIGH, SOL_BUSY_PCT, STALL_NOTABLE_PCT,
+from .thresholds import (LARGE_TILE_SHARED_PER_MATH, REGISTER_TILE_FULL, CONFLICT_NOTABLE_PCT, GLOBAL_LOADS_PER_FFMA_HIGH, SOL_BUSY_PCT, STALL_NOTABLE_PCT,
                          UNCOALESCED_PCT)
 
 
@@ -306,9 +306,14 @@ def _latency_cure(top: str | None, s: Signals) -> tuple[str, str, str]:
                 "computing this one, so global loads overlap the FMAs." + capped)
     if top == "barrier":
         return ("waits at barriers", "barrier", barrier_cure(s))
+    full = _tile_at_register_limit(s)
     if top == "short_scoreboard":
         per = (s.mix or {}).get("shared_load_per_math", np.nan)
         wide = "" if t.get("vector_shared_loads") else " Use 128-bit shared loads (LDS.128)."
+        if full:
+            return ("shared-load latency not hidden", "latency_shared",
+                    f"{full} Load each k step's fragments while the step before is multiplied (fragments "
+                    f"double-buffered in registers), and look for bank conflicts in the notes.{wide}")
         return ("shared-load latency not hidden", "latency_shared",
                 f"Fewer shared loads per math instruction ({fmt_num(per)} now): a larger register micro-tile reuses "
                 f"each loaded fragment more.{wide} Conflicts, if any, are in the notes." + capped)
@@ -319,9 +324,26 @@ def _latency_cure(top: str | None, s: Signals) -> tuple[str, str, str]:
     if top in ("mio_throttle", "lg_throttle"):
         return (f"{BY_REASON[top].label}: memory instruction queue full", "latency_queue",
                 "Fewer, wider memory instructions: 128-bit accesses and more math per loaded value." + capped)
+    if full:
+        return ("instruction latencies not hidden by few warps", "latency",
+                f"{full} What is left is the instruction stream itself: FFMAs ordered so that consecutive ones "
+                "write different accumulators and share an operand register (not only its register bank), "
+                "fragments loaded a k step ahead, and little else in the loop.")
     return ("too little independent work per warp", "latency",
             "More independent work per warp: a larger micro-tile per thread (more accumulators and FMAs per loaded "
             "value) issues FMAs back to back with fewer warps." + capped)
+
+
+def _tile_at_register_limit(s: Signals) -> str:
+    """The sentence saying the register micro-tile is already as large as it can be (few shared
+    loads per FFMA and most of the register file), or "" when it can still grow."""
+    per = number((s.mix or {}).get("shared_load_per_math"))
+    registers = number(s.occupancy.get("registers_per_thread"))
+    if not (per > 0 and per <= LARGE_TILE_SHARED_PER_MATH and registers >= REGISTER_TILE_FULL):
+        return ""
+    return (f"Each thread already holds a micro-tile at the register limit ({fmt_num(1.0 / per, 2)} FFMAs per "
+            f"shared load, {fmt_num(registers)} registers): a larger one would spill, and more warps per SM "
+            f"would need a smaller one.")
 
 
 def notes(key: str, cause: str, s: Signals) -> list[str]:

@@ -48,3 +48,11 @@ STALL_NOTABLE_PCT = 10.0
 
 # Global loads per FFMA (or MMA) from which operands are evidently not reused on chip.
 GLOBAL_LOADS_PER_FFMA_HIGH = 0.5
+
+
+# A register micro-tile at its limit: at most this many shared loads per FFMA (an 8x16 tile with
+# 128-bit fragments issues 6 per 128 FFMAs, 0.047; an 8x8 one 4 per 64, 0.0625) with at least
+# REGISTER_TILE_FULL registers per thread (128 accumulators and their fragments): a larger tile
+# would spill, so "a larger micro-tile" is no longer a cure.
+LARGE_TILE_SHARED_PER_MATH = 0.055
+REGISTER_TILE_FULL = 192

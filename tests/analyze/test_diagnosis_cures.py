@@ -133,3 +133,25 @@ def test_waiting_for_its_own_wgmmas_is_not_a_barrier_problem():
     d = {k.name: k for k in run.diagnose().kernels}["wgmma_tmastore"]
     assert d.verdict.bound == "tensor" and d.verdict.cause == "tensor_roof", (d.verdict.cause, d.verdict.problem)
     assert "75% of their dense FP16 peak" in d.verdict.summary
+
+
+@pytest.mark.parametrize("top", ["dispatch_stall", "short_scoreboard"])
+def test_a_micro_tile_at_the_register_limit_is_not_told_to_grow(top):
+    """splitk128x256x8 at 512x512x16384 (H100): latency-bound at 2 warps per scheduler, dispatch
+    stalls on top, 8x16 results per thread (0.050 shared loads per FFMA, 254 registers). A larger
+    micro-tile would spill, so the cure says what is left; an 8x8 tile (0.0625 at 128 registers,
+    texld128x128x8) is still told to grow, which is what its successors did."""
+    from helpers.cause_signals import signals
+
+    from profiler.analyze.sentences import _latency_cure
+
+    def cure(per, registers):
+        s = signals(occupancy={"registers_per_thread": registers, "warps_per_scheduler": 2.0},
+                    stall_cycles={top: 0.3, "not_selected": 0.77}, mix={"shared_load_per_math": per})
+        return _latency_cure(top, s)[2]
+
+    full = cure(0.050, 254)
+    assert "register limit (20 FFMAs per shared load, 254 registers)" in full and "larger register micro-tile" not in full
+    assert "larger micro-tile per thread" not in full
+    for grows in (cure(0.0625, 128), cure(0.050, 128), cure(0.0683, 254)):
+        assert "larger" in grows and "register limit" not in grows
