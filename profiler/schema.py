@@ -37,7 +37,7 @@ class Field:
 RUN_META: tuple[Field, ...] = (
     Field("schema_version", INT, required=True),
     Field("kind", TEXT), Field("command", TEXT), Field("created", TEXT),
-    Field("git_commit", TEXT), Field("git_dirty", BOOL),
+    Field("git_commit", TEXT), Field("git_dirty", BOOL), Field("git_tree", TEXT),
     Field("environment", OBJECT), Field("complete", BOOL),
     Field("shapes", LIST), Field("kernels", LIST), Field("dispatchers", OBJECT),
     Field("policy", OBJECT), Field("resources", OBJECT),

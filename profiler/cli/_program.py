@@ -25,7 +25,7 @@ def profile_program_cli(program: list[str], *, kernel_regex: list[str] | None, n
                         force: bool, compress: bool, ladder_only: dict) -> None:
     from ..extract import metrics as metric_table
     from ..extract.run import extract_run
-    from ..measure.provenance import collect_environment, git_commit
+    from ..measure.provenance import collect_environment, git_fields
     from ..measure.sampler import StateSampler
     from ..measure.ncu import REPLAY_MODES, Filters, NcuOptions, resolve_ncu
     from ..measure.program import (INTERRUPTED, NO_KERNELS, OK, PROGRAM_FAILED, SOURCE, check_command,
@@ -60,10 +60,9 @@ def profile_program_cli(program: list[str], *, kernel_regex: list[str] | None, n
 
     env = collect_environment(ncu=str(exe), nvml_only=True)  # no CuPy needed: the program is the user's
     opts = NcuOptions(ncu=exe, section_set=section_set, clock_control="none", extra_metrics=metric_table.ncu_extra_metrics())
-    commit, dirty = git_commit(REPO_ROOT)
     run = RunDir.create(out / (run_id or new_run_id(env.get("gpu_slug", "gpu"))), {
         "kind": "profile", "source": SOURCE, "command": command_line(), "program": argv, "cwd": os.getcwd(),
-        "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "git_commit": commit, "git_dirty": dirty,
+        "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"), **git_fields(REPO_ROOT),
         "environment": env, "complete": False,
     })
     console.print(f"[bold]{escape(str(env.get('gpu_name', 'GPU unknown')))}[/]: ncu {escape(str(env.get('ncu_version')))} "

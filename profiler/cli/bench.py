@@ -57,7 +57,7 @@ def bench(
     from ..suites import load_suite
     from ..measure.bench import bench as run_bench
     from ..measure.build import build_all
-    from ..measure.provenance import collect_environment, git_commit
+    from ..measure.provenance import collect_environment, git_fields
     from ..measure.timing import TimingPolicy
     from ..analyze.suite import summarize
     from ..render.console import bench_table, suite_table
@@ -87,7 +87,6 @@ def bench(
         built = build_all(needed, env["arch"])
     cubins = {b.spec.name: str(b.cubin) for b in built}
 
-    commit, dirty = git_commit(REPO_ROOT)
     path = out / (run_id or new_run_id(env["gpu_slug"]))
     earlier, before = None, {}
     if (path / RUN_JSON).is_file():  # benching into an existing run: its rows are merged, not lost
@@ -95,7 +94,7 @@ def bench(
         earlier = RunDir(path).read_table("bench") if RunDir(path).has_table("bench") else None
     run = RunDir.create(path, {
         "kind": "bench", "command": command_line(), "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-        "git_commit": commit, "git_dirty": dirty, "environment": env, "complete": False,
+        **git_fields(REPO_ROOT), "environment": env, "complete": False,
         "shapes": union(before.get("shapes"), [list(s) for s in shapes]),
         "kernels": union(before.get("kernels"), [s.name for s in specs]),
         "dispatchers": {d.name: [r.__dict__ for r in d.rules] for d in dispatchers},

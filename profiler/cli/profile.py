@@ -79,7 +79,7 @@ def profile(
     from ..manifest import reference_name, reference_tiers, select_kernels
     from ..tiers import CUBLAS
     from ..measure.build import build_all
-    from ..measure.provenance import collect_environment, git_commit
+    from ..measure.provenance import collect_environment, git_fields
     from ..measure.ncu import CLOCK_CONTROLS, NcuOptions, resolve_ncu
     from ..measure.profiling import Callbacks, ProfileJob, profile_jobs, report_stem
     from ..rundir import REPO_ROOT, REPORT_SUFFIXES, RunDir, command_line, new_run_id
@@ -127,10 +127,9 @@ def profile(
     builder = ThreadPoolExecutor(max_workers=1)
     building = builder.submit(build_all, specs, env["arch"]) if specs else None
     opts = NcuOptions(ncu=exe, section_set=section_set, clock_control=clock_control, extra_metrics=metric_table.ncu_extra_metrics())
-    commit, dirty = git_commit(REPO_ROOT)
     run = RunDir.create(out / (run_id or new_run_id(env["gpu_slug"])), {
         "kind": "profile", "command": command_line(), "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-        "git_commit": commit, "git_dirty": dirty, "environment": env,
+        **git_fields(REPO_ROOT), "environment": env,
     })
     references = [ProfileJob(reference_name(t), t, None) for t in tiers] if with_cublas else []
     jobs = references + [ProfileJob(s.name, s.tier, s) for s in specs]

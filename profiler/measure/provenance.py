@@ -1,8 +1,9 @@
 """Where a measurement came from, recorded with it: the environment (GPU, driver, tools, gemmprof
-and Python versions) and the git commit of the checkout, for a run's run.json."""
+and Python versions) and the git commit and tree of the checkout, for a run's run.json."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 import subprocess
 import time
@@ -32,6 +33,81 @@ def git_commit(repo: Path | None) -> tuple[str | None, bool]:
     if head.returncode:
         return None, False
     return head.stdout.strip(), bool(dirty.stdout.strip())
+
+
+def git_fields(repo: Path | None) -> dict:
+    """run.json's git fields: the commit, whether the tree differs from it, and the tree itself."""
+    commit, dirty = git_commit(repo)
+    return {"git_commit": commit, "git_dirty": dirty, "git_tree": git_tree(repo)}
+
+
+def _git(repo: Path, *args: str, stdin: bytes | None = None) -> bytes | None:
+    try:
+        done = subprocess.run(["git", *args], cwd=repo, input=stdin, capture_output=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return None if done.returncode else done.stdout
+
+
+def git_tree(repo: Path | None) -> str | None:
+    """The id of the tree git would commit from the working tree now (`git add -A; git write-tree`):
+    tracked files as they are on disk, untracked ones git does not ignore, deleted ones left out;
+    computed without writing to the repository. A checkout whose .git is stale (the GPU machine
+    is sent the session's first .git) records the session's first commit, dirty; this id names
+    the files that actually ran: `git log --all --format='%H %T'` finds the commit that has them."""
+    if repo is None:
+        return None
+    listed = _git(repo, "ls-files", "-z", "--cached", "--others", "--exclude-standard", "--deduplicate")
+    staged = _git(repo, "ls-files", "-z", "-s")
+    algorithm = (_git(repo, "rev-parse", "--show-object-format") or b"sha1").decode().strip()
+    if listed is None or staged is None or algorithm not in ("sha1", "sha256"):
+        return None
+    gitlinks = {}  # submodules: the commit the index holds
+    for entry in staged.split(b"\0"):
+        if entry.startswith(b"160000 "):
+            meta, path = entry.split(b"\t", 1)
+            gitlinks[path.decode()] = bytes.fromhex(meta.split()[1].decode())
+    paths = [p.decode() for p in listed.split(b"\0") if p]
+    files = {}  # path -> (mode, id)
+    regular = []
+    for path in paths:
+        full = Path(repo) / path
+        if path in gitlinks:
+            files[path] = ("160000", gitlinks[path])
+        elif full.is_symlink():
+            files[path] = ("120000", _object_id(algorithm, b"blob", os.readlink(full).encode()))
+        elif full.is_file():
+            regular.append(path)
+    if regular:  # one process hashes them all, through the repository's filters, as `git add` would
+        ids = _git(repo, "hash-object", "--stdin-paths", stdin="\n".join(regular).encode())
+        if ids is None:
+            return None
+        for path, hexid in zip(regular, ids.decode().split()):
+            mode = "100755" if os.access(Path(repo) / path, os.X_OK) else "100644"
+            files[path] = (mode, bytes.fromhex(hexid))
+    return _tree_id(algorithm, files).hex()
+
+
+def _object_id(algorithm: str, kind: bytes, body: bytes) -> bytes:
+    return hashlib.new(algorithm, kind + b" %d\0" % len(body) + body).digest()
+
+
+def _tree_id(algorithm: str, files: dict[str, tuple[str, bytes]]) -> bytes:
+    """Git's tree object over {path: (mode, id)}: entries sorted by name, a directory's name as
+    if it ended in '/'; a directory is its own tree, hashed first."""
+    here: dict[str, tuple[str, bytes]] = {}
+    below: dict[str, dict[str, tuple[str, bytes]]] = {}
+    for path, entry in files.items():
+        head, _, rest = path.partition("/")
+        if rest:
+            below.setdefault(head, {})[rest] = entry
+        else:
+            here[head] = entry
+    entries = [(name, mode, oid) for name, (mode, oid) in here.items()]
+    entries += [(name, "40000", _tree_id(algorithm, sub)) for name, sub in below.items()]
+    entries.sort(key=lambda e: e[0].encode() + (b"/" if e[1] == "40000" else b""))
+    body = b"".join(mode.encode() + b" " + name.encode() + b"\0" + oid for name, mode, oid in entries)
+    return _object_id(algorithm, b"tree", body)
 
 
 def now_iso() -> str:
