@@ -45,7 +45,8 @@ def bench(
     Writes reports/RUN_ID/bench.csv and bench.parquet with the GPU state and environment.
 
     Timing: CUDA events around each launch, L2 flushed before each launch, warm-up until the SM
-    clock is stable, alternating with cuBLAS; median, p10/p90 and CV reported, with the GPU's
+    clock is stable, alternating with cuBLAS, each batch queued behind a queue hold so no sample
+    includes the host's launch cost (GEMMPROF_TIMING_HOLD=0: without); median, p10/p90 and CV reported, with the GPU's
     clocks and throttle reasons from NVML. A kernel that fails is shown as FAIL, never timed.
     cuBLAS runs strict FP32 (CUBLAS_DEFAULT_MATH: no TF32).
     """
