@@ -200,8 +200,11 @@ __device__ __forceinline__ void gemm(int M, int N, int K, float alpha, const flo
     const int kTiles = (K + BK - 1) / BK;
     const int splits = gridDim.z;
     const int tiles = gridDim.x * gridDim.y;
+    // Counters for every group and tile (fold.cuh's layout, one more than fold::counters when there
+    // is one group): written out here because the call spilled splitk32x32x8t4 at 64 registers.
+    const int groups = (splits + G - 1) / G;
     const bool fits = splits > 1 && ws.partials != nullptr && (long long)splits * tiles * (BM * BN) <= ws.capacity
-                      && fold::counters(tiles, splits, G) <= ws.max_tiles;
+                      && (long long)tiles * (groups + 1) <= ws.max_tiles;
     __shared__ Smem<BM, BN> sm;
     __shared__ int last;
     const bool vecB = N % 4 == 0 && ragged::aligned16(B);  // uniform

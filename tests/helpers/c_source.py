@@ -27,7 +27,9 @@ def macros(text: str) -> dict[str, int]:
 
 
 def c_int(expr: str, defs: dict[str, int]) -> int:
-    """Evaluate a C integer expression over known macros (C's / on ints is Python's //)."""
+    """Evaluate a C integer expression over known macros (C's / on ints is Python's //); a
+    namespace-qualified name (spread::NTHREADS) is looked up by its last part."""
+    expr = re.sub(r"\b\w+::", "", expr)
     expr = re.sub(r"\b[A-Za-z_]\w*\b", lambda m: str(defs[m[0]]) if m[0] in defs else m[0], expr)
     expr = re.sub(r"(\d)[uUlL]+\b", r"\1", expr).replace("/", "//")
     if re.search(r"[A-Za-z_]", expr):
