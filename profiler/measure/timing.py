@@ -13,6 +13,8 @@ import time
 from contextlib import nullcontext
 from dataclasses import dataclass
 
+from ..errors import GemmprofError
+from .hold import HOLD_ENV
 from .sampler import read_gpu_state
 
 
@@ -120,6 +122,9 @@ def time_alternating(cp, launches: dict, flush, policy: TimingPolicy, hold=None)
             for name, start, end in events:
                 samples[name].append(cp.cuda.get_elapsed_time(start, end))
         n = min(len(v) for v in samples.values())
+        if n == 0 and time.perf_counter() >= budget_end:
+            raise GemmprofError("every queue hold timed out before its batch was queued: no sample kept",
+                                f"time without the hold: {HOLD_ENV}=0")
         if n >= policy.max_reps or time.perf_counter() >= budget_end:
             return samples
         if n >= policy.min_reps and all(Stats.of(v).cv <= policy.target_cv for v in samples.values()):

@@ -126,3 +126,12 @@ def test_a_batch_whose_hold_timed_out_is_timed_again_not_kept():
     samples = time_alternating(cp, {"k": cp.launcher("k")}, lambda: None, TimingPolicy(min_reps=10, max_reps=20), hold)
     assert hold.timeouts == 1 and len(samples["k"]) == 20
     assert len(cp.order) == 1 + 5 + 20  # priming, the discarded batch, the kept ones
+
+
+def test_when_every_hold_times_out_the_row_says_so_instead_of_keeping_nothing():
+    from profiler.errors import GemmprofError
+
+    cp = FakeCuda({"k": [1.0]})
+    hold = Hold(cp, timed_out=range(1, 10_000))
+    with pytest.raises(GemmprofError, match="every queue hold timed out"):
+        time_alternating(cp, {"k": cp.launcher("k")}, lambda: None, TimingPolicy(min_reps=5, max_reps=20, max_seconds=0.05), hold)
