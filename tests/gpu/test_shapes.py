@@ -78,17 +78,6 @@ def test_splitk128x256x8_sums_one_and_two_levels_on_each_path_and_repeats():
     assert [r["status"] for r in records] == ["PASS"] * 2 * len(shapes), [(r["M"], r["N"], r["K"], r.get("reason")) for r in records]
 
 
-@pytest.mark.parametrize("z,why", [("7", "more splits than k tiles at (100, 100, 20): empty splits still count themselves in"),
-                                   ("50", "groups of 8, the last of 2, some empty at (129, 130, 131)"),
-                                   ("300", "does not fit the workspace at 1024x1024: split 0 does it all")])
-def test_splitk128x256x8_with_other_split_counts(z, why):
-    base = BY_NAME["splitk128x256x8"]
-    spec = dataclasses.replace(base, name=f"splitk128x256x8-z{z}", grid=(*base.grid[:2], z))
-    shapes = [(100, 100, 20), (1024, 1024, 1024), (129, 130, 131), (1, 1, 1), (65, 67, 4100)]
-    records = run(spec, shapes)
-    assert [r["status"] for r in records] == ["PASS"] * len(shapes), (why, [r.get("reason") for r in records])
-
-
 EXPERIMENTS = {s.name: s for s in load_manifest(KERNELS_DIR / "experiments" / "experiments.toml")}
 T4_EXPERIMENTS = [EXPERIMENTS[n] for n in ("splitk32x32x8t4", "splitk64x32x8t4", "splitk64x64x8t4deep")]
 
@@ -103,12 +92,22 @@ def test_t4_experiments_pass_ragged_and_split_shapes(spec):
     assert [r["status"] for r in records] == ["PASS"] * len(shapes), [(r["M"], r["N"], r["K"], r.get("reason")) for r in records]
 
 
-@pytest.mark.parametrize("z,why", [("7", "more splits than k tiles at (100, 100, 20): empty splits still count themselves in"),
-                                   ("20", "groups of 8, 8 and 4 splits, some empty at (129, 130, 131)"),
-                                   ("300", "38 groups at small shapes; does not fit the workspace at 1024x1024: split 0 does it all")])
-def test_t4_split_with_other_split_counts(z, why):
-    base = BY_NAME["splitk64x64x8t4"]
-    spec = dataclasses.replace(base, name=f"splitk64x64x8t4-z{z}", grid=(*base.grid[:2], z))
+# The rungs whose splits are summed in a tree (kernels/fold.cuh), at split counts of their own grid
+# and others forced into it.
+TREE_SPLITS = [
+    ("splitk64x64x8t4", "7", "more splits than k tiles at (100, 100, 20): empty splits still count themselves in"),
+    ("splitk64x64x8t4", "20", "groups of 8, 8 and 4 splits, some empty at (129, 130, 131)"),
+    ("splitk64x64x8t4", "300", "38 groups at small shapes; does not fit the workspace at 1024x1024: split 0 does it all"),
+    ("splitk128x256x8", "7", "more splits than k tiles at (100, 100, 20): empty splits still count themselves in"),
+    ("splitk128x256x8", "50", "groups of 8, the last of 2, some empty at (129, 130, 131)"),
+    ("splitk128x256x8", "300", "does not fit the workspace at 1024x1024: split 0 does it all"),
+]
+
+
+@pytest.mark.parametrize("name,z,why", TREE_SPLITS, ids=[f"{n}-z{z}" for n, z, _ in TREE_SPLITS])
+def test_tree_split_with_other_split_counts(name, z, why):
+    base = BY_NAME[name]
+    spec = dataclasses.replace(base, name=f"{name}-z{z}", grid=(*base.grid[:2], z))
     shapes = [(100, 100, 20), (1024, 1024, 1024), (129, 130, 131), (1, 1, 1), (65, 67, 4100)]
     records = run(spec, shapes)
     assert [r["status"] for r in records] == ["PASS"] * len(shapes), (why, [r.get("reason") for r in records])
