@@ -47,9 +47,8 @@ __device__ __forceinline__ void put(float* slot, const float (&acc)[R][C])
 }
 
 // acc = the sum of the partials in slots first, first + step, ... (n of them), in that order.
-// Rows of acc are summed a pass of ROWS at a time, about 16 float4 loads in flight: all of a 16x8
-// accumulator's 32 at once would need 128 registers beside acc's 128 and cost the main loop its
-// schedule (a block tile of 255 registers ran 9% slower at 4096^3).
+// Rows of acc are summed a pass of ROWS at a time, about 16 float4 loads in flight per thread
+// (enough to keep one SM's L2 reads busy) rather than all 32 of a 16x8 accumulator's float4s at once.
 template <int NT, int R, int C>
 __device__ __forceinline__ void sum(float (&acc)[R][C], const float* slots, int first, int step, int n, int tile_floats)
 {
