@@ -13,7 +13,7 @@
 // So S * tiles * 128 * 256 <= 132 * 32768 floats, inside the workspace of 2^23 floats (32 MiB).
 // Groups: G = S when S <= 4 (one level), else the least G with G * G >= S. A grid that does not
 // fit the workspace anyway (another grid expression) falls back to split 0 multiplying all of K.
-// Split z multiplies k tiles [z * kTiles / S, (z + 1) * kTiles / S): balanced, none empty.
+// Split z multiplies k tiles [z * kTiles / S, (z + 1) * kTiles / S): balanced, none empty at S <= kTiles.
 //
 // Contract: none (any M, N, K >= 1; any 4-byte-aligned A, B, C). beta == 0: C is not read.
 // Launches must not overlap in time (one workspace per loaded module).
