@@ -19,6 +19,8 @@ LAUNCH_FILL_MIN_PCT = 50.0
 # about half); below, from TAIL_NOTE_PCT, it is a note.
 TAIL_CAUSE_PCT = 25.0
 TAIL_NOTE_PCT = 5.0
+# In one wave, SMs busy this many points below the share given a block: blocks end unevenly (a note).
+UNEVEN_NOTE_PCT = 10.0
 # Warps per scheduler at or below this leave latency exposed when occupancy is capped.
 FEW_WARPS_PER_SCHEDULER = 2.0
 

@@ -9,7 +9,7 @@ import pandas as pd
 
 from .cause_text import hopper_sentence
 from .code_causes import barrier_cure
-from .idle_causes import TAIL_NOTE_PCT
+from .idle_causes import TAIL_NOTE_PCT, UNEVEN_NOTE_PCT
 from .bounds import BOUNDS, Verdict
 from .global_memory import launch_min_bytes
 from .shared_memory import shared_unmeasured
@@ -373,6 +373,13 @@ def notes(key: str, cause: str, s: Signals) -> list[str]:
     if cause != "tail" and cost is not None and not pd.isna(cost) and cost >= TAIL_NOTE_PCT:
         notes.append(f"{fmt_num(s.util['waves'], 3)} waves of blocks: the partial last wave leaves about "
                      f"{fmt_pct(cost)} of the SMs' time idle (tail effect).")
+    busy, fill, waves = number(s.launch.get("sm_busy_pct")), number(s.util.get("sm_fill")), number(s.util.get("waves"))
+    if waves <= 1.0 and busy < fill - UNEVEN_NOTE_PCT:
+        split = number(s.launch.get("grid_z")) > 1
+        notes.append(f"The grid gives {fmt_pct(fill)} of the SMs a block, in one wave, yet the SMs are busy "
+                     f"{fmt_pct(busy)} of the launch: the blocks end unevenly, and an SM whose blocks are done idles "
+                     f"until the last one ends" + (" (K is split along the grid's z: the blocks that sum a tile's "
+                                                   "partials end last)." if split else "."))
     if shared_unmeasured(pd.DataFrame([s.launch])).iloc[0]:
         notes.append("wgmma reads its operands from shared memory through descriptors, which the shared-memory "
                      "wavefront counters do not see: shared traffic is not measured for this kernel" +

@@ -155,3 +155,22 @@ def test_a_micro_tile_at_the_register_limit_is_not_told_to_grow(top):
     assert "larger micro-tile per thread" not in full
     for grows in (cure(0.0625, 128), cure(0.050, 128), cure(0.0683, 254)):
         assert "larger" in grows and "register limit" not in grows
+
+
+def test_one_wave_of_blocks_that_end_unevenly_is_noted():
+    """splitk128x256x8 at 512x512x16384 (H100): 128 blocks on 132 SMs, one wave (97% of the SMs
+    given a block), SMs busy 85%: the split blocks that sum the partials end last. A note, not the
+    verdict; none when busy matches the fill or when there are several waves (the tail note's case)."""
+    from helpers.cause_signals import signals
+
+    from profiler.analyze.sentences import notes
+
+    def said(busy, waves=0.97, grid_z=16):
+        s = signals(launch={"sm_busy_pct": busy, "grid_z": grid_z}, util={"sm_fill": 97.0, "waves": waves})
+        return [n for n in notes("latency", "latency", s) if "end unevenly" in n]
+
+    (note,) = said(85.0)
+    assert "97% of the SMs a block" in note and "busy 85% of the launch" in note and "sum a tile's partials" in note
+    (plain,) = said(85.0, grid_z=1)
+    assert "partials" not in plain
+    assert said(90.0) == [] and said(85.0, waves=1.6) == [] and said(float("nan")) == []
