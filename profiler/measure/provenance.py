@@ -25,14 +25,11 @@ def git_commit(repo: Path | None) -> tuple[str | None, bool]:
         return os.environ["GEMMPROF_GIT_COMMIT"], False
     if repo is None:
         return None, False
-    try:
-        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True, timeout=10)
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=repo, capture_output=True, text=True, timeout=10)
-    except (OSError, subprocess.TimeoutExpired):
+    head = _git(repo, "rev-parse", "HEAD", timeout=10)
+    if head is None:
         return None, False
-    if head.returncode:
-        return None, False
-    return head.stdout.strip(), bool(dirty.stdout.strip())
+    dirty = _git(repo, "status", "--porcelain", "--untracked-files=no", timeout=10)
+    return head.decode().strip(), bool((dirty or b"").strip())
 
 
 def git_fields(repo: Path | None) -> dict:
@@ -41,9 +38,10 @@ def git_fields(repo: Path | None) -> dict:
     return {"git_commit": commit, "git_dirty": dirty, "git_tree": git_tree(repo)}
 
 
-def _git(repo: Path, *args: str, stdin: bytes | None = None) -> bytes | None:
+def _git(repo: Path, *args: str, stdin: bytes | None = None, timeout: float = 60) -> bytes | None:
+    """git's output in `repo`, or None when git is missing, fails or takes too long."""
     try:
-        done = subprocess.run(["git", *args], cwd=repo, input=stdin, capture_output=True, timeout=60)
+        done = subprocess.run(["git", *args], cwd=repo, input=stdin, capture_output=True, timeout=timeout)
     except (OSError, subprocess.TimeoutExpired):
         return None
     return None if done.returncode else done.stdout
