@@ -201,6 +201,41 @@ __device__ __forceinline__ void multiply(float (&acc)[8][8], Smem<BM, BN>& sm, i
     cp_async_wait<0>();  // leave nothing in flight (only empty groups can be pending)
 }
 
+// The epilogue reads all the C it needs before it writes any (store's AHEAD). Interleaved, each
+// read waits for the writes before it (the compiler cannot prove that a write to one row of C
+// misses a later read of another): one memory latency per float4 or scalar. At 1023^3
+// splitk64x64x8 spent a third of its stall samples at those reads (shapes-profile-2).
+
+// v += beta * C[cp .. cp + 3] for the columns col .. col + 3 below N: one float4 when `vec`
+// (N % 4 == 0 and C 16-byte aligned, so the four are wholly in or out), else each element alone.
+__device__ __forceinline__ void add_c4(float (&v)[4], const float* cp, bool vec, int col, int N, float beta)
+{
+    if (vec) {
+        if (col >= N) return;
+        const float4 c = *reinterpret_cast<const float4*>(cp);
+        v[0] += beta * c.x;
+        v[1] += beta * c.y;
+        v[2] += beta * c.z;
+        v[3] += beta * c.w;
+        return;
+    }
+#pragma unroll
+    for (int j = 0; j < 4; ++j)
+        if (col + j < N) v[j] += beta * cp[j];
+}
+
+// C[cp .. cp + 3] = v for the columns below N (as add_c4).
+__device__ __forceinline__ void put4(float* cp, bool vec, int col, int N, const float (&v)[4])
+{
+    if (vec) {
+        if (col < N) *reinterpret_cast<float4*>(cp) = make_float4(v[0], v[1], v[2], v[3]);
+        return;
+    }
+#pragma unroll
+    for (int j = 0; j < 4; ++j)
+        if (col + j < N) cp[j] = v[j];
+}
+
 // C[cp .. cp + 3] (columns col .. col + 3) = alpha * v (+ beta * C) where the column is below N:
 // one float4 when `vec` (N % 4 == 0 and C 16-byte aligned, so the four are wholly in or out),
 // else each element alone.
@@ -229,8 +264,10 @@ __device__ __forceinline__ void store4(float* cp, bool vec, int col, int N, floa
     }
 }
 
-// C[rows, cols of this thread] = alpha * acc + beta * C, rows < M and columns < N only.
-template <int BM, int BN>
+// C[rows, cols of this thread] = alpha * acc + beta * C, rows < M and columns < N only. AHEAD:
+// every read of C before the first write (add_c4, put4); else store4, each float4 read, then
+// written: streamk64x64x8's epilogue, which any other order spilled at its 128 registers.
+template <int BM, int BN, bool AHEAD = true>
 __device__ __forceinline__ void store(const float (&acc)[8][8], int M, int N, float alpha, float beta, float* C, int bm, int bn)
 {
     const int tid = threadIdx.x;
@@ -239,17 +276,42 @@ __device__ __forceinline__ void store(const float (&acc)[8][8], int M, int N, fl
     const int wCol = (warp % (BN / 32)) * 32;
     const int tr = lane / 4, tc = lane % 4;
     const bool vecC = N % 4 == 0 && aligned16(C);  // uniform: float4 groups wholly in or out
+    if (!AHEAD) {
 #pragma unroll
-    for (int i = 0; i < 8; ++i) {
-        const int row = bm + wRow + (i / 4) * 32 + tr * 4 + (i % 4);
-        if (row >= M) continue;
+        for (int i = 0; i < 8; ++i) {
+            const int row = bm + wRow + (i / 4) * 32 + tr * 4 + (i % 4);
+            if (row >= M) continue;
 #pragma unroll
-        for (int ni = 0; ni < 2; ++ni) {
-            const int col = bn + wCol + ni * 16 + tc * 4;
-            store4(C + (size_t)row * N + col, vecC, col, N, alpha, beta, acc[i][ni * 4 + 0], acc[i][ni * 4 + 1],
-                   acc[i][ni * 4 + 2], acc[i][ni * 4 + 3]);
+            for (int ni = 0; ni < 2; ++ni) {
+                const int col = bn + wCol + ni * 16 + tc * 4;
+                store4(C + (size_t)row * N + col, vecC, col, N, alpha, beta, acc[i][ni * 4 + 0], acc[i][ni * 4 + 1],
+                       acc[i][ni * 4 + 2], acc[i][ni * 4 + 3]);
+            }
         }
+        return;
     }
+    auto row = [&](int i) { return bm + wRow + (i / 4) * 32 + tr * 4 + (i % 4); };
+    auto col = [&](int ni) { return bn + wCol + ni * 16 + tc * 4; };
+    auto at = [&](int i, int ni) { return C + (size_t)row(i) * N + col(ni); };
+    float v[8][2][4];
+#pragma unroll
+    for (int i = 0; i < 8; ++i)
+#pragma unroll
+        for (int ni = 0; ni < 2; ++ni)
+#pragma unroll
+            for (int j = 0; j < 4; ++j) v[i][ni][j] = alpha * acc[i][ni * 4 + j];
+    if (beta != 0.0f) {
+#pragma unroll
+        for (int i = 0; i < 8; ++i)
+#pragma unroll
+            for (int ni = 0; ni < 2; ++ni)
+                if (row(i) < M) add_c4(v[i][ni], at(i, ni), vecC, col(ni), N, beta);
+    }
+#pragma unroll
+    for (int i = 0; i < 8; ++i)
+#pragma unroll
+        for (int ni = 0; ni < 2; ++ni)
+            if (row(i) < M) put4(at(i, ni), vecC, col(ni), N, v[i][ni]);
 }
 
 // The whole GEMM for one block: its tile of C, its split of K (gridDim.z splits; 1 = no split).

@@ -89,10 +89,14 @@ __device__ __forceinline__ void multiply(float (&acc)[16][8], float* smem, int M
                     const bool ok = kin && colsIn == 4;
                     cp_async_16z(sBw + so + 16u * BN * l, ok ? gB + l * bStep : B, ok ? 16u : 0u);
                 } else {
+                    // Columns (tid & 63) + 64 j, not bCol + j: a warp's 4-byte copies then cover 128
+                    // contiguous bytes (lanes 16 bytes apart asked L1 for 4x the sectors and made
+                    // 4095^3 bound by L1: shapes-profile-2).
+                    const int c0 = (tid & 63) - bCol;  // this thread's first column, from bCol
 #pragma unroll
                     for (int j = 0; j < 4; ++j) {
-                        const bool ok = kin && j < colsIn;
-                        cp_async_4z(sBw + so + 16u * BN * l + 4u * j, ok ? gB + l * bStep + j : B, ok ? 4u : 0u);
+                        const bool ok = kin && bCol + c0 + 64 * j < N - bn;
+                        cp_async_4z(sBw + so + 16u * BN * l + 4u * (c0 + 64 * j), ok ? gB + l * bStep + c0 + 64 * j : B, ok ? 4u : 0u);
                     }
                 }
             }

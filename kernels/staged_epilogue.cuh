@@ -16,7 +16,8 @@
 // columns are bounds-checked against M and N, which needs N % 4 == 0 (a float4 of C is then
 // wholly inside or outside); unchecked, C must hold the whole tile. C rows 16-byte aligned.
 // SCALAR (with CHECKED): C is read and written element by element, each element checked, for
-// any N and a 4-byte-aligned C (ragged128x256x8's edge tiles when N % 4 != 0).
+// any N and a 4-byte-aligned C (ragged128x256x8's edge tiles when N % 4 != 0), a warp's lanes on
+// consecutive columns.
 #pragma once
 
 #define CS_LD 80  // row of the epilogue staging tile (64 + 16 floats)
@@ -41,34 +42,56 @@ __device__ __forceinline__ void store_c_through_smem(float4* const cs4, const fl
                 csw[ni * 8] = make_float4(acc[mi * 4 + i][ni * 4 + (0 + ROT) % 4], acc[mi * 4 + i][ni * 4 + (1 + ROT) % 4],
                                           acc[mi * 4 + i][ni * 4 + (2 + ROT) % 4], acc[mi * 4 + i][ni * 4 + (3 + ROT) % 4]);
             __syncwarp();
+            if (SCALAR) {
+                // Lanes take consecutive columns c = lane, lane + 32 of each staged row r: a warp's
+                // 4-byte accesses then cover 128 contiguous bytes (lanes 16 bytes apart touched 4x
+                // the sectors: ragged128x256x8 at 4095^3, shapes-profile-2). All four rows' reads
+                // of C before their writes (ragged_tile.cuh's epilogue says why).
+                const float* const cs = reinterpret_cast<const float*>(cs4);
+                float v[4][2];
 #pragma unroll
-            for (int h = 0; h < 2; ++h) {
-                const int r = rr + 2 * h;
-                const int row = row0 + mi * 16 + r * 4 + i;
-                const float4 q = cs4[r * (CS_LD / 4) + (lane & 15)];
-                const float qq[4] = {q.x, q.y, q.z, q.w};
-                const float4 s = make_float4(qq[(4 - ROT) % 4], qq[(5 - ROT) % 4], qq[(6 - ROT) % 4], qq[(7 - ROT) % 4]);
-                if (SCALAR) {
-                    const float v[4] = {s.x, s.y, s.z, s.w};
+                for (int r = 0; r < 4; ++r)
 #pragma unroll
-                    for (int j = 0; j < 4; ++j)
-                        if (row < M && col + j < N) {
-                            float* const cp = C + (size_t)row * N + col + j;
-                            *cp = beta != 0.0f ? alpha * v[j] + beta * *cp : alpha * v[j];
-                        }
-                } else if (!CHECKED || (row < M && col < N)) {
-                    // (The unchecked address is summed term by term: the same SASS as before the
-                    // epilogue was shared.)
-                    float* const cp = CHECKED ? C + (size_t)row * N + col : C + (size_t)row * N + col_block + col_warp + cc;
-                    float4 v = make_float4(alpha * s.x, alpha * s.y, alpha * s.z, alpha * s.w);
-                    if (beta != 0.0f) {
-                        const float4 c = *reinterpret_cast<const float4*>(cp);
-                        v.x += beta * c.x;
-                        v.y += beta * c.y;
-                        v.z += beta * c.z;
-                        v.w += beta * c.w;
+                    for (int h = 0; h < 2; ++h) {
+                        const int c = lane + 32 * h;
+                        v[r][h] = alpha * cs[r * CS_LD + (c & ~3) + ((c - ROT) & 3)];
                     }
-                    *reinterpret_cast<float4*>(cp) = v;
+                auto inside = [&](int r, int h) { return row0 + mi * 16 + r * 4 + i < M && col_block + col_warp + lane + 32 * h < N; };
+                auto at = [&](int r, int h) { return C + (size_t)(row0 + mi * 16 + r * 4 + i) * N + col_block + col_warp + lane + 32 * h; };
+                if (beta != 0.0f) {
+#pragma unroll
+                    for (int r = 0; r < 4; ++r)
+#pragma unroll
+                        for (int h = 0; h < 2; ++h)
+                            if (inside(r, h)) v[r][h] += beta * *at(r, h);
+                }
+#pragma unroll
+                for (int r = 0; r < 4; ++r)
+#pragma unroll
+                    for (int h = 0; h < 2; ++h)
+                        if (inside(r, h)) *at(r, h) = v[r][h];
+            } else {
+#pragma unroll
+                for (int h = 0; h < 2; ++h) {
+                    const int r = rr + 2 * h;
+                    const int row = row0 + mi * 16 + r * 4 + i;
+                    const float4 q = cs4[r * (CS_LD / 4) + (lane & 15)];
+                    const float qq[4] = {q.x, q.y, q.z, q.w};
+                    const float4 s = make_float4(qq[(4 - ROT) % 4], qq[(5 - ROT) % 4], qq[(6 - ROT) % 4], qq[(7 - ROT) % 4]);
+                    if (!CHECKED || (row < M && col < N)) {
+                        // (The unchecked address is summed term by term: the same SASS as before the
+                        // epilogue was shared.)
+                        float* const cp = CHECKED ? C + (size_t)row * N + col : C + (size_t)row * N + col_block + col_warp + cc;
+                        float4 v = make_float4(alpha * s.x, alpha * s.y, alpha * s.z, alpha * s.w);
+                        if (beta != 0.0f) {
+                            const float4 c = *reinterpret_cast<const float4*>(cp);
+                            v.x += beta * c.x;
+                            v.y += beta * c.y;
+                            v.z += beta * c.z;
+                            v.w += beta * c.w;
+                        }
+                        *reinterpret_cast<float4*>(cp) = v;
+                    }
                 }
             }
             __syncwarp();  // reads done before the next chunk overwrites the staging tile

@@ -121,7 +121,7 @@ __device__ __forceinline__ void zero(float (&acc)[8][8])
 
 // Segment (c, s) of a split tile: its partial to slot c + s, then the last block to arrive sums
 // the tile's slots in order and stores C. Partials: 16 float4s per thread at [q * NT + tid].
-template <int BM, int BN>
+template <int BM, int BN, bool AHEAD>
 __device__ __forceinline__ void fixup(float (&acc)[8][8], const Plan& p, int c, int s, const ragged::Workspace& ws, int M, int N,
                                       float alpha, float beta, float* C, int bm, int bn, int& last)
 {
@@ -155,7 +155,7 @@ __device__ __forceinline__ void fixup(float (&acc)[8][8], const Plan& p, int c, 
                 acc[i][h * 4 + 3] += v.w;
             }
     }
-    ragged::store<BM, BN>(acc, M, N, alpha, beta, C, bm, bn);
+    ragged::store<BM, BN, AHEAD>(acc, M, N, alpha, beta, C, bm, bn);
     if (tid == 0) ws.counters[s] = 0;  // every segment of this tile has arrived: ready for the next launch
 }
 
@@ -175,7 +175,7 @@ __device__ __forceinline__ void store_work(volatile Work& to, const Work& w)
 
 __device__ __forceinline__ Work load_work(const volatile Work& w) { return Work{w.tile, w.k0, w.k1, w.left}; }
 
-template <int BM, int BN, bool VEC_B>
+template <int BM, int BN, bool VEC_B, bool AHEAD>
 __device__ __forceinline__ void run(const Plan& p, int M, int N, int K, float alpha, const float* __restrict__ A,
                                     const float* __restrict__ B, float beta, float* __restrict__ C, const ragged::Workspace& ws,
                                     ragged::Smem<BM, BN>& sm, int& last)
@@ -193,17 +193,18 @@ __device__ __forceinline__ void run(const Plan& p, int M, int N, int K, float al
         const Work w = load_work(cur);
         const int bm = (w.tile / p.tilesN) * BM, bn = (w.tile % p.tilesN) * BN;
         if (w.k0 == 0 && w.k1 == p.iters)
-            ragged::store<BM, BN>(acc, M, N, alpha, beta, C, bm, bn);
+            ragged::store<BM, BN, AHEAD>(acc, M, N, alpha, beta, C, bm, bn);
         else
-            fixup<BM, BN>(acc, p, c, w.tile - p.dpTiles, ws, M, N, alpha, beta, C, bm, bn, last);
+            fixup<BM, BN, AHEAD>(acc, p, c, w.tile - p.dpTiles, ws, M, N, alpha, beta, C, bm, bn, last);
         __syncthreads();  // every thread has read `cur` and `last`, and is done with shared memory
         if (threadIdx.x == 0) store_work(cur, next_work(p, c, w));
         __syncthreads();
     }
 }
 
-// The whole GEMM for block blockIdx.x of gridDim.x persistent blocks.
-template <int BM, int BN>
+// The whole GEMM for block blockIdx.x of gridDim.x persistent blocks. AHEAD: the epilogue's
+// order of reads and writes of C (ragged::store).
+template <int BM, int BN, bool AHEAD = true>
 __device__ __forceinline__ void gemm(int M, int N, int K, float alpha, const float* __restrict__ A, const float* __restrict__ B,
                                      float beta, float* __restrict__ C, ragged::Workspace ws)
 {
@@ -211,9 +212,9 @@ __device__ __forceinline__ void gemm(int M, int N, int K, float alpha, const flo
     __shared__ int last;
     const Plan p = plan(M, N, K, BM, BN, gridDim.x, ws.capacity / (BM * BN), ws.max_tiles);
     if (N % 4 == 0 && ragged::aligned16(B))  // uniform
-        run<BM, BN, true>(p, M, N, K, alpha, A, B, beta, C, ws, sm, last);
+        run<BM, BN, true, AHEAD>(p, M, N, K, alpha, A, B, beta, C, ws, sm, last);
     else
-        run<BM, BN, false>(p, M, N, K, alpha, A, B, beta, C, ws, sm, last);
+        run<BM, BN, false, AHEAD>(p, M, N, K, alpha, A, B, beta, C, ws, sm, last);
 }
 
 }  // namespace streamk

@@ -175,17 +175,29 @@ __device__ __forceinline__ void multiply(float (&acc)[4][4], Smem<BM, BN>& sm, i
     ragged::cp_async_wait<0>();  // leave nothing in flight (only empty groups can be pending)
 }
 
-// C[this thread's rows and columns] = alpha * acc + beta * C, rows < M and columns < N only.
+// C[this thread's rows and columns] = alpha * acc + beta * C, rows < M and columns < N only;
+// every read of C before the first write (ragged_tile.cuh's epilogue says why).
 template <int BM, int BN>
 __device__ __forceinline__ void store(const float (&acc)[4][4], int M, int N, float alpha, float beta, float* C, int bm, int bn)
 {
     const int col = bn + col0<BN>();
     const bool vecC = N % 4 == 0 && ragged::aligned16(C);  // uniform: float4 groups wholly in or out
+    float v[4][4];
+#pragma unroll
+    for (int i = 0; i < 4; ++i)
+#pragma unroll
+        for (int j = 0; j < 4; ++j) v[i][j] = alpha * acc[i][j];
+    if (beta != 0.0f) {
+#pragma unroll
+        for (int i = 0; i < 4; ++i) {
+            const int row = bm + row0<BN>() + i;
+            if (row < M) ragged::add_c4(v[i], C + (size_t)row * N + col, vecC, col, N, beta);
+        }
+    }
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
         const int row = bm + row0<BN>() + i;
-        if (row >= M) continue;
-        ragged::store4(C + (size_t)row * N + col, vecC, col, N, alpha, beta, acc[i][0], acc[i][1], acc[i][2], acc[i][3]);
+        if (row < M) ragged::put4(C + (size_t)row * N + col, vecC, col, N, v[i]);
     }
 }
 
