@@ -3,10 +3,12 @@
 Each check looks for one known pathology that no amount of tiling cures: a grid that leaves SMs
 idle, a last wave that costs a large share of the time, math done in double, arrays or spills in
 local memory, atomics to a few addresses, divergent warps, scattered global accesses, bank
-conflicts on every shared load, an epilogue that holds most of the time, barriers, and occupancy
-capped so low that latency cannot hide. Each returns a `Verdict` naming its cause (a key tests
-and scripts read) or None; `verdict.decide` tries them in the order of `CHECKS` and falls back to
-the Speed Of Light bounds. Thresholds are module constants, each with the reason for its value.
+conflicts on every shared load, an epilogue that holds most of the time, barriers; and, where no
+unit is saturated, an epilogue whose loads of C wait one at a time behind its stores, and
+occupancy capped so low that latency cannot hide. Each returns a `Verdict` naming its cause (a
+key tests and scripts read) or None; `verdict.decide` tries them in the order of `CHECKS`, then
+the Speed Of Light bounds, then `LATE_CHECKS`. Thresholds are module constants, each with the
+reason for its value.
 
 Cures read `Signals.techniques` (what the kernel already does, from its SASS) and never prescribe
 a technique the kernel already uses: where the usual cure is there, they say what is left.
@@ -20,7 +22,8 @@ from __future__ import annotations
 from typing import Callable
 
 from .bounds import Verdict
-from .code_causes import atomics, bank_conflicts, barrier, divergence, epilogue, fp64, local_memory, scattered
+from .code_causes import (atomics, bank_conflicts, barrier, divergence, epilogue, fp64, local_memory, scattered,
+                          serial_epilogue)
 from .idle_causes import occupancy_capped, small_grid, tail
 from .signals import Signals
 
@@ -30,5 +33,6 @@ from .signals import Signals
 CHECKS: tuple[Callable[[Signals], Verdict | None], ...] = (
     small_grid, tail, fp64, local_memory, atomics, divergence, epilogue, scattered, bank_conflicts, barrier,
 )
-# Tried after the Speed Of Light's compute and memory bounds, before plain latency.
-LATE_CHECKS: tuple[Callable[[Signals], Verdict | None], ...] = (occupancy_capped,)
+# Tried after the Speed Of Light's compute and memory bounds, before plain latency: causes of
+# latency, which cost time only where no unit is saturated.
+LATE_CHECKS: tuple[Callable[[Signals], Verdict | None], ...] = (serial_epilogue, occupancy_capped)

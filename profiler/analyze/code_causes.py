@@ -46,6 +46,12 @@ CONFLICT_COST_MIN_PCT = 5.0
 # The epilogue is the cause when it holds this share of the samples and its hottest line this share.
 EPILOGUE_MIN_PCT = 40.0
 EPILOGUE_LINE_MIN_PCT = 20.0
+# Long-scoreboard samples at the epilogue's loads issued between stores (`regions.waits_on_loads_after_store`)
+# from this share of all samples: the cause (splitk64x64x8 at 1023^3 before its epilogue read C
+# ahead: 31%, and 24 points of cuBLAS came back with the cure).
+SERIAL_EPILOGUE_MIN_PCT = 20.0
+# ... and a note from this share (splitk64x64x8 at 1024^3: 12%, worth about 1% of its time there).
+SERIAL_EPILOGUE_NOTE_PCT = 10.0
 # Barrier stalls from this share of all cycles between issues: barrier-bound.
 BARRIER_MIN_PCT = 30.0
 # Math instructions in double from this share of FLOPs: the kernel computes in FP64.
@@ -211,6 +217,40 @@ def epilogue(s: Signals) -> Verdict | None:
                   f"Hottest epilogue instruction: `{r['epilogue_code']}`." if r.get("epilogue_code") else "",
                   f"Global accesses request {fmt_num(worst)}x the sectors of coalesced ones (C)." if fix_c else "",
                   hopper_sentence(s), s.sides()], cure)
+
+
+def serial_epilogue(s: Signals) -> Verdict | None:
+    """C read and written by turns. Not the verdict when C's accesses are scattered too: reading
+    scattered C ahead would only queue more of its excess sectors, so the coalescing comes first
+    (the epilogue and scattered checks say so; the note still names the order)."""
+    r, c = s.regions or {}, s.coalescing or {}
+    share = number(r.get("epilogue_serial_load_wait_pct"))
+    scattered_c = np.nanmax([number(c.get("load_ratio")), number(c.get("store_ratio")), 0.0]) >= SCATTERED_RATIO_MIN
+    if not share >= SERIAL_EPILOGUE_MIN_PCT or scattered_c:
+        return None
+    line = f" (line {int(r['epilogue_line'])})" if number(r.get("epilogue_line")) == number(r.get("epilogue_line")) else ""
+    return cause("latency", "latency and occupancy", "serial_epilogue",
+                 "the epilogue's loads of C wait one at a time behind its stores",
+                 f"{fmt_pct(share)} of the warps' samples wait in the epilogue{line} for global loads issued right "
+                 f"after a store: C is read and written by turns, and each read waits a whole memory latency.",
+                 [f"Samples: main loop {fmt_pct(number(r.get('loop_pct')))}, epilogue {fmt_pct(number(r.get('epilogue_pct')))}; "
+                  f"long-scoreboard waits in the epilogue {fmt_pct(number(r.get('epilogue_long_scoreboard_pct')))} of all.",
+                  f"Hottest epilogue instruction: `{r['epilogue_code']}`." if r.get("epilogue_code") else "",
+                  s.sides()], serial_epilogue_cure(s))
+
+
+def serial_epilogue_cure(s: Signals) -> str:
+    """Read C ahead of its stores (also the note's advice, where the order is not the bound)."""
+    why = ("The compiler keeps each load behind the stores before it, since it cannot prove that a store to one "
+           "row of C misses a later load of another; loads issued together wait one latency in all.")
+    t = s.techniques or {}
+    if t.get("tma") or t.get("wgmma"):
+        return ("Load C ahead of the epilogue: by TMA into shared memory during the last k tiles, so its latency "
+                "hides behind the MMAs, or into registers a few rows at a time before any of their stores. " + why
+                + (" The kernel already prefetches into L2, which shortens each wait but keeps them in a row."
+                   if t.get("l2_prefetch") else ""))
+    return ("Read all of the thread's C into registers before its first store of C (or a few rows at a time where "
+            "registers are short). " + why)
 
 
 def barrier(s: Signals) -> Verdict | None:

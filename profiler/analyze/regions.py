@@ -29,19 +29,42 @@ REGIONS = ("prologue", "loop", "epilogue")
 SAMPLED_CLASSES = ("atomic", "mbarrier", "barrier", "global_store", "local_load", "local_store", "fp64")
 _COLUMNS = ["report", "launch", *[f"{r}_pct" for r in REGIONS], "epilogue_line", "epilogue_line_pct",
             "epilogue_code", "epilogue_top_reason", *[f"{c}_samples_pct" for c in SAMPLED_CLASSES],
-            "barrier_stall_at_wgmma_wait_pct"]
+            "barrier_stall_at_wgmma_wait_pct", "epilogue_long_scoreboard_pct", "epilogue_serial_load_wait_pct"]
 
 
 def time_regions(sass: pd.DataFrame) -> pd.DataFrame:
     """Per launch: prologue_pct, loop_pct, epilogue_pct (shares of all PC samples); the epilogue's
     hottest source line with its share of all samples, its SASS and its top stall reason; and the
-    share of samples at atomics, mbarrier waits, barriers, global stores, local memory and FP64 math."""
+    share of samples at atomics, mbarrier waits, barriers, global stores, local memory and FP64 math;
+    the epilogue's long-scoreboard samples and those of them at loads issued between stores
+    (`waits_on_loads_after_store`), as shares of all samples."""
     if sass is None or sass.empty or "samples" not in sass.columns:
         return pd.DataFrame(columns=_COLUMNS)
     rows = []
     for (report, launch), group in sass.groupby(["report", "launch"], sort=False, dropna=False):
         rows.append({"report": report, "launch": launch, **_split(group)})
     return pd.DataFrame(rows, columns=_COLUMNS)
+
+
+def waits_on_loads_after_store(classes: np.ndarray, waits: np.ndarray) -> float:
+    """The long-scoreboard samples (`waits`, per instruction in program order) inside the windows
+    "a global load issued right after a global store, up to the next store": C read, used and
+    written by turns, one load at a time (a split's partials, loaded back to back after its own
+    was stored, and waits past the last store, e.g. a producer warp's spin, are not). The
+    compiler keeps a load behind a store it cannot prove writes elsewhere (C's rows, through one
+    pointer), so each such load waits a full memory latency where loads issued together would
+    wait one."""
+    serial = window = 0.0
+    stored = open_ = False
+    for cls, w in zip(classes, waits):
+        if cls == "global_store":
+            serial += window if open_ else 0.0  # the window closes at a store: its waits count
+            stored, open_, window = True, False, 0.0
+        elif cls == "global_load":
+            open_, stored, window = stored, False, 0.0  # another load first: not one at a time
+        else:
+            window += w
+    return serial
 
 
 def _math_mask(classes: np.ndarray, executed: np.ndarray) -> np.ndarray:
@@ -122,7 +145,8 @@ def _split(group: pd.DataFrame) -> dict:
     samples = g["samples"].fillna(0).to_numpy(dtype="float64")
     total = samples.sum()
     empty = {f"{r}_pct": np.nan for r in REGIONS} | {f"{c}_samples_pct": np.nan for c in SAMPLED_CLASSES} | {"epilogue_line": None, "epilogue_line_pct": np.nan,
-                                                      "epilogue_code": None, "epilogue_top_reason": None}
+                                                      "epilogue_code": None, "epilogue_top_reason": None,
+                                                      "epilogue_long_scoreboard_pct": np.nan, "epilogue_serial_load_wait_pct": np.nan}
     if total <= 0 or executed.max() <= 0:
         return empty
     ops = opcodes(g)
@@ -134,6 +158,10 @@ def _split(group: pd.DataFrame) -> dict:
     out = {f"{name}_pct": 100.0 * samples[region == i].sum() / total for i, name in enumerate(REGIONS)}
     out |= {f"{c}_samples_pct": 100.0 * samples[classes == c].sum() / total for c in SAMPLED_CLASSES}
     out["barrier_stall_at_wgmma_wait_pct"] = _at_wgmma_wait(g, ops)
+    if "samples_long_scoreboard" in g.columns:
+        after, waits = region == 2, g["samples_long_scoreboard"].fillna(0).to_numpy(dtype="float64")
+        out["epilogue_long_scoreboard_pct"] = 100.0 * waits[after].sum() / total
+        out["epilogue_serial_load_wait_pct"] = 100.0 * waits_on_loads_after_store(classes[after], waits[after]) / total
     tail = g[region == 2]
     tail = tail[tail["samples"].fillna(0) > 0]
     if tail.empty:

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from .cause_text import hopper_sentence
-from .code_causes import barrier_cure
+from .code_causes import SERIAL_EPILOGUE_NOTE_PCT, barrier_cure, serial_epilogue_cure
 from .idle_causes import TAIL_NOTE_PCT, UNEVEN_NOTE_PCT
 from .bounds import BOUNDS, Verdict
 from .global_memory import launch_min_bytes
@@ -380,6 +380,10 @@ def notes(key: str, cause: str, s: Signals) -> list[str]:
                      f"{fmt_pct(busy)} of the launch: the blocks end unevenly, and an SM whose blocks are done idles "
                      f"until the last one ends" + (" (K is split along the grid's z: the blocks that sum a tile's "
                                                    "partials end last)." if split else "."))
+    serial = number((s.regions or {}).get("epilogue_serial_load_wait_pct"))
+    if cause != "serial_epilogue" and SERIAL_EPILOGUE_NOTE_PCT <= serial:
+        notes.append(f"{fmt_pct(serial)} of the warps' samples wait in the epilogue for loads of C issued right after "
+                     f"a store (C read and written by turns). " + serial_epilogue_cure(s))
     if shared_unmeasured(pd.DataFrame([s.launch])).iloc[0]:
         notes.append("wgmma reads its operands from shared memory through descriptors, which the shared-memory "
                      "wavefront counters do not see: shared traffic is not measured for this kernel" +

@@ -12,7 +12,8 @@ specific to a GEMM:
    are most of the busiest unit's load; otherwise global-memory access through L1/L2 (LSU);
 4. SM busy but not on FP32 math: instruction issue if the schedulers issue nearly every cycle,
    else latency;
-5. nothing busy: latency and occupancy (ncu's own reading of "both below 60%").
+5. nothing busy: latency and occupancy (ncu's own reading of "both below 60%"): first the causes
+   of latency in `causes.LATE_CHECKS` (an epilogue reading C by turns, occupancy capped low).
 
 Each verdict names the problem in one phrase (what the next rung of the ladder should fix), a
 one-sentence summary with the deciding numbers, the evidence behind it and the usual cure.

@@ -72,3 +72,35 @@ def test_barrier_waits_are_the_cause_and_the_cure_knows_double_buffering():
 def test_few_barrier_waits_are_not():
     assert barrier(signals(stall_cycles={"barrier": 1.0, "long_scoreboard": 2.0, "selected": 1.0})) is None
     assert barrier(signals()) is None
+
+
+def serial(share: float, ratio: float = 1.0, **techniques) -> object:
+    return signals(regions={"epilogue_serial_load_wait_pct": share, "epilogue_pct": 39.0, "loop_pct": 59.0,
+                            "epilogue_long_scoreboard_pct": share + 1, "epilogue_line": 228,
+                            "epilogue_code": "@!P4 FMUL R0, R0, R25"},
+                   coalescing={"load_ratio": ratio, "store_ratio": ratio}, techniques=techniques)
+
+
+def test_loads_of_c_by_turns_are_the_cause_and_the_cure_reads_c_ahead():
+    v = code_causes.serial_epilogue(serial(31.2))
+    assert v.cause == "serial_epilogue" and v.bound == "latency"
+    assert v.summary.startswith("31% of the warps' samples wait in the epilogue (line 228) for global loads issued right after")
+    assert v.cure.startswith("Read all of the thread's C into registers before its first store of C")
+    tma = code_causes.serial_epilogue(serial(28.0, wgmma=True, l2_prefetch=True))
+    assert "by TMA into shared memory" in tma.cure and "already prefetches into L2" in tma.cure
+
+
+@pytest.mark.parametrize("share, ratio", [
+    (code_causes.SERIAL_EPILOGUE_MIN_PCT - 1, 1.0),  # the waits are not the time
+    (94.0, code_causes.SCATTERED_RATIO_MIN),          # C scattered too: coalescing comes first
+    (float("nan"), 1.0),                              # no stall columns
+])
+def test_few_waits_or_scattered_c_are_not(share, ratio):
+    assert code_causes.serial_epilogue(serial(share, ratio)) is None
+
+
+def test_the_serial_epilogue_is_a_late_check_a_saturated_unit_wins():
+    """It decides only where the Speed Of Light finds no unit saturated (a latency-bound launch)."""
+    from profiler.analyze import causes
+
+    assert code_causes.serial_epilogue in causes.LATE_CHECKS and code_causes.serial_epilogue not in causes.CHECKS

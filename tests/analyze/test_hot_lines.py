@@ -1,6 +1,6 @@
 """hot_lines.py (and the verdict it feeds) on real reports: which problem a latency-bound TMA/wgmma kernel is given depends on
 where its long-scoreboard samples sit (the tf32x3ra/raw profiles of the 2026-11-23 H100 run:
-66% of them in hopper.cuh's mbarrier wait; wgmma_persist's in its epilogue's C load)."""
+66% of them in hopper.cuh's mbarrier wait; wgmma_persist's at its epilogue's loads of C, read by turns)."""
 
 from __future__ import annotations
 
@@ -25,10 +25,13 @@ def test_long_scoreboard_in_the_mbarrier_wait_is_a_stage_not_ready_not_global_la
 
 
 @pytest.mark.ncu
-def test_long_scoreboard_on_a_global_load_keeps_the_global_latency_reading():
+def test_long_scoreboard_at_the_epilogues_loads_of_c_read_by_turns_is_the_serial_epilogue():
+    """wgmma_persist's long-scoreboard samples sit at its epilogue's loads of C, each issued right after
+    the store before it. It prefetches C into L2 already: the cure loads C ahead by TMA (what
+    wgmma_tmastore went on to do) and says that the L2 prefetch keeps the waits in a row."""
     d = diagnosed("fp16-2/profile")["wgmma_persist"]
-    assert d.verdict.cause == "latency_pipeline" and d.verdict.problem.startswith("global-memory latency in the async pipeline")
-    assert any("beta * c" in line for line in d.verdict.evidence)
+    assert d.verdict.cause == "serial_epilogue" and d.verdict.problem.startswith("the epilogue's loads of C wait")
+    assert "by TMA into shared memory" in d.verdict.cure and "already prefetches into L2" in d.verdict.cure
 
 
 def test_the_hot_line_is_the_one_most_samples_of_the_reason_fall_on():

@@ -110,3 +110,30 @@ def test_barrier_stalls_at_wgmma_waits_are_told_apart():
     (row,) = time_regions(frame).to_dict("records")
     assert row["barrier_stall_at_wgmma_wait_pct"] == pytest.approx(75.0)
     assert pd.isna(time_regions(frame.drop(columns="samples_barrier")).iloc[0]["barrier_stall_at_wgmma_wait_pct"])
+
+
+def test_waits_count_only_inside_load_after_store_windows():
+    """C read, used and written by turns: the waits between a load issued right after a store and
+    the next store count; the first load (no store before it), loads issued back to back (a split's
+    partials) and waits after the last store (a producer's spin) do not."""
+    import numpy as np
+
+    from profiler.analyze.regions import waits_on_loads_after_store
+
+    L, S, X = "global_load", "global_store", "other"
+    classes = np.array([L, X, S, L, X, S, L, X, S, L, L, X, S, X])
+    waits = np.array([0, 7, 0, 0, 5, 0, 0, 3, 0, 0, 0, 11, 0, 13], dtype=float)
+    assert waits_on_loads_after_store(classes, waits) == 5 + 3  # not 7 (first load), 11 (two loads), 13 (after)
+    assert waits_on_loads_after_store(np.array([S, L, X]), np.array([0, 0, 9.0])) == 0  # no store closes it
+
+
+def test_the_epilogue_share_of_serial_waits_is_of_all_samples():
+    rows = [("MOV R1, R2", 1, 2), ("FFMA R4, R8, R12, R4", 100, 40), ("@P0 BRA ->1", 100, 2),
+            ("LDG.E R5, [R6]", 1, 0), ("STG.E [R6], R5", 1, 0), ("LDG.E R7, [R8]", 1, 0), ("FMUL R7, R7, R9", 1, 20),
+            ("STG.E [R8], R7", 1, 0), ("EXIT", 1, 0)]
+    frame = sass(rows).assign(samples_long_scoreboard=[0, 0, 0, 0, 0, 0, 16, 0, 0])
+    r = time_regions(frame).iloc[0]
+    assert r["epilogue_long_scoreboard_pct"] == pytest.approx(100 * 16 / 64)
+    assert r["epilogue_serial_load_wait_pct"] == pytest.approx(100 * 16 / 64)
+    r = time_regions(sass(rows)).iloc[0]  # no stall columns: not known
+    assert pd.isna(r["epilogue_serial_load_wait_pct"])
