@@ -105,6 +105,9 @@ class KernelSpec:
     # tensor map over that buffer. Such a kernel synchronises its grid between the copy and the
     # GEMM, so it is launched cooperatively (every CTA resident, or the launch fails).
     staging: tuple[str, ...] = ()
+    # The kernel waits for other blocks of its grid (e.g. the splits of a tile before they sum
+    # it), so it is launched cooperatively: every CTA resident, or the launch fails (never hangs).
+    cooperative: bool = False
     # Probe kernels only (kernels/probes): the bottleneck planted in the kernel (a diagnosis cause
     # key) and the shape [M, N, K] at which it dominates and is profiled.
     planted: str = ""
@@ -118,6 +121,11 @@ class KernelSpec:
         maps = tuple(TensorMapSpec(t["operand"], tuple(t["box"]), t.get("swizzle", 128)) for t in fields.get("tensor_maps", ()))
         tuples = ("grid", "block", "nvcc_flags", "textures", "staging", "probe_shape")
         return cls(**{**fields, **{k: tuple(fields[k]) for k in tuples if k in fields}, "tensor_maps": maps})
+
+    @property
+    def launched_cooperatively(self) -> bool:
+        """`cooperative`, or staging (whose copy the whole grid waits for)."""
+        return self.cooperative or bool(self.staging)
 
     @property
     def source(self) -> Path:

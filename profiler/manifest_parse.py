@@ -142,7 +142,7 @@ _KEY_TYPES = {
     "name": str, "file": str, "entry": str, "tier": str, "idea": str, "predecessor": str, "arch": str,
     "grid": "list of expr", "block": "list of expr", "smem_bytes": "expr", "contract": "table of int",
     "spill_free": bool, "expect_fail": bool, "min_cc": int, "nvcc_flags": "list of str", "tensor_maps": "list of table",
-    "textures": "list of str", "staging": "list of str",
+    "textures": "list of str", "staging": "list of str", "cooperative": bool,
 }
 
 

@@ -169,7 +169,10 @@ class KernelRunner:
         self.spec = spec
         self.name = spec.name
         self.cp = cp
-        self.function = cp.RawModule(path=str(cubin)).get_function(spec.entry)
+        # A kernel that waits for other blocks of its grid is launched cooperatively (CuPy then calls
+        # cuLaunchCooperativeKernel): a grid the GPU cannot hold at once fails instead of hanging.
+        cooperative = {"enable_cooperative_groups": True} if spec.launched_cooperatively and not spec.tensor_maps else {}
+        self.function = cp.RawModule(path=str(cubin), **cooperative).get_function(spec.entry)
         self._dynamic_limit = 0
         self._tma = None
         if spec.tensor_maps:  # takes CUtensorMaps by value: launched through the driver API

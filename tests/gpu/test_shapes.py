@@ -1,6 +1,6 @@
 """On the GPU: the contract-free rungs (ragged128x128x8, ragged64x64x8, splitk128x128x8, splitk64x64x8,
-ragged128x256x8, streamk128x128x8, streamk64x64x8, streamk64x32x8, splitk64x64x8t4, splitk128x256x8)
-pass on ragged shapes of every kind (N or K not a multiple of 4, one row, one column, K below one
+ragged128x256x8, streamk128x128x8, streamk64x64x8, streamk64x32x8, splitk64x64x8t4, splitk128x256x8,
+splitk128x256x8rs) pass on ragged shapes of every kind (N or K not a multiple of 4, one row, one column, K below one
 k tile, K ending mid-tile), split-K on many splits, empty splits and the single-split fallback,
 the two-level sums of splitk64x64x8t4 and splitk128x256x8 (whole and partial groups), and repeated launches
 (the arrival counters reset). Checked by the bench's verification: every
@@ -22,7 +22,8 @@ pytestmark = pytest.mark.gpu
 
 BY_NAME = {s.name: s for s in load_manifest()}
 NEW = [BY_NAME[n] for n in ("ragged128x128x8", "ragged64x64x8", "splitk128x128x8", "splitk64x64x8", "ragged128x256x8",
-                             "streamk128x128x8", "streamk64x64x8", "streamk64x32x8", "splitk64x64x8t4", "splitk128x256x8")]
+                             "streamk128x128x8", "streamk64x64x8", "streamk64x32x8", "splitk64x64x8t4", "splitk128x256x8",
+                             "splitk128x256x8rs")]
 RAGGED = [(1, 1, 1), (1, 7, 3), (5, 1, 9), (3, 5, 7), (129, 257, 13), (4095, 33, 1023), (65, 4095, 4),
           (1000, 1000, 1000), (1023, 1021, 1022), (200, 300, 6), (2, 4, 8193), (130, 131, 8191), (64, 64, 64)]
 # Split-K shapes: small M*N, long K (K ending mid-tile; splits of unequal length).
@@ -74,6 +75,20 @@ def test_splitk128x256x8_sums_one_and_two_levels_on_each_path_and_repeats():
               (4096, 4096, 4096), (100, 30, 20000), (257, 129, 8197), (512, 511, 16380)]
     splits = [spec.launch(*shape).grid[2] for shape in shapes]
     assert splits == [4, 16, 16, 64, 2, 1, 39, 16, 16], splits
+    records = run(spec, [s for s in shapes for _ in range(2)])
+    assert [r["status"] for r in records] == ["PASS"] * 2 * len(shapes), [(r["M"], r["N"], r["K"], r.get("reason")) for r in records]
+
+
+def test_splitk128x256x8rs_sums_slices_on_each_path_and_repeats():
+    """splitk128x256x8rs, cooperatively launched: S = 64 (256x256x32768: slices of 128 float4s, half
+    the threads idle), 39 (100x30x20000: slices of unequal length, most of the tile past M and N),
+    16, 4 and 2, no split (4096^3); scalar B and C (N % 4 != 0); each twice in one process: the
+    last split out of each tile reset both its counters."""
+    spec = BY_NAME["splitk128x256x8rs"]
+    assert spec.cooperative
+    shapes = [(256, 256, 32768), (100, 30, 20000), (512, 512, 16384), (1024, 1024, 8192), (8192, 256, 2048),
+              (4096, 4096, 4096), (257, 129, 8197), (512, 511, 16380)]
+    assert [spec.launch(*shape).grid[2] for shape in shapes] == [64, 39, 16, 4, 2, 1, 16, 16]
     records = run(spec, [s for s in shapes for _ in range(2)])
     assert [r["status"] for r in records] == ["PASS"] * 2 * len(shapes), [(r["M"], r["N"], r["K"], r.get("reason")) for r in records]
 
