@@ -8,9 +8,10 @@
 // each sums 1/S of the tile over all S partials, in the fixed order z = 0..S-1, and writes that
 // slice of C: every block reads 128 KiB, the sum is as deterministic as the tree's.
 //
-// Waiting needs every split of a tile resident at once: the grid has at most 132 blocks (one per
-// SM of a 132-SM GPU: the manifest's grid z) and is launched cooperatively (manifest key
-// `cooperative`), so a GPU that cannot hold it fails the launch instead of hanging.
+// Waiting needs every split of a tile resident at once: a split grid has at most 132 blocks (one
+// per SM of a 132-SM GPU: the manifest's grid z) and is launched cooperatively (manifest key
+// `cooperative`, true where S > 1), so a GPU that cannot hold it fails the launch instead of
+// hanging. An unsplit grid (S = 1, any number of tiles) waits for nobody: a plain launch.
 //
 // The wait: split z writes its partial in C's layout (row-major 128 x 256 floats, slot
 // z * tiles + tile), fences and counts itself in on the tile's arrival counter, then waits until
@@ -23,7 +24,7 @@
 // workspace (another grid expression), stores C from the block's own accumulators.
 //
 // Contract: none (any M, N, K >= 1; any 4-byte-aligned A, B, C). beta == 0: C is not read.
-// Launches must not overlap in time (one workspace per loaded module); the launch is cooperative.
+// Launches must not overlap in time (one workspace per loaded module); cooperative where S > 1.
 // Launch: block (256), grid (cdiv(N, 256), cdiv(M, 128), S), 49,664 bytes of dynamic shared
 // memory; one block per SM; sm_80+.
 

@@ -22,6 +22,7 @@ class Launch:
     grid: tuple[int, int, int]
     block: tuple[int, int, int]
     smem_bytes: int
+    cooperative: bool = False  # cuLaunchCooperativeKernel: every CTA resident, or the launch fails
 
 
 @dataclass(frozen=True)
@@ -105,9 +106,10 @@ class KernelSpec:
     # tensor map over that buffer. Such a kernel synchronises its grid between the copy and the
     # GEMM, so it is launched cooperatively (every CTA resident, or the launch fails).
     staging: tuple[str, ...] = ()
-    # The kernel waits for other blocks of its grid (e.g. the splits of a tile before they sum
-    # it), so it is launched cooperatively: every CTA resident, or the launch fails (never hangs).
-    cooperative: bool = False
+    # Where the kernel waits for other blocks of its grid (e.g. the splits of a tile before they
+    # sum it): true, or an expression over M, N, K that is nonzero at the shapes where it waits.
+    # Those launches are cooperative: every CTA resident, or the launch fails (never hangs).
+    cooperative: bool | Expr = False
     # Probe kernels only (kernels/probes): the bottleneck planted in the kernel (a diagnosis cause
     # key) and the shape [M, N, K] at which it dominates and is profiled.
     planted: str = ""
@@ -121,11 +123,6 @@ class KernelSpec:
         maps = tuple(TensorMapSpec(t["operand"], tuple(t["box"]), t.get("swizzle", 128)) for t in fields.get("tensor_maps", ()))
         tuples = ("grid", "block", "nvcc_flags", "textures", "staging", "probe_shape")
         return cls(**{**fields, **{k: tuple(fields[k]) for k in tuples if k in fields}, "tensor_maps": maps})
-
-    @property
-    def launched_cooperatively(self) -> bool:
-        """`cooperative`, or staging (whose copy the whole grid waits for)."""
-        return self.cooperative or bool(self.staging)
 
     @property
     def source(self) -> Path:
@@ -158,7 +155,10 @@ class KernelSpec:
             values = [evaluate(e, M, N, K) for e in exprs] + [1] * (3 - len(exprs))
             return (values[0], values[1], values[2])
 
-        return Launch(dims(self.grid), dims(self.block), evaluate(self.smem_bytes, M, N, K))
+        # Staging kernels wait for the whole grid's copy at every shape.
+        c = self.cooperative
+        cooperative = bool(self.staging) or (c if isinstance(c, bool) else evaluate(c, M, N, K) != 0)
+        return Launch(dims(self.grid), dims(self.block), evaluate(self.smem_bytes, M, N, K), cooperative)
 
     def flop(self, M: int, N: int, K: int) -> int:
         return 2 * M * N * K

@@ -142,7 +142,7 @@ _KEY_TYPES = {
     "name": str, "file": str, "entry": str, "tier": str, "idea": str, "predecessor": str, "arch": str,
     "grid": "list of expr", "block": "list of expr", "smem_bytes": "expr", "contract": "table of int",
     "spill_free": bool, "expect_fail": bool, "min_cc": int, "nvcc_flags": "list of str", "tensor_maps": "list of table",
-    "textures": "list of str", "staging": "list of str", "cooperative": bool,
+    "textures": "list of str", "staging": "list of str", "cooperative": "bool or expr",
 }
 
 
@@ -168,6 +168,8 @@ def _check_types(entry: dict, label: str, where: str) -> None:
             ok = isinstance(value, expected) and (expected is bool or not isinstance(value, bool))
         elif expected == "expr":
             ok = isinstance(value, (int, str)) and not isinstance(value, bool)
+        elif expected == "bool or expr":
+            ok = isinstance(value, (bool, int, str))
         else:
             container, _, element = expected.split(" ")
             kind = _ELEMENT[element]

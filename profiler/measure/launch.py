@@ -169,11 +169,10 @@ class KernelRunner:
         self.spec = spec
         self.name = spec.name
         self.cp = cp
-        # A kernel that waits for other blocks of its grid is launched cooperatively (CuPy then calls
-        # cuLaunchCooperativeKernel): a grid the GPU cannot hold at once fails instead of hanging.
-        cooperative = {"enable_cooperative_groups": True} if spec.launched_cooperatively and not spec.tensor_maps else {}
-        self.function = cp.RawModule(path=str(cubin), **cooperative).get_function(spec.entry)
-        self._dynamic_limit = 0
+        self.cubin = str(cubin)
+        self.function = cp.RawModule(path=self.cubin).get_function(spec.entry)
+        self._cooperative = None  # the same kernel from a module loaded for cooperative launches
+        self._dynamic_limit: dict[int, int] = {}
         self._tma = None
         if spec.tensor_maps:  # takes CUtensorMaps by value: launched through the driver API
             from .tensormap import TensorMapLauncher
@@ -183,16 +182,24 @@ class KernelRunner:
 
     def __call__(self, g: Gemm, alpha: float, beta: float) -> None:
         launch = self.spec.launch(g.M, g.N, g.K)
-        if launch.smem_bytes > 48 * 1024 and launch.smem_bytes > self._dynamic_limit:
-            self.function.max_dynamic_shared_size_bytes = launch.smem_bytes
-            self._dynamic_limit = launch.smem_bytes
+        function = self.function if self._tma is not None or not launch.cooperative else self._cooperative_function()
+        if launch.smem_bytes > 48 * 1024 and launch.smem_bytes > self._dynamic_limit.get(id(function), 0):
+            function.max_dynamic_shared_size_bytes = launch.smem_bytes
+            self._dynamic_limit[id(function)] = launch.smem_bytes
         if self._tma is not None:
             self._tma(self.cp, g, alpha, beta, launch)
             return
         args = (np.int32(g.M), np.int32(g.N), np.int32(g.K), np.float32(alpha), g.A, g.B, np.float32(beta), g.C)
         if self.textures is not None:
             args += self.textures.handles(g)  # cudaTextureObject_t: a 64-bit handle
-        self.function(launch.grid, launch.block, args, shared_mem=launch.smem_bytes)
+        function(launch.grid, launch.block, args, shared_mem=launch.smem_bytes)
+
+    def _cooperative_function(self):
+        """CuPy launches a kernel of a module loaded with this flag by cuLaunchCooperativeKernel: a
+        grid that waits for its own blocks fails on a GPU that cannot hold it at once, never hangs."""
+        if self._cooperative is None:
+            self._cooperative = self.cp.RawModule(path=self.cubin, enable_cooperative_groups=True).get_function(self.spec.entry)
+        return self._cooperative
 
 
 class CublasRunner:

@@ -193,7 +193,7 @@ class TensorMapLauncher:
         handle = getattr(self.function, "kernel", self.function).ptr
         lib = self.driver.lib
         geometry = (ctypes.c_void_p(handle), *launch.grid, *launch.block, launch.smem_bytes, ctypes.c_void_p(stream), params)
-        if self.spec.launched_cooperatively:  # the kernel synchronises its grid: every CTA must be resident
+        if launch.cooperative:  # the kernel synchronises its grid: every CTA must be resident
             self.driver.check(lib.cuLaunchCooperativeKernel(*geometry), f"cuLaunchCooperativeKernel({self.spec.entry})")
         else:
             self.driver.check(lib.cuLaunchKernel(*geometry, None), f"cuLaunchKernel({self.spec.entry})")

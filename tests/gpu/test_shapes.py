@@ -80,15 +80,17 @@ def test_splitk128x256x8_sums_one_and_two_levels_on_each_path_and_repeats():
 
 
 def test_splitk128x256x8rs_sums_slices_on_each_path_and_repeats():
-    """splitk128x256x8rs, cooperatively launched: S = 64 (256x256x32768: slices of 128 float4s, half
-    the threads idle), 39 (100x30x20000: slices of unequal length, most of the tile past M and N),
-    16, 4 and 2, no split (4096^3); scalar B and C (N % 4 != 0); each twice in one process: the
-    last split out of each tile reset both its counters."""
+    """splitk128x256x8rs, launched cooperatively where it splits: S = 64 (256x256x32768: slices of 128
+    float4s, half the threads idle), 39 (100x30x20000: slices of unequal length, most of the tile
+    past M and N), 16, 4 and 2; no split (4096^3: 512 blocks, a plain launch; 2048^3: 128 blocks);
+    scalar B and C (N % 4 != 0); each twice in one process: the last split out of each tile reset
+    both its counters."""
     spec = BY_NAME["splitk128x256x8rs"]
-    assert spec.cooperative
     shapes = [(256, 256, 32768), (100, 30, 20000), (512, 512, 16384), (1024, 1024, 8192), (8192, 256, 2048),
-              (4096, 4096, 4096), (257, 129, 8197), (512, 511, 16380)]
-    assert [spec.launch(*shape).grid[2] for shape in shapes] == [64, 39, 16, 4, 2, 1, 16, 16]
+              (4096, 4096, 4096), (2048, 2048, 2048), (257, 129, 8197), (512, 511, 16380)]
+    launches = [spec.launch(*shape) for shape in shapes]
+    assert [la.grid[2] for la in launches] == [64, 39, 16, 4, 2, 1, 1, 16, 16]
+    assert [la.cooperative for la in launches] == [la.grid[2] > 1 for la in launches]
     records = run(spec, [s for s in shapes for _ in range(2)])
     assert [r["status"] for r in records] == ["PASS"] * 2 * len(shapes), [(r["M"], r["N"], r["K"], r.get("reason")) for r in records]
 
