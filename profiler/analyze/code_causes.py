@@ -192,6 +192,8 @@ def epilogue(s: Signals) -> Verdict | None:
     share, line_share = number(r.get("epilogue_pct")), number(r.get("epilogue_line_pct"))
     if np.isnan(share) or share < EPILOGUE_MIN_PCT or np.isnan(line_share) or line_share < EPILOGUE_LINE_MIN_PCT:
         return None
+    if (serial := serial_epilogue(s)) is not None:  # the epilogue's time is its loads of C, waited for by turns
+        return serial
     t, c = s.techniques or {}, s.coalescing or {}
     line = f"line {int(r['epilogue_line'])}" if number(r.get("epilogue_line")) == number(r.get("epilogue_line")) else "one instruction"
     reason = r.get("epilogue_top_reason")
