@@ -12,8 +12,9 @@
 #   dispatch  gemmprof dispatch reports/shapes-suite --write: rules derived from that sweep, with
 #             the GPU's SM count (the manifest with them -> $OUT/ladder.toml)
 #   best      bench of `best` with the derived rules over the same suite -> run reports/shapes-best
-# Output under $OUT: shapes-suite.log, build.txt, ladder.toml, and per run <run>.bench.csv,
-# <run>.run.json, <run>.suite.csv, plus shapes-runs.tar.xz (both run directories whole).
+# Output under $OUT: shapes-suite.log, build.txt, ladder.toml, <run>.suite.csv per run (the
+# summary lines) and shapes-runs.tar.xz (both run directories whole: bench.csv, run.json, ...):
+# six files, inside the device's eight per call, so a caller may add two of its own.
 #
 # Left out of the sweep, to stay inside 6 minutes: spread128x256x8, ragged128x128x8,
 # splitk128x128x8, ragged64x64x8 and streamk64x64x8. In the 2026-11-23 H100 sweeps
@@ -71,7 +72,7 @@ for s in ${SUITE_STEPS:-build tests bench dispatch best}; do
 done
 for r in "$RUN" "$BEST"; do
     [ -d "reports/$r" ] || continue
-    for f in bench.csv run.json suite.csv; do [ -f "reports/$r/$f" ] && cp "reports/$r/$f" "$OUT_DIR/$r.$f"; done
+    [ -f "reports/$r/suite.csv" ] && cp "reports/$r/suite.csv" "$OUT_DIR/$r.suite.csv"
 done
 tar -cf - -C reports $(cd reports && ls -d "$RUN" "$BEST" 2>/dev/null) | xz -T0 -6 > "$OUT_DIR/shapes-runs.tar.xz"
 echo "shapes suite finished in $((SECONDS - TOTAL)) s (status $status)"
