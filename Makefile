@@ -79,11 +79,17 @@ EXPERIMENTS ?= kernels/experiments/experiments.toml
 FIRST_EXPERIMENT ?= bankrot128x128
 VARIANT_SECONDS ?= 1.5
 GP := python3 -m profiler
+# Declared dependencies the GPU machine's Python lacks (tomlkit: the scaffold, `dispatch --write`)
+# travel as wheels in .whl/ (carried, git-ignored); each step installs them here first.
+DEVICE_SITE ?= /tmp/gemmprof-site
+# What gpu-tests collects: the whole GPU suite runs past one device call's 10 minutes, so a call
+# may take a part (e.g. GPU_TESTS="tests/gpu/test_shapes.py tests/gpu/test_tf32.py").
+GPU_TESTS ?= tests
 GPU_STEPS := gpu-env gpu-tests gpu-events gpu-sweep gpu-bench gpu-sample gpu-sample-profile gpu-sample-bench \
 	gpu-bare gpu-dispatch gpu-variants gpu-fast gpu-fast-bench gpu-fast-profile gpu-overhead gpu-fixtures \
 	gpu-many gpu-sanitize gpu-probes
 .PHONY: $(GPU_STEPS)
-$(GPU_STEPS): export PYTHONPATH := $(CURDIR)$(if $(PYTHONPATH),:$(PYTHONPATH))
+$(GPU_STEPS): export PYTHONPATH := $(CURDIR):$(DEVICE_SITE)$(if $(PYTHONPATH),:$(PYTHONPATH))
 $(GPU_STEPS): export PYTHONUNBUFFERED := 1
 $(GPU_STEPS): export COLUMNS := $(or $(LOG_COLUMNS),180)
 
@@ -91,8 +97,13 @@ gpu-env:
 	$(GP) env
 	$(GP) build --arch sm_90
 
-gpu-tests:
-	python3 -m pytest -q -m gpu tests -p no:cacheprovider
+gpu-tests: gpu-site
+	python3 -m pytest -q -m gpu $(GPU_TESTS) -p no:cacheprovider
+
+.PHONY: gpu-site
+gpu-site:
+	if ls .whl/*.whl >/dev/null 2>&1; then python3 -m pip install -q --no-index --no-deps --no-compile \
+		--no-cache-dir --upgrade --target $(DEVICE_SITE) .whl/*.whl; fi
 
 # cuBLAS timed by a plain CUDA program with events, independent of gemmprof's harness
 gpu-events:
@@ -125,7 +136,7 @@ gpu-bare:
 	python3 benchmarks/bare_ncu.py $(SAMPLE)
 
 # derive `best` from the sample sweep, write it into the manifest (a copy comes back), time it
-gpu-dispatch:
+gpu-dispatch: gpu-site
 	$(GP) dispatch $(SAMPLE) --write
 	mkdir -p $(GPU_OUT) && cp kernels/ladder.toml $(GPU_OUT)/ladder.toml
 	$(GP) bench -k best --sizes 512,1024,2048,4096,8192 --out $(RUNS) --run-id best
