@@ -325,10 +325,16 @@ def _latency_cure(top: str | None, s: Signals) -> tuple[str, str, str]:
         return (f"{BY_REASON[top].label}: memory instruction queue full", "latency_queue",
                 "Fewer, wider memory instructions: 128-bit accesses and more math per loaded value." + capped)
     if full:
+        # Fragments loaded a k step ahead are advice only where shared-load waits still show.
+        _, shared_waits = s.stall("short_scoreboard")
+        ahead = shared_waits >= STALL_NOTABLE_PCT
         return ("instruction latencies not hidden by few warps", "latency",
                 f"{full} What is left is the instruction stream itself: FFMAs ordered so that consecutive ones "
                 "write different accumulators and share an operand register (not only its register bank), "
-                "fragments loaded a k step ahead, and little else in the loop.")
+                + ("fragments loaded a k step ahead, " if ahead else "")
+                + "and little else in the loop."
+                + ("" if ahead else f" The fragments already arrive in time (shared-load waits: {fmt_pct(shared_waits)} "
+                                    f"of the cycles)."))
     return ("too little independent work per warp", "latency",
             "More independent work per warp: a larger micro-tile per thread (more accumulators and FMAs per loaded "
             "value) issues FMAs back to back with fewer warps." + capped)

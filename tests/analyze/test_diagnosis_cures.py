@@ -157,6 +157,25 @@ def test_a_micro_tile_at_the_register_limit_is_not_told_to_grow(top):
         assert "larger" in grows and "register limit" not in grows
 
 
+def test_fragments_a_step_ahead_are_advised_only_where_shared_load_waits_show():
+    """splitk128x256x8rs at 256x256x32768 (H100) already loads each k step's fragments during the
+    step before: its shared-load waits are 3% of the cycles, so the cure for its dispatch stalls
+    does not ask for that again; with shared-load waits at 20% it does."""
+    from helpers.cause_signals import signals
+
+    from profiler.analyze.sentences import _latency_cure
+
+    def cure(short):
+        s = signals(occupancy={"registers_per_thread": 236, "warps_per_scheduler": 2.0},
+                    stall_cycles={"dispatch_stall": 0.17, "short_scoreboard": short, "not_selected": 1.0},
+                    mix={"shared_load_per_math": 0.05})
+        return _latency_cure("dispatch_stall", s)[2]
+
+    done = cure(0.04)
+    assert "k step ahead" not in done and "already arrive in time (shared-load waits: 3.3% of the cycles)" in done
+    assert "fragments loaded a k step ahead" in cure(0.3)
+
+
 def test_one_wave_of_blocks_that_end_unevenly_is_noted():
     """splitk128x256x8 at 512x512x16384 (H100): 128 blocks on 132 SMs, one wave (97% of the SMs
     given a block), SMs busy 85%: the split blocks that sum the partials end last. A note, not the
