@@ -3,10 +3,11 @@
 //
 // Predecessor: splitk128x256x8. Its tree leaves the sum to one block per group and one per tile:
 // at 256x256x32768 (S = 64, groups of 8) two blocks in turn read 8 partials of 128 KiB each, one
-// SM at about 64 bytes a clock from L2, some 18 us after the last main loop ends, where the whole
-// GEMM takes 133 us (75% of cuBLAS). Idea: the S splits of a tile wait for one another and then
-// each sums 1/S of the tile over all S partials, in the fixed order z = 0..S-1, and writes that
-// slice of C: every block reads 128 KiB, the sum is as deterministic as the tree's.
+// SM reading from L2 alone while the others idle; the GEMM took 0.133 ms there, 75% of cuBLAS,
+// with the SMs busy 73% of it. Idea: the S splits of a tile wait for one another and then each
+// sums 1/S of the tile over all S partials, in the fixed order z = 0..S-1, and writes that slice
+// of C: every block reads 128 KiB, the sum is as deterministic as the tree's (H100: 0.098 ms,
+// 100% of cuBLAS, SMs busy 94%; benchmarks/results/2026-11-23-h100/shapes-profile-3).
 //
 // Waiting needs every split of a tile resident at once: a split grid has at most 132 blocks (one
 // per SM of a 132-SM GPU: the manifest's grid z) and is launched cooperatively (manifest key
