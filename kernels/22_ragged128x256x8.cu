@@ -30,31 +30,24 @@
 static_assert(spread::SMEM_BYTES == 49664, "update smem_bytes in kernels/ladder.toml");
 
 // The tile at (blockIdx.y, blockIdx.x), all of K.
-template <bool EDGE, bool VEC_B>
-__device__ __forceinline__ void tile128x256(float* smem, int M, int N, int K, float alpha, const float* __restrict__ A,
-                                            const float* __restrict__ B, float beta, float* __restrict__ C)
-{
-    using namespace spread;
-    const int bm = blockIdx.y * BM, bn = blockIdx.x * BN;
-    const Lanes ln = lanes();
-    float acc[16][8];
-    multiply<EDGE, VEC_B>(acc, smem, M, N, K, K, A, B, bm, bn, EDGE ? (K + BK - 1) / BK : K / BK, ln);
-    store<EDGE, VEC_B>(acc, smem, M, N, alpha, beta, C, bm, bn, ln);
-}
+struct WholeK {
+    template <bool EDGE, bool VEC_B>
+    static __device__ __forceinline__ void run(float* smem, int M, int N, int K, float alpha, const float* __restrict__ A,
+                                               const float* __restrict__ B, float beta, float* __restrict__ C)
+    {
+        using namespace spread;
+        const int bm = blockIdx.y * BM, bn = blockIdx.x * BN;
+        const Lanes ln = lanes();
+        float acc[16][8];
+        multiply<EDGE, VEC_B>(acc, smem, M, N, K, K, A, B, bm, bn, EDGE ? (K + BK - 1) / BK : K / BK, ln);
+        store<EDGE, VEC_B>(acc, smem, M, N, alpha, beta, C, bm, bn, ln);
+    }
+};
 
 extern "C" __global__ void __launch_bounds__(spread::NTHREADS, 1)
 sgemm_ragged128x256x8(int M, int N, int K, float alpha, const float* __restrict__ A,
                       const float* __restrict__ B, float beta, float* __restrict__ C)
 {
-    using spread::BK, spread::BM, spread::BN;
     extern __shared__ __align__(16) float smem[];
-    // Uniform over the grid (N, alignment) and over the block (its tile's place): no divergence.
-    const bool vec = N % 4 == 0 && ((reinterpret_cast<uintptr_t>(B) | reinterpret_cast<uintptr_t>(C)) & 15) == 0;
-    const bool whole = vec && K % BK == 0 && (int)(blockIdx.y + 1) * BM <= M && (int)(blockIdx.x + 1) * BN <= N;
-    if (whole)
-        tile128x256<false, true>(smem, M, N, K, alpha, A, B, beta, C);
-    else if (vec)
-        tile128x256<true, true>(smem, M, N, K, alpha, A, B, beta, C);
-    else
-        tile128x256<true, false>(smem, M, N, K, alpha, A, B, beta, C);
+    spread::three_paths<WholeK>(smem, M, N, K, alpha, A, B, beta, C);
 }

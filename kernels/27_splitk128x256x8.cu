@@ -35,50 +35,43 @@ __device__ unsigned g_counters[MAX_COUNTERS];  // zero at module load; each last
 
 // This block's range of k tiles of its tile, its partial through the tree, C by the block that
 // ends up holding the sum (or by split 0 alone when the grid does not fit the workspace).
-template <bool EDGE, bool VEC_B>
-__device__ __forceinline__ void split_tile(float* smem, int M, int N, int K, float alpha, const float* __restrict__ A,
-                                           const float* __restrict__ B, float beta, float* __restrict__ C)
-{
-    using namespace spread;
-    // The tree's arrival flag, in dynamic shared memory: a static __shared__ variable would move the
-    // dynamic tile 16 bytes off 128, doubling B's L2 sectors and cp.async wavefronts.
-    int& last = reinterpret_cast<int*>(smem)[SMEM_BYTES / 4 - 1];  // past the epilogue's staging
-    const int bm = blockIdx.y * BM, bn = blockIdx.x * BN;
-    const int kTiles = (K + BK - 1) / BK;
-    const int splits = gridDim.z, tiles = gridDim.x * gridDim.y;
-    int G = splits;
-    if (splits > 4)
-        for (G = 1; G * G < splits; ++G) {
+struct SplitTree {
+    template <bool EDGE, bool VEC_B>
+    static __device__ __forceinline__ void run(float* smem, int M, int N, int K, float alpha, const float* __restrict__ A,
+                                               const float* __restrict__ B, float beta, float* __restrict__ C)
+    {
+        using namespace spread;
+        // The tree's arrival flag, in dynamic shared memory: a static __shared__ variable would move the
+        // dynamic tile 16 bytes off 128, doubling B's L2 sectors and cp.async wavefronts.
+        int& last = reinterpret_cast<int*>(smem)[SMEM_BYTES / 4 - 1];  // past the epilogue's staging
+        const int bm = blockIdx.y * BM, bn = blockIdx.x * BN;
+        const int kTiles = (K + BK - 1) / BK;
+        const int splits = gridDim.z, tiles = gridDim.x * gridDim.y;
+        int G = splits;
+        if (splits > 4)
+            for (G = 1; G * G < splits; ++G) {
+            }
+        const bool fits = splits > 1 && (long long)splits * tiles * (BM * BN) <= WS_FLOATS
+                          && fold::counters(tiles, splits, G) <= MAX_COUNTERS;
+        if (!fits && blockIdx.z != 0) return;  // split 0 takes all of K and stores C
+        const int t0 = fits ? (int)((long long)blockIdx.z * kTiles / splits) : 0;
+        const int t1 = fits ? (int)((long long)(blockIdx.z + 1) * kTiles / splits) : kTiles;
+        const Lanes ln = lanes();
+        float acc[16][8];
+        // The range as a GEMM of its own (A, B moved to its first k): the same main loop as ragged128x256x8's.
+        multiply<EDGE, VEC_B>(acc, smem, M, N, K, K - t0 * BK, A + t0 * BK, B + (size_t)t0 * BK * N, bm, bn, t1 - t0, ln);
+        if (fits) {
+            const ragged::Workspace ws{g_partials, g_counters, WS_FLOATS, MAX_COUNTERS};
+            if (!fold::tree<NTHREADS>(acc, ws, blockIdx.y * gridDim.x + blockIdx.x, tiles, blockIdx.z, splits, G, last)) return;
         }
-    const bool fits = splits > 1 && (long long)splits * tiles * (BM * BN) <= WS_FLOATS
-                      && fold::counters(tiles, splits, G) <= MAX_COUNTERS;
-    if (!fits && blockIdx.z != 0) return;  // split 0 takes all of K and stores C
-    const int t0 = fits ? (int)((long long)blockIdx.z * kTiles / splits) : 0;
-    const int t1 = fits ? (int)((long long)(blockIdx.z + 1) * kTiles / splits) : kTiles;
-    const Lanes ln = lanes();
-    float acc[16][8];
-    // The range as a GEMM of its own (A, B moved to its first k): the same main loop as ragged128x256x8's.
-    multiply<EDGE, VEC_B>(acc, smem, M, N, K, K - t0 * BK, A + t0 * BK, B + (size_t)t0 * BK * N, bm, bn, t1 - t0, ln);
-    if (fits) {
-        const ragged::Workspace ws{g_partials, g_counters, WS_FLOATS, MAX_COUNTERS};
-        if (!fold::tree<NTHREADS>(acc, ws, blockIdx.y * gridDim.x + blockIdx.x, tiles, blockIdx.z, splits, G, last)) return;
+        store<EDGE, VEC_B>(acc, smem, M, N, alpha, beta, C, bm, bn, ln);
     }
-    store<EDGE, VEC_B>(acc, smem, M, N, alpha, beta, C, bm, bn, ln);
-}
+};
 
 extern "C" __global__ void __launch_bounds__(spread::NTHREADS, 1)
 sgemm_splitk128x256x8(int M, int N, int K, float alpha, const float* __restrict__ A,
                       const float* __restrict__ B, float beta, float* __restrict__ C)
 {
-    using spread::BK, spread::BM, spread::BN;
     extern __shared__ __align__(16) float smem[];
-    // The same three paths as ragged128x256x8, uniform over the grid or the block.
-    const bool vec = N % 4 == 0 && ((reinterpret_cast<uintptr_t>(B) | reinterpret_cast<uintptr_t>(C)) & 15) == 0;
-    const bool whole = vec && K % BK == 0 && (int)(blockIdx.y + 1) * BM <= M && (int)(blockIdx.x + 1) * BN <= N;
-    if (whole)
-        split_tile<false, true>(smem, M, N, K, alpha, A, B, beta, C);
-    else if (vec)
-        split_tile<true, true>(smem, M, N, K, alpha, A, B, beta, C);
-    else
-        split_tile<true, false>(smem, M, N, K, alpha, A, B, beta, C);
+    spread::three_paths<SplitTree>(smem, M, N, K, alpha, A, B, beta, C);
 }

@@ -120,52 +120,45 @@ __device__ __forceinline__ void sum_slice(const float* partials, int first, int 
 
 // This block's range of k tiles of its tile, its partial put, then its slice of the tile summed
 // into C once every split has put its own (or C stored whole when the grid is not split).
-template <bool EDGE, bool VEC_B>
-__device__ __forceinline__ void split_tile(float* smem, int M, int N, int K, float alpha, const float* __restrict__ A,
-                                           const float* __restrict__ B, float beta, float* __restrict__ C)
-{
-    using namespace spread;
-    const int bm = blockIdx.y * BM, bn = blockIdx.x * BN;
-    const int kTiles = (K + BK - 1) / BK;
-    const int splits = gridDim.z, tiles = gridDim.x * gridDim.y;
-    const bool fits = splits > 1 && (long long)splits * tiles * (BM * BN) <= WS_FLOATS && tiles <= MAX_TILES;
-    if (!fits && blockIdx.z != 0) return;  // split 0 takes all of K and stores C
-    const int t0 = fits ? (int)((long long)blockIdx.z * kTiles / splits) : 0;
-    const int t1 = fits ? (int)((long long)(blockIdx.z + 1) * kTiles / splits) : kTiles;
-    const Lanes ln = lanes();
-    float acc[16][8];
-    // The range as a GEMM of its own (A, B moved to its first k): the same main loop as ragged128x256x8's.
-    multiply<EDGE, VEC_B>(acc, smem, M, N, K, K - t0 * BK, A + t0 * BK, B + (size_t)t0 * BK * N, bm, bn, t1 - t0, ln);
-    if (!fits) {
-        store<EDGE, VEC_B>(acc, smem, M, N, alpha, beta, C, bm, bn, ln);
-        return;
+struct SplitReduceScatter {
+    template <bool EDGE, bool VEC_B>
+    static __device__ __forceinline__ void run(float* smem, int M, int N, int K, float alpha, const float* __restrict__ A,
+                                               const float* __restrict__ B, float beta, float* __restrict__ C)
+    {
+        using namespace spread;
+        const int bm = blockIdx.y * BM, bn = blockIdx.x * BN;
+        const int kTiles = (K + BK - 1) / BK;
+        const int splits = gridDim.z, tiles = gridDim.x * gridDim.y;
+        const bool fits = splits > 1 && (long long)splits * tiles * (BM * BN) <= WS_FLOATS && tiles <= MAX_TILES;
+        if (!fits && blockIdx.z != 0) return;  // split 0 takes all of K and stores C
+        const int t0 = fits ? (int)((long long)blockIdx.z * kTiles / splits) : 0;
+        const int t1 = fits ? (int)((long long)(blockIdx.z + 1) * kTiles / splits) : kTiles;
+        const Lanes ln = lanes();
+        float acc[16][8];
+        // The range as a GEMM of its own (A, B moved to its first k): the same main loop as ragged128x256x8's.
+        multiply<EDGE, VEC_B>(acc, smem, M, N, K, K - t0 * BK, A + t0 * BK, B + (size_t)t0 * BK * N, bm, bn, t1 - t0, ln);
+        if (!fits) {
+            store<EDGE, VEC_B>(acc, smem, M, N, alpha, beta, C, bm, bn, ln);
+            return;
+        }
+        const int tile = blockIdx.y * gridDim.x + blockIdx.x, z = blockIdx.z;
+        rs::put(g_partials + ((size_t)z * tiles + tile) * (BM * BN), acc, ln);
+        rs::wait_all(&g_arrived[tile], splits);
+        const bool vec = N % 4 == 0 && (reinterpret_cast<uintptr_t>(C) & 15) == 0;
+        rs::sum_slice(g_partials, tile, tiles, splits, (int)((long long)z * rs::TILE_F4 / splits),
+                      (int)((long long)(z + 1) * rs::TILE_F4 / splits), M, N, alpha, beta, C, bm, bn, vec);
+        __syncthreads();
+        if (threadIdx.x == 0 && atomicAdd(&g_departed[tile], 1u) == (unsigned)(splits - 1)) {
+            g_arrived[tile] = 0;  // every split is past its wait: ready for the next launch
+            g_departed[tile] = 0;
+        }
     }
-    const int tile = blockIdx.y * gridDim.x + blockIdx.x, z = blockIdx.z;
-    rs::put(g_partials + ((size_t)z * tiles + tile) * (BM * BN), acc, ln);
-    rs::wait_all(&g_arrived[tile], splits);
-    const bool vec = N % 4 == 0 && (reinterpret_cast<uintptr_t>(C) & 15) == 0;
-    rs::sum_slice(g_partials, tile, tiles, splits, (int)((long long)z * rs::TILE_F4 / splits),
-                  (int)((long long)(z + 1) * rs::TILE_F4 / splits), M, N, alpha, beta, C, bm, bn, vec);
-    __syncthreads();
-    if (threadIdx.x == 0 && atomicAdd(&g_departed[tile], 1u) == (unsigned)(splits - 1)) {
-        g_arrived[tile] = 0;  // every split is past its wait: ready for the next launch
-        g_departed[tile] = 0;
-    }
-}
+};
 
 extern "C" __global__ void __launch_bounds__(spread::NTHREADS, 1)
 sgemm_splitk128x256x8rs(int M, int N, int K, float alpha, const float* __restrict__ A,
                         const float* __restrict__ B, float beta, float* __restrict__ C)
 {
-    using spread::BK, spread::BM, spread::BN;
     extern __shared__ __align__(16) float smem[];
-    // The same three paths as ragged128x256x8, uniform over the grid or the block.
-    const bool vec = N % 4 == 0 && ((reinterpret_cast<uintptr_t>(B) | reinterpret_cast<uintptr_t>(C)) & 15) == 0;
-    const bool whole = vec && K % BK == 0 && (int)(blockIdx.y + 1) * BM <= M && (int)(blockIdx.x + 1) * BN <= N;
-    if (whole)
-        split_tile<false, true>(smem, M, N, K, alpha, A, B, beta, C);
-    else if (vec)
-        split_tile<true, true>(smem, M, N, K, alpha, A, B, beta, C);
-    else
-        split_tile<true, false>(smem, M, N, K, alpha, A, B, beta, C);
+    spread::three_paths<SplitReduceScatter>(smem, M, N, K, alpha, A, B, beta, C);
 }

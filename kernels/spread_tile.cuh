@@ -203,4 +203,23 @@ __device__ __forceinline__ void store(const float (&acc)[16][8], float* smem, in
         store_c_through_smem<4, ROT, true, true>(stage, acc, C, M, N, bm + ln.wRow, bn, ln.wCol, ln.lane, ln.tr, ln.tc, alpha, beta);
 }
 
+// The kernel body of a 128x256 rung in its three paths, chosen uniformly over the grid (N,
+// alignment) or the block (its tile's place), so no warp diverges: whole tiles (the tile inside M
+// and N, K % 8 == 0, N % 4 == 0, B and C 16-byte aligned: spread128x256x8's body as it is), edge
+// tiles with float4 B, and edge tiles with scalar B. Body::run<EDGE, VEC_B>(smem, M, ..., C) is
+// the rung's tile (ragged128x256x8's header explains the paths).
+template <class Body>
+__device__ __forceinline__ void three_paths(float* smem, int M, int N, int K, float alpha, const float* __restrict__ A,
+                                            const float* __restrict__ B, float beta, float* __restrict__ C)
+{
+    const bool vec = N % 4 == 0 && ((reinterpret_cast<uintptr_t>(B) | reinterpret_cast<uintptr_t>(C)) & 15) == 0;
+    const bool whole = vec && K % BK == 0 && (int)(blockIdx.y + 1) * BM <= M && (int)(blockIdx.x + 1) * BN <= N;
+    if (whole)
+        Body::template run<false, true>(smem, M, N, K, alpha, A, B, beta, C);
+    else if (vec)
+        Body::template run<true, true>(smem, M, N, K, alpha, A, B, beta, C);
+    else
+        Body::template run<true, false>(smem, M, N, K, alpha, A, B, beta, C);
+}
+
 }  // namespace spread
