@@ -8,6 +8,8 @@ import types
 import numpy as np
 import pytest
 
+from helpers.device_arrays import FakeArray
+
 from profiler.errors import GemmprofError
 from profiler.manifest import load_manifest
 from profiler.manifest_parse import parse_manifest
@@ -51,12 +53,6 @@ def test_the_reduce_scatter_rung_waits_only_where_it_splits():
         launch = rs.launch(*shape)
         assert launch.cooperative == (launch.grid[2] > 1)
         assert not launch.cooperative or launch.grid[0] * launch.grid[1] * launch.grid[2] <= 132
-
-
-class FakeArray:
-    def __init__(self, ptr, shape):
-        self.data = types.SimpleNamespace(ptr=ptr)
-        self.shape = shape
 
 
 def test_runner_launches_through_a_cooperative_module_only_where_the_shape_asks():

@@ -10,6 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from helpers.device_arrays import FakeArray
+
 from profiler.errors import GemmprofError
 from profiler.kernel_spec import KernelSpec
 from profiler.manifest import load_manifest
@@ -135,12 +137,6 @@ def test_plan_refuses_more_texels_than_an_int_index_reaches():
 
 
 # --- KernelRunner against a stand-in for CuPy -----------------------------------------------------
-
-
-class FakeArray:
-    def __init__(self, ptr, shape):
-        self.data = types.SimpleNamespace(ptr=ptr)
-        self.shape, self.strides, self.dtype = shape, (shape[1] * 4, 4), np.dtype(np.float32)
 
 
 @pytest.fixture
