@@ -1,6 +1,6 @@
 """On the GPU: the contract-free rungs (ragged128x128x8, ragged64x64x8, splitk128x128x8, splitk64x64x8,
 ragged128x256x8, streamk128x128x8, streamk64x64x8, streamk64x32x8, splitk64x64x8t4, splitk128x256x8,
-splitk128x256x8rs) pass on ragged shapes of every kind (N or K not a multiple of 4, one row, one column, K below one
+splitk128x256x8rs, splitk64x64x8rs) pass on ragged shapes of every kind (N or K not a multiple of 4, one row, one column, K below one
 k tile, K ending mid-tile), split-K on many splits, empty splits and the single-split fallback,
 the two-level sums of splitk64x64x8t4 and splitk128x256x8 (whole and partial groups), and repeated launches
 (the arrival counters reset). Checked by the bench's verification: every
@@ -23,7 +23,7 @@ pytestmark = pytest.mark.gpu
 BY_NAME = {s.name: s for s in load_manifest()}
 NEW = [BY_NAME[n] for n in ("ragged128x128x8", "ragged64x64x8", "splitk128x128x8", "splitk64x64x8", "ragged128x256x8",
                              "streamk128x128x8", "streamk64x64x8", "streamk64x32x8", "splitk64x64x8t4", "splitk128x256x8",
-                             "splitk128x256x8rs")]
+                             "splitk128x256x8rs", "splitk64x64x8rs")]
 RAGGED = [(1, 1, 1), (1, 7, 3), (5, 1, 9), (3, 5, 7), (129, 257, 13), (4095, 33, 1023), (65, 4095, 4),
           (1000, 1000, 1000), (1023, 1021, 1022), (200, 300, 6), (2, 4, 8193), (130, 131, 8191), (64, 64, 64)]
 # Split-K shapes: small M*N, long K (K ending mid-tile; splits of unequal length).
@@ -93,6 +93,38 @@ def test_splitk128x256x8rs_sums_slices_on_each_path_and_repeats():
     assert [la.cooperative for la in launches] == [la.grid[2] > 1 for la in launches]
     records = run(spec, [s for s in shapes for _ in range(2)])
     assert [r["status"] for r in records] == ["PASS"] * 2 * len(shapes), [(r["M"], r["N"], r["K"], r.get("reason")) for r in records]
+
+
+def test_splitk64x64x8rs_sums_slices_of_every_length_and_repeats_bit_for_bit():
+    """splitk64x64x8rs, launched cooperatively where it splits: S = 198 (128x128x65536: slices of 5
+    or 6 float4s, 8 lanes sharing each), 78 (100x30x20000: one tile, mostly past M and N), 49, 16,
+    12 and 3 (1000^3: slices of 341 float4s, one lane each); no split (4096^3: 4096 blocks, a plain
+    launch); scalar B and C (N % 4 != 0); each twice in one process (every counter reset). Then the
+    same inputs twice give the same bits: the sum's order does not depend on who arrived first."""
+    from profiler.measure.device import import_cupy
+    from profiler.measure.launch import Gemm, KernelRunner
+
+    spec = BY_NAME["splitk64x64x8rs"]
+    shapes = [(128, 128, 65536), (100, 30, 20000), (256, 256, 32768), (1, 1, 4097), (512, 511, 16380),
+              (1000, 1000, 1000), (4096, 4096, 4096), (257, 129, 8197)]
+    launches = [spec.launch(*shape) for shape in shapes]
+    assert [la.grid[2] for la in launches] == [198, 78, 49, 16, 12, 3, 1, 32]
+    assert [la.cooperative for la in launches] == [la.grid[2] > 1 for la in launches]
+    records = run(spec, [s for s in shapes for _ in range(2)])
+    assert [r["status"] for r in records] == ["PASS"] * 2 * len(shapes), [(r["M"], r["N"], r["K"], r.get("reason")) for r in records]
+
+    cp = import_cupy()
+    runner = KernelRunner(cp, spec, str(build_kernel(spec, "sm_90").cubin))
+    for M, N, K in [(128, 128, 65536), (257, 129, 8197)]:
+        g = Gemm.random(cp, M, N, K, seed=5)
+        c0 = g.C.copy()
+        outs = []
+        for _ in range(3):
+            g.C[...] = c0
+            runner(g, 1.5, 0.5)
+            cp.cuda.runtime.deviceSynchronize()
+            outs.append(g.C.copy())
+        assert all(bool((o == outs[0]).all()) for o in outs[1:])
 
 
 EXPERIMENTS = {s.name: s for s in load_manifest(KERNELS_DIR / "experiments" / "experiments.toml")}

@@ -47,12 +47,14 @@ def test_a_bad_cooperative_is_one_clear_error(value, fragment):
         spec(f"cooperative = {value}\n")
 
 
-def test_the_reduce_scatter_rung_waits_only_where_it_splits():
-    rs = {s.name: s for s in load_manifest()}["splitk128x256x8rs"]
-    for shape in [(256, 256, 32768), (1024, 1024, 8192), (4096, 4096, 4096), (2048, 2048, 2048), (100, 30, 20000)]:
+@pytest.mark.parametrize("name, per_sm", [("splitk128x256x8rs", 1), ("splitk64x64x8rs", 6)])
+def test_the_reduce_scatter_rungs_wait_only_where_they_split_on_grids_132_sms_hold(name, per_sm):
+    rs = {s.name: s for s in load_manifest()}[name]
+    for shape in [(256, 256, 32768), (1024, 1024, 8192), (4096, 4096, 4096), (2048, 2048, 2048), (100, 30, 20000),
+                  (128, 128, 65536), (1000, 1000, 1000), (32768, 64, 1024)]:
         launch = rs.launch(*shape)
         assert launch.cooperative == (launch.grid[2] > 1)
-        assert not launch.cooperative or launch.grid[0] * launch.grid[1] * launch.grid[2] <= 132
+        assert not launch.cooperative or launch.grid[0] * launch.grid[1] * launch.grid[2] <= 132 * per_sm
 
 
 def test_runner_launches_through_a_cooperative_module_only_where_the_shape_asks():
