@@ -40,24 +40,6 @@ __device__ __align__(16) float g_partials[WS_FLOATS];  // partial tiles, row-maj
 __device__ unsigned g_arrived[MAX_TILES];   // zero at module load; the last split out resets its tile's
 __device__ unsigned g_departed[MAX_TILES];
 
-namespace rs {
-
-// This thread's accumulators into a row-major 128 x 256 slot (acc[mi*4 + e][ni*4 + j] holds the
-// tile's row wRow + mi*16 + tr*4 + e, column wCol + ni*32 + tc*4 + j: spread_tile.cuh's layout).
-__device__ __forceinline__ void put(float* slot, const float (&acc)[16][8], const spread::Lanes& ln)
-{
-#pragma unroll
-    for (int i = 0; i < 16; ++i)
-#pragma unroll
-        for (int ni = 0; ni < 2; ++ni) {
-            const int row = ln.wRow + (i / 4) * 16 + ln.tr * 4 + i % 4, col = ln.wCol + ni * 32 + ln.tc * 4;
-            __stcg(reinterpret_cast<float4*>(slot + row * spread::BN + col),
-                   make_float4(acc[i][ni * 4], acc[i][ni * 4 + 1], acc[i][ni * 4 + 2], acc[i][ni * 4 + 3]));
-        }
-}
-
-}  // namespace rs
-
 // This block's range of k tiles of its tile, its partial put, then its slice of the tile summed
 // into C once every split has put its own (or C stored whole when the grid is not split).
 struct SplitReduceScatter {
@@ -82,7 +64,7 @@ struct SplitReduceScatter {
             return;
         }
         const int tile = blockIdx.y * gridDim.x + blockIdx.x, z = blockIdx.z;
-        rs::put(g_partials + ((size_t)z * tiles + tile) * (BM * BN), acc, ln);
+        put_slot(g_partials + ((size_t)z * tiles + tile) * (BM * BN), acc, ln);
         rsum::exchange<BM, BN, NTHREADS>(g_partials, g_arrived, g_departed, tile, tiles, z, splits, M, N, alpha, beta, C, bm, bn);
     }
 };

@@ -29,6 +29,9 @@
 #define NTHREADS 64              // (BM / 64) * (BN / 32) warps
 #define WS_FLOATS (1LL << 23)    // partial tiles: 32 MiB
 #define MAX_TILES (1 << 13)      // arrival and departure counters: one each per tile
+#ifndef RS_MIN_BLOCKS
+#define RS_MIN_BLOCKS 6          // blocks per SM (launch bounds); experiments/splitk64x64x8rs8.cu: 8
+#endif
 
 static_assert(ragged::Tile<BM, BN>::NT == NTHREADS, "block size");
 
@@ -53,7 +56,7 @@ __device__ __forceinline__ void put(float* slot, const float (&acc)[8][8])
         }
 }
 
-extern "C" __global__ void __launch_bounds__(NTHREADS, 6)
+extern "C" __global__ void __launch_bounds__(NTHREADS, RS_MIN_BLOCKS)
 sgemm_splitk64x64x8rs(int M, int N, int K, float alpha, const float* __restrict__ A,
                       const float* __restrict__ B, float beta, float* __restrict__ C)
 {

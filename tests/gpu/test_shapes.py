@@ -1,6 +1,6 @@
 """On the GPU: the contract-free rungs (ragged128x128x8, ragged64x64x8, splitk128x128x8, splitk64x64x8,
 ragged128x256x8, streamk128x128x8, streamk64x64x8, streamk64x32x8, splitk64x64x8t4, splitk128x256x8,
-splitk128x256x8rs, splitk64x64x8rs) pass on ragged shapes of every kind (N or K not a multiple of 4, one row, one column, K below one
+splitk128x256x8rs, splitk64x64x8rs, streamk128x256x8) pass on ragged shapes of every kind (N or K not a multiple of 4, one row, one column, K below one
 k tile, K ending mid-tile), split-K on many splits, empty splits and the single-split fallback,
 the two-level sums of splitk64x64x8t4 and splitk128x256x8 (whole and partial groups), and repeated launches
 (the arrival counters reset). Checked by the bench's verification: every
@@ -23,7 +23,7 @@ pytestmark = pytest.mark.gpu
 BY_NAME = {s.name: s for s in load_manifest()}
 NEW = [BY_NAME[n] for n in ("ragged128x128x8", "ragged64x64x8", "splitk128x128x8", "splitk64x64x8", "ragged128x256x8",
                              "streamk128x128x8", "streamk64x64x8", "streamk64x32x8", "splitk64x64x8t4", "splitk128x256x8",
-                             "splitk128x256x8rs", "splitk64x64x8rs")]
+                             "splitk128x256x8rs", "splitk64x64x8rs", "streamk128x256x8")]
 RAGGED = [(1, 1, 1), (1, 7, 3), (5, 1, 9), (3, 5, 7), (129, 257, 13), (4095, 33, 1023), (65, 4095, 4),
           (1000, 1000, 1000), (1023, 1021, 1022), (200, 300, 6), (2, 4, 8193), (130, 131, 8191), (64, 64, 64)]
 # Split-K shapes: small M*N, long K (K ending mid-tile; splits of unequal length).
@@ -205,7 +205,7 @@ def test_ragged128x256x8_takes_each_of_its_paths():
     assert [r["status"] for r in records] == ["PASS"] * len(shapes), [(r["M"], r["N"], r["K"], r.get("reason")) for r in records]
 
 
-STREAMK = [BY_NAME[n] for n in ("streamk128x128x8", "streamk64x64x8", "streamk64x32x8")]
+STREAMK = [BY_NAME[n] for n in ("streamk128x128x8", "streamk64x64x8", "streamk64x32x8", "streamk128x256x8")]
 # Stream-K shapes: a partial last wave beside whole ones (1536^3, 2500^3 and 4096^2 x 512 at
 # 64x64 tiles), small M*N over every block (256^3, 1023^3), K-large, twice each: the arrival
 # counters of split tiles reset.
@@ -218,6 +218,18 @@ def test_stream_k_passes_partial_waves_and_repeats(spec):
     shapes = [s for s in WAVES for _ in range(2)]
     records = run(spec, shapes)
     assert [r["status"] for r in records] == ["PASS"] * len(shapes), [(r["M"], r["N"], r["K"], r.get("reason")) for r in records]
+
+
+def test_streamk128x256x8_mixes_whole_and_shared_tiles_on_each_path():
+    """streamk128x256x8 where whole tiles and shared ones meet: 3072^3 (288 tiles: 132 whole, 156
+    shared; the whole-tile path), 4095^2 x 1000 (512 tiles: 264 whole; scalar B and C), 2816 x 3000 x 1028
+    (264 tiles = two whole waves: no stream-K; K % 8 != 0, edge path), 2500^3 (200 tiles, all
+    shared), each twice: every split tile's counter was reset."""
+    spec = BY_NAME["streamk128x256x8"]
+    shapes = [(3072, 3072, 3072), (4095, 4095, 1000), (2816, 3000, 1028), (2500, 2500, 2500)]
+    assert [spec.launch(*shape).grid[0] for shape in shapes] == [132] * 4
+    records = run(spec, [s for s in shapes for _ in range(2)])
+    assert [r["status"] for r in records] == ["PASS"] * 2 * len(shapes), [(r["M"], r["N"], r["K"], r.get("reason")) for r in records]
 
 
 @pytest.mark.parametrize("grid,why", [("1", "one block walks every tile"),

@@ -23,7 +23,7 @@ pytestmark = pytest.mark.nvcc
 
 DRIVER = Path(__file__).parent.parent / "kernels" / "streamk_cover.cu"  # tests/kernels/
 BK = 8
-TILES = [(128, 128), (64, 64), (64, 32)]
+TILES = [(128, 256), (128, 128), (64, 64), (64, 32)]
 STREAMK = [s for s in load_manifest() if s.name.startswith("streamk")]
 
 
@@ -118,15 +118,21 @@ def test_known_plans(driver):
     assert (p["dp"], p["tiles"]) == (6 * 528, 4096)
     p = schedule(driver, 4096, 4096, 4096, 128, 128, 256)  # 1024 tiles = 4 whole waves: no stream-K
     assert p["dp"] == 1024 and all(u[4] == 0 for u in p["units"])
+    p = schedule(driver, 3072, 3072, 3072, 128, 256, 132)  # 288 tiles = 2.2 waves: 1 whole, 156 tiles shared
+    assert (p["dp"], p["tiles"], p["iters"], p["sk_ctas"]) == (132, 288, 384, 132)
     p = schedule(driver, 1, 1, 8, 64, 32, 50)  # one k tile, 50 blocks: one block does it, alone
     assert p["sk_ctas"] == 1 and [u[:5] for u in p["units"]] == [(0, 0, 0, 1, 0)]
 
 
 def _defines(spec) -> dict[str, int]:
-    """The rung's tile, block and workspace sizes, from its own #defines (`128`, `(1LL << 23)`)."""
+    """The rung's tile, block and workspace sizes: its own #defines (`128`, `(1LL << 23)`), else the
+    `constexpr int` of the tile headers it includes (streamk128x256x8: spread_tile.cuh's BM, BN, NTHREADS)."""
     text = (KERNELS_DIR / spec.file).read_text()
-    found = re.findall(r"^#define (\w+) +\(?(\d+)(?:LL)?(?: << (\d+))?\)?", text, re.M)
-    return {name: int(base) << int(shift or 0) for name, base, shift in found}
+    found = {}
+    for header in re.findall(r'^#include "(\w+\.cuh)"', text, re.M):
+        found |= {name: int(v) for name, v in re.findall(r"^constexpr int (\w+) = (\d+);", (KERNELS_DIR / header).read_text(), re.M)}
+    defined = re.findall(r"^#define (\w+) +\(?(\d+)(?:LL)?(?: << (\d+))?\)?", text, re.M)
+    return found | {name: int(base) << int(shift or 0) for name, base, shift in defined}
 
 
 @pytest.mark.parametrize("spec", STREAMK, ids=lambda s: s.name)
