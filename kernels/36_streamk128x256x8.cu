@@ -26,6 +26,7 @@
 // Launches must not overlap in time (one workspace per loaded module).
 // Launch: block (256), grid (G), 49,664 bytes of dynamic shared memory; one block per SM; sm_80+.
 
+#include "reduce_scatter.cuh"
 #include "spread_tile.cuh"
 #include "streamk.cuh"
 
@@ -44,9 +45,9 @@ using namespace spread;
 constexpr int TILE = BM * BN;
 
 // Segment (c, s) of stream-K tile s: its partial to slot c + s; the block that arrives last sums
-// the tile's slots first..last in that order and stores C.
-template <bool EDGE, bool VEC_B>
-__device__ __forceinline__ void fixup(float (&acc)[16][8], float* smem, const streamk::Plan& p, int c, int s, int M, int N,
+// the tile's slots first..last in that order straight into C (rsum::sum_slice over the whole
+// tile: no accumulators live beside the loads, so the kernel stays at the main loop's registers).
+__device__ __forceinline__ void fixup(const float (&acc)[16][8], const streamk::Plan& p, int c, int s, int M, int N,
                                       float alpha, float beta, float* C, int bm, int bn, const Lanes& ln, volatile int& last)
 {
     put_slot(g_partials + (size_t)(c + s) * TILE, acc, ln);
@@ -58,13 +59,9 @@ __device__ __forceinline__ void fixup(float (&acc)[16][8], float* smem, const st
     __syncthreads();
     if (!last) return;
     __threadfence();  // the other blocks' partials are read after their counts were seen
-#pragma unroll
-    for (int i = 0; i < 16; ++i)
-#pragma unroll
-        for (int j = 0; j < 8; ++j) acc[i][j] = 0.f;
-    for (int b = first; b <= lastBlock; ++b)  // fixed order: the sum does not depend on who came last
-        add_slot(acc, g_partials + (size_t)(b + s) * TILE, ln);
-    store<EDGE, VEC_B>(acc, smem, M, N, alpha, beta, C, bm, bn, ln);
+    const bool vec = N % 4 == 0 && (reinterpret_cast<uintptr_t>(C) & 15) == 0;
+    rsum::sum_slice<BM, BN, NTHREADS>(g_partials, first + s, 1, lastBlock - first + 1, 0, TILE / 4, M, N, alpha, beta, C, bm,
+                                      bn, vec);
     if (threadIdx.x == 0) g_counters[s] = 0;  // every segment of this tile has arrived: ready for the next launch
 }
 
@@ -92,7 +89,7 @@ __device__ __forceinline__ void run(float* smem, int M, int N, int K, float alph
         if (w.k0 == 0 && w.k1 == plan.iters)
             store<EDGE, VEC_B>(acc, smem, M, N, alpha, beta, C, bm, bn, ln);
         else
-            fixup<EDGE, VEC_B>(acc, smem, plan, c, w.tile - plan.dpTiles, M, N, alpha, beta, C, bm, bn, ln, last);
+            fixup(acc, plan, c, w.tile - plan.dpTiles, M, N, alpha, beta, C, bm, bn, ln, last);
         __syncthreads();  // every thread has read `cur` and `last`, and is done with shared memory
         if (threadIdx.x == 0) streamk::store_work(cur, streamk::next_work(plan, c, w));
         __syncthreads();

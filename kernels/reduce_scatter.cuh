@@ -1,5 +1,6 @@
 // reduce_scatter.cuh: split-K partials summed by every split of a tile at once, a slice of the
-// tile each (a reduce-scatter), for the rs rungs (splitk128x256x8rs, splitk64x64x8rs).
+// tile each (a reduce-scatter), for the rs rungs (splitk128x256x8rs, splitk64x64x8rs); its
+// sum_slice also serves streamk128x256x8's fix-up, which sums a whole tile in one block.
 //
 // Why: a tree (fold.cuh) or a last arrival (ragged_tile.cuh) leaves the sum to a few blocks while
 // the others have finished; with S splits here every block reads one tile's worth of partials,
@@ -53,62 +54,86 @@ __device__ __forceinline__ void leave(unsigned* arrived, unsigned* departed, uns
 
 // C's float4s [lo, hi) of the BM x BN tile at (bm, bn) = alpha * (sum of the S partials in slots
 // first + z * step) + beta * C, by the block's NT threads; rows past M and columns past N skipped,
-// C element by element unless `vec` (N % 4 == 0, C 16-byte aligned). Each float4 of C is read
-// before it is written.
+// C element by element unless `vec` (N % 4 == 0, C 16-byte aligned). A thread takes U float4s a
+// pass and reads all their partials and C before it writes any C: a write between two reads
+// would hold the next read back (the compiler cannot prove C and the partials apart), one L2
+// latency per float4.
 template <int BM, int BN, int NT>
 __device__ __forceinline__ void sum_slice(const float* partials, int first, int step, int splits, int lo, int hi, int M,
                                           int N, float alpha, float beta, float* C, int bm, int bn, bool vec)
 {
-    constexpr int TILE_F4 = BM * BN / 4;
+    constexpr int TILE_F4 = BM * BN / 4, U = 4;
     static_assert(NT % 32 == 0, "whole warps");
     int lanesLog = 0;  // R = 1 << lanesLog lanes per float4
     while (lanesLog < 5 && (2 << lanesLog) * (hi - lo) <= NT) ++lanesLog;
-    const int R = 1 << lanesLog, per = NT >> lanesLog;  // per: float4s a pass
+    const int R = 1 << lanesLog, per = NT >> lanesLog;  // per: float4s a pass, for each u
     const int q = (int)threadIdx.x >> lanesLog, r = (int)threadIdx.x & (R - 1);
     const float4* const base = reinterpret_cast<const float4*>(partials) + (size_t)first * TILE_F4;
     const size_t zStride = (size_t)step * TILE_F4;
-    for (int f0 = lo; f0 < hi; f0 += per) {  // the same trip count in every thread: the shuffles below
-        const int f = f0 + q;
-        float4 s = make_float4(0.f, 0.f, 0.f, 0.f);
-        if (f < hi) {
-#pragma unroll 8
-            for (int z = r; z < splits; z += R) {
-                const float4 v = __ldcg(base + z * zStride + f);
-                s.x += v.x;
-                s.y += v.y;
-                s.z += v.z;
-                s.w += v.w;
+    for (int f0 = lo; f0 < hi; f0 += U * per) {  // the same trip count in every thread: the shuffles below
+        float v[U][4];
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+            const int f = f0 + u * per + q;
+            float4 s = make_float4(0.f, 0.f, 0.f, 0.f);
+            if (f < hi) {
+#pragma unroll 4
+                for (int z = r; z < splits; z += R) {
+                    const float4 p = __ldcg(base + z * zStride + f);
+                    s.x += p.x;
+                    s.y += p.y;
+                    s.z += p.z;
+                    s.w += p.w;
+                }
+            }
+            for (int m = R >> 1; m > 0; m >>= 1) {  // lanes of one float4 are R aligned lanes of one warp
+                s.x += __shfl_xor_sync(0xffffffffu, s.x, m);
+                s.y += __shfl_xor_sync(0xffffffffu, s.y, m);
+                s.z += __shfl_xor_sync(0xffffffffu, s.z, m);
+                s.w += __shfl_xor_sync(0xffffffffu, s.w, m);
+            }
+            v[u][0] = alpha * s.x;
+            v[u][1] = alpha * s.y;
+            v[u][2] = alpha * s.z;
+            v[u][3] = alpha * s.w;
+        }
+        auto at = [&](int u, int& n) -> float* {  // C's float4 of this thread's u-th, n of its columns inside N; null if none
+            const int f = f0 + u * per + q;
+            const int row = bm + f / (BN / 4), col = bn + (f % (BN / 4)) * 4;
+            n = min(4, N - col);
+            return r == 0 && f < hi && row < M && n > 0 ? C + (size_t)row * N + col : nullptr;
+        };
+        if (beta != 0.0f) {
+#pragma unroll
+            for (int u = 0; u < U; ++u) {
+                int n;
+                const float* cp = at(u, n);
+                if (!cp) continue;
+                if (vec) {
+                    const float4 c = *reinterpret_cast<const float4*>(cp);
+                    v[u][0] += beta * c.x;
+                    v[u][1] += beta * c.y;
+                    v[u][2] += beta * c.z;
+                    v[u][3] += beta * c.w;
+                } else {
+#pragma unroll
+                    for (int j = 0; j < 4; ++j)
+                        if (j < n) v[u][j] += beta * cp[j];
+                }
             }
         }
-        for (int m = R >> 1; m > 0; m >>= 1) {  // lanes of one float4 are R aligned lanes of one warp
-            s.x += __shfl_xor_sync(0xffffffffu, s.x, m);
-            s.y += __shfl_xor_sync(0xffffffffu, s.y, m);
-            s.z += __shfl_xor_sync(0xffffffffu, s.z, m);
-            s.w += __shfl_xor_sync(0xffffffffu, s.w, m);
-        }
-        if (r != 0 || f >= hi) continue;
-        const int row = bm + f / (BN / 4), col = bn + (f % (BN / 4)) * 4;
-        if (row >= M || col >= N) continue;
-        float v[4] = {alpha * s.x, alpha * s.y, alpha * s.z, alpha * s.w};
-        float* const cp = C + (size_t)row * N + col;
-        if (vec) {
-            if (beta != 0.0f) {
-                const float4 c = *reinterpret_cast<const float4*>(cp);
-                v[0] += beta * c.x;
-                v[1] += beta * c.y;
-                v[2] += beta * c.z;
-                v[3] += beta * c.w;
-            }
-            *reinterpret_cast<float4*>(cp) = make_float4(v[0], v[1], v[2], v[3]);
-        } else {
-            const int n = min(4, N - col);
-            if (beta != 0.0f)
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+            int n;
+            float* const cp = at(u, n);
+            if (!cp) continue;
+            if (vec) {
+                *reinterpret_cast<float4*>(cp) = make_float4(v[u][0], v[u][1], v[u][2], v[u][3]);
+            } else {
 #pragma unroll
                 for (int j = 0; j < 4; ++j)
-                    if (j < n) v[j] += beta * cp[j];
-#pragma unroll
-            for (int j = 0; j < 4; ++j)
-                if (j < n) cp[j] = v[j];
+                    if (j < n) cp[j] = v[u][j];
+            }
         }
     }
 }

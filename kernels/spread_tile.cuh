@@ -205,11 +205,11 @@ __device__ __forceinline__ void store(const float (&acc)[16][8], float* smem, in
 
 // A split's partial tile in a workspace slot, row-major BM x BN floats (C's layout, so a slice of
 // it maps to rows and columns of C): acc[mi*4 + e][ni*4 + j] is the tile's row
-// wRow + mi*16 + tr*4 + e, column wCol + ni*32 + tc*4 + j. Written and read through L2 (.cg).
+// wRow + mi*16 + tr*4 + e, column wCol + ni*32 + tc*4 + j. Written through L2 (.cg).
 __device__ __forceinline__ float4* slot_at(float* slot, int i, int ni, const Lanes& ln)
 {
-    const int row = ln.wRow + (i / 4) * 16 + ln.tr * 4 + i % 4, col = ln.wCol + ni * 32 + ln.tc * 4;
-    return reinterpret_cast<float4*>(slot + row * BN + col);
+    float* const base = slot + (ln.wRow + ln.tr * 4) * BN + ln.wCol + ln.tc * 4;  // one pointer, constant offsets:
+    return reinterpret_cast<float4*>(base + ((i / 4) * 16 + i % 4) * BN + ni * 32);  // 32 addresses held live cost ~40 registers
 }
 
 __device__ __forceinline__ void put_slot(float* slot, const float (&acc)[16][8], const Lanes& ln)
@@ -219,21 +219,6 @@ __device__ __forceinline__ void put_slot(float* slot, const float (&acc)[16][8],
 #pragma unroll
         for (int ni = 0; ni < 2; ++ni)
             __stcg(slot_at(slot, i, ni, ln), make_float4(acc[i][ni * 4], acc[i][ni * 4 + 1], acc[i][ni * 4 + 2], acc[i][ni * 4 + 3]));
-}
-
-// acc += the partial in `slot` (put_slot's layout).
-__device__ __forceinline__ void add_slot(float (&acc)[16][8], float* slot, const Lanes& ln)
-{
-#pragma unroll
-    for (int i = 0; i < 16; ++i)
-#pragma unroll
-        for (int ni = 0; ni < 2; ++ni) {
-            const float4 v = __ldcg(slot_at(slot, i, ni, ln));
-            acc[i][ni * 4] += v.x;
-            acc[i][ni * 4 + 1] += v.y;
-            acc[i][ni * 4 + 2] += v.z;
-            acc[i][ni * 4 + 3] += v.w;
-        }
 }
 
 // The kernel body of a 128x256 rung in its three paths, chosen uniformly over the grid (N,
