@@ -62,7 +62,7 @@ template <int BM, int BN, int NT>
 __device__ __forceinline__ void sum_slice(const float* partials, int first, int step, int splits, int lo, int hi, int M,
                                           int N, float alpha, float beta, float* C, int bm, int bn, bool vec)
 {
-    constexpr int TILE_F4 = BM * BN / 4, U = 4;
+    constexpr int TILE_F4 = BM * BN / 4, U = 8;
     static_assert(NT % 32 == 0, "whole warps");
     int lanesLog = 0;  // R = 1 << lanesLog lanes per float4
     while (lanesLog < 5 && (2 << lanesLog) * (hi - lo) <= NT) ++lanesLog;

@@ -22,7 +22,7 @@ import math
 
 import pandas as pd
 
-from ..dispatchers import DEFAULT_SMS, DEFAULT_TOLERANCE, DispatchRule
+from ..dispatchers import DEFAULT_MAX_RULES, DEFAULT_SMS, DEFAULT_TOLERANCE, DispatchRule
 from ..expressions import evaluate
 from ..kernel_spec import KernelSpec
 from ..tiers import PASS
@@ -94,7 +94,7 @@ def conditions(shapes: list[tuple[int, int, int]]) -> list[str]:
 
 
 def derive_rules(bench: pd.DataFrame, kernels: dict[str, KernelSpec], tier: str = "fp32", sms: int = DEFAULT_SMS,
-                 tolerance: float = DEFAULT_TOLERANCE, max_rules: int = 14) -> tuple[DispatchRule, ...]:
+                 tolerance: float = DEFAULT_TOLERANCE, max_rules: int = DEFAULT_MAX_RULES) -> tuple[DispatchRule, ...]:
     """Rules for the dispatcher of `tier` from a sweep on a GPU of `sms` SMs (see the module).
 
     Each step takes the (kernel, condition) pair that claims the most shapes not yet claimed,

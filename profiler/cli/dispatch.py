@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from ..dispatchers import DEFAULT_TOLERANCE
+from ..dispatchers import DEFAULT_MAX_RULES, DEFAULT_TOLERANCE
 from ._options import ManifestOption
 
 
@@ -17,7 +17,7 @@ def dispatch(
     tier: Annotated[str, typer.Option(help="Which kernels it chooses among: fp32 or fp16.")] = "fp32",
     write: Annotated[bool, typer.Option("--write", help="Replace (or add) the entry in kernels/ladder.toml instead of only printing it.")] = False,
     tolerance: Annotated[float, typer.Option(help="A rule may send a sweep shape only to a kernel at least this close to the fastest there (0.03 = 3%); recorded in the entry when not the default.")] = DEFAULT_TOLERANCE,
-    max_rules: Annotated[int, typer.Option(min=1, help="At most this many rules, the last taking any shape: fewer read more easily, too few send some shapes to a slower kernel (the table shows which).")] = 14,
+    max_rules: Annotated[int, typer.Option(min=1, help="At most this many rules, the last taking any shape: fewer read more easily, too few send some shapes to a slower kernel (the table shows which).")] = DEFAULT_MAX_RULES,
     manifest: ManifestOption = None,
 ) -> None:
     """Derive dispatch rules from a sweep (e.g. `gemmprof bench --suite default`): an ordered list
