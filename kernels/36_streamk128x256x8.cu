@@ -60,8 +60,8 @@ __device__ __forceinline__ void fixup(const float (&acc)[16][8], const streamk::
     if (!last) return;
     __threadfence();  // the other blocks' partials are read after their counts were seen
     const bool vec = N % 4 == 0 && (reinterpret_cast<uintptr_t>(C) & 15) == 0;
-    rsum::sum_slice<BM, BN, NTHREADS>(g_partials, first + s, 1, lastBlock - first + 1, 0, TILE / 4, M, N, alpha, beta, C, bm,
-                                      bn, vec);
+    rsum::sum_slice<BM, BN, NTHREADS, 8>(g_partials, first + s, 1, lastBlock - first + 1, 0, TILE / 4, M, N, alpha, beta,
+                                         C, bm, bn, vec);
     if (threadIdx.x == 0) g_counters[s] = 0;  // every segment of this tile has arrived: ready for the next launch
 }
 

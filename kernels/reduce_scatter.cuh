@@ -57,12 +57,14 @@ __device__ __forceinline__ void leave(unsigned* arrived, unsigned* departed, uns
 // C element by element unless `vec` (N % 4 == 0, C 16-byte aligned). A thread takes U float4s a
 // pass and reads all their partials and C before it writes any C: a write between two reads
 // would hold the next read back (the compiler cannot prove C and the partials apart), one L2
-// latency per float4.
-template <int BM, int BN, int NT>
+// latency per float4. U = 1 for the rs rungs' slices (up to 8 loads of a float4's S partials in
+// flight: at S = 198 those are the wait; U = 8 with 4 in flight cost splitk64x64x8rs 8% at
+// 128x128x65536), U = 8 for a whole tile of a few partials (streamk128x256x8's fix-up).
+template <int BM, int BN, int NT, int U = 1>
 __device__ __forceinline__ void sum_slice(const float* partials, int first, int step, int splits, int lo, int hi, int M,
                                           int N, float alpha, float beta, float* C, int bm, int bn, bool vec)
 {
-    constexpr int TILE_F4 = BM * BN / 4, U = 8;
+    constexpr int TILE_F4 = BM * BN / 4;
     static_assert(NT % 32 == 0, "whole warps");
     int lanesLog = 0;  // R = 1 << lanesLog lanes per float4
     while (lanesLog < 5 && (2 << lanesLog) * (hi - lo) <= NT) ++lanesLog;
@@ -77,7 +79,7 @@ __device__ __forceinline__ void sum_slice(const float* partials, int first, int 
             const int f = f0 + u * per + q;
             float4 s = make_float4(0.f, 0.f, 0.f, 0.f);
             if (f < hi) {
-#pragma unroll 4
+#pragma unroll 8
                 for (int z = r; z < splits; z += R) {
                     const float4 p = __ldcg(base + z * zStride + f);
                     s.x += p.x;
