@@ -59,7 +59,10 @@ __device__ __forceinline__ void leave(unsigned* arrived, unsigned* departed, uns
 // would hold the next read back (the compiler cannot prove C and the partials apart), one L2
 // latency per float4. U = 1 for the rs rungs' slices (up to 8 loads of a float4's S partials in
 // flight: at S = 198 those are the wait; U = 8 with 4 in flight cost splitk64x64x8rs 8% at
-// 128x128x65536), U = 8 for a whole tile of a few partials (streamk128x256x8's fix-up).
+// 128x128x65536), U = 8 for a whole tile of a few partials (streamk128x256x8's fix-up). A lane's
+// loads run over a count fixed before the loop: `z += R` with R known only at run time was not
+// unrolled, one L2 latency per partial (splitk128x256x8rs 3% slower at S = 16..64 than its own
+// z = 0..S-1 loop of session 10; splitk64x64x8rs 4.5% at 128x128x65536).
 template <int BM, int BN, int NT, int U = 1>
 __device__ __forceinline__ void sum_slice(const float* partials, int first, int step, int splits, int lo, int hi, int M,
                                           int N, float alpha, float beta, float* C, int bm, int bn, bool vec)
@@ -79,9 +82,10 @@ __device__ __forceinline__ void sum_slice(const float* partials, int first, int 
             const int f = f0 + u * per + q;
             float4 s = make_float4(0.f, 0.f, 0.f, 0.f);
             if (f < hi) {
+                const int terms = (splits - r + R - 1) >> lanesLog;  // z = r + i * R: a count known on entry, so unrolled
 #pragma unroll 8
-                for (int z = r; z < splits; z += R) {
-                    const float4 p = __ldcg(base + z * zStride + f);
+                for (int i = 0; i < terms; ++i) {
+                    const float4 p = __ldcg(base + (size_t)(r + (i << lanesLog)) * zStride + f);
                     s.x += p.x;
                     s.y += p.y;
                     s.z += p.z;
