@@ -57,12 +57,10 @@ __device__ __forceinline__ void leave(unsigned* arrived, unsigned* departed, uns
 // C element by element unless `vec` (N % 4 == 0, C 16-byte aligned). A thread takes U float4s a
 // pass and reads all their partials and C before it writes any C: a write between two reads
 // would hold the next read back (the compiler cannot prove C and the partials apart), one L2
-// latency per float4. U = 1 for the rs rungs' slices (up to 8 loads of a float4's S partials in
-// flight: at S = 198 those are the wait; U = 8 with 4 in flight cost splitk64x64x8rs 8% at
-// 128x128x65536), U = 8 for a whole tile of a few partials (streamk128x256x8's fix-up). A lane's
-// loads run over a count fixed before the loop: `z += R` with R known only at run time was not
-// unrolled, one L2 latency per partial (splitk128x256x8rs 3% slower at S = 16..64 than its own
-// z = 0..S-1 loop of session 10; splitk64x64x8rs 4.5% at 128x128x65536).
+// latency per float4. U = 1 for the rs rungs' slices, whose wait is the chain of a float4's S
+// partials (8 loads of it in flight), U = 8 for a whole tile of a few partials (streamk128x256x8's
+// fix-up). A lane's loads count is fixed before its loop so that the loop unrolls: striding by a
+// run-time R, it did not, one L2 latency per partial (splitk128x256x8rs 3% slower at S = 16..64).
 template <int BM, int BN, int NT, int U = 1>
 __device__ __forceinline__ void sum_slice(const float* partials, int first, int step, int splits, int lo, int hi, int M,
                                           int N, float alpha, float beta, float* C, int bm, int bn, bool vec)
