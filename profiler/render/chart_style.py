@@ -105,12 +105,25 @@ def kernel_colors(names) -> dict[str, tuple]:
     return colors
 
 
+# Colours closer than this (CIE94) are told apart by their markers as well.
+CLOSE_COLORS = 15
+
+
 def kernel_markers(names) -> dict[str, str]:
-    """One marker per kernel for the ladder charts, cycled along the ladder."""
+    """One marker per kernel for the ladder charts, cycled along the ladder, except that a kernel
+    whose colour is close to an earlier kernel's takes the next marker that kernel does not have
+    (with 55 kernels the palette's nearest pair is about 11 apart, wgmma_splitk128 and
+    wgmma_staged128, and the cycle gave them one marker)."""
     names = list(names)
     ladder = _ladder(names)
+    palette = distinct_colors(len(ladder))
     present = set(names)
-    markers = {name: RUNG_MARKERS[i % len(RUNG_MARKERS)] for i, name in enumerate(ladder) if name in present}
+    taken: list[str] = []
+    for i in range(len(ladder)):
+        near = {taken[j] for j in range(i) if color_distance(palette[i], palette[j]) <= CLOSE_COLORS}
+        cycle = [RUNG_MARKERS[(i + k) % len(RUNG_MARKERS)] for k in range(len(RUNG_MARKERS))]
+        taken.append(next((m for m in cycle if m not in near), cycle[0]))
+    markers = {name: taken[i] for i, name in enumerate(ladder) if name in present}
     markers.update({name: reference_style(name)[1] for name in REFERENCES})
     return markers
 

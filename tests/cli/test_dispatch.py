@@ -36,15 +36,17 @@ def test_write_refuses_to_replace_a_dispatcher_of_another_tier(monkeypatch, tmp_
 
 def test_the_printed_entry_pastes_back_whole_at_a_narrow_terminal():
     """Long conditions (conjunctions) stay on one line at 60 columns: the printed TOML parses back
-    to the rules derived, so it can be pasted into a manifest."""
-    from profiler.rundir import REPO_ROOT
+    to the rules derived, so it can be pasted into a manifest. (shapes-suite-7's rules have
+    conjunctions: the H100 sweep behind `best` in session 10.)"""
+    from profiler.analyze.dispatch import derive_rules
+    from profiler.rundir import REPO_ROOT, RunDir
 
-    (committed,) = [d for d in parse_dispatchers((REPO_ROOT / "kernels/ladder.toml").read_text(), load_manifest()) if d.name == "best"]
-    run = REPO_ROOT / committed.derived_from
-    result = CliRunner(env={"COLUMNS": "60"}).invoke(app, ["dispatch", str(run)])
+    run = RunDir(REPO_ROOT / "benchmarks/results/2026-11-23-h100/shapes-suite-7")
+    result = CliRunner(env={"COLUMNS": "60"}).invoke(app, ["dispatch", str(run.path)])
     assert result.exit_code == 0, result.output
     text = result.output[result.output.index("[[dispatch]]"):]
     text = text[: text.index("\n]\n") + 3]
     (printed,) = parse_dispatchers(text, load_manifest())
     assert any(" and " in str(r.when) for r in printed.rules)
-    assert printed.rules == committed.rules
+    kernels = {s.name: s for s in load_manifest()}
+    assert printed.rules == derive_rules(run.read_table("bench"), kernels, "fp32", run.meta()["environment"]["sm_count"])

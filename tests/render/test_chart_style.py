@@ -8,7 +8,7 @@ import itertools
 import pytest
 
 from profiler.manifest import REFERENCES, load_manifest
-from profiler.render.chart_style import color_distance, distinct_colors, kernel_colors, kernel_markers
+from profiler.render.chart_style import CLOSE_COLORS, color_distance, distinct_colors, kernel_colors, kernel_markers
 
 
 def test_color_distance_is_cie94():
@@ -27,7 +27,7 @@ def test_every_kernel_has_a_colour_of_its_own():
     assert min(pairs)[0] > 10  # clearly different (the roofline shows them all); husl gave rungs 8-12 teals 5 apart
     # a ladder chart shows one tier: there, a pair of colours closer than 15 differs in marker too
     tier = {s.name: s.tier for s in load_manifest()}
-    close = [(d, a, b) for d, a, b in pairs if d <= 15 and tier[a] == tier[b] and markers[a] == markers[b]]
+    close = [(d, a, b) for d, a, b in pairs if d <= CLOSE_COLORS and tier[a] == tier[b] and markers[a] == markers[b]]
     assert not close, close
     refs = [colours[r] for r in REFERENCES]
     assert all(color_distance(a, b) > 20 for a, b in itertools.combinations(refs, 2))  # cuBLAS vs cuBLAS FP16
