@@ -49,7 +49,8 @@ constexpr int TILE = BM * BN;
 
 // Segment (c, s) of stream-K tile s: its partial to slot c + s; the block that arrives last sums
 // the tile's slots first..last in that order straight into C (rsum::sum_slice over the whole
-// tile: no accumulators live beside the loads, so the kernel stays at the main loop's registers).
+// tile): summed into the accumulators, 32 float4 loads a slot beside 128 live accumulators took
+// the kernel to 255 registers and its main loop from 101% to 94% of cuBLAS at 4096^3; so, 238.
 __device__ __forceinline__ void fixup(const float (&acc)[16][8], const streamk::Plan& p, int c, int s, int M, int N,
                                       float alpha, float beta, float* C, int bm, int bn, const Lanes& ln, volatile int& last)
 {
