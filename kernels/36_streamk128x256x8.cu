@@ -49,8 +49,10 @@ constexpr int TILE = BM * BN;
 
 // Segment (c, s) of stream-K tile s: its partial to slot c + s; the block that arrives last sums
 // the tile's slots first..last in that order straight into C (rsum::sum_slice over the whole
-// tile): summed into the accumulators, 32 float4 loads a slot beside 128 live accumulators took
-// the kernel to 255 registers and its main loop from 101% to 94% of cuBLAS at 4096^3; so, 238.
+// tile). Summed into the accumulators instead (32 float4 loads a slot beside 128 live ones), the
+// kernel took 255 registers, not 238, and ran 1-3% slower at 5000-8192^3; but faster where every
+// tile is split and the fix-ups are most of the tail (1536^3: 101% of cuBLAS against 89%;
+// shapes-suite-8 against -11). `best` runs streamk128x128x8 there.
 __device__ __forceinline__ void fixup(const float (&acc)[16][8], const streamk::Plan& p, int c, int s, int M, int N,
                                       float alpha, float beta, float* C, int bm, int bn, const Lanes& ln, volatile int& last)
 {
