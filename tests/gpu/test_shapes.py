@@ -1,11 +1,11 @@
 """On the GPU: the contract-free rungs (ragged128x128x8, ragged64x64x8, splitk128x128x8, splitk64x64x8,
 ragged128x256x8, streamk128x128x8, streamk64x64x8, streamk64x32x8, splitk64x64x8t4, splitk128x256x8,
-splitk128x256x8rs, splitk64x64x8rs, streamk128x256x8) pass on ragged shapes of every kind (N or K not
-a multiple of 4, one row, one column, K below one k tile, K ending mid-tile), split-K on many splits, empty splits and the single-split fallback,
-the two-level sums of splitk64x64x8t4 and splitk128x256x8 (whole and partial groups), and repeated launches
-(the arrival counters reset). Checked by the bench's verification: every
-element against the rigorous FP32 bound, with beta = 0 on a NaN-poisoned C and beta != 0.
-Runs on the device machine; skipped elsewhere."""
+splitk128x256x8rs, splitk64x64x8rs, streamk128x256x8) pass on ragged shapes of every kind (N or K
+not a multiple of 4, one row, one column, K below one k tile, K ending mid-tile), split-K on many
+splits, empty splits and the single-split fallback, the two-level sums of splitk64x64x8t4 and
+splitk128x256x8 (whole and partial groups), and repeated launches (the arrival counters reset).
+Checked by the bench's verification: every element against the rigorous FP32 bound, with beta = 0 on
+a NaN-poisoned C and beta != 0. Runs on the device machine; skipped elsewhere."""
 
 import dataclasses
 
