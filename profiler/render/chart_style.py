@@ -117,10 +117,12 @@ def kernel_markers(names) -> dict[str, str]:
     names = list(names)
     ladder = _ladder(names)
     palette = distinct_colors(len(ladder))
+    lab = _lab(np.array(palette))
+    close = _delta_e94(lab, lab) <= CLOSE_COLORS  # every pair at once (color_distance's measure)
     present = set(names)
     taken: list[str] = []
     for i in range(len(ladder)):
-        near = {taken[j] for j in range(i) if color_distance(palette[i], palette[j]) <= CLOSE_COLORS}
+        near = {taken[j] for j in range(i) if close[i, j]}
         cycle = [RUNG_MARKERS[(i + k) % len(RUNG_MARKERS)] for k in range(len(RUNG_MARKERS))]
         taken.append(next((m for m in cycle if m not in near), cycle[0]))
     markers = {name: taken[i] for i, name in enumerate(ladder) if name in present}
