@@ -27,15 +27,12 @@ def dispatch(
     fastest), and a `[[dispatch]]` entry for kernels/ladder.toml (`--write` puts it there); then
     `gemmprof bench -k best` times the dispatcher like any kernel. SMS is the run's GPU's.
     """
-    from rich.console import Console
-    from rich.markup import escape
-    from rich.table import Table
-
     from ..analyze.dispatch import derive_rules, fastest_per_shape, predicted, render_toml, replace_entry, share_of_best
     from ..errors import GemmprofError
     from ..dispatchers import DEFAULT_SMS, check_manifest_text, load_dispatchers
     from ..kernel_paths import MANIFEST_PATH
     from ..manifest import TIERS, clear_caches, load_manifest
+    from ..render.console import dispatch_table, make_console
     from ..rundir import RunDir, write_atomic
 
     if tier not in TIERS:
@@ -56,15 +53,8 @@ def dispatch(
     except ValueError as exc:
         raise GemmprofError(f"cannot derive rules from {run_dir}: {exc}") from None
     chosen = predicted(share_of_best(run.read_table("bench"), kernels, tier), rules, kernels, sms).set_index(["M", "N", "K"])
-    table = Table(title=escape(f"fastest {tier} kernel per shape ({environment.get('gpu_name', '?')}, {sms} SMs)"), title_justify="left")
-    for col in ("M x N x K", "fastest", "GFLOP/s", "runner-up", "GFLOP/s ", "rules choose", "rule", "% of fastest"):
-        table.add_column(col, justify="left" if col in ("fastest", "runner-up", "rules choose") else "right", no_wrap=col == "M x N x K")
-    for r in winners.itertuples():
-        c = chosen.loc[(r.M, r.N, r.K)]
-        table.add_row(f"{r.M}x{r.N}x{r.K}", escape(r.kernel), f"{r.gflops:,.0f}",
-                      escape(r.runner_up) if isinstance(r.runner_up, str) else "", f"{r.runner_up_gflops:,.0f}",
-                      escape(str(c["kernel"])), str(c["rule"]), f"{100 * c['share_of_best']:.1f}")
-    console = Console()
+    table = dispatch_table(winners, chosen, f"fastest {tier} kernel per shape ({environment.get('gpu_name', '?')}, {sms} SMs)")
+    console = make_console()
     console.print(table)
     gpu = environment.get("gpu_name", "unknown GPU")
     entry = render_toml(name, tier, rules, str(run_dir), f"fastest passing {tier} kernel by shape and SM count, from a sweep on the {gpu}", tolerance)
