@@ -28,19 +28,19 @@
 #define WS_FLOATS (1LL << 23)     // partial tiles: 32 MiB
 #define MAX_COUNTERS (1 << 14)    // arrival counters: groups and tiles
 
-static_assert(spread::SMEM_BYTES == 49664, "update smem_bytes in kernels/ladder.toml");
+using Tile128x256 = spread::Tile<128, 256>;
+static_assert(Tile128x256::SMEM_BYTES == 49664, "update smem_bytes in kernels/ladder.toml");
 
 __device__ __align__(16) float g_partials[WS_FLOATS];  // float4 partials
 __device__ unsigned g_counters[MAX_COUNTERS];  // zero at module load; each last arrival resets its own
 
 // This block's range of k tiles of its tile, its partial through the tree, C by the block that
 // ends up holding the sum (or by split 0 alone when the grid does not fit the workspace).
-struct SplitTree {
+struct SplitTree : Tile128x256 {
     template <bool EDGE, bool VEC_B>
     static __device__ __forceinline__ void run(float* smem, int M, int N, int K, float alpha, const float* __restrict__ A,
                                                const float* __restrict__ B, float beta, float* __restrict__ C)
     {
-        using namespace spread;
         // The tree's arrival flag, in dynamic shared memory: a static __shared__ variable would move the
         // dynamic tile 16 bytes off 128, doubling B's L2 sectors and cp.async wavefronts.
         int& last = reinterpret_cast<int*>(smem)[SMEM_BYTES / 4 - 1];  // past the epilogue's staging
@@ -56,7 +56,7 @@ struct SplitTree {
         if (!fits && blockIdx.z != 0) return;  // split 0 takes all of K and stores C
         const int t0 = fits ? (int)((long long)blockIdx.z * kTiles / splits) : 0;
         const int t1 = fits ? (int)((long long)(blockIdx.z + 1) * kTiles / splits) : kTiles;
-        const Lanes ln = lanes();
+        const spread::Lanes ln = lanes();
         float acc[16][8];
         // The range as a GEMM of its own (A, B moved to its first k): the same main loop as ragged128x256x8's.
         multiply<EDGE, VEC_B>(acc, smem, M, N, K, K - t0 * BK, A + t0 * BK, B + (size_t)t0 * BK * N, bm, bn, t1 - t0, ln);
@@ -68,7 +68,7 @@ struct SplitTree {
     }
 };
 
-extern "C" __global__ void __launch_bounds__(spread::NTHREADS, 1)
+extern "C" __global__ void __launch_bounds__(Tile128x256::NTHREADS, 1)
 sgemm_splitk128x256x8(int M, int N, int K, float alpha, const float* __restrict__ A,
                       const float* __restrict__ B, float beta, float* __restrict__ C)
 {

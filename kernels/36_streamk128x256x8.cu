@@ -36,15 +36,18 @@
 #define WS_FLOATS (1LL << 24)     // 512 partial tiles: 64 MiB
 #define MAX_TILES 1024            // one arrival counter per stream-K tile
 
-static_assert(spread::SMEM_BYTES == 49664, "update smem_bytes in kernels/ladder.toml");
-static_assert(spread::BK == ragged::BK, "streamk.cuh counts k tiles of ragged::BK");
+using Tile128x256 = spread::Tile<128, 256>;
+static_assert(Tile128x256::SMEM_BYTES == 49664, "update smem_bytes in kernels/ladder.toml");
+static_assert(Tile128x256::BK == ragged::BK, "streamk.cuh counts k tiles of ragged::BK");
 
 __device__ __align__(16) float g_partials[WS_FLOATS];
 __device__ unsigned g_counters[MAX_TILES];  // zero at module load; each tile's last block resets its own
 
 namespace sk {
 
-using namespace spread;
+using T = Tile128x256;
+using spread::Lanes;
+constexpr int BM = T::BM, BN = T::BN, BK = T::BK, NTHREADS = T::NTHREADS;
 constexpr int TILE = BM * BN;
 
 // Segment (c, s) of stream-K tile s: its partial to slot c + s; the block that arrives last sums
@@ -56,7 +59,7 @@ constexpr int TILE = BM * BN;
 __device__ __forceinline__ void fixup(const float (&acc)[16][8], const streamk::Plan& p, int c, int s, int M, int N,
                                       float alpha, float beta, float* C, int bm, int bn, const Lanes& ln, volatile int& last)
 {
-    put_slot(g_partials + (size_t)(c + s) * TILE, acc, ln);
+    T::put_slot(g_partials + (size_t)(c + s) * TILE, acc, ln);
     const long long base = (long long)s * p.iters;
     const int first = streamk::owner(p, base), lastBlock = streamk::owner(p, base + p.iters - 1);
     __threadfence();  // the partial is visible device-wide before this block is counted
@@ -85,15 +88,15 @@ __device__ __forceinline__ void run(float* smem, int M, int N, int K, float alph
         streamk::store_work(cur, streamk::first_work(plan, c));
     }
     __syncthreads();
-    const Lanes ln = lanes();
+    const Lanes ln = T::lanes();
     float acc[16][8];
     while (cur.k1 > cur.k0) {
         const int tile = cur.tile, k0 = cur.k0;
         const int bm = (tile / plan.tilesN) * BM, bn = (tile % plan.tilesN) * BN;
-        multiply<EDGE, VEC_B>(acc, smem, M, N, K, K - k0 * BK, A + k0 * BK, B + (size_t)k0 * BK * N, bm, bn, cur.k1 - k0, ln);
+        T::multiply<EDGE, VEC_B>(acc, smem, M, N, K, K - k0 * BK, A + k0 * BK, B + (size_t)k0 * BK * N, bm, bn, cur.k1 - k0, ln);
         const streamk::Work w = streamk::load_work(cur);
         if (w.k0 == 0 && w.k1 == plan.iters)
-            store<EDGE, VEC_B>(acc, smem, M, N, alpha, beta, C, bm, bn, ln);
+            T::store<EDGE, VEC_B>(acc, smem, M, N, alpha, beta, C, bm, bn, ln);
         else
             fixup(acc, plan, c, w.tile - plan.dpTiles, M, N, alpha, beta, C, bm, bn, ln, last);
         __syncthreads();  // every thread has read `cur` and `last`, and is done with shared memory
@@ -104,12 +107,12 @@ __device__ __forceinline__ void run(float* smem, int M, int N, int K, float alph
 
 }  // namespace sk
 
-extern "C" __global__ void __launch_bounds__(spread::NTHREADS, 1)
+extern "C" __global__ void __launch_bounds__(Tile128x256::NTHREADS, 1)
 sgemm_streamk128x256x8(int M, int N, int K, float alpha, const float* __restrict__ A,
                        const float* __restrict__ B, float beta, float* __restrict__ C)
 {
     extern __shared__ __align__(16) float smem[];
-    using namespace spread;
+    using namespace sk;
     const bool vec = N % 4 == 0 && ((reinterpret_cast<uintptr_t>(B) | reinterpret_cast<uintptr_t>(C)) & 15) == 0;
     if (vec && K % BK == 0 && M % BM == 0 && N % BN == 0)
         sk::run<false, true>(smem, M, N, K, alpha, A, B, beta, C);

@@ -1,6 +1,6 @@
 """On the GPU: the contract-free rungs (ragged128x128x8, ragged64x64x8, splitk128x128x8, splitk64x64x8,
 ragged128x256x8, streamk128x128x8, streamk64x64x8, streamk64x32x8, splitk64x64x8t4, splitk128x256x8,
-splitk128x256x8rs, splitk64x64x8rs, streamk128x256x8) pass on ragged shapes of every kind (N or K
+splitk128x256x8rs, splitk64x64x8rs, streamk128x256x8, splitk256x128x8rs, splitk256x64x8rs) pass on ragged shapes of every kind (N or K
 not a multiple of 4, one row, one column, K below one k tile, K ending mid-tile), split-K on many
 splits, empty splits and the single-split fallback, the two-level sums of splitk64x64x8t4 and
 splitk128x256x8 (whole and partial groups), and repeated launches (the arrival counters reset).
@@ -23,7 +23,8 @@ pytestmark = pytest.mark.gpu
 BY_NAME = {s.name: s for s in load_manifest()}
 NEW = [BY_NAME[n] for n in ("ragged128x128x8", "ragged64x64x8", "splitk128x128x8", "splitk64x64x8", "ragged128x256x8",
                              "streamk128x128x8", "streamk64x64x8", "streamk64x32x8", "splitk64x64x8t4", "splitk128x256x8",
-                             "splitk128x256x8rs", "splitk64x64x8rs", "streamk128x256x8")]
+                             "splitk128x256x8rs", "splitk64x64x8rs", "streamk128x256x8", "splitk256x128x8rs",
+                             "splitk256x64x8rs")]
 RAGGED = [(1, 1, 1), (1, 7, 3), (5, 1, 9), (3, 5, 7), (129, 257, 13), (4095, 33, 1023), (65, 4095, 4),
           (1000, 1000, 1000), (1023, 1021, 1022), (200, 300, 6), (2, 4, 8193), (130, 131, 8191), (64, 64, 64)]
 # Split-K shapes: small M*N, long K (K ending mid-tile; splits of unequal length).
@@ -100,10 +101,7 @@ def test_splitk64x64x8rs_sums_slices_of_every_length_and_repeats_bit_for_bit():
     or 6 float4s, 8 lanes sharing each), 78 (100x30x20000: one tile, mostly past M and N), 49, 16,
     12 and 3 (1000^3: slices of 341 float4s, one lane each); no split (4096^3: 4096 blocks, a plain
     launch); scalar B and C (N % 4 != 0); each twice in one process (every counter reset). Then the
-    same inputs twice give the same bits: the sum's order does not depend on who arrived first."""
-    from profiler.measure.device import import_cupy
-    from profiler.measure.launch import Gemm, KernelRunner
-
+    same inputs give the same bits."""
     spec = BY_NAME["splitk64x64x8rs"]
     shapes = [(128, 128, 65536), (100, 30, 20000), (256, 256, 32768), (1, 1, 4097), (512, 511, 16380),
               (1000, 1000, 1000), (4096, 4096, 4096), (257, 129, 8197)]
@@ -112,10 +110,18 @@ def test_splitk64x64x8rs_sums_slices_of_every_length_and_repeats_bit_for_bit():
     assert [la.cooperative for la in launches] == [la.grid[2] > 1 for la in launches]
     records = run(spec, [s for s in shapes for _ in range(2)])
     assert [r["status"] for r in records] == ["PASS"] * 2 * len(shapes), [(r["M"], r["N"], r["K"], r.get("reason")) for r in records]
+    _same_bits_every_launch(spec, [(128, 128, 65536), (257, 129, 8197)])
+
+
+def _same_bits_every_launch(spec, shapes):
+    """Three launches on the same inputs give the same bits: a reduce-scatter's sum order does not
+    depend on which split arrived first."""
+    from profiler.measure.device import import_cupy
+    from profiler.measure.launch import Gemm, KernelRunner
 
     cp = import_cupy()
     runner = KernelRunner(cp, spec, str(build_kernel(spec, "sm_90").cubin))
-    for M, N, K in [(128, 128, 65536), (257, 129, 8197)]:
+    for M, N, K in shapes:
         g = Gemm.random(cp, M, N, K, seed=5)
         c0 = g.C.copy()
         outs = []
@@ -124,7 +130,28 @@ def test_splitk64x64x8rs_sums_slices_of_every_length_and_repeats_bit_for_bit():
             runner(g, 1.5, 0.5)
             cp.cuda.runtime.deviceSynchronize()
             outs.append(g.C.copy())
-        assert all(bool((o == outs[0]).all()) for o in outs[1:])
+        assert all(bool((o == outs[0]).all()) for o in outs[1:]), (spec.name, M, N, K)
+
+
+# The tall tiles' shapes: tall-skinny C (16384x128x4096, 32768x64x1024, and one short of each
+# dimension: every tile on an edge path, scalar B and C), K-large (S = 64 and 39), no split.
+TALL = [(16384, 128, 4096), (32768, 64, 1024), (16383, 127, 4095), (256, 256, 32768), (100, 30, 20000),
+        (8192, 256, 2048), (4096, 4096, 4096), (257, 129, 8197), (512, 511, 16380)]
+
+
+@pytest.mark.parametrize(("name", "splits"), [("splitk256x128x8rs", [2, 1, 2, 64, 39, 2, 1, 16, 16]),
+                                              ("splitk256x64x8rs", [2, 2, 2, 64, 39, 2, 1, 16, 16])])
+def test_tall_tiles_sum_slices_on_each_path_and_repeat_bit_for_bit(name, splits):
+    """splitk256x128x8rs and splitk256x64x8rs (two blocks an SM, so up to 264 blocks launched
+    cooperatively) at their split counts, twice each in one process (every counter reset), then
+    the same bits from three launches."""
+    spec = BY_NAME[name]
+    launches = [spec.launch(*shape) for shape in TALL]
+    assert [la.grid[2] for la in launches] == splits
+    assert [la.cooperative for la in launches] == [z > 1 for z in splits]
+    records = run(spec, [s for s in TALL for _ in range(2)])
+    assert [r["status"] for r in records] == ["PASS"] * 2 * len(TALL), [(r["M"], r["N"], r["K"], r.get("reason")) for r in records]
+    _same_bits_every_launch(spec, [(16384, 128, 4096), (257, 129, 8197)])
 
 
 EXPERIMENTS = {s.name: s for s in load_manifest(KERNELS_DIR / "experiments" / "experiments.toml")}

@@ -15,9 +15,12 @@ def code(text: str) -> str:
 
 
 def macros(text: str) -> dict[str, int]:
-    """Integer #defines and constexpr ints (arithmetic over earlier ones); others are skipped."""
-    values: dict[str, int] = {}
-    found = re.findall(r"^#define\s+(\w+)\s+([^\n]+)$|^\s*constexpr\s+int\s+(\w+)\s*=\s*([^;\n]+);", code(text), flags=re.M)
+    """Integer #defines and constexpr ints (arithmetic over earlier ones); others are skipped. The
+    members of a class template over two ints (spread_tile.cuh's Tile<BM_, BN_>) take the arguments
+    of the one instantiation the source names."""
+    values: dict[str, int] = template_arguments(code(text))
+    found = re.findall(r"^#define\s+(\w+)\s+([^\n]+)$|^\s*(?:static\s+)?constexpr\s+int\s+(\w+)\s*=\s*([^;\n]+);",
+                       code(text), flags=re.M)
     for name, body in ((m[0] or m[2], m[1] or m[3]) for m in found):
         try:
             values[name] = c_int(body, values)
@@ -26,12 +29,24 @@ def macros(text: str) -> dict[str, int]:
     return values
 
 
+def template_arguments(text: str) -> dict[str, int]:
+    """{parameter: argument} of `template <int P, int Q> struct S` for the one S<p, q> the text
+    instantiates (none if it names no such instantiation, or two different ones)."""
+    params = {s: (p, q) for p, q, s in re.findall(r"template\s*<\s*int\s+(\w+)\s*,\s*int\s+(\w+)\s*>\s*struct\s+(\w+)", text)}
+    uses = {(s, int(p), int(q)) for s, p, q in re.findall(r"\b(\w+)<\s*(\d+)\s*,\s*(\d+)\s*>", text) if s in params}
+    if len(uses) != 1:
+        return {}
+    (s, p, q), = uses
+    return dict(zip(params[s], (p, q)))
+
+
 def c_int(expr: str, defs: dict[str, int]) -> int:
     """Evaluate a C integer expression over known macros (C's / on ints is Python's //); a
     namespace-qualified name (spread::NTHREADS) is looked up by its last part."""
     expr = re.sub(r"\b\w+::", "", expr)
     expr = re.sub(r"\b[A-Za-z_]\w*\b", lambda m: str(defs[m[0]]) if m[0] in defs else m[0], expr)
     expr = re.sub(r"(\d)[uUlL]+\b", r"\1", expr).replace("/", "//")
+    expr = re.sub(r"(\d+)\s*<<\s*(\d+)", lambda m: str(int(m[1]) << int(m[2])), expr)  # (1LL << 23)
     if re.search(r"[A-Za-z_]", expr):
         raise ValueError(f"unknown name in {expr!r}")
     return evaluate(expr, 0, 0, 0)

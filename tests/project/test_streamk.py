@@ -7,7 +7,6 @@ expressions for the streamk rungs never push a plan past its kernel's workspace.
 
 from __future__ import annotations
 
-import re
 import subprocess
 from collections import defaultdict
 from pathlib import Path
@@ -16,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from profiler.kernel_paths import KERNELS_DIR
+from helpers.c_source import macros, with_headers
 from profiler.manifest import load_manifest
 
 pytestmark = pytest.mark.nvcc
@@ -125,14 +124,9 @@ def test_known_plans(driver):
 
 
 def _defines(spec) -> dict[str, int]:
-    """The rung's tile, block and workspace sizes: its own #defines (`128`, `(1LL << 23)`), else the
-    `constexpr int` of the tile headers it includes (streamk128x256x8: spread_tile.cuh's BM, BN, NTHREADS)."""
-    text = (KERNELS_DIR / spec.file).read_text()
-    found = {}
-    for header in re.findall(r'^#include "(\w+\.cuh)"', text, re.M):
-        found |= {name: int(v) for name, v in re.findall(r"^constexpr int (\w+) = (\d+);", (KERNELS_DIR / header).read_text(), re.M)}
-    defined = re.findall(r"^#define (\w+) +\(?(\d+)(?:LL)?(?: << (\d+))?\)?", text, re.M)
-    return found | {name: int(base) << int(shift or 0) for name, base, shift in defined}
+    """The rung's tile, block and workspace sizes (BM, BN, NTHREADS, WS_FLOATS, MAX_TILES), from its
+    source and the headers it includes."""
+    return macros(with_headers(spec))
 
 
 @pytest.mark.parametrize("spec", STREAMK, ids=lambda s: s.name)
