@@ -40,6 +40,9 @@ BOUNDS: dict[str, Bound] = {b.key: b for b in (
           "Accumulate privately, then one atomic per block or warp, to spread addresses."),
     Bound("divergence", "warp divergence",
           "Make branches uniform per warp."),
+    Bound("waste", "wasted math",
+          "Do only the GEMM's math: a tile no larger than the short side of C (M or N), or one per shape chosen "
+          "by a dispatcher, so no tile computes far past the matrix's edges."),
     Bound("latency", "latency and occupancy",
           "Hide latency with independent work: prefetch the next tile while computing this one, more accumulators "
           "per thread, or more warps per SM."),

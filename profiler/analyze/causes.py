@@ -1,7 +1,8 @@
 """Specific causes that decide a verdict before the Speed Of Light reasoning does.
 
 Each check looks for one known pathology that no amount of tiling cures: a grid that leaves SMs
-idle, a last wave that costs a large share of the time, math done in double, arrays or spills in
+idle, a last wave that costs a large share of the time, math on the padding past the matrix's
+edges, math done in double, arrays or spills in
 local memory, atomics to a few addresses, divergent warps, scattered global accesses, bank
 conflicts on every shared load, an epilogue that holds most of the time, barriers; and, where no
 unit is saturated, an epilogue whose loads of C wait one at a time behind its stores, and
@@ -23,15 +24,16 @@ from typing import Callable
 
 from .bounds import Verdict
 from .code_causes import (atomics, bank_conflicts, barrier, divergence, epilogue, fp64, local_memory, scattered,
-                          serial_epilogue)
+                          serial_epilogue, wasted_math)
 from .idle_causes import occupancy_capped, small_grid, tail
 from .signals import Signals
 
 
-# The order matters: what leaves SMs idle first, then what is wrong whatever the tiling, then where
-# the time sits (epilogue, barriers), then occupancy.
+# The order matters: what leaves SMs idle first, then math that is not the GEMM's, then what is
+# wrong whatever the tiling, then where the time sits (epilogue, barriers), then occupancy.
 CHECKS: tuple[Callable[[Signals], Verdict | None], ...] = (
-    small_grid, tail, fp64, local_memory, atomics, divergence, epilogue, scattered, bank_conflicts, barrier,
+    small_grid, tail, wasted_math, fp64, local_memory, atomics, divergence, epilogue, scattered, bank_conflicts,
+    barrier,
 )
 # Tried after the Speed Of Light's compute and memory bounds, before plain latency: causes of
 # latency, which cost time only where no unit is saturated.

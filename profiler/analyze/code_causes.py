@@ -1,5 +1,5 @@
-"""Cause checks for pathologies in the kernel's code that no amount of tiling cures: math done in
-double, arrays or spills in local memory, atomics to a few addresses, divergent warps, scattered
+"""Cause checks for pathologies in the kernel's code that no amount of tiling cures: math past the
+matrix's edges (tiles that do not fit the shape), math done in double, arrays or spills in local memory, atomics to a few addresses, divergent warps, scattered
 global accesses, bank conflicts on every shared load, an epilogue that holds most of the time,
 barriers. Each returns a `Verdict` naming its cause, or None (`causes.CHECKS` orders them).
 Thresholds are module constants, each with the reason for its value; cures never prescribe a
@@ -11,13 +11,20 @@ import numpy as np
 import pandas as pd
 
 from ..stall_table import BY_REASON
-from ..numbers import fmt_bytes, fmt_count, fmt_num, fmt_pct, fmt_way
+from ..numbers import fmt_bytes, fmt_count, fmt_num, fmt_pct, fmt_times, fmt_way
 from .bounds import Verdict
 from .cause_text import cause, class_samples, hopper_sentence, math_instructions, math_name, stall_lines
+from .gemm_shape import executed_per_gemm_flop, gemm_flop, math_flop
 from .shared_memory import wavefront_share_pct
 from .signals import Signals
 from .values import number
 
+# FP32 FLOPs executed at this multiple of the GEMM's 2MNK: the math on padding is the cause (a fifth
+# of it wasted). splitk128x256x8rs at 16384x128x4096, tiles 256 wide over N = 128: 2.0x, FP32 pipe
+# 76% busy and twice the time of the same tile turned to 256x128 (shapes-profile-5). From
+# WASTED_MATH_NOTE_RATIO a note: 128x256 tiles over 1000^3, 2500^3 or 5000^3 execute 1.05x.
+WASTED_MATH_RATIO = 1.25
+WASTED_MATH_NOTE_RATIO = 1.04
 # Local-memory instructions per math instruction from which local memory is the cause (a spill or
 # an array access every few FMAs), or local-memory samples from this share of all samples.
 LOCAL_PER_MATH_MIN = 0.05
@@ -56,6 +63,29 @@ SERIAL_EPILOGUE_NOTE_PCT = 10.0
 BARRIER_MIN_PCT = 30.0
 # Math instructions in double from this share of FLOPs: the kernel computes in FP64.
 FP64_FLOP_SHARE_MIN = 0.5
+
+
+def wasted_math(s: Signals) -> Verdict | None:
+    """A kernel whose tiles reach far past M or N multiplies the zeros that fill them: its pipe is
+    busy, yet much of the math is not the GEMM's, and the bound that shows (FP32 pipe, latency)
+    is not the cause. Only where FP32 does the math: a tensor-core tier may run several MMAs a
+    product by design (3xTF32), which the counters cannot tell from padding."""
+    k = s.launch
+    ratio = executed_per_gemm_flop(k)
+    if k.get("math_pipe") != "fp32" or not ratio >= WASTED_MATH_RATIO:
+        return None
+    M, N, K = (int(k[d]) for d in "MNK")
+    short, side = ("M", M) if M < N else ("N", N)
+    wasted = 100.0 * (1.0 - 1.0 / ratio)
+    cure = (f"Tiles that fit C: {short} = {side} is its short side, so a tile at most {side} along {short} (the "
+            f"same warp tiles arranged the other way, e.g. 256x128 for 128x256), or a dispatcher that chooses the "
+            f"tile per shape, wastes nothing there.")
+    return cause("waste", "wasted math", "wasted_math", f"{fmt_pct(wasted)} of its math is past the matrix's edges",
+                 f"It executed {fmt_times(ratio)} the {M}x{N}x{K} GEMM's 2MNK FLOPs: {fmt_pct(wasted)} of its FP32 "
+                 f"math multiplies the zeros that fill tiles past M, N or K.",
+                 [f"FP32 FLOPs executed {fmt_count(math_flop(k))}; the GEMM's 2MNK {fmt_count(gemm_flop(k))}.",
+                  f"FP32 pipe {fmt_pct(s.util['fp32'])} of peak, of which {fmt_pct(s.util['fp32'] / ratio)} is the "
+                  f"GEMM's math.", s.sides()], cure)
 
 
 def fp64(s: Signals) -> Verdict | None:

@@ -20,7 +20,7 @@ import pandas as pd
 
 from ..kernel_spec import KernelSpec
 from ..manifest import REFERENCES
-from ..tiers import PASS, TIERS, TIMED_STATUSES
+from ..tiers import PASS, TIMED_STATUSES
 from . import fill, global_memory, instruction_mix, ladder, shared_memory, stalls
 from .occupancy import occupancy
 from .roofline import kernel_names
@@ -51,10 +51,11 @@ class Diagnosis:
     pct_cublas: float = np.nan
     time_ms: float = np.nan
     gflops_source: str = ""  # 'bench', 'ncu' (no benchmark of it), 'untimed' (failed where profiled)
-    # A tier whose kernels run several MMAs per product (`Tier.extra_products`, 3xTF32): the tensor
-    # FLOP/s the profiled launch executed and its tensor FLOPs per 2MNK; its gflops is the GEMM's 2MNK / time.
-    tensor_gflops_executed: float = np.nan
-    mmas_per_product: float = np.nan
+    # The FLOP/s the profiled launch executed (ncu's count, every pipe's) and its FLOPs per GEMM FLOP
+    # (2MNK): 3 for 3xTF32 (`Tier.extra_products`: three MMAs a product), above 1 for math on the
+    # padding of tiles past the matrix's edges. gflops itself is always the GEMM's 2MNK / time.
+    executed_gflops: float = np.nan
+    executed_per_gemm_flop: float = np.nan
     launch: dict | None = None  # the profiled launch's row of the kernels table
     launches: int = 0  # launches of this kernel at the profile shape
     verdict: Verdict | None = None
@@ -134,8 +135,8 @@ def diagnosis_records(run: RunDiagnosis) -> list[dict]:
             "gflops": None if np.isnan(d.gflops) else round(float(d.gflops), 3),
             "pct_cublas": None if np.isnan(d.pct_cublas) else round(float(d.pct_cublas), 2),
             "gflops_source": d.gflops_source or None,
-            "tensor_gflops_executed": None if np.isnan(d.tensor_gflops_executed) else round(float(d.tensor_gflops_executed), 3),
-            "mmas_per_product": None if np.isnan(d.mmas_per_product) else round(float(d.mmas_per_product), 3),
+            "executed_gflops": None if np.isnan(d.executed_gflops) else round(float(d.executed_gflops), 3),
+            "executed_per_gemm_flop": None if np.isnan(d.executed_per_gemm_flop) else round(float(d.executed_per_gemm_flop), 3),
         })
     return out
 
@@ -176,8 +177,7 @@ def diagnose_run(tables: Mapping[str, pd.DataFrame], specs: Sequence[KernelSpec]
             d.successor_idea = fill.reference_idea(d.successor)
         fill.add_bench(d, bench, shape)
         if len(chosen) and name in set(chosen["name"]):
-            fill.add_profile(d, chosen[chosen["name"] == name].iloc[0].to_dict(), per_launch,
-                             extra_products=bool(spec and spec.tier in TIERS and TIERS[spec.tier].extra_products))
+            fill.add_profile(d, chosen[chosen["name"] == name].iloc[0].to_dict(), per_launch)
         elif kernels is not None:
             d.warnings.append("Not profiled in this run: timing only.")
         if d.status is None and profile_log is not None and "status" in profile_log.columns:

@@ -14,6 +14,8 @@ from ..kernel_spec import KernelSpec
 from ..manifest import REFERENCES, reference_name
 from ..tiers import ERROR, FAIL, FAILED_STATUSES, PASS, REFERENCE_ROWS, SKIP, TIERS
 from . import ladder, shared_memory, stalls
+from .gemm_shape import executed_per_gemm_flop, gemm_flop, math_flop
+from .values import number
 
 if TYPE_CHECKING:
     from .diagnosis import Diagnosis
@@ -123,27 +125,26 @@ def _uses(d: Diagnosis) -> set[str]:
     return set(d.verdict.already_uses) if d.verdict else set()
 
 
-def add_profile(d: Diagnosis, launch: dict, per: Mapping[str, pd.DataFrame | None],
-                extra_products: bool = False) -> None:
-    """The profiled launch's facts. Without a benchmark its rate is ncu's executed FLOP/s, except in
-    a tier whose kernels run several MMAs per product, where that would count each product three
-    times: there the rate is the GEMM's 2MNK / time and the executed tensor rate is kept apart."""
+def add_profile(d: Diagnosis, launch: dict, per: Mapping[str, pd.DataFrame | None]) -> None:
+    """The profiled launch's facts. Without a benchmark its rate is the GEMM's 2MNK over ncu's time
+    (ncu's executed FLOP/s where the shape is unknown): executed FLOPs count the math on tiles' padding
+    past the matrix's edges, and 3xTF32's three MMAs a product, as work, and would make a kernel that
+    wastes half its math look as fast as one that wastes none. What ran is kept apart."""
     key = (launch.get("report"), launch.get("launch"))
     d.launch, d.launches = launch, int(launch.get("launches", 1))
     if d.launches > 1:
         d.warnings.append(f"{d.launches} launches at this shape; the longest is diagnosed.")
     if shape_of(launch) != d.shape:
         d.warnings.append(f"Profiled at {'x'.join(map(str, shape_of(launch) or ()))}, not at the run's profile shape.")
-    if not d.gflops_source and launch.get("achieved_flops") and not pd.isna(launch.get("achieved_flops")):
-        d.gflops, d.gflops_source = float(launch["achieved_flops"]) / 1e9, "ncu"
-        d.time_ms = float(launch["duration_ns"]) / 1e6
-    shape, tensor = shape_of(launch), launch.get("tensor_flop", np.nan)
-    if extra_products and shape and not pd.isna(tensor) and tensor > 0 and launch.get("duration_ns", 0) > 0:
-        gemm_flop = 2.0 * shape[0] * shape[1] * shape[2]
-        d.tensor_gflops_executed = float(tensor) / float(launch["duration_ns"])  # FLOP per ns = GFLOP/s
-        d.mmas_per_product = float(tensor) / gemm_flop
-        if d.gflops_source == "ncu":
-            d.gflops = gemm_flop / float(launch["duration_ns"])
+    ns = number(launch.get("duration_ns"))
+    if ns > 0:
+        d.executed_gflops = math_flop(launch) / ns  # FLOP per ns = GFLOP/s
+        d.executed_per_gemm_flop = executed_per_gemm_flop(launch)
+    if not d.gflops_source and ns > 0:
+        flop = gemm_flop(launch)
+        d.gflops = flop / ns if flop > 0 else number(launch.get("achieved_flops")) / 1e9
+        if not np.isnan(d.gflops):
+            d.gflops_source, d.time_ms = "ncu", ns / 1e6
 
     def mine(name: str) -> pd.DataFrame:
         frame = per.get(name)

@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Iterable, Mapping
 
+import numpy as np
 import pandas as pd
 
 from ..errors import GemmprofError
@@ -111,3 +112,25 @@ def fill_shapes(kernels: pd.DataFrame, rules: Iterable[ShapeRule] = ()) -> pd.Da
         out[dim] = pd.array(values[dim], dtype="Int64")
     out["shape_source"] = pd.Series(sources, index=out.index, dtype="object")
     return out
+
+
+def gemm_flop(launch: Mapping) -> float:
+    """The GEMM's 2MNK FLOPs for a launch whose shape is known (`fill_shapes`), else NaN."""
+    dims = [launch.get(d) for d in "MNK"]
+    if any(v is None or pd.isna(v) or v <= 0 for v in dims):
+        return np.nan
+    return 2.0 * float(dims[0]) * float(dims[1]) * float(dims[2])
+
+
+def math_flop(launch: Mapping) -> float:
+    """FLOPs the launch executed on the pipe that did its math (`math_pipe`: fp32, tensor, fp64 or
+    fp16; ncu's counts), NaN where unknown."""
+    value = launch.get(f"{launch.get('math_pipe')}_flop")
+    return float(value) if value is not None and not pd.isna(value) and value > 0 else np.nan
+
+
+def executed_per_gemm_flop(launch: Mapping) -> float:
+    """The math pipe's executed FLOPs over the GEMM's 2MNK: 1 for a kernel that does the GEMM's math
+    and no more, 3 for 3xTF32 (three MMAs a product), above 1 for math on the zero-filled padding
+    of tiles past M, N or K. NaN without a shape or the counts."""
+    return math_flop(launch) / gemm_flop(launch)

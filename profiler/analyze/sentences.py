@@ -8,7 +8,8 @@ import numpy as np
 import pandas as pd
 
 from .cause_text import hopper_sentence
-from .code_causes import SERIAL_EPILOGUE_NOTE_PCT, barrier_cure, serial_epilogue_cure
+from .code_causes import SERIAL_EPILOGUE_NOTE_PCT, WASTED_MATH_NOTE_RATIO, barrier_cure, serial_epilogue_cure
+from .gemm_shape import executed_per_gemm_flop
 from .idle_causes import TAIL_NOTE_PCT, UNEVEN_NOTE_PCT
 from .bounds import BOUNDS, Verdict
 from .global_memory import launch_min_bytes
@@ -75,6 +76,15 @@ def _conflict_sentence(c: dict) -> str:
     return (f"Bank conflicts on {KIND_NOUNS[c['kind']]}: {fmt_way(c['n_way'])} at the worst instruction; "
             f"{fmt_pct(c['excess_pct'])} of their {fmt_count(c['wavefronts'])} wavefronts are replays "
             f"({fmt_num(c['n_way_avg'])}x the conflict-free count).")
+
+
+def _lines_sentence(c: dict) -> str:
+    per_line = c["wavefronts"] / (c["wavefronts"] - c["line_excess"])
+    return (f"cp.async copies fill shared memory one wavefront per 128-byte global line a warp reads: "
+            f"{fmt_times(per_line)} the wavefronts of copies from one line ({fmt_pct(100.0 * c['line_excess'] / c['wavefronts'])} "
+            f"of their {fmt_count(c['wavefronts'])}). ncu counts them as bank conflicts, but their shared addresses "
+            f"do not conflict: no layout change cures them; they cost shared-pipe bandwidth, and a warp's copies from "
+            f"fewer rows (16-byte copies, or more k per row) would take fewer.")
 
 
 def _occupancy_sentence(s: Signals) -> str:
@@ -363,6 +373,9 @@ def notes(key: str, cause: str, s: Signals) -> list[str]:
             if c["status"] == "conflicts" and c["excess_pct"] >= CONFLICT_NOTABLE_PCT:
                 notes.append(_conflict_sentence(c))
     if s.conflicts is not None:
+        for c in s.conflicts[s.conflicts["status"] == "lines"].to_dict("records"):
+            if c["excess_pct"] >= CONFLICT_NOTABLE_PCT:
+                notes.append(_lines_sentence(c))
         for c in s.conflicts[s.conflicts["status"] == "unexplained"].to_dict("records"):
             notes.append(f"The hardware counts {fmt_pct(c['excess_pct'])} extra wavefronts for {KIND_NOUNS[c['kind']]} "
                          f"that no instruction's addresses explain (the source counters show no conflicts there): "
@@ -386,6 +399,10 @@ def notes(key: str, cause: str, s: Signals) -> list[str]:
                      f"{fmt_pct(busy)} of the launch: the blocks end unevenly, and an SM whose blocks are done idles "
                      f"until the last one ends" + (" (K is split along the grid's z: the blocks that sum a tile's "
                                                    "partials end last)." if split else "."))
+    ratio = executed_per_gemm_flop(s.launch)
+    if cause != "wasted_math" and s.launch.get("math_pipe") == "fp32" and ratio >= WASTED_MATH_NOTE_RATIO:
+        notes.append(f"It executed {fmt_times(ratio)} the GEMM's 2MNK FLOPs: {fmt_pct(100.0 * (1.0 - 1.0 / ratio))} of "
+                     f"its FP32 math multiplies the zeros that fill tiles past M, N or K.")
     serial = number((s.regions or {}).get("epilogue_serial_load_wait_pct"))
     if cause != "serial_epilogue" and SERIAL_EPILOGUE_NOTE_PCT <= serial:
         notes.append(f"{fmt_pct(serial)} of the warps' samples wait in the epilogue for loads of C issued right after "

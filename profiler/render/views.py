@@ -7,9 +7,10 @@ from typing import Any
 
 import pandas as pd
 
+from ..analyze.bounds import BOUNDS
 from ..analyze.diagnosis import Diagnosis, RunDiagnosis
 from ..analyze.gemm_shape import FROM_NVTX, FROM_OPTION, UNKNOWN_SHAPE
-from ..numbers import fmt_num, fmt_pct
+from ..numbers import fmt_num, fmt_pct, fmt_times
 from ..analyze.values import flag
 from ..analyze.sentences import tensor_peak_name, uses_tensor_cores
 from ..manifest import REFERENCES
@@ -17,6 +18,15 @@ from ..tiers import CONTEXT, TIMED_STATUSES
 from .page_tables import (Cell, Table, changes_table, conflict_lines_table, conflicts_table, gflops_change,
                           hot_lines_table, is_missing, listing, mix_table, num_cell, occupancy_view, rules_table,
                           stalls_table, status_cell, traffic_notes, traffic_table, unchanged, versus_table)
+
+
+# Executed FLOPs this far from the GEMM's 2MNK (as a share) are shown beside its GFLOP/s.
+EXECUTED_APART = 0.02
+
+
+def executed_apart(d: Diagnosis) -> bool:
+    """Whether the launch executed FLOPs other than the GEMM's 2MNK (3xTF32's three products, padding)."""
+    return not is_missing(d.executed_per_gemm_flop) and abs(d.executed_per_gemm_flop - 1.0) >= EXECUTED_APART
 
 
 def kernel_view(d: Diagnosis, run: RunDiagnosis) -> dict[str, Any]:
@@ -34,13 +44,11 @@ def kernel_view(d: Diagnosis, run: RunDiagnosis) -> dict[str, Any]:
         ("% of cuBLAS", Cell(fmt_pct(d.pct_cublas) + (" (ncu)" if d.gflops_source == "ncu" else ""))),
         ("time", Cell(f"{fmt_num(d.time_ms)} ms" if not is_missing(d.time_ms) else "n/a")),
     ]
-    if d.own_shape and d.tier is None and not d.is_reference and not is_missing(k.get("duration_ns")):
-        # a kernel no manifest knows: the GEMM's own FLOPs over its time, whatever it executed
-        M, N, K = d.own_shape
-        facts.append(("GEMM GFLOP/s (2MNK / time)", Cell(fmt_num(2.0 * M * N * K / float(k["duration_ns"])))))
-    if not is_missing(d.tensor_gflops_executed):  # a 3xTF32 rung: the headline is the GEMM's rate, this what ran
-        facts.append(("tensor FLOP/s executed", Cell(
-            f"{fmt_num(d.tensor_gflops_executed / 1e3)} T ({fmt_num(d.mmas_per_product)} MMAs per product)")))
+    if executed_apart(d):  # GFLOP/s is the GEMM's 2MNK / time; this is what ran (3xTF32's products, padding)
+        pipe = (d.launch or {}).get("math_pipe")
+        on = BOUNDS[pipe].label if pipe in BOUNDS else f"{pipe} pipe"
+        facts.append(("FLOP/s executed", Cell(f"{fmt_num(d.executed_gflops / 1e3)} T on the {on}, "
+                                              f"{fmt_times(d.executed_per_gemm_flop)} the GEMM's 2MNK")))
     if d.utilisation:
         if uses_tensor_cores(d.utilisation):  # its FMA pipe share says nothing
             facts.append(("tensor cores", Cell(f"{fmt_pct(d.utilisation['tensor'])} of {tensor_peak_name(d.utilisation)} peak")))
