@@ -10,6 +10,15 @@ passes a 64- or 128-bit access needs without any conflict (an LDS.128 takes at l
 give the same per instruction from its addresses: wavefronts over ideal wavefronts. A conflict
 is a property of an access pattern, so the worst instruction's n-way is the number to quote
 ("2-way"), with the average over all accesses beside it.
+
+cp.async (LDGSTS) is the exception: it writes shared memory one wavefront per 128-byte global line
+its warp reads, whatever the shared addresses. A warp of 4-byte copies reading 4 rows of 8 floats
+(the spread tile's A copies) takes 4 wavefronts where ncu's ideal is 1, and ncu counts 3 as bank
+conflicts, though its 32 shared words lie in 32 banks (a probe on the H100: 1 wavefront for one
+line, 4 for 4 lines, 32 for 32, the same conflict-free shared addresses each time;
+benchmarks/results/2026-11-23-h100/ldgsts-probe.log). So an LDGSTS instruction's excess up to its
+global sectors beyond the ideal is counted as lines (`line_excess`, at most: a line holds up to 4
+sectors), and only the rest as bank conflicts.
 """
 
 from __future__ import annotations
@@ -51,9 +60,11 @@ def bank_conflicts(kernels: pd.DataFrame, sass: pd.DataFrame | None = None) -> p
     From the hardware counters: wavefronts, conflicts, ideal (= wavefronts - conflicts),
     n_way_avg (= wavefronts / ideal) and excess_pct (= conflicts / wavefronts, ncu's "% of the
     overall wavefronts"). From the source counters, when a `sass` table is given: addr_excess
-    (replays the addresses explain), worst_n_way (the worst instruction's wavefronts / ideal).
-    n_way is worst_n_way where known, else n_way_avg. status is 'none', 'conflicts', or
-    'unexplained' (the hardware counts replays that no instruction's addresses cause).
+    (replays the addresses explain), line_excess (of those, cp.async wavefronts one per global line,
+    not conflicts: the module docstring), worst_n_way (the worst instruction's wavefronts, less its
+    line excess, / ideal). n_way is worst_n_way where known, else n_way_avg. status is 'none',
+    'conflicts', 'lines' (cp.async whose excess is its warps' global lines) or 'unexplained' (the
+    hardware counts replays that no instruction's addresses cause).
     """
     per_instruction = _shared_by_instruction(sass) if sass is not None else None
     rows = []
@@ -66,27 +77,44 @@ def bank_conflicts(kernels: pd.DataFrame, sass: pd.DataFrame | None = None) -> p
                 "report": record.get("report"), "launch": record.get("launch"), "kind": kind,
                 "wavefronts": wavefronts, "conflicts": conflicts, "ideal": wavefronts - conflicts,
                 "n_way_avg": n_way(wavefronts, conflicts), "excess_pct": 100.0 * conflicts / wavefronts,
-                "addr_excess": np.nan, "worst_n_way": np.nan,
+                "addr_excess": np.nan, "line_excess": 0.0, "worst_n_way": np.nan,
             }
             if per_instruction is not None:
                 mine = per_instruction[(per_instruction["report"] == record.get("report"))
                                        & (per_instruction["launch"] == record.get("launch"))
                                        & per_instruction["opcode"].isin(kind_ops)]
                 if len(mine):
+                    lines = _line_excess(mine) if kind == "cp.async" else pd.Series(0.0, index=mine.index)
                     row["addr_excess"] = float(mine["shared_excess_wavefronts"].sum())
-                    ratio = mine["shared_wavefronts"] / mine["shared_wavefronts_ideal"].where(mine["shared_wavefronts_ideal"] > 0)
+                    row["line_excess"] = float(lines.sum())
+                    ideal = mine["shared_wavefronts_ideal"].where(mine["shared_wavefronts_ideal"] > 0)
+                    ratio = ((mine["shared_wavefronts"] - lines) / ideal).round(6)
                     row["worst_n_way"] = float(ratio.max()) if ratio.notna().any() else np.nan
             rows.append(row)
     columns = ["report", "launch", "kind", "wavefronts", "conflicts", "ideal", "n_way_avg", "excess_pct",
-               "addr_excess", "worst_n_way"]
+               "addr_excess", "line_excess", "worst_n_way"]
     out = pd.DataFrame(rows, columns=columns)
     out["n_way"] = out["worst_n_way"].where(out["worst_n_way"].notna(), out["n_way_avg"])
     out["status"] = [_conflict_status(r) for r in out.to_dict("records")]
     return out
 
 
+# cp.async excess at least this share of it from global lines: the copies' lines, not their banks.
+LINES_SHARE_MIN = 0.9
+
+
+def _line_excess(ldgsts: pd.DataFrame) -> pd.Series:
+    """Per LDGSTS instruction, the excess wavefronts its warps' global lines account for: at most
+    its global sectors beyond the ideal wavefronts (`l2_global_sectors`; 0 where a table lacks it)."""
+    sectors = ldgsts["l2_global_sectors"] if "l2_global_sectors" in ldgsts.columns else pd.Series(0.0, index=ldgsts.index)
+    room = (sectors.fillna(0) - ldgsts["shared_wavefronts_ideal"].fillna(0)).clip(lower=0)
+    return ldgsts["shared_excess_wavefronts"].fillna(0).clip(upper=room)
+
+
 def _conflict_status(row: dict) -> str:
     by_addresses = row["addr_excess"]
+    if not pd.isna(by_addresses) and by_addresses > 0 and row["line_excess"] >= LINES_SHARE_MIN * by_addresses:
+        return "lines"
     if not pd.isna(by_addresses) and by_addresses > 0 and row["n_way"] > 1.0:
         return "conflicts"
     if row["excess_pct"] < CONFLICT_NEGLIGIBLE_PCT:
@@ -96,8 +124,8 @@ def _conflict_status(row: dict) -> str:
 
 def _shared_by_instruction(sass: pd.DataFrame) -> pd.DataFrame:
     have = sass[sass["shared_wavefronts"].fillna(0) > 0]
-    return have.assign(opcode=opcodes(have))[
-        ["report", "launch", "opcode", "shared_wavefronts", "shared_wavefronts_ideal", "shared_excess_wavefronts"]]
+    columns = ["report", "launch", "opcode", "shared_wavefronts", "shared_wavefronts_ideal", "shared_excess_wavefronts"]
+    return have.assign(opcode=opcodes(have))[columns + [c for c in ("l2_global_sectors",) if c in have.columns]]
 
 
 def conflict_lines(source: pd.DataFrame, n: int = 5) -> pd.DataFrame:

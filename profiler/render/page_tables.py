@@ -100,6 +100,7 @@ def stalls_table(d: Diagnosis) -> Table:
 
 
 _STATUS_TEXT = {"none": "no conflicts", "conflicts": "bank conflicts",
+                "lines": "one wavefront per global line, not bank conflicts",
                 "unexplained": "extra wavefronts, not from the addresses"}
 
 
