@@ -61,8 +61,8 @@ def bank_conflicts(kernels: pd.DataFrame, sass: pd.DataFrame | None = None) -> p
     n_way_avg (= wavefronts / ideal) and excess_pct (= conflicts / wavefronts, ncu's "% of the
     overall wavefronts"). From the source counters, when a `sass` table is given: addr_excess
     (replays the addresses explain), line_excess (of those, cp.async wavefronts one per global line,
-    not conflicts: the module docstring), worst_n_way (the worst instruction's wavefronts, less its
-    line excess, / ideal). n_way is worst_n_way where known, else n_way_avg. status is 'none',
+    not conflicts: the module docstring), worst_n_way (the worst instruction's wavefronts over the
+    ideal plus its line excess: 11 wavefronts where 4 lines need 4 are 2.75-way). n_way is worst_n_way where known, else n_way_avg. status is 'none',
     'conflicts', 'lines' (cp.async whose excess is its warps' global lines) or 'unexplained' (the
     hardware counts replays that no instruction's addresses cause).
     """
@@ -88,7 +88,7 @@ def bank_conflicts(kernels: pd.DataFrame, sass: pd.DataFrame | None = None) -> p
                     row["addr_excess"] = float(mine["shared_excess_wavefronts"].sum())
                     row["line_excess"] = float(lines.sum())
                     ideal = mine["shared_wavefronts_ideal"].where(mine["shared_wavefronts_ideal"] > 0)
-                    ratio = ((mine["shared_wavefronts"] - lines) / ideal).round(6)
+                    ratio = (mine["shared_wavefronts"] / (ideal + lines)).round(6)  # per pass its lines need
                     row["worst_n_way"] = float(ratio.max()) if ratio.notna().any() else np.nan
             rows.append(row)
     columns = ["report", "launch", "kind", "wavefronts", "conflicts", "ideal", "n_way_avg", "excess_pct",

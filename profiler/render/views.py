@@ -29,6 +29,12 @@ def executed_apart(d: Diagnosis) -> bool:
     return not is_missing(d.executed_per_gemm_flop) and abs(d.executed_per_gemm_flop - 1.0) >= EXECUTED_APART
 
 
+def _ncu_rate(d: Diagnosis) -> str:
+    """What a rate timed by ncu is: the GEMM's 2MNK over the time where the shape is known, else
+    the FLOPs the launch executed (`fill.add_profile`)."""
+    return " (ncu: 2MNK / time)" if d.own_shape else " (ncu: FLOPs executed / time)"
+
+
 def kernel_view(d: Diagnosis, run: RunDiagnosis) -> dict[str, Any]:
     """Everything a kernel page shows, formatted (format-neutral)."""
     k = d.launch or {}
@@ -40,7 +46,7 @@ def kernel_view(d: Diagnosis, run: RunDiagnosis) -> dict[str, Any]:
     facts = [
         ("verification", status_cell(d.status, d.status_note)),
         ("shape (M x N x K)", shape_cell),
-        ("GFLOP/s", Cell(fmt_num(d.gflops) + (" (ncu)" if d.gflops_source == "ncu" else ""))),
+        ("GFLOP/s", Cell(fmt_num(d.gflops) + (_ncu_rate(d) if d.gflops_source == "ncu" else ""))),
         ("% of cuBLAS", Cell(fmt_pct(d.pct_cublas) + (" (ncu)" if d.gflops_source == "ncu" else ""))),
         ("time", Cell(f"{fmt_num(d.time_ms)} ms" if not is_missing(d.time_ms) else "n/a")),
     ]

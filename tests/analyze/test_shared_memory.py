@@ -46,7 +46,7 @@ def test_bank_conflicts_from_counters_and_addresses():
 def test_cp_async_wavefronts_one_per_global_line_are_not_conflicts():
     """A warp of 4-byte copies from 4 rows takes 4 wavefronts (ideal 1) and 4 global sectors: the
     lines, not the banks (the H100 probe: benchmarks/results/2026-11-23-h100/ldgsts-probe.log).
-    32 wavefronts from the same 4 sectors are 29 more than the lines explain: bank conflicts."""
+    32 wavefronts from the same 4 sectors are 8 for each the lines need: 8-way bank conflicts."""
     k = kernels_row(shared_ldgsts_wavefronts=4096.0, shared_ldgsts_bank_conflicts=3072.0)
     rows4 = {"sass": "LDGSTS.E [R1], desc[UR4][R2.64]", "shared_wavefronts": 4096.0, "shared_wavefronts_ideal": 1024.0,
              "shared_excess_wavefronts": 3072.0, "l2_global_sectors": 4096.0}
@@ -56,7 +56,7 @@ def test_cp_async_wavefronts_one_per_global_line_are_not_conflicts():
     k = kernels_row(shared_ldgsts_wavefronts=32768.0, shared_ldgsts_bank_conflicts=31744.0)
     banks = rows4 | {"shared_wavefronts": 32768.0, "shared_excess_wavefronts": 31744.0}
     c = shared_memory.bank_conflicts(k, sass_rows([banks])).iloc[0]
-    assert c["status"] == "conflicts" and c["line_excess"] == 3072 and c["n_way"] == 29.0
+    assert c["status"] == "conflicts" and c["line_excess"] == 3072 and c["n_way"] == 8.0
 
 
 def test_negligible_conflicts_are_none():

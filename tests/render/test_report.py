@@ -207,7 +207,7 @@ def test_tf32_page_reads_the_gemms_rate_the_tf32_peak_and_the_tiers_rung(tmp_pat
     assert result.exit_code == 0, result.output
     page = (tmp_path / "out" / "tf32x3wg.md").read_text()
     assert page.startswith("[run index]") and "# tf32x3wg (fp32-tc rung 3)" in page and "rung 25" not in page
-    assert "GFLOP/s: **82,435 (ncu)**" in page  # 2 * 4096^3 / 1.67 ms, not the 249,268 executed
+    assert "GFLOP/s: **82,435 (ncu: 2MNK / time)**" in page  # 2 * 4096^3 / 1.67 ms, not the 249,268 executed
     assert "FLOP/s executed: **247 T on the tensor cores, 3x the GEMM's 2MNK**" in page
     assert "of TF32 peak" in page and "of FP16 peak" not in page
     assert "epilogue-bound" not in page
