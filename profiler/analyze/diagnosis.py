@@ -262,7 +262,7 @@ def _per_launch(chosen: pd.DataFrame, tables: Mapping[str, pd.DataFrame]) -> dic
         "mix": instruction_mix.instruction_mix(sass) if sass is not None else None,
         "conflicts": shared_memory.bank_conflicts(chosen, sass),
         "coalescing": global_memory.coalescing(source) if source is not None else None,
-        "conflict_lines": shared_memory.conflict_lines(source, TOP_CONFLICT_LINES) if source is not None else None,
+        "conflict_lines": shared_memory.conflict_lines(source, TOP_CONFLICT_LINES, sass) if source is not None else None,
         "traffic": global_memory.traffic(chosen),
         "occupancy": occupancy(chosen),
         "stalls": stalls.top_stalls(chosen, TOP_STALLS),

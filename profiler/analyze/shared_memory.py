@@ -122,30 +122,53 @@ def _conflict_status(row: dict) -> str:
     return "unexplained" if not pd.isna(by_addresses) else "conflicts"
 
 
-def _shared_by_instruction(sass: pd.DataFrame) -> pd.DataFrame:
+def _shared_by_instruction(sass: pd.DataFrame, extra: tuple[str, ...] = ()) -> pd.DataFrame:
     have = sass[sass["shared_wavefronts"].fillna(0) > 0]
-    columns = ["report", "launch", "opcode", "shared_wavefronts", "shared_wavefronts_ideal", "shared_excess_wavefronts"]
+    columns = ["report", "launch", "opcode", "shared_wavefronts", "shared_wavefronts_ideal", "shared_excess_wavefronts",
+               *extra]
     return have.assign(opcode=opcodes(have))[columns + [c for c in ("l2_global_sectors",) if c in have.columns]]
 
 
-def conflict_lines(source: pd.DataFrame, n: int = 5) -> pd.DataFrame:
-    """Source lines that cause excess shared-memory wavefronts, worst first, per launch: line,
-    code, wavefronts, ideal, excess, n_way (= wavefronts / ideal) and share_pct of the launch's
-    excess."""
+def conflict_lines(source: pd.DataFrame, n: int = 5, sass: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Source lines that cause bank conflicts, worst first, per launch: line, code, wavefronts,
+    ideal, excess, n_way (= wavefronts / (ideal + lines)) and share_pct of the launch's excess.
+    With the `sass` table, a line's cp.async wavefronts one per global line (`_line_excess`) are
+    not counted as excess: they are no conflict, and no layout change removes them."""
     columns = ["report", "launch", "file", "line", "code", "wavefronts", "ideal", "excess", "n_way", "share_pct"]
-    have = source[source["shared_excess_wavefronts"].fillna(0) > 0]
+    lines = _lines_by_source_line(source, sass)
+    excess = (source["shared_excess_wavefronts"].fillna(0) - lines).clip(lower=0)
+    # a line's excess below CONFLICT_NEGLIGIBLE_PCT of its wavefronts is none (zero-filled copies read
+    # no sector yet fill shared memory: a residue the lines do not account for)
+    keep = excess >= (CONFLICT_NEGLIGIBLE_PCT / 100.0 * source["shared_wavefronts"].fillna(0)).clip(lower=1)
+    have, excess, lines = source[keep], excess[keep], lines[keep]
     if have.empty:
         return pd.DataFrame(columns=columns)
-    totals = have.groupby(LAUNCH_KEYS, dropna=False)["shared_excess_wavefronts"].transform("sum")
+    totals = excess.groupby([have[k] for k in LAUNCH_KEYS], dropna=False).transform("sum")
     out = pd.DataFrame({
         "report": have["report"], "launch": have["launch"], "file": have["file"], "line": have["line"],
         "code": have["code"], "wavefronts": have["shared_wavefronts"], "ideal": have["shared_wavefronts_ideal"],
-        "excess": have["shared_excess_wavefronts"],
-        "n_way": have["shared_wavefronts"] / have["shared_wavefronts_ideal"].where(have["shared_wavefronts_ideal"] > 0),
-        "share_pct": 100.0 * have["shared_excess_wavefronts"] / totals,
+        "excess": excess,
+        "n_way": have["shared_wavefronts"] / (have["shared_wavefronts_ideal"] + lines).where(have["shared_wavefronts_ideal"] > 0),
+        "share_pct": 100.0 * excess / totals,
     })
     out = out.sort_values(LAUNCH_KEYS + ["excess"], ascending=[True, True, False], kind="stable")
     return out.groupby(LAUNCH_KEYS, sort=False, dropna=False).head(n).reset_index(drop=True)[columns]
+
+
+def _lines_by_source_line(source: pd.DataFrame, sass: pd.DataFrame | None) -> pd.Series:
+    """Per row of `source`, the cp.async wavefronts of its instructions that their global lines
+    account for (0 without a sass table)."""
+    zero = pd.Series(0.0, index=source.index)
+    if sass is None or sass.empty or not {"file", "line"} <= set(sass.columns):
+        return zero
+    ldgsts = _shared_by_instruction(sass, extra=("file", "line"))
+    ldgsts = ldgsts[ldgsts["opcode"] == "LDGSTS"]
+    if ldgsts.empty:
+        return zero
+    keys = ["report", "launch", "file", "line"]
+    per_line = ldgsts.assign(lines=_line_excess(ldgsts)).groupby(keys, dropna=False)["lines"].sum().reset_index()
+    merged = source[keys].merge(per_line, on=keys, how="left")
+    return pd.Series(merged["lines"].fillna(0.0).to_numpy(), index=source.index)
 
 
 def shared_unmeasured(kernels: pd.DataFrame) -> pd.Series:

@@ -50,3 +50,4 @@ def test_a_copies_wavefronts_per_line_are_not_called_bank_conflicts(run):
     assert not any(n.startswith("Bank conflicts on cp.async") for n in d.verdict.notes)
     assert any(n.startswith("cp.async copies fill shared memory one wavefront per 128-byte global line")
                for n in d.verdict.notes)
+    assert d.conflict_lines.empty  # no source line is listed as causing bank conflicts

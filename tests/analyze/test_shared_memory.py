@@ -59,6 +59,26 @@ def test_cp_async_wavefronts_one_per_global_line_are_not_conflicts():
     assert c["status"] == "conflicts" and c["line_excess"] == 3072 and c["n_way"] == 8.0
 
 
+def test_conflict_lines_leave_out_cp_async_wavefronts_per_line():
+    """A source line of 4-byte copies from 4 rows has 3 excess wavefronts an instruction, all its
+    lines': not listed; a line of shared loads with real conflicts stays."""
+    source = pd.DataFrame([
+        {"report": "r", "launch": 0, "file": "k.cu", "line": 10, "code": "cp_async_4", "shared_wavefronts": 4096.0,
+         "shared_wavefronts_ideal": 1024.0, "shared_excess_wavefronts": 3072.0},
+        {"report": "r", "launch": 0, "file": "k.cu", "line": 20, "code": "lds", "shared_wavefronts": 2048.0,
+         "shared_wavefronts_ideal": 1024.0, "shared_excess_wavefronts": 1024.0},
+    ])
+    sass = sass_rows([
+        {"sass": "LDGSTS.E [R1], desc[UR4][R2.64]", "file": "k.cu", "line": 10, "shared_wavefronts": 4096.0,
+         "shared_wavefronts_ideal": 1024.0, "shared_excess_wavefronts": 3072.0, "l2_global_sectors": 4096.0},
+        {"sass": "LDS R4, [R2]", "file": "k.cu", "line": 20, "shared_wavefronts": 2048.0,
+         "shared_wavefronts_ideal": 1024.0, "shared_excess_wavefronts": 1024.0},
+    ])
+    assert list(shared_memory.conflict_lines(source)["line"]) == [10, 20]  # without the sass: both
+    lines = shared_memory.conflict_lines(source, sass=sass)
+    assert list(lines["line"]) == [20] and list(lines["n_way"]) == [2.0]
+
+
 def test_negligible_conflicts_are_none():
     k = kernels_row(shared_load_wavefronts=1000.0, shared_load_bank_conflicts=5.0)
     assert shared_memory.bank_conflicts(k).iloc[0]["status"] == "none"
