@@ -2,14 +2,13 @@
 
 Each check looks for one known pathology that no amount of tiling cures: a grid that leaves SMs
 idle, a last wave that costs a large share of the time, math on the padding past the matrix's
-edges, math done in double, arrays or spills in
-local memory, atomics to a few addresses, divergent warps, scattered global accesses, bank
-conflicts on every shared load, an epilogue that holds most of the time, barriers; and, where no
-unit is saturated, an epilogue whose loads of C wait one at a time behind its stores, and
-occupancy capped so low that latency cannot hide. Each returns a `Verdict` naming its cause (a
-key tests and scripts read) or None; `verdict.decide` tries them in the order of `CHECKS`, then
-the Speed Of Light bounds, then `LATE_CHECKS`. Thresholds are module constants, each with the
-reason for its value.
+edges, math done in double, arrays or spills in local memory, atomics to a few addresses, divergent
+warps, scattered global accesses, bank conflicts on every shared load, an epilogue that holds most
+of the time, barriers; and, where no unit is saturated, an epilogue whose loads of C wait one at a
+time behind its stores, and occupancy capped so low that latency cannot hide. Each returns a
+`Verdict` naming its cause (a key tests and scripts read) or None; `verdict.decide` tries them in
+the order of `CHECKS`, then the Speed Of Light bounds, then `LATE_CHECKS`. Thresholds are module
+constants, each with the reason for its value.
 
 Cures read `Signals.techniques` (what the kernel already does, from its SASS) and never prescribe
 a technique the kernel already uses: where the usual cure is there, they say what is left.

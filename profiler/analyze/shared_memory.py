@@ -62,9 +62,10 @@ def bank_conflicts(kernels: pd.DataFrame, sass: pd.DataFrame | None = None) -> p
     overall wavefronts"). From the source counters, when a `sass` table is given: addr_excess
     (replays the addresses explain), line_excess (of those, cp.async wavefronts one per global line,
     not conflicts: the module docstring), worst_n_way (the worst instruction's wavefronts over the
-    ideal plus its line excess: 11 wavefronts where 4 lines need 4 are 2.75-way). n_way is worst_n_way where known, else n_way_avg. status is 'none',
-    'conflicts', 'lines' (cp.async whose excess is its warps' global lines) or 'unexplained' (the
-    hardware counts replays that no instruction's addresses cause).
+    ideal plus its line excess: 11 wavefronts where 4 lines need 4 are 2.75-way). n_way is
+    worst_n_way where known, else n_way_avg. status is 'none', 'conflicts', 'lines' (cp.async whose
+    excess is its warps' global lines) or 'unexplained' (the hardware counts replays that no
+    instruction's addresses cause).
     """
     per_instruction = _shared_by_instruction(sass) if sass is not None else None
     rows = []
@@ -106,8 +107,9 @@ LINES_SHARE_MIN = 0.9
 def _line_excess(ldgsts: pd.DataFrame) -> pd.Series:
     """Per LDGSTS instruction, the excess wavefronts its warps' global lines account for: at most
     its global sectors beyond the ideal wavefronts (`l2_global_sectors`; 0 where a table lacks it)."""
-    sectors = ldgsts["l2_global_sectors"] if "l2_global_sectors" in ldgsts.columns else pd.Series(0.0, index=ldgsts.index)
-    room = (sectors.fillna(0) - ldgsts["shared_wavefronts_ideal"].fillna(0)).clip(lower=0)
+    zero = pd.Series(0.0, index=ldgsts.index)
+    sectors = ldgsts["l2_global_sectors"].fillna(0) if "l2_global_sectors" in ldgsts.columns else zero
+    room = (sectors - ldgsts["shared_wavefronts_ideal"].fillna(0)).clip(lower=0)
     return ldgsts["shared_excess_wavefronts"].fillna(0).clip(upper=room)
 
 
@@ -148,7 +150,8 @@ def conflict_lines(source: pd.DataFrame, n: int = 5, sass: pd.DataFrame | None =
         "report": have["report"], "launch": have["launch"], "file": have["file"], "line": have["line"],
         "code": have["code"], "wavefronts": have["shared_wavefronts"], "ideal": have["shared_wavefronts_ideal"],
         "excess": excess,
-        "n_way": have["shared_wavefronts"] / (have["shared_wavefronts_ideal"] + lines).where(have["shared_wavefronts_ideal"] > 0),
+        "n_way": have["shared_wavefronts"]
+        / (have["shared_wavefronts_ideal"] + lines).where(have["shared_wavefronts_ideal"] > 0),
         "share_pct": 100.0 * excess / totals,
     })
     out = out.sort_values(LAUNCH_KEYS + ["excess"], ascending=[True, True, False], kind="stable")
