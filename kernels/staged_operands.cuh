@@ -32,12 +32,12 @@
 // Include after <cuda_fp16.h> and <stdint.h>.
 #pragma once
 
+#include "grid_barrier.cuh"
+
 namespace staged {
 
-struct GridBarrier {
-    unsigned count;                         // arrivals of the barrier in progress
-    unsigned generation;                    // completed barriers since module load
-};
+using grid::GridBarrier;
+using grid::grid_sync;
 
 // Rows x cols halves at src (pitch cols) to dst (pitch cdiv(cols, 8) * 8), by every thread of the grid.
 __device__ __forceinline__ void copy_rows(const __half* __restrict__ src, __half* __restrict__ dst, int rows, int cols)
@@ -76,33 +76,6 @@ __device__ __forceinline__ void copy_rows(const __half* __restrict__ src, __half
         }
         *reinterpret_cast<uint4*>(dst + (size_t)r * chunks * 8 + c) = make_uint4(out[0], out[1], out[2], out[3]);
     }
-}
-
-__device__ __forceinline__ unsigned load_acquire(const unsigned* p)
-{
-    unsigned v;
-    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];\n" : "=r"(v) : "l"(p) : "memory");
-    return v;
-}
-
-// Every CTA of the (co-resident) grid has arrived, and its writes before are visible after.
-__device__ __forceinline__ void grid_sync(GridBarrier* bar)
-{
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        const unsigned ctas = gridDim.x * gridDim.y * gridDim.z;
-        const unsigned gen = load_acquire(&bar->generation);   // stable: it moves only when all have arrived
-        __threadfence();
-        if (atomicAdd(&bar->count, 1u) == ctas - 1) {
-            bar->count = 0;                                     // for the next launch
-            __threadfence();
-            atomicAdd(&bar->generation, 1u);
-        } else {
-            while (load_acquire(&bar->generation) == gen) __nanosleep(64);
-        }
-        __threadfence();
-    }
-    __syncthreads();
 }
 
 // The copies of A (M x K) into As and B (K x N) into Bs where those are non-null, then the barrier.

@@ -1,0 +1,114 @@
+// splitk64x64x8st: splitk64x64x8rs on staged operands where rows of A or B are not whole float4s:
+// the grid first copies A and B into buffers of the module's at pitches rounded up to 4 floats,
+// then runs splitk64x64x8rs's main loop and reduce-scatter on the copies.
+//
+// Predecessor: splitk64x64x8rs. At 1023^3 (N % 4 != 0) its B copies are scalars, four cp.async
+// where a float4 would do, and every row of A starts off the 16-byte grid, so a warp's copies of
+// A touch twice the sectors: 0.084 ms there against 0.071 ms at 1024^3 (80% of cuBLAS against
+// 94%). Idea: as the FP16 staged rungs (staged_operands.cuh), copy once with the whole grid, A to
+// M x Kp and B to Kp x Np (Kp, Np: K, N rounded up to 4; the padding zeros), behind a grid barrier
+// (grid_barrier.cuh); the main loop then multiplies the copies as the GEMM (M, Np, Kp), whose
+// extra columns and k are zeros, and C is stored at its true N. The copy reads A and B once from
+// DRAM and leaves them in L2 for the main loop.
+//
+// Staged only where it pays and can: N or K not a multiple of 4 (or A, B not 16-byte aligned),
+// the grid split (S > 1: launched cooperatively, so every CTA is resident for the barrier), and
+// the copies inside the buffer (2^23 floats); elsewhere it is splitk64x64x8rs (the decision is
+// the same in every CTA).
+//
+// S (the manifest's grid z), workspace, contract and launch: splitk64x64x8rs's. One staging
+// buffer and barrier per loaded module: launches must not overlap in time.
+
+#include "grid_barrier.cuh"
+#include "reduce_scatter.cuh"
+#include "ragged_tile.cuh"
+
+#define BM 64
+#define BN 64
+#define NTHREADS 64              // (BM / 64) * (BN / 32) warps
+#define WS_FLOATS (1LL << 23)    // partial tiles: 32 MiB
+#define MAX_TILES (1 << 13)      // arrival and departure counters: one each per tile
+#define STAGE_FLOATS (1LL << 23) // staged A and B: 32 MiB
+#define RS_MIN_BLOCKS 6          // blocks per SM (launch bounds), as splitk64x64x8rs
+
+static_assert(ragged::Tile<BM, BN>::NT == NTHREADS, "block size");
+
+__device__ __align__(16) float g_partials[WS_FLOATS];  // partial tiles, row-major
+__device__ unsigned g_arrived[MAX_TILES];   // zero at module load; the last split out resets its tile's
+__device__ unsigned g_departed[MAX_TILES];
+__device__ __align__(16) float g_staged[STAGE_FLOATS];  // A (M x Kp), then B (Kp x Np)
+__device__ grid::GridBarrier g_barrier;
+
+// This thread's accumulators into a row-major 64 x 64 slot: splitk64x64x8rs's put.
+__device__ __forceinline__ void put(float* slot, const float (&acc)[8][8])
+{
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    const int wRow = (warp / (BN / 32)) * 64, wCol = (warp % (BN / 32)) * 32;
+    const int tr = lane / 4, tc = lane % 4;
+#pragma unroll
+    for (int i = 0; i < 8; ++i)
+#pragma unroll
+        for (int ni = 0; ni < 2; ++ni) {
+            const int row = wRow + (i / 4) * 32 + tr * 4 + i % 4, col = wCol + ni * 16 + tc * 4;
+            __stcg(reinterpret_cast<float4*>(slot + row * BN + col),
+                   make_float4(acc[i][ni * 4], acc[i][ni * 4 + 1], acc[i][ni * 4 + 2], acc[i][ni * 4 + 3]));
+        }
+}
+
+// rows x cols floats at src (pitch cols) into dst (pitch `pitch` >= cols, a multiple of 4; dstRows
+// >= rows rows, the rest zeros), a float4 of dst per step, by every thread of the grid.
+__device__ __forceinline__ void copy_padded(const float* __restrict__ src, float* __restrict__ dst, int rows, int cols,
+                                            int dstRows, int pitch)
+{
+    const unsigned chunks = pitch / 4, total = (unsigned)dstRows * chunks;
+    const unsigned threads = gridDim.x * gridDim.y * gridDim.z * blockDim.x;
+    const unsigned first = ((blockIdx.z * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x) * blockDim.x + threadIdx.x;
+    for (unsigned i = first; i < total; i += threads) {
+        const int r = (int)(i / chunks), c = (int)(i - (unsigned)r * chunks) * 4;
+        const float* s = src + (size_t)r * cols + c;
+        float v[4];
+#pragma unroll
+        for (int j = 0; j < 4; ++j) v[j] = r < rows && c + j < cols ? __ldg(s + j) : 0.0f;
+        *reinterpret_cast<float4*>(dst + (size_t)r * pitch + c) = make_float4(v[0], v[1], v[2], v[3]);
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(NTHREADS, RS_MIN_BLOCKS)
+sgemm_splitk64x64x8st(int M, int N, int K, float alpha, const float* __restrict__ A,
+                      const float* __restrict__ B, float beta, float* __restrict__ C)
+{
+    const int splits = gridDim.z, tiles = gridDim.x * gridDim.y;
+    const bool fits = splits > 1 && (long long)splits * tiles * (BM * BN) <= WS_FLOATS && tiles <= MAX_TILES;
+    const int Kp = (K + 3) & ~3, Np = (N + 3) & ~3;
+    const bool aligned = K % 4 == 0 && N % 4 == 0 && ragged::aligned16(A) && ragged::aligned16(B);
+    const bool staged = !aligned && fits && (long long)M * Kp + (long long)Kp * Np <= STAGE_FLOATS;  // uniform
+    const float* a = A;
+    const float* b = B;
+    int n = N, k = K;  // the GEMM the main loop multiplies: the copies' (M, Np, Kp) where staged
+    if (staged) {
+        float* const As = g_staged;
+        float* const Bs = g_staged + (size_t)M * Kp;
+        copy_padded(A, As, M, K, M, Kp);
+        copy_padded(B, Bs, K, N, Kp, Np);
+        grid::grid_sync(&g_barrier);
+        a = As, b = Bs, n = Np, k = Kp;
+    }
+    if (!fits && blockIdx.z != 0) return;  // split 0 takes all of K and stores C
+    const int bm = blockIdx.y * BM, bn = blockIdx.x * BN;
+    const int kTiles = (k + ragged::BK - 1) / ragged::BK;
+    const int t0 = fits ? (int)((long long)blockIdx.z * kTiles / splits) : 0;
+    const int t1 = fits ? (int)((long long)(blockIdx.z + 1) * kTiles / splits) : kTiles;
+    __shared__ ragged::Smem<BM, BN> sm;
+    float acc[8][8];
+    if (n % 4 == 0 && ragged::aligned16(b))  // uniform
+        ragged::multiply<BM, BN, true>(acc, sm, M, n, k, a, b, bm, bn, t0, t1);
+    else
+        ragged::multiply<BM, BN, false>(acc, sm, M, n, k, a, b, bm, bn, t0, t1);
+    if (!fits) {
+        ragged::store<BM, BN>(acc, M, N, alpha, beta, C, bm, bn);
+        return;
+    }
+    const int tile = blockIdx.y * gridDim.x + blockIdx.x, z = blockIdx.z;
+    put(g_partials + ((size_t)z * tiles + tile) * (BM * BN), acc);
+    rsum::exchange<BM, BN, NTHREADS>(g_partials, g_arrived, g_departed, tile, tiles, z, splits, M, N, alpha, beta, C, bm, bn);
+}
