@@ -1,6 +1,6 @@
 // grid_barrier.cuh: a barrier across every CTA of a cooperatively launched (co-resident) grid,
 // for rungs that copy their operands with the whole grid before the main loop (staged_operands.cuh,
-// splitk64x64x8st).
+// experiments/splitk64x64x8st.cu).
 //
 // A generation counter: arrivals are counted, the last one resets the count and bumps the
 // generation, the others spin on it. Contract: the grid is co-resident (a cooperative launch);

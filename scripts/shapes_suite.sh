@@ -6,10 +6,9 @@
 #             and test_ladder.py; default: the split-K and stream-K rungs and the dispatcher)
 #   bench     bench --suite $SUITE --tier fp32 of every candidate for `best`: the fastest one-block-
 #             per-tile rungs (texld128x128x8, ragged128x256x8), split-K (splitk64x64x8,
-#             splitk64x64x8t4, splitk128x256x8rs, splitk64x64x8rs, splitk64x64x8st for rows
-#             off the float4 grid, splitk256x128x8rs for tall-skinny C) and stream-K
-#             (streamk128x128x8, streamk128x256x8), and `best` as committed, each row paired
-#             with cuBLAS
+#             splitk64x64x8t4, splitk128x256x8rs, splitk64x64x8rs, and for tall-skinny C
+#             splitk256x128x8rs, splitk256x64x8rs) and stream-K (streamk128x128x8,
+#             streamk128x256x8), and `best` as committed, each row paired with cuBLAS
 #             -> run reports/shapes-suite
 #   dispatch  gemmprof dispatch reports/shapes-suite --write: rules derived from that sweep, with
 #             the GPU's SM count (the manifest with them -> $OUT/ladder.toml)
@@ -23,8 +22,7 @@
 # (benchmarks/results/2026-11-23-h100/shapes-suite-2 and -3) none of them beat the kept rungs by
 # more than 3.3% at any shape but 256^3, whose timings swing 2x between runs (splitk64x64x8t4, kept,
 # has led there since); ragged128x256x8 runs spread128x256x8's main loop on whole tiles. Since
-# session 12 also splitk128x256x8 and streamk64x32x8, which no rule of shapes-suite-11 chose, and
-# splitk256x64x8rs, which no rule of shapes-suite-12 chose.
+# session 12 also splitk128x256x8 and streamk64x32x8, which no rule of shapes-suite-11 chose.
 # SUITE_KERNELS puts them back.
 #
 # Time (H100, run of 2026-11-23: build 8 s, 8 rows x 37 shapes bench 170 s, dispatch 2 s, best
@@ -44,7 +42,7 @@ if ls .whl/tomlkit-*.whl >/dev/null 2>&1; then
         && export PYTHONPATH="$PYTHONPATH:/tmp/site"
 fi
 SUITE=${SUITE:-default}
-KERNELS=${SUITE_KERNELS:-texld128x128x8 ragged128x256x8 splitk64x64x8 splitk64x64x8t4 splitk128x256x8rs splitk64x64x8rs splitk256x128x8rs splitk64x64x8st streamk128x128x8 streamk128x256x8 best}
+KERNELS=${SUITE_KERNELS:-texld128x128x8 ragged128x256x8 splitk64x64x8 splitk64x64x8t4 splitk128x256x8rs splitk64x64x8rs splitk256x128x8rs splitk256x64x8rs streamk128x128x8 streamk128x256x8 best}
 TIMING="--max-seconds ${SUITE_MAX_SECONDS:-0.25} --min-reps 5 --warmup-seconds 0.05"
 RUN=shapes-suite BEST=shapes-best
 klist=(); for k in $KERNELS; do klist+=(-k "$k"); done

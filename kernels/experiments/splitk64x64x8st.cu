@@ -16,12 +16,18 @@
 // the copies inside the buffer (2^23 floats); elsewhere it is splitk64x64x8rs (the decision is
 // the same in every CTA).
 //
+// Measured (H100, two bench calls, session 12 in benchmarks/results/2026-11-23-h100/README.md):
+// slower where it stages, 1023^3 0.088 ms (76% of cuBLAS) against splitk64x64x8rs's 0.085 and
+// splitk64x64x8's 0.082; the copy four float4s at a time gained 1 us of the 16 us it adds to
+// 1024^3's time. Kept as a measured dead end: the copy and the grid barrier cost more than the
+// scalar B copies and split sectors of A they save.
+//
 // S (the manifest's grid z), workspace, contract and launch: splitk64x64x8rs's. One staging
 // buffer and barrier per loaded module: launches must not overlap in time.
 
-#include "grid_barrier.cuh"
-#include "reduce_scatter.cuh"
-#include "ragged_tile.cuh"
+#include "../grid_barrier.cuh"
+#include "../reduce_scatter.cuh"
+#include "../ragged_tile.cuh"
 
 #define BM 64
 #define BN 64
@@ -56,20 +62,32 @@ __device__ __forceinline__ void put(float* slot, const float (&acc)[8][8])
 }
 
 // rows x cols floats at src (pitch cols) into dst (pitch `pitch` >= cols, a multiple of 4; dstRows
-// >= rows rows, the rest zeros), a float4 of dst per step, by every thread of the grid.
+// >= rows rows, the rest zeros), float4s of dst by every thread of the grid, U at a time: all U
+// float4s' loads before their stores (one at a time, each step waited a whole DRAM latency).
+template <int U = 4>
 __device__ __forceinline__ void copy_padded(const float* __restrict__ src, float* __restrict__ dst, int rows, int cols,
                                             int dstRows, int pitch)
 {
     const unsigned chunks = pitch / 4, total = (unsigned)dstRows * chunks;
     const unsigned threads = gridDim.x * gridDim.y * gridDim.z * blockDim.x;
     const unsigned first = ((blockIdx.z * gridDim.y + blockIdx.y) * gridDim.x + blockIdx.x) * blockDim.x + threadIdx.x;
-    for (unsigned i = first; i < total; i += threads) {
-        const int r = (int)(i / chunks), c = (int)(i - (unsigned)r * chunks) * 4;
-        const float* s = src + (size_t)r * cols + c;
-        float v[4];
+    for (unsigned i0 = first; i0 < total; i0 += U * threads) {
+        float v[U][4];
 #pragma unroll
-        for (int j = 0; j < 4; ++j) v[j] = r < rows && c + j < cols ? __ldg(s + j) : 0.0f;
-        *reinterpret_cast<float4*>(dst + (size_t)r * pitch + c) = make_float4(v[0], v[1], v[2], v[3]);
+        for (int u = 0; u < U; ++u) {
+            const unsigned i = i0 + u * threads;
+            const int r = (int)(i / chunks), c = (int)(i - (unsigned)r * chunks) * 4;
+#pragma unroll
+            for (int j = 0; j < 4; ++j)
+                v[u][j] = i < total && r < rows && c + j < cols ? __ldg(src + (size_t)r * cols + c + j) : 0.0f;
+        }
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+            const unsigned i = i0 + u * threads;
+            const int r = (int)(i / chunks), c = (int)(i - (unsigned)r * chunks) * 4;
+            if (i < total)
+                *reinterpret_cast<float4*>(dst + (size_t)r * pitch + c) = make_float4(v[u][0], v[u][1], v[u][2], v[u][3]);
+        }
     }
 }
 
