@@ -116,7 +116,7 @@ def _line_excess(ldgsts: pd.DataFrame) -> pd.Series:
 def _conflict_status(row: dict) -> str:
     by_addresses = row["addr_excess"]
     if not pd.isna(by_addresses) and by_addresses > 0 and row["line_excess"] >= LINES_SHARE_MIN * by_addresses:
-        return "lines"
+        return "lines" if row["excess_pct"] >= CONFLICT_NEGLIGIBLE_PCT else "none"
     if not pd.isna(by_addresses) and by_addresses > 0 and row["n_way"] > 1.0:
         return "conflicts"
     if row["excess_pct"] < CONFLICT_NEGLIGIBLE_PCT:
@@ -168,10 +168,14 @@ def _lines_by_source_line(source: pd.DataFrame, sass: pd.DataFrame | None) -> pd
     ldgsts = ldgsts[ldgsts["opcode"] == "LDGSTS"]
     if ldgsts.empty:
         return zero
-    keys = ["report", "launch", "file", "line"]
-    per_line = ldgsts.assign(lines=_line_excess(ldgsts)).groupby(keys, dropna=False)["lines"].sum().reset_index()
-    merged = source[keys].merge(per_line, on=keys, how="left")
-    return pd.Series(merged["lines"].fillna(0.0).to_numpy(), index=source.index)
+    def key(frame: pd.DataFrame) -> list[tuple]:  # the tables may type a column apart (no file: float NaN)
+        return list(zip(frame["report"].astype(str), frame["launch"].astype(str), frame["file"].astype(str),
+                        pd.to_numeric(frame["line"], errors="coerce").fillna(-1).astype(int)))
+
+    per_line: dict[tuple, float] = {}
+    for k, lines in zip(key(ldgsts), _line_excess(ldgsts)):
+        per_line[k] = per_line.get(k, 0.0) + float(lines)
+    return pd.Series([per_line.get(k, 0.0) for k in key(source)], index=source.index, dtype="float64")
 
 
 def shared_unmeasured(kernels: pd.DataFrame) -> pd.Series:

@@ -77,6 +77,9 @@ def test_conflict_lines_leave_out_cp_async_wavefronts_per_line():
     assert list(shared_memory.conflict_lines(source)["line"]) == [10, 20]  # without the sass: both
     lines = shared_memory.conflict_lines(source, sass=sass)
     assert list(lines["line"]) == [20] and list(lines["n_way"]) == [2.0]
+    # a SASS table without source correlation (file NaN: a float column) leaves every line in
+    unknown = sass.assign(file=float("nan"), line=float("nan"))
+    assert list(shared_memory.conflict_lines(source, sass=unknown)["line"]) == [10, 20]
 
 
 def test_negligible_conflicts_are_none():
