@@ -122,10 +122,11 @@ def time_alternating(cp, launches: dict, flush, policy: TimingPolicy, hold=None)
             for name, start, end in events:
                 samples[name].append(cp.cuda.get_elapsed_time(start, end))
         n = min(len(v) for v in samples.values())
-        if n == 0 and time.perf_counter() >= budget_end:
+        out_of_time = time.perf_counter() >= budget_end  # read once: two reads could return nothing kept
+        if n == 0 and out_of_time:
             raise GemmprofError("every queue hold timed out before its batch was queued: no sample kept",
                                 f"time without the hold: {HOLD_ENV}=0")
-        if n >= policy.max_reps or time.perf_counter() >= budget_end:
+        if n >= policy.max_reps or out_of_time:
             return samples
         if n >= policy.min_reps and all(Stats.of(v).cv <= policy.target_cv for v in samples.values()):
             return samples

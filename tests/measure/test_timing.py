@@ -128,6 +128,23 @@ def test_a_batch_whose_hold_timed_out_is_timed_again_not_kept():
     assert len(cp.order) == 1 + 5 + 20  # priming, the discarded batch, the kept ones
 
 
+def test_the_budget_is_read_once_a_batch_so_a_row_never_ends_with_nothing(monkeypatch):
+    """Every hold times out, and the clock crosses the budget between the checks of one batch
+    (0.04, then 0.06 of a 0.05 s budget): read twice, the first read let it on and the second
+    returned a row of no samples (CI, under load); read once, it says why."""
+    import itertools
+
+    from profiler.errors import GemmprofError
+    from profiler.measure import timing
+
+    ticks = itertools.chain([0.0, 0.04], (0.06 + 0.01 * i for i in itertools.count()))
+    monkeypatch.setattr(timing.time, "perf_counter", lambda: next(ticks))
+    cp = FakeCuda({"k": [1.0]})
+    with pytest.raises(GemmprofError, match="every queue hold timed out"):
+        time_alternating(cp, {"k": cp.launcher("k")}, lambda: None, TimingPolicy(min_reps=5, max_reps=20, max_seconds=0.05),
+                         Hold(cp, timed_out=range(1, 10_000)))
+
+
 def test_when_every_hold_times_out_the_row_says_so_instead_of_keeping_nothing():
     from profiler.errors import GemmprofError
 
