@@ -26,40 +26,16 @@
 // buffer and barrier per loaded module: launches must not overlap in time.
 
 #include "../grid_barrier.cuh"
-#include "../reduce_scatter.cuh"
-#include "../ragged_tile.cuh"
 
-#define BM 64
-#define BN 64
-#define NTHREADS 64              // (BM / 64) * (BN / 32) warps
-#define WS_FLOATS (1LL << 23)    // partial tiles: 32 MiB
-#define MAX_TILES (1 << 13)      // arrival and departure counters: one each per tile
+// splitk64x64x8rs's tile, workspace and put, its kernel under another name (unused here).
+#define sgemm_splitk64x64x8rs sgemm_splitk64x64x8st_unstaged
+#include "../29_splitk64x64x8rs.cu"
+#undef sgemm_splitk64x64x8rs
+
 #define STAGE_FLOATS (1LL << 23) // staged A and B: 32 MiB
-#define RS_MIN_BLOCKS 6          // blocks per SM (launch bounds), as splitk64x64x8rs
 
-static_assert(ragged::Tile<BM, BN>::NT == NTHREADS, "block size");
-
-__device__ __align__(16) float g_partials[WS_FLOATS];  // partial tiles, row-major
-__device__ unsigned g_arrived[MAX_TILES];   // zero at module load; the last split out resets its tile's
-__device__ unsigned g_departed[MAX_TILES];
 __device__ __align__(16) float g_staged[STAGE_FLOATS];  // A (M x Kp), then B (Kp x Np)
 __device__ grid::GridBarrier g_barrier;
-
-// This thread's accumulators into a row-major 64 x 64 slot: splitk64x64x8rs's put.
-__device__ __forceinline__ void put(float* slot, const float (&acc)[8][8])
-{
-    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    const int wRow = (warp / (BN / 32)) * 64, wCol = (warp % (BN / 32)) * 32;
-    const int tr = lane / 4, tc = lane % 4;
-#pragma unroll
-    for (int i = 0; i < 8; ++i)
-#pragma unroll
-        for (int ni = 0; ni < 2; ++ni) {
-            const int row = wRow + (i / 4) * 32 + tr * 4 + i % 4, col = wCol + ni * 16 + tc * 4;
-            __stcg(reinterpret_cast<float4*>(slot + row * BN + col),
-                   make_float4(acc[i][ni * 4], acc[i][ni * 4 + 1], acc[i][ni * 4 + 2], acc[i][ni * 4 + 3]));
-        }
-}
 
 // rows x cols floats at src (pitch cols) into dst (pitch `pitch` >= cols, a multiple of 4; dstRows
 // >= rows rows, the rest zeros), float4s of dst by every thread of the grid, U at a time: all U
