@@ -79,8 +79,8 @@ def wasted_math(s: Signals) -> Verdict | None:
     short, side = ("M", M) if M < N else ("N", N)
     wasted = 100.0 * (1.0 - 1.0 / ratio)
     cure = (f"Tiles that fit C: {short} = {side} is its short side, so a tile at most {side} along {short} (the "
-            f"same warp tiles arranged the other way, e.g. 256x128 for 128x256), or a dispatcher that chooses the "
-            f"tile per shape, wastes nothing there.")
+            f"same warp tiles arranged longer along the other side), or a dispatcher that chooses the tile per shape, "
+            f"wastes nothing there.")
     return cause("waste", "wasted math", "wasted_math", f"{fmt_pct(wasted)} of its math is past the matrix's edges",
                  f"It executed {fmt_times(ratio)} the {M}x{N}x{K} GEMM's 2MNK FLOPs: {fmt_pct(wasted)} of its FP32 "
                  f"math multiplies the zeros that fill tiles past M, N or K.",
