@@ -2,12 +2,15 @@
 // splitk128x128x8, splitk64x64x8): cpasync's 4-stage cp.async pipeline and 64x32 warp tiles, for ANY M, N, K.
 //
 // Edges, all decided per launch or per element, never by a contract:
-//   * M: rows of A past M are zero-filled (see K); they only feed rows of C never stored.
+//   * M: rows of A past M are not copied (zero-filled in the first k tile); they only feed rows
+//     of C never stored, whatever shared memory holds for them.
 //   * N: columns of B past N read column N-1 (N-4..N-1 in the float4 path); they only feed
 //     columns of C never stored.
-//   * K: k past K (the last k tile, or the tile of a split past the end) is zero-filled in both
-//     A and B by cp.async's src-size operand (0 bytes read, zeros written): its products are
-//     0 * 0, whatever A and B hold elsewhere. The source address is then the matrix base.
+//   * K: K's remainder comes first. k tile t covers [t*8 - kShift, t*8 - kShift + 8) with
+//     kShift = 8 * cdiv(K, 8) - K, so only tile 0 reaches outside [0, K): its k below 0 are
+//     zero-filled in both A and B by cp.async's src-size operand (0 bytes read from the matrix
+//     base, zeros written), products 0 * 0 whatever A and B hold elsewhere. Every other tile is
+//     whole, and the main loop copies without predicates.
 //   * B is copied as 16-byte cp.async.cg when N % 4 == 0 and B is 16-byte aligned (every row
 //     is then whole float4s, wholly inside or outside the matrix), else as four 4-byte copies.
 //     C is stored as float4 under the same test on N and C, else element by element. Both tests
@@ -36,6 +39,38 @@ __device__ __forceinline__ void cp_async_4(float* dst, const float* src, bool fu
 {
     const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
     asm volatile("cp.async.ca.shared.global [%0], [%1], 4, %2;\n" :: "r"(d), "l"(src), "r"(full ? 4 : 0) : "memory");
+}
+
+// A 4-byte copy issued only where row < rows (nothing written to shared memory otherwise). The
+// test is made inside the asm, at each copy: held in predicate registers across a main loop,
+// such tests ran out of them and were spilled to local memory.
+__device__ __forceinline__ void cp_async_4_below(float* dst, const float* src, int row, int rows)
+{
+    const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+    asm volatile("{\n .reg .pred p;\n setp.lt.s32 p, %2, %3;\n @p cp.async.ca.shared.global [%0], [%1], 4;\n}\n"
+                 :: "r"(d), "l"(src), "r"(row), "r"(rows) : "memory");
+}
+
+// cp.async of BYTES (4 or 16) from src where lo <= x and row < rows, else BYTES of zeros (0
+// bytes read, from base). The tests are made inside the asm, at each copy, for the same reason
+// as cp_async_4_below: a persistent kernel held them in predicate registers across its main
+// loop (they do not change from one work unit to the next) and spilled them.
+template <int BYTES>
+__device__ __forceinline__ void cp_async_zfill(float* dst, const float* src, const float* base, int x, int lo, int row, int rows)
+{
+    static_assert(BYTES == 4 || BYTES == 16, "cp.async size");
+    const unsigned d = static_cast<unsigned>(__cvta_generic_to_shared(dst));
+#define GEMMPROF_CP_ZFILL(LEVEL)                                                                    \
+    asm volatile("{\n .reg .pred p;\n .reg .b64 s;\n .reg .b32 n;\n"                                 \
+                 " setp.ge.s32 p, %3, %4;\n setp.lt.and.s32 p, %5, %6, p;\n"                         \
+                 " selp.b64 s, %1, %2, p;\n selp.b32 n, %7, 0, p;\n"                                  \
+                 " cp.async." LEVEL ".shared.global [%0], [s], %7, n;\n}\n"                            \
+                 :: "r"(d), "l"(src), "l"(base), "r"(x), "r"(lo), "r"(row), "r"(rows), "n"(BYTES) : "memory")
+    if constexpr (BYTES == 16)
+        GEMMPROF_CP_ZFILL("cg");
+    else
+        GEMMPROF_CP_ZFILL("ca");
+#undef GEMMPROF_CP_ZFILL
 }
 
 __device__ __forceinline__ void cp_async_16(float* dst, const float* src, bool full)
@@ -97,43 +132,64 @@ __device__ __forceinline__ void multiply(float (&acc)[8][8], Smem<BM, BN>& sm, i
     const int wCol = (warp % (BN / 32)) * 32;
     const int tr = lane / 4, tc = lane % 4;
 
-    // Copy mapping: A scalars (aRow + (NT/8)*l, aK); B float4s f = tid + NT*l at row f/(BN/4),
-    // columns (f % (BN/4))*4 .. +3 (or scalars, below).
-    // Rows of A past M are zero-filled like k past K (one pointer and one row count live, not a
-    // pointer per row).
+    // Copy mapping: A scalars (aRow + (NT/8)*l, aK); B float4s at rows bRow0 + B_ROWS*l, columns
+    // bCol .. bCol + 3, or, when rows of B are not whole float4s, scalars at column bCol
+    // (consecutive threads, consecutive columns: coalesced). Columns past N clamp to N - 4 (N - 1).
     const int aRow = tid / BK, aK = tid % BK;
     const int aRowsLeft = M - (bm + aRow);  // rows aRow + (NT/8)*l exist while (NT/8)*l < this
     const float* aSrc = A + (size_t)(bm + aRow) * K + aK;
 
-    auto loadTile = [&](int tile, int s) {
-        const int k0 = tile * BK;
-        const bool kOk = k0 + aK < K;
+    // K's remainder goes first: tile t covers k in [t*BK - kShift, t*BK - kShift + BK), so tile 0
+    // is the only one that reaches outside [0, K) (below 0, zero-filled) and it is loaded, if at
+    // all, by the prologue. The main loop's copies then need no k predicate, and their addresses
+    // come from two pointers moved a tile at a time, one add per copy. With the remainder last,
+    // every copy was predicated and worked out (k0 + row) * N afresh: splitk64x64x8's main loop
+    // issued 783 instructions for its 512 FFMAs at N % 4 != 0 (656 with float4 B), now 636 (615).
+    // Rows of A past M are not copied in whole tiles: they only feed rows of C never stored,
+    // whatever shared memory holds.
+    const int kShift = (K + BK - 1) / BK * BK - K;
+    const int bCol = VEC_B ? (tid % (BN / 4)) * 4 : tid % BN;
+    const int bRow0 = VEC_B ? tid / (BN / 4) : tid / BN;
+    constexpr int B_COPIES = VEC_B ? T::B_PER : T::B_SCALARS;
+    constexpr int B_ROWS = VEC_B ? T::NT / (BN / 4) : T::NT / BN;  // rows between a thread's copies
+    static_assert(T::NT % (BN / 4) == 0, "a thread's B copies share one column");
+    const float* bSrc = B + (size_t)bRow0 * N + min(bn + bCol, N - (VEC_B ? 4 : 1));
+    // The next tile's first copies, moved on a tile at a time (tile t0's start is below A and B
+    // only when t0 = 0 and kShift != 0: that tile is loadFirst's, which does not read them).
+    const float* aNext = aSrc + (t0 * BK - kShift);
+    const float* bNext = bSrc + (long long)(t0 * BK - kShift) * N;
+    const size_t aStep = (size_t)(T::NT / BK) * K, bStep = (size_t)B_ROWS * N;
+
+    // The next whole tile, inside [0, K).
+    auto loadWhole = [&](int s) {
+        const float* a = aNext;
 #pragma unroll
-        for (int l = 0; l < T::A_PER; ++l) {
-            const bool aOk = kOk && (T::NT / BK) * l < aRowsLeft;
-            cp_async_4(&As[s][aK][aRow + (T::NT / BK) * l], aOk ? aSrc + (size_t)((T::NT / BK) * l) * K + k0 : A, aOk);
+        for (int l = 0; l < T::A_PER; ++l, a += aStep)
+            cp_async_4_below(&As[s][aK][aRow + (T::NT / BK) * l], a, (T::NT / BK) * l, aRowsLeft);
+        const float* b = bNext;
+#pragma unroll
+        for (int l = 0; l < B_COPIES; ++l, b += bStep) {
+            if (VEC_B)
+                cp_async_16(&Bs[s][bRow0 + B_ROWS * l][bCol], b, true);
+            else
+                cp_async_4(&Bs[s][bRow0 + B_ROWS * l][bCol], b, true);
         }
-        if (VEC_B) {
+        aNext += BK;
+        bNext += (size_t)BK * N;
+    };
+
+    // Tile 0 when K % BK != 0: k below 0 zero-filled in A and B, and rows of A past M with them.
+    auto loadFirst = [&](int s) {
+        const float* a = aNext;
 #pragma unroll
-            for (int l = 0; l < T::B_PER; ++l) {
-                const int f = tid + T::NT * l;
-                const int bRow = f / (BN / 4), bCol = (f % (BN / 4)) * 4;
-                const bool bOk = k0 + bRow < K;
-                const float* src = B + (size_t)(k0 + bRow) * N + min(bn + bCol, N - 4);
-                cp_async_16(&Bs[s][bRow][bCol], bOk ? src : B, bOk);
-            }
-        } else {
-            // One column per thread (consecutive threads, consecutive columns: coalesced), rows
-            // bRow0 + (NT / BN) * l; the column clamped to N - 1.
-            const int bCol = tid % BN, bRow0 = tid / BN;
-            const float* src = B + (size_t)(k0 + bRow0) * N + min(bn + bCol, N - 1);
+        for (int l = 0; l < T::A_PER; ++l, a += aStep)
+            cp_async_zfill<4>(&As[s][aK][aRow + (T::NT / BK) * l], a, A, aK, kShift, (T::NT / BK) * l, aRowsLeft);
+        const float* b = bNext;
 #pragma unroll
-            for (int l = 0; l < T::B_SCALARS; ++l) {
-                const int bRow = bRow0 + (T::NT / BN) * l;
-                const bool bOk = k0 + bRow < K;
-                cp_async_4(&Bs[s][bRow][bCol], bOk ? src + (size_t)((T::NT / BN) * l) * N : B, bOk);
-            }
-        }
+        for (int l = 0; l < B_COPIES; ++l, b += bStep)
+            cp_async_zfill<VEC_B ? 16 : 4>(&Bs[s][bRow0 + B_ROWS * l][bCol], b, B, bRow0 + B_ROWS * l, kShift, 0, 1);
+        aNext += BK;
+        bNext += (size_t)BK * N;
     };
 
     float4 fa[2][2], fb[2][2];
@@ -167,7 +223,12 @@ __device__ __forceinline__ void multiply(float (&acc)[8][8], Smem<BM, BN>& sm, i
     // group g always holds local tile g).
 #pragma unroll
     for (int s = 0; s < STAGES - 1; ++s) {
-        if (s < nTiles) loadTile(t0 + s, s);
+        if (s < nTiles) {
+            if (s == 0 && t0 == 0 && kShift != 0)
+                loadFirst(s);
+            else
+                loadWhole(s);
+        }
         cp_async_commit();
     }
     cp_async_wait<STAGES - 2>();  // local tile 0 has landed (for this thread)
@@ -190,7 +251,7 @@ __device__ __forceinline__ void multiply(float (&acc)[8][8], Smem<BM, BN>& sm, i
                 loadFrag(0, rsNext, 0);
             if (d == 0) {
                 // Stage ws held local tile t-1, last read before the barrier of iteration t-1.
-                if (t + STAGES - 1 < nTiles) loadTile(t0 + t + STAGES - 1, ws);
+                if (t + STAGES - 1 < nTiles) loadWhole(ws);
                 cp_async_commit();
             }
             fma(d & 1);

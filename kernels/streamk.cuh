@@ -111,6 +111,15 @@ __host__ __device__ inline Work next_work(const Plan& p, int c, const Work& w)
     return Work{w.tile + 1, 0, k1, w.left - k1};
 }
 
+// Thread 0 of the block, tested afresh at each use: a `threadIdx.x == 0` the compiler holds in a
+// predicate register across the main loop left the loop too few, and predicates were spilled.
+__device__ __forceinline__ bool first_thread()
+{
+    unsigned t;
+    asm volatile("mov.u32 %0, %%tid.x;" : "=r"(t));
+    return t == 0;
+}
+
 __device__ __forceinline__ void zero(float (&acc)[8][8])
 {
 #pragma unroll
@@ -137,7 +146,7 @@ __device__ __forceinline__ void fixup(float (&acc)[8][8], const Plan& p, int c, 
     const int first = owner(p, base), lastBlock = owner(p, base + p.iters - 1);
     __threadfence();  // the partial is visible device-wide before this block is counted
     __syncthreads();
-    if (tid == 0) last = atomicAdd(&ws.counters[s], 1u) == (unsigned)(lastBlock - first);
+    if (first_thread()) last = atomicAdd(&ws.counters[s], 1u) == (unsigned)(lastBlock - first);
     __syncthreads();
     if (!last) return;
     __threadfence();  // the other blocks' partials are read after their counts were seen
@@ -156,7 +165,7 @@ __device__ __forceinline__ void fixup(float (&acc)[8][8], const Plan& p, int c, 
             }
     }
     ragged::store<BM, BN, AHEAD>(acc, M, N, alpha, beta, C, bm, bn);
-    if (tid == 0) ws.counters[s] = 0;  // every segment of this tile has arrived: ready for the next launch
+    if (first_thread()) ws.counters[s] = 0;  // every segment of this tile has arrived: ready for the next launch
 }
 
 __device__ __forceinline__ volatile Work& shared_work()
@@ -182,10 +191,10 @@ __device__ __forceinline__ void run(const Plan& p, int M, int N, int K, float al
 {
     float acc[8][8];
     const int c = blockIdx.x;
-    // The unit lives in shared memory (block-uniform), re-read where needed: nothing but the
-    // main loop's own state stays in registers across it (128 registers, no spills).
+    // The unit and the plan live in shared memory (block-uniform), re-read where needed: nothing
+    // but the main loop's own state stays in registers across it (128 registers, no spills).
     volatile Work& cur = shared_work();
-    if (threadIdx.x == 0) store_work(cur, first_work(p, c));
+    if (first_thread()) store_work(cur, first_work(p, c));
     __syncthreads();
     while (cur.k1 > cur.k0) {
         const int tile = cur.tile;
@@ -197,7 +206,7 @@ __device__ __forceinline__ void run(const Plan& p, int M, int N, int K, float al
         else
             fixup<BM, BN, AHEAD>(acc, p, c, w.tile - p.dpTiles, ws, M, N, alpha, beta, C, bm, bn, last);
         __syncthreads();  // every thread has read `cur` and `last`, and is done with shared memory
-        if (threadIdx.x == 0) store_work(cur, next_work(p, c, w));
+        if (first_thread()) store_work(cur, next_work(p, c, w));
         __syncthreads();
     }
 }
@@ -210,7 +219,9 @@ __device__ __forceinline__ void gemm(int M, int N, int K, float alpha, const flo
 {
     __shared__ ragged::Smem<BM, BN> sm;  // one copy for both instantiations of run
     __shared__ int last;
-    const Plan p = plan(M, N, K, BM, BN, gridDim.x, ws.capacity / (BM * BN), ws.max_tiles);
+    __shared__ Plan p;  // block-uniform; in shared memory, not registers, across the main loop
+    if (first_thread()) p = plan(M, N, K, BM, BN, gridDim.x, ws.capacity / (BM * BN), ws.max_tiles);
+    __syncthreads();
     if (N % 4 == 0 && ragged::aligned16(B))  // uniform
         run<BM, BN, true, AHEAD>(p, M, N, K, alpha, A, B, beta, C, ws, sm, last);
     else
