@@ -229,6 +229,7 @@ def facts(d: Diagnosis) -> dict:
         "l1_bytes": k.get("l1_bytes", np.nan),
         "global_load_per_math": m.get("global_load_per_math", np.nan),
         "shared_load_per_math": m.get("shared_load_per_math", np.nan),
+        "all_per_math": m.get("all_per_math", np.nan),
         # wgmma's shared reads are invisible to the wavefront counters: not measured, never "x0"
         "shared_load_wavefronts": np.nan if k and shared_memory.shared_unmeasured(pd.DataFrame([k])).iloc[0]
         else k.get("shared_load_wavefronts", np.nan),

@@ -71,8 +71,8 @@ def with_opcodes(sass: pd.DataFrame | None) -> pd.DataFrame | None:
 
 def instruction_mix(sass: pd.DataFrame) -> pd.DataFrame:
     """Warp instructions executed per class (ffma, mma, global/shared loads and stores, async
-    copies, barriers, other) per launch, and each memory class per math instruction
-    (`<class>_per_math`). The math instruction (`math_op`) is the MMA where the launch ran tensor-core
+    copies, barriers, other) per launch, and each memory class and all instructions per math
+    instruction (`<class>_per_math`, `all_per_math`). The math instruction (`math_op`) is the MMA where the launch ran tensor-core
     instructions (its few FFMAs are the epilogue), the FP64 instruction where those outnumber the
     FFMAs, else the FFMA."""
     if sass.empty:
@@ -89,5 +89,6 @@ def instruction_mix(sass: pd.DataFrame) -> pd.DataFrame:
     mix["math"] = mix["mma"].where(tensor, mix["fp64"].where(double, mix["ffma"]))
     for cls in PER_MATH_CLASSES:
         mix[f"{cls}_per_math"] = mix[cls] / mix["math"].where(mix["math"] > 0)
+    mix["all_per_math"] = mix["total"] / mix["math"].where(mix["math"] > 0)
     mix.columns.name = None
     return mix.reset_index()

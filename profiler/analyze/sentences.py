@@ -19,8 +19,8 @@ from .hot_lines import waits_at_mbarrier, where
 from .signals import Signals, stall_sentence
 from .values import number
 from .stalls import BY_REASON
-from .thresholds import (LARGE_TILE_SHARED_PER_MATH, REGISTER_TILE_FULL, CONFLICT_NOTABLE_PCT, GLOBAL_LOADS_PER_FFMA_HIGH, SOL_BUSY_PCT, STALL_NOTABLE_PCT,
-                         UNCOALESCED_PCT)
+from .thresholds import (LARGE_TILE_SHARED_PER_MATH, REGISTER_TILE_FULL, CONFLICT_NOTABLE_PCT, FFMA_SHARE_NOTE_PCT, ISSUE_NOTE_PCT,
+                         GLOBAL_LOADS_PER_FFMA_HIGH, SOL_BUSY_PCT, STALL_NOTABLE_PCT, UNCOALESCED_PCT)
 
 
 def _verdict(key: str, problem: str, summary: str, evidence: list[str], cure: str | None, s: Signals,
@@ -403,6 +403,13 @@ def notes(key: str, cause: str, s: Signals) -> list[str]:
     if cause != "wasted_math" and s.launch.get("math_pipe") == "fp32" and ratio >= WASTED_MATH_NOTE_RATIO:
         notes.append(f"It executed {fmt_times(ratio)} the GEMM's 2MNK FLOPs: {fmt_pct(100.0 * (1.0 - 1.0 / ratio))} of "
                      f"its FP32 math multiplies the zeros that fill tiles past M, N or K.")
+    share = number(s.util.get("ffma_share"))
+    issuing = number(s.util.get("issue")) >= ISSUE_NOTE_PCT  # else the slots are not what is short
+    if key != "issue" and issuing and s.launch.get("math_pipe") == "fp32" and share < FFMA_SHARE_NOTE_PCT:
+        notes.append(f"Only {fmt_pct(share)} of the issued instructions are FFMA: the others (address arithmetic, "
+                     f"predicates, copies, loop control) take issue slots, so even with every stall hidden the FP32 "
+                     f"pipe stays under {fmt_pct(share)} of its peak. Fewer instructions per FFMA raise that ceiling: "
+                     f"addresses moved by an add per copy, no predicates in whole tiles, more FFMAs per loaded value.")
     serial = number((s.regions or {}).get("epilogue_serial_load_wait_pct"))
     if cause != "serial_epilogue" and SERIAL_EPILOGUE_NOTE_PCT <= serial:
         notes.append(f"{fmt_pct(serial)} of the warps' samples wait in the epilogue for loads of C issued right after "

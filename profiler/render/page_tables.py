@@ -197,7 +197,7 @@ def mix_table(d: Diagnosis) -> Table:
         if m.get(cls, 0) > 0:
             t.rows.append([Cell(label), num_cell(fmt_count(m[cls])), num_cell(fmt_num(m[f"{cls}_per_math"]))])
     t.rows.append([Cell("all instructions"), num_cell(fmt_count(m["total"])),
-                   num_cell(fmt_num(m["total"] / m["math"]))])
+                   num_cell(fmt_num(m["all_per_math"]))])
     return t
 
 
