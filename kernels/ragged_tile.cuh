@@ -30,6 +30,8 @@
 
 #include <cstdint>
 
+#include "c_prefetch.cuh"
+
 namespace ragged {
 
 constexpr int BK = 8;
@@ -398,6 +400,7 @@ __device__ __forceinline__ void gemm(int M, int N, int K, float alpha, const flo
         t0 = min(kTiles, (int)blockIdx.z * chunk);
         t1 = min(kTiles, t0 + chunk);
     }
+    if (blockIdx.z == 0) prefetch_c<BM, BN, T::NT>(C, M, N, beta, bm, bn);  // one block per tile
     if (vecB)
         multiply<BM, BN, true>(acc, sm, M, N, K, A, B, bm, bn, t0, t1);
     else
