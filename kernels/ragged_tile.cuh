@@ -146,7 +146,7 @@ __device__ __forceinline__ void multiply(float (&acc)[8][8], Smem<BM, BN>& sm, i
     // all, by the prologue. The main loop's copies then need no k predicate, and their addresses
     // come from two pointers moved a tile at a time, one add per copy. With the remainder last,
     // every copy was predicated and worked out (k0 + row) * N afresh: splitk64x64x8's main loop
-    // issued 783 instructions for its 512 FFMAs at N % 4 != 0 (656 with float4 B), now 636 (615).
+    // issued 783 instructions for its 512 FFMAs at N % 4 != 0 (656 with float4 B), now 637 (618).
     // Rows of A past M are not copied in whole tiles: they only feed rows of C never stored,
     // whatever shared memory holds.
     const int kShift = (K + BK - 1) / BK * BK - K;

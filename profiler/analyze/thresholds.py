@@ -35,7 +35,7 @@ ISSUE_BUSY_PCT = 80.0
 
 # FFMAs under this share of the issued instructions are a note whatever the bound: the others take
 # issue slots, a ceiling on the FP32 pipe however well latency is hidden. splitk64x64x8 at 1023^3
-# issued 64% FFMAs with (k0 + row) * N worked out per copy, 80% once its copies moved pointers
+# issued 64% FFMAs with (k0 + row) * N worked out per copy, 78% once its copies moved pointers
 # (H100, benchmarks/results/2026-11-23-h100/lean-copies); the 128x256 rungs issue 92%.
 FFMA_SHARE_NOTE_PCT = 70.0
 # ... when the schedulers issue on at least this share of cycles (a memory-bound kernel's spare
