@@ -35,7 +35,10 @@
 namespace ragged {
 
 constexpr int BK = 8;
-constexpr int STAGES = 4;
+#ifndef RAGGED_STAGES
+#define RAGGED_STAGES 4  // cp.async stages (kernels/experiments/splitk64x64x8s6.cu: 6)
+#endif
+constexpr int STAGES = RAGGED_STAGES;
 
 __device__ __forceinline__ void cp_async_4(float* dst, const float* src, bool full)
 {

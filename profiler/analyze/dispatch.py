@@ -36,12 +36,13 @@ WAVES = (((128, 256), "SMS"), ((128, 128), "2 * SMS"))
 
 
 def fastest_per_shape(bench: pd.DataFrame, kernels: dict[str, KernelSpec], tier: str = "fp32") -> pd.DataFrame:
-    """One row per shape: the ladder kernel of `tier` with the highest GFLOP/s among those that
-    passed there (cuBLAS and dispatchers excluded), its GFLOP/s and the runner-up's."""
+    """One row per shape: the ladder kernel of `tier` fastest (by `speed`) among those that passed
+    there (cuBLAS and dispatchers excluded), its GFLOP/s and the runner-up's."""
     rows = _passed(bench, kernels, tier)
+    rows = rows.assign(speed=speed(rows))
     out = []
     for (M, N, K), group in rows.groupby(["M", "N", "K"], sort=False):
-        ranked = group.sort_values("gflops", ascending=False)
+        ranked = group.sort_values("speed", ascending=False)
         out.append({"M": int(M), "N": int(N), "K": int(K), "volume": int(M) * int(N) * int(K),
                     "kernel": ranked.iloc[0]["kernel"], "gflops": float(ranked.iloc[0]["gflops"]),
                     "runner_up": ranked.iloc[1]["kernel"] if len(ranked) > 1 else None,
@@ -54,16 +55,29 @@ def _passed(bench: pd.DataFrame, kernels: dict[str, KernelSpec], tier: str) -> p
     return bench[(bench["status"] == PASS) & bench["kernel"].isin(names) & (bench["gflops"] > 0)]
 
 
+def speed(rows: pd.DataFrame) -> pd.Series:
+    """How fast each row ran, comparable between rows of a sweep: its share of the cuBLAS run
+    paired with it (`pct_of_cublas`) where every row has one, else its GFLOP/s. Rows of a sweep are
+    timed minutes apart, and the GPU's speed drifts between them (cuBLAS's own time at
+    32768x64x1024 differed 5% between two rows of shapes-suite-14, which made the slower of two
+    kernels the faster there by GFLOP/s); the pairing cancels that drift."""
+    pct = rows["pct_of_cublas"] if "pct_of_cublas" in rows.columns else None
+    if pct is not None and len(rows) and bool((pd.to_numeric(pct, errors="coerce") > 0).all()):
+        return pd.to_numeric(pct)
+    return rows["gflops"]
+
+
 def share_of_best(bench: pd.DataFrame, kernels: dict[str, KernelSpec], tier: str = "fp32") -> pd.DataFrame:
-    """Shapes x kernels: each kernel's GFLOP/s over the fastest kernel's at that shape (NaN where
+    """Shapes x kernels: each kernel's `speed` over the fastest kernel's at that shape (NaN where
     it did not pass or was not run). Index: (M, N, K) tuples, smallest volume first."""
     rows = _passed(bench, kernels, tier)
     if rows.empty:
         return pd.DataFrame()
-    table = rows.assign(shape=[(int(m), int(n), int(k)) for m, n, k in zip(rows["M"], rows["N"], rows["K"])])
-    gflops = table.pivot_table(index="shape", columns="kernel", values="gflops", aggfunc="max")
-    gflops = gflops.loc[sorted(gflops.index, key=lambda s: (s[0] * s[1] * s[2], s))]
-    return gflops.div(gflops.max(axis=1), axis=0)
+    table = rows.assign(shape=[(int(m), int(n), int(k)) for m, n, k in zip(rows["M"], rows["N"], rows["K"])],
+                        speed=speed(rows))
+    fast = table.pivot_table(index="shape", columns="kernel", values="speed", aggfunc="max")
+    fast = fast.loc[sorted(fast.index, key=lambda s: (s[0] * s[1] * s[2], s))]
+    return fast.div(fast.max(axis=1), axis=0)
 
 
 def conditions(shapes: list[tuple[int, int, int]]) -> list[str]:

@@ -249,17 +249,15 @@ def test_pairs_are_conjunctions_that_hold_somewhere():
 
 
 def test_the_default_cap_keeps_every_shape_of_a_ten_candidate_sweep_within_tolerance():
-    """shapes-suite-9 (H100, ten FP32 candidates): 14 rules ran out before 2048^3 and the last one
-    sent it to streamk128x128x8 at 79% of the fastest; the default cap derives rules that keep every
-    shape within 3% of it."""
+    """shapes-suite-9 (H100, ten FP32 candidates): ranked by GFLOP/s, 14 rules ran out before
+    2048^3 and the last one sent it to streamk128x128x8 at 79% of the fastest; the default cap
+    derives rules that keep every shape within 3% of the fastest."""
     from profiler.dispatchers import DEFAULT_MAX_RULES
     from profiler.rundir import REPO_ROOT, RunDir
 
     run = RunDir(REPO_ROOT / "benchmarks/results/2026-11-23-h100/shapes-suite-9")
     bench, sms = run.read_table("bench"), run.meta()["environment"]["sm_count"]
     share = share_of_best(bench, KERNELS, "fp32")
-    capped = predicted(share, derive_rules(bench, KERNELS, "fp32", sms, max_rules=14), KERNELS, sms).set_index(["M", "N", "K"])
-    assert capped.at[(2048, 2048, 2048), "share_of_best"] < 0.8
     rules = derive_rules(bench, KERNELS, "fp32", sms)
     assert len(rules) <= DEFAULT_MAX_RULES
     assert predicted(share, rules, KERNELS, sms)["share_of_best"].min() >= 0.97
