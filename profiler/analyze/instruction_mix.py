@@ -72,9 +72,9 @@ def with_opcodes(sass: pd.DataFrame | None) -> pd.DataFrame | None:
 def instruction_mix(sass: pd.DataFrame) -> pd.DataFrame:
     """Warp instructions executed per class (ffma, mma, global/shared loads and stores, async
     copies, barriers, other) per launch, and each memory class and all instructions per math
-    instruction (`<class>_per_math`, `all_per_math`). The math instruction (`math_op`) is the MMA where the launch ran tensor-core
-    instructions (its few FFMAs are the epilogue), the FP64 instruction where those outnumber the
-    FFMAs, else the FFMA."""
+    instruction (`<class>_per_math`, `all_per_math`). The math instruction (`math_op`) is the MMA
+    where the launch ran tensor-core instructions (its few FFMAs are the epilogue), the FP64
+    instruction where those outnumber the FFMAs, else the FFMA."""
     if sass.empty:
         return pd.DataFrame(columns=LAUNCH_KEYS + list(MIX_CLASSES) + ["total"])
     classes = [OPCODE_CLASSES.get(o, "other") for o in opcodes(sass)]

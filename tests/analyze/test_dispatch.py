@@ -103,6 +103,21 @@ def rect_frame(rows):
     return pd.DataFrame([{"kernel": k, "M": m, "N": n, "K": kk, "status": "PASS", "gflops": g} for k, (m, n, kk), g in rows])
 
 
+def test_kernels_are_ranked_by_their_paired_cublas_share_not_by_gflops():
+    """Two rows timed while the GPU ran at different speeds: by GFLOP/s splitk64x64x8rs looks
+    faster, but against the cuBLAS run paired with each row splitk64x64x8 is (the numbers of
+    shapes-suite-14 at 32768x64x1024); without a pairing on every row, GFLOP/s decides."""
+    shape = (32768, 64, 1024)
+    paired = rect_frame([("splitk64x64x8rs", shape, 35200.0), ("splitk64x64x8", shape, 34500.0)])
+    paired["pct_of_cublas"] = [87.8, 90.5]
+    assert fastest_per_shape(paired, KERNELS).iloc[0]["kernel"] == "splitk64x64x8"
+    share = share_of_best(paired, KERNELS)
+    assert share.at[shape, "splitk64x64x8"] == 1.0
+    assert share.at[shape, "splitk64x64x8rs"] == pytest.approx(87.8 / 90.5)
+    paired.loc[0, "pct_of_cublas"] = float("nan")
+    assert fastest_per_shape(paired, KERNELS).iloc[0]["kernel"] == "splitk64x64x8rs"
+
+
 def test_derived_rules_send_small_grids_to_small_tiles_by_sm_count():
     shapes = [(512, 512, 512), (1024, 1024, 1024), (1000, 1000, 1000), (4096, 4096, 4096), (4095, 4095, 4095), (8192, 8192, 8192)]
     small = {s for s in shapes if -(-s[0] // 128) * -(-s[1] // 128) <= 132}
