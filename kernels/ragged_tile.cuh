@@ -25,6 +25,8 @@
 // not overlap in time (one workspace per module): the bench and the tests launch one at a time.
 // When S * tiles * BM * BN floats exceed the workspace, or the tiles the counters, split 0
 // multiplies the whole K and stores C itself and the other splits return at once.
+// gemm (not the other users of multiply and store) prefetches the block's tile of C to L2 as it
+// starts when beta != 0 (c_prefetch.cuh).
 
 #pragma once
 
