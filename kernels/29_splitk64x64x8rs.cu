@@ -58,23 +58,25 @@ __device__ __forceinline__ void put(float* slot, const float (&acc)[8][8])
         }
 }
 
-extern "C" __global__ void __launch_bounds__(NTHREADS, RS_MIN_BLOCKS)
-sgemm_splitk64x64x8rs(int M, int N, int K, float alpha, const float* __restrict__ A,
-                      const float* __restrict__ B, float beta, float* __restrict__ C)
+// This block's share of a C (M x N) whose main loop reads A as a (M x k) and B as b (k x n): its
+// split of the tile's k tiles multiplied, then C stored (no split) or the partial summed with the
+// other splits' (the reduce-scatter). splitk64x64x8st (kernels/experiments/) calls it on padded
+// copies of A and B (n, k rounded up to whole float4s).
+__device__ __forceinline__ void split_tile(int M, int N, int n, int k, float alpha, const float* __restrict__ a,
+                                           const float* __restrict__ b, float beta, float* __restrict__ C, int splits,
+                                           int tiles, bool fits)
 {
     const int bm = blockIdx.y * BM, bn = blockIdx.x * BN;
-    const int kTiles = (K + ragged::BK - 1) / ragged::BK;
-    const int splits = gridDim.z, tiles = gridDim.x * gridDim.y;
-    const bool fits = splits > 1 && (long long)splits * tiles * (BM * BN) <= WS_FLOATS && tiles <= MAX_TILES;
+    const int kTiles = (k + ragged::BK - 1) / ragged::BK;
     if (!fits && blockIdx.z != 0) return;  // split 0 takes all of K and stores C
     const int t0 = fits ? (int)((long long)blockIdx.z * kTiles / splits) : 0;
     const int t1 = fits ? (int)((long long)(blockIdx.z + 1) * kTiles / splits) : kTiles;
     __shared__ ragged::Smem<BM, BN> sm;
     float acc[8][8];
-    if (N % 4 == 0 && ragged::aligned16(B))  // uniform
-        ragged::multiply<BM, BN, true>(acc, sm, M, N, K, A, B, bm, bn, t0, t1);
+    if (n % 4 == 0 && ragged::aligned16(b))  // uniform
+        ragged::multiply<BM, BN, true>(acc, sm, M, n, k, a, b, bm, bn, t0, t1);
     else
-        ragged::multiply<BM, BN, false>(acc, sm, M, N, K, A, B, bm, bn, t0, t1);
+        ragged::multiply<BM, BN, false>(acc, sm, M, n, k, a, b, bm, bn, t0, t1);
     if (!fits) {
         ragged::store<BM, BN>(acc, M, N, alpha, beta, C, bm, bn);
         return;
@@ -82,4 +84,13 @@ sgemm_splitk64x64x8rs(int M, int N, int K, float alpha, const float* __restrict_
     const int tile = blockIdx.y * gridDim.x + blockIdx.x, z = blockIdx.z;
     put(g_partials + ((size_t)z * tiles + tile) * (BM * BN), acc);
     rsum::exchange<BM, BN, NTHREADS>(g_partials, g_arrived, g_departed, tile, tiles, z, splits, M, N, alpha, beta, C, bm, bn);
+}
+
+extern "C" __global__ void __launch_bounds__(NTHREADS, RS_MIN_BLOCKS)
+sgemm_splitk64x64x8rs(int M, int N, int K, float alpha, const float* __restrict__ A,
+                      const float* __restrict__ B, float beta, float* __restrict__ C)
+{
+    const int splits = gridDim.z, tiles = gridDim.x * gridDim.y;
+    const bool fits = splits > 1 && (long long)splits * tiles * (BM * BN) <= WS_FLOATS && tiles <= MAX_TILES;
+    split_tile(M, N, N, K, alpha, A, B, beta, C, splits, tiles, fits);
 }

@@ -27,7 +27,7 @@
 
 #include "../grid_barrier.cuh"
 
-// splitk64x64x8rs's tile, workspace and put, its kernel under another name (unused here).
+// splitk64x64x8rs's tile, workspace and split_tile, its kernel under another name (unused here).
 #define sgemm_splitk64x64x8rs sgemm_splitk64x64x8st_unstaged
 #include "../29_splitk64x64x8rs.cu"
 #undef sgemm_splitk64x64x8rs
@@ -87,22 +87,5 @@ sgemm_splitk64x64x8st(int M, int N, int K, float alpha, const float* __restrict_
         grid::grid_sync(&g_barrier);
         a = As, b = Bs, n = Np, k = Kp;
     }
-    if (!fits && blockIdx.z != 0) return;  // split 0 takes all of K and stores C
-    const int bm = blockIdx.y * BM, bn = blockIdx.x * BN;
-    const int kTiles = (k + ragged::BK - 1) / ragged::BK;
-    const int t0 = fits ? (int)((long long)blockIdx.z * kTiles / splits) : 0;
-    const int t1 = fits ? (int)((long long)(blockIdx.z + 1) * kTiles / splits) : kTiles;
-    __shared__ ragged::Smem<BM, BN> sm;
-    float acc[8][8];
-    if (n % 4 == 0 && ragged::aligned16(b))  // uniform
-        ragged::multiply<BM, BN, true>(acc, sm, M, n, k, a, b, bm, bn, t0, t1);
-    else
-        ragged::multiply<BM, BN, false>(acc, sm, M, n, k, a, b, bm, bn, t0, t1);
-    if (!fits) {
-        ragged::store<BM, BN>(acc, M, N, alpha, beta, C, bm, bn);
-        return;
-    }
-    const int tile = blockIdx.y * gridDim.x + blockIdx.x, z = blockIdx.z;
-    put(g_partials + ((size_t)z * tiles + tile) * (BM * BN), acc);
-    rsum::exchange<BM, BN, NTHREADS>(g_partials, g_arrived, g_departed, tile, tiles, z, splits, M, N, alpha, beta, C, bm, bn);
+    split_tile(M, N, n, k, alpha, a, b, beta, C, splits, tiles, fits);
 }
