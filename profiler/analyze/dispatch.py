@@ -37,16 +37,21 @@ WAVES = (((128, 256), "SMS"), ((128, 128), "2 * SMS"))
 
 def fastest_per_shape(bench: pd.DataFrame, kernels: dict[str, KernelSpec], tier: str = "fp32") -> pd.DataFrame:
     """One row per shape: the ladder kernel of `tier` fastest (by `speed`) among those that passed
-    there (cuBLAS and dispatchers excluded), its GFLOP/s and the runner-up's."""
+    there (cuBLAS and dispatchers excluded), its GFLOP/s and % of cuBLAS (NaN where not paired),
+    and the runner-up's."""
     rows = _passed(bench, kernels, tier)
     rows = rows.assign(speed=speed(rows))
     out = []
     for (M, N, K), group in rows.groupby(["M", "N", "K"], sort=False):
         ranked = group.sort_values("speed", ascending=False)
+        pct = pd.to_numeric(ranked["pct_of_cublas"], errors="coerce") if "pct_of_cublas" in ranked else None
+        second = len(ranked) > 1
         out.append({"M": int(M), "N": int(N), "K": int(K), "volume": int(M) * int(N) * int(K),
                     "kernel": ranked.iloc[0]["kernel"], "gflops": float(ranked.iloc[0]["gflops"]),
-                    "runner_up": ranked.iloc[1]["kernel"] if len(ranked) > 1 else None,
-                    "runner_up_gflops": float(ranked.iloc[1]["gflops"]) if len(ranked) > 1 else float("nan")})
+                    "pct": float(pct.iloc[0]) if pct is not None else float("nan"),
+                    "runner_up": ranked.iloc[1]["kernel"] if second else None,
+                    "runner_up_gflops": float(ranked.iloc[1]["gflops"]) if second else float("nan"),
+                    "runner_up_pct": float(pct.iloc[1]) if second and pct is not None else float("nan")})
     return pd.DataFrame(out).sort_values("volume", ignore_index=True) if out else pd.DataFrame(out)
 
 

@@ -26,6 +26,8 @@ def dispatch(
     Prints the fastest kernel per shape, what the rules choose there (rule and share of the
     fastest), and a `[[dispatch]]` entry for kernels/ladder.toml (`--write` puts it there); then
     `gemmprof bench -k best` times the dispatcher like any kernel. SMS is the run's GPU's.
+    Kernels are ranked by their share of the cuBLAS run paired with each row (GFLOP/s where a row
+    has none): rows are timed minutes apart, and the GPU's speed drifts between them.
     """
     from ..analyze.dispatch import derive_rules, fastest_per_shape, predicted, render_toml, replace_entry, share_of_best
     from ..errors import GemmprofError

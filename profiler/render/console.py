@@ -175,21 +175,25 @@ def compare_metrics_table(metrics: pd.DataFrame, threshold: float) -> Table:
 def dispatch_table(winners: pd.DataFrame, chosen: pd.DataFrame, title: str) -> Table:
     """`dispatch`'s table: per shape of the sweep, the fastest kernel and the runner-up
     (`analyze.dispatch.fastest_per_shape`), and what the derived rules choose there, by which
-    rule, at what share of the fastest (`chosen`, indexed by M, N, K)."""
+    rule, at what share of the fastest (`chosen`, indexed by M, N, K). The % of cuBLAS columns
+    are what ranks them where the sweep paired every row; GFLOP/s may then disagree, as rows are
+    timed minutes apart."""
     rows = []
     for r in winners.itertuples():
         c = chosen.loc[(r.M, r.N, r.K)]
-        rows.append([f"{r.M}x{r.N}x{r.K}", escape(r.kernel), fixed(r.gflops, ",.0f"),
+        rows.append([f"{r.M}x{r.N}x{r.K}", escape(r.kernel), fixed(r.gflops, ",.0f"), fixed(r.pct, ".1f"),
                      escape(r.runner_up) if isinstance(r.runner_up, str) else "", fixed(r.runner_up_gflops, ",.0f"),
-                     escape(str(c["kernel"])), str(c["rule"]), fixed(100 * c["share_of_best"], ".1f")])
-    columns = [("M x N x K", NUMBER), ("fastest", NAME), ("GFLOP/s", NUMBER), ("runner-up", NAME),
-               ("runner-up GFLOP/s", NUMBER), ("rules choose", NAME), ("rule", NUMBER), ("% of fastest", NUMBER)]
+                     fixed(r.runner_up_pct, ".1f"), escape(str(c["kernel"])), str(c["rule"]),
+                     fixed(100 * c["share_of_best"], ".1f")])
+    columns = [("M x N x K", NUMBER), ("fastest", NAME), ("GFLOP/s", NUMBER), ("% cuBLAS", NUMBER), ("runner-up", NAME),
+               ("runner-up GFLOP/s", NUMBER), ("runner-up % cuBLAS", NUMBER), ("rules choose", NAME), ("rule", NUMBER),
+               ("% of fastest", NUMBER)]
     return filled_table(escape(title), columns, rows, optional=DISPATCH_OPTIONAL)
 
 
 # What a narrow `dispatch` table leaves out first: the shape, the fastest kernel and what the
 # rules choose, at what share, are the row.
-DISPATCH_OPTIONAL = ("runner-up GFLOP/s", "runner-up", "GFLOP/s")
+DISPATCH_OPTIONAL = ("runner-up GFLOP/s", "runner-up % cuBLAS", "runner-up", "GFLOP/s", "% cuBLAS")
 
 
 # ---------------------------------------------------------------------------------------------
