@@ -30,24 +30,10 @@
 using Tile128x256 = spread::Tile<128, 256>;
 static_assert(Tile128x256::SMEM_BYTES == 49664, "update smem_bytes in kernels/ladder.toml");
 
-// The tile at (blockIdx.y, blockIdx.x), all of K.
-struct WholeK : Tile128x256 {
-    template <bool EDGE, bool VEC_B>
-    static __device__ __forceinline__ void run(float* smem, int M, int N, int K, float alpha, const float* __restrict__ A,
-                                               const float* __restrict__ B, float beta, float* __restrict__ C)
-    {
-        const int bm = blockIdx.y * BM, bn = blockIdx.x * BN;
-        const spread::Lanes ln = lanes();
-        float acc[16][8];
-        multiply<EDGE, VEC_B>(acc, smem, M, N, K, K, A, B, bm, bn, EDGE ? (K + BK - 1) / BK : K / BK, ln);
-        store<EDGE, VEC_B>(acc, smem, M, N, alpha, beta, C, bm, bn, ln);
-    }
-};
-
 extern "C" __global__ void __launch_bounds__(Tile128x256::NTHREADS, 1)
 sgemm_ragged128x256x8(int M, int N, int K, float alpha, const float* __restrict__ A,
                       const float* __restrict__ B, float beta, float* __restrict__ C)
 {
     extern __shared__ __align__(16) float smem[];
-    spread::three_paths<WholeK>(smem, M, N, K, alpha, A, B, beta, C);
+    spread::three_paths<spread::WholeK<128, 256>>(smem, M, N, K, alpha, A, B, beta, C);
 }

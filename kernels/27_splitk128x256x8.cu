@@ -37,14 +37,14 @@ __device__ unsigned g_counters[MAX_COUNTERS];  // zero at module load; each last
 // This block's range of k tiles of its tile, its partial through the tree, C by the block that
 // ends up holding the sum (or by split 0 alone when the grid does not fit the workspace).
 struct SplitTree : Tile128x256 {
-    template <bool EDGE, bool VEC_B>
+    template <bool EDGE, bool VEC_B, class Place>
     static __device__ __forceinline__ void run(float* smem, int M, int N, int K, float alpha, const float* __restrict__ A,
-                                               const float* __restrict__ B, float beta, float* __restrict__ C)
+                                               const float* __restrict__ B, float beta, float* __restrict__ C, const Place& at)
     {
         // The tree's arrival flag, in dynamic shared memory: a static __shared__ variable would move the
         // dynamic tile 16 bytes off 128, doubling B's L2 sectors and cp.async wavefronts.
         int& last = reinterpret_cast<int*>(smem)[SMEM_BYTES / 4 - 1];  // past the epilogue's staging
-        const int bm = blockIdx.y * BM, bn = blockIdx.x * BN;
+        const int bm = at.tm() * BM, bn = at.tn() * BN;
         const int kTiles = (K + BK - 1) / BK;
         const int splits = gridDim.z, tiles = gridDim.x * gridDim.y;
         int G = splits;

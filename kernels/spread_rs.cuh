@@ -34,12 +34,12 @@ template <int BM_, int BN_>
 struct SplitReduceScatter : Tile<BM_, BN_> {
     using T = Tile<BM_, BN_>;
 
-    template <bool EDGE, bool VEC_B>
+    template <bool EDGE, bool VEC_B, class Place>
     static __device__ __forceinline__ void run(float* smem, int M, int N, int K, float alpha, const float* __restrict__ A,
-                                               const float* __restrict__ B, float beta, float* __restrict__ C)
+                                               const float* __restrict__ B, float beta, float* __restrict__ C, const Place& at)
     {
         constexpr int BM = T::BM, BN = T::BN, BK = T::BK;
-        const int bm = blockIdx.y * BM, bn = blockIdx.x * BN;
+        const int bm = at.tm() * BM, bn = at.tn() * BN;
         const int kTiles = (K + BK - 1) / BK;
         const int splits = gridDim.z, tiles = gridDim.x * gridDim.y;
         const bool fits = splits > 1 && (long long)splits * tiles * (BM * BN) <= WS_FLOATS && tiles <= MAX_TILES;

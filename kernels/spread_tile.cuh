@@ -1,9 +1,9 @@
 // spread_tile.cuh: the block tile of spread128x256x8 for any M, N, K and any range of k tiles,
 // in the shapes its 64x64 warp tiles make: 128x256 (ragged128x256x8, splitk128x256x8,
-// splitk128x256x8rs, streamk128x256x8) and 256x128 or 256x64 (splitk256x128x8rs, splitk256x64x8rs:
-// tall-skinny C, where 256 columns would be mostly past N). ragged128x256x8's header explains the
-// edge paths; spread128x256x8's and cutlass128x256x8's the tile, lane layout, pipeline and
-// epilogue.
+// splitk128x256x8rs, streamk128x256x8, tailsk128x256x8) and 256x128 or 256x64 (splitk256x128x8rs,
+// splitk256x64x8rs: tall-skinny C, where 256 columns would be mostly past N). ragged128x256x8's
+// header explains the edge paths; spread128x256x8's and cutlass128x256x8's the tile, lane layout,
+// pipeline and epilogue.
 //
 // A rung's tile body derives from Tile<BM, BN> (its constants and steps then read unqualified).
 // Every shape keeps a thread's 16x8 results, its fragment loads and the epilogue; what the shape
@@ -245,23 +245,54 @@ struct Tile {
     }
 };
 
+// Where a block's tile lies, in tiles (row tm, column tn): the grid's own place for one block a tile.
+struct GridPlace {
+    __device__ __forceinline__ unsigned tm() const { return blockIdx.y; }
+    __device__ __forceinline__ unsigned tn() const { return blockIdx.x; }
+};
+
+// A place given by the rung (a block that works out its tile from its index).
+struct TilePlace {
+    unsigned row, col;
+    __device__ __forceinline__ unsigned tm() const { return row; }
+    __device__ __forceinline__ unsigned tn() const { return col; }
+};
+
 // The kernel body of a spread-tile rung in its three paths, chosen uniformly over the grid (N,
 // alignment) or the block (its tile's place), so no warp diverges: whole tiles (the tile inside M
 // and N, K % 8 == 0, N % 4 == 0, B and C 16-byte aligned: spread128x256x8's body as it is), edge
 // tiles with float4 B, and edge tiles with scalar B. Body (a Tile) ::run<EDGE, VEC_B>(smem, M, ...,
-// C) is the rung's tile (ragged128x256x8's header explains the paths).
-template <class Body>
+// C, at) is the rung's tile at `at` (ragged128x256x8's header explains the paths).
+template <class Body, class Place = GridPlace>
 __device__ __forceinline__ void three_paths(float* smem, int M, int N, int K, float alpha, const float* __restrict__ A,
-                                            const float* __restrict__ B, float beta, float* __restrict__ C)
+                                            const float* __restrict__ B, float beta, float* __restrict__ C, Place at = {})
 {
     const bool vec = N % 4 == 0 && ((reinterpret_cast<uintptr_t>(B) | reinterpret_cast<uintptr_t>(C)) & 15) == 0;
-    const bool whole = vec && K % Body::BK == 0 && (int)(blockIdx.y + 1) * Body::BM <= M && (int)(blockIdx.x + 1) * Body::BN <= N;
+    const bool whole = vec && K % Body::BK == 0 && (int)(at.tm() + 1) * Body::BM <= M && (int)(at.tn() + 1) * Body::BN <= N;
     if (whole)
-        Body::template run<false, true>(smem, M, N, K, alpha, A, B, beta, C);
+        Body::template run<false, true>(smem, M, N, K, alpha, A, B, beta, C, at);
     else if (vec)
-        Body::template run<true, true>(smem, M, N, K, alpha, A, B, beta, C);
+        Body::template run<true, true>(smem, M, N, K, alpha, A, B, beta, C, at);
     else
-        Body::template run<true, false>(smem, M, N, K, alpha, A, B, beta, C);
+        Body::template run<true, false>(smem, M, N, K, alpha, A, B, beta, C, at);
 }
+
+// The tile at `at`, all of K, stored straight to C: ragged128x256x8's body.
+template <int BM_, int BN_>
+struct WholeK : Tile<BM_, BN_> {
+    using T = Tile<BM_, BN_>;
+
+    template <bool EDGE, bool VEC_B, class Place>
+    static __device__ __forceinline__ void run(float* smem, int M, int N, int K, float alpha, const float* __restrict__ A,
+                                               const float* __restrict__ B, float beta, float* __restrict__ C, const Place& at)
+    {
+        constexpr int BM = T::BM, BN = T::BN, BK = T::BK;
+        const int bm = at.tm() * BM, bn = at.tn() * BN;
+        const Lanes ln = T::lanes();
+        float acc[16][8];
+        T::template multiply<EDGE, VEC_B>(acc, smem, M, N, K, K, A, B, bm, bn, EDGE ? (K + BK - 1) / BK : K / BK, ln);
+        T::template store<EDGE, VEC_B>(acc, smem, M, N, alpha, beta, C, bm, bn, ln);
+    }
+};
 
 }  // namespace spread

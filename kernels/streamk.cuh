@@ -44,6 +44,21 @@ struct Plan {
     int skCtas;        // min(G, skIters): every one of them gets at least one iteration
 };
 
+// Tiles dpTiles .. T - 1 of p spread as S = (T - dpTiles) * I iterations over min(G, S) blocks;
+// false (and nothing spread) where their slots or counters do not fit the workspace.
+__host__ __device__ inline bool spread_rest(Plan& p, long long maxSlots, long long maxCounters)
+{
+    const long long skTiles = p.tiles - p.dpTiles;
+    p.skIters = skTiles * p.iters;
+    p.skCtas = p.skIters < p.ctas ? (int)p.skIters : p.ctas;
+    if (skTiles > 0 && (p.skCtas + skTiles - 1 > maxSlots || skTiles > maxCounters)) {  // slots c + s < skCtas + skTiles - 1
+        p.skIters = 0;
+        p.skCtas = 0;
+        return false;
+    }
+    return true;
+}
+
 __host__ __device__ inline Plan plan(int M, int N, int K, int BM, int BN, int ctas, long long maxSlots, long long maxCounters)
 {
     Plan p;
@@ -53,14 +68,7 @@ __host__ __device__ inline Plan plan(int M, int N, int K, int BM, int BN, int ct
     p.ctas = ctas;
     const int waves = p.tiles / ctas, rem = p.tiles % ctas;
     p.dpTiles = rem == 0 ? p.tiles : (waves > 0 ? (waves - 1) * ctas : 0);
-    const long long skTiles = p.tiles - p.dpTiles;
-    p.skIters = skTiles * p.iters;
-    p.skCtas = p.skIters < ctas ? (int)p.skIters : ctas;
-    if (skTiles > 0 && (p.skCtas + skTiles - 1 > maxSlots || skTiles > maxCounters)) {  // slots c + s < skCtas + skTiles - 1
-        p.dpTiles = p.tiles;
-        p.skIters = 0;
-        p.skCtas = 0;
-    }
+    if (!spread_rest(p, maxSlots, maxCounters)) p.dpTiles = p.tiles;
     return p;
 }
 
@@ -107,6 +115,47 @@ __host__ __device__ inline Work next_work(const Plan& p, int c, const Work& w)
 {
     if (w.tile < p.dpTiles) return whole_tile(p, w.tile + p.ctas);
     if (w.left == 0) return whole_tile(p, c);
+    const int k1 = w.left < p.iters ? w.left : p.iters;
+    return Work{w.tile + 1, 0, k1, w.left - k1};
+}
+
+// The tail schedule (tailsk128x256x8): only the last, partial wave is stream-K. Tiles 0 ..
+// T - T % G - 1 run whole as a grid of their own (one block a tile, not this plan's blocks); the
+// T % G tiles left are spread over the G blocks of the plan as above, so they end together after
+// (T % G) / G of a tile's time instead of a whole one. T % G == 0: nothing is stream-K. A plan
+// whose slots or counters do not fit keeps skIters == 0, and block c then runs tile dpTiles + c
+// whole (c < T % G).
+__host__ __device__ inline Plan tail_plan(int M, int N, int K, int BM, int BN, int ctas, long long maxSlots, long long maxCounters)
+{
+    Plan p = plan(M, N, K, BM, BN, ctas, maxSlots, maxCounters);
+    p.dpTiles = p.tiles - p.tiles % ctas;
+    spread_rest(p, maxSlots, maxCounters);
+    return p;
+}
+
+// tailsk128x256x8's grid of (G, cdiv(T, G)) blocks: where T % G != 0, row 0 is the stream-K row
+// (tail_first, tail_next) and block (x, y > 0) runs tile G * (y - 1) + x whole; otherwise block
+// (x, y) runs tile G * y + x. A block past the last tile (another grid) has none: -1.
+__host__ __device__ inline bool tail_row(int tiles, int ctas, int y) { return tiles % ctas != 0 && y == 0; }
+
+__host__ __device__ inline int tail_whole_tile(int tiles, int ctas, int x, int y)
+{
+    const int t = ctas * (y - (tiles % ctas != 0 ? 1 : 0)) + x;
+    return t < tiles ? t : -1;
+}
+
+// Block c's first unit under tail_plan (k1 == k0: none).
+__host__ __device__ inline Work tail_first(const Plan& p, int c)
+{
+    if (p.skIters == 0)  // nothing stream-K, or it did not fit: the tail's tiles whole, one a block
+        return p.dpTiles + c < p.tiles ? Work{p.dpTiles + c, 0, p.iters, 0} : Work{0, 0, 0, 0};
+    return begin(p, c + 1) > begin(p, c) ? first_work(p, c) : Work{0, 0, 0, 0};
+}
+
+// The unit after w under tail_plan: the rest of the block's stream-K range, then nothing.
+__host__ __device__ inline Work tail_next(const Plan& p, const Work& w)
+{
+    if (w.tile < p.dpTiles || w.left == 0 || p.skIters == 0) return Work{0, 0, 0, 0};
     const int k1 = w.left < p.iters ? w.left : p.iters;
     return Work{w.tile + 1, 0, k1, w.left - k1};
 }

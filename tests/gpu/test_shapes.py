@@ -1,6 +1,6 @@
 """On the GPU: the contract-free rungs (ragged128x128x8, ragged64x64x8, splitk128x128x8, splitk64x64x8,
 ragged128x256x8, streamk128x128x8, streamk64x64x8, streamk64x32x8, splitk64x64x8t4, splitk128x256x8,
-splitk128x256x8rs, splitk64x64x8rs, streamk128x256x8, splitk256x128x8rs, splitk256x64x8rs) pass on ragged shapes of every kind (N or K
+splitk128x256x8rs, splitk64x64x8rs, streamk128x256x8, splitk256x128x8rs, splitk256x64x8rs, tailsk128x256x8) pass on ragged shapes of every kind (N or K
 not a multiple of 4, one row, one column, K below one k tile, K ending mid-tile), split-K on many
 splits, empty splits and the single-split fallback, the two-level sums of splitk64x64x8t4 and
 splitk128x256x8 (whole and partial groups), and repeated launches (the arrival counters reset).
@@ -24,7 +24,7 @@ BY_NAME = {s.name: s for s in load_manifest()}
 NEW = [BY_NAME[n] for n in ("ragged128x128x8", "ragged64x64x8", "splitk128x128x8", "splitk64x64x8", "ragged128x256x8",
                              "streamk128x128x8", "streamk64x64x8", "streamk64x32x8", "splitk64x64x8t4", "splitk128x256x8",
                              "splitk128x256x8rs", "splitk64x64x8rs", "streamk128x256x8", "splitk256x128x8rs",
-                             "splitk256x64x8rs")]
+                             "splitk256x64x8rs", "tailsk128x256x8")]
 RAGGED = [(1, 1, 1), (1, 7, 3), (5, 1, 9), (3, 5, 7), (129, 257, 13), (4095, 33, 1023), (65, 4095, 4),
           (1000, 1000, 1000), (1023, 1021, 1022), (200, 300, 6), (2, 4, 8193), (130, 131, 8191), (64, 64, 64)]
 # Split-K shapes: small M*N, long K (K ending mid-tile; splits of unequal length).
@@ -232,7 +232,7 @@ def test_ragged128x256x8_takes_each_of_its_paths():
     assert [r["status"] for r in records] == ["PASS"] * len(shapes), [(r["M"], r["N"], r["K"], r.get("reason")) for r in records]
 
 
-STREAMK = [BY_NAME[n] for n in ("streamk128x128x8", "streamk64x64x8", "streamk64x32x8", "streamk128x256x8")]
+STREAMK = [BY_NAME[n] for n in ("streamk128x128x8", "streamk64x64x8", "streamk64x32x8", "streamk128x256x8", "tailsk128x256x8")]
 # Stream-K shapes: a partial last wave beside whole ones (1536^3, 2500^3 and 4096^2 x 512 at
 # 64x64 tiles), small M*N over every block (256^3, 1023^3), K-large, twice each: the arrival
 # counters of split tiles reset.
@@ -257,6 +257,24 @@ def test_streamk128x256x8_mixes_whole_and_shared_tiles_on_each_path():
     assert [spec.launch(*shape).grid[0] for shape in shapes] == [132] * 4
     records = run(spec, [s for s in shapes for _ in range(2)])
     assert [r["status"] for r in records] == ["PASS"] * 2 * len(shapes), [(r["M"], r["N"], r["K"], r.get("reason")) for r in records]
+
+
+def test_tailsk128x256x8_runs_whole_waves_beside_its_stream_k_row_on_each_path():
+    """tailsk128x256x8 where whole waves and the stream-K row meet: 4096^2 x 1024 (512 tiles: 396
+    whole, 116 shared; the whole-tile path), 4095^2 x 1000 (scalar B and C), 5000^2 x 1028 (800
+    tiles, 8 shared over 132 blocks; K % 8 != 0, edge path), 3072 x 2816 x 64 (264 tiles = two
+    whole waves: no stream-K row), each twice: every shared tile's counter was reset. Then grids of
+    7 and of 600 columns (at 4096^2 x 1024, 7 x 74 blocks, 512 % 7 = 1 tile shared by 7; 600
+    columns: more slots than the workspace holds, the shared tiles run whole)."""
+    spec = BY_NAME["tailsk128x256x8"]
+    shapes = [(4096, 4096, 1024), (4095, 4095, 1000), (5000, 5000, 1028), (3072, 2816, 64)]
+    assert [spec.launch(*shape).grid[:2] for shape in shapes] == [(132, 4), (132, 4), (132, 7), (132, 2)]
+    records = run(spec, [s for s in shapes for _ in range(2)])
+    assert [r["status"] for r in records] == ["PASS"] * 2 * len(shapes), [(r["M"], r["N"], r["K"], r.get("reason")) for r in records]
+    for cols in ("7", "600"):
+        other = dataclasses.replace(spec, name=f"tailsk-g{cols}", grid=(cols, f"cdiv(cdiv(M, 128) * cdiv(N, 256), {cols})"))
+        records = run(other, [(4096, 4096, 1024), (1000, 1000, 1000), (129, 257, 13)])
+        assert [r["status"] for r in records] == ["PASS"] * 3, (cols, [r.get("reason") for r in records])
 
 
 @pytest.mark.parametrize("grid,why", [("1", "one block walks every tile"),

@@ -30,14 +30,16 @@ def macros(text: str) -> dict[str, int]:
 
 
 def template_arguments(text: str) -> dict[str, int]:
-    """{parameter: argument} of `template <int P, int Q> struct S` for the one S<p, q> the text
-    instantiates (none if it names no such instantiation, or two different ones)."""
+    """{parameter: argument} of `template <int P, int Q> struct S` for the S<p, q> the text
+    instantiates (none if it names no such instantiation, or gives one parameter two values)."""
     params = {s: (p, q) for p, q, s in re.findall(r"template\s*<\s*int\s+(\w+)\s*,\s*int\s+(\w+)\s*>\s*struct\s+(\w+)", text)}
     uses = {(s, int(p), int(q)) for s, p, q in re.findall(r"\b(\w+)<\s*(\d+)\s*,\s*(\d+)\s*>", text) if s in params}
-    if len(uses) != 1:
-        return {}
-    (s, p, q), = uses
-    return dict(zip(params[s], (p, q)))
+    values: dict[str, int] = {}
+    for s, p, q in uses:
+        for name, value in zip(params[s], (p, q)):
+            if values.setdefault(name, value) != value:
+                return {}
+    return values
 
 
 def c_int(expr: str, defs: dict[str, int]) -> int:

@@ -1,7 +1,7 @@
-"""kernels/streamk.cuh's stream-K schedule, run on the CPU by a host driver
-(tests/kernels/streamk_cover.cu, compiled once by nvcc) exactly as the kernels' blocks walk it:
-for random M, N, K, tile shapes and grid sizes, every k tile of every tile of C is multiplied
-exactly once; a tile split over blocks is summed from consecutive blocks whose workspace slots
+"""kernels/streamk.cuh's stream-K schedules (the streamk rungs' plan, tailsk128x256x8's tail
+plan and grid), run on the CPU by a host driver (tests/kernels/streamk_cover.cu, compiled once by
+nvcc) exactly as the kernels' blocks walk them: for random M, N, K, tile shapes and grid sizes,
+every k tile of every tile of C is multiplied exactly once; a tile split over blocks is summed from consecutive blocks whose workspace slots
 never collide and fit; the blocks' shares differ by at most one k tile; and the manifest's grid
 expressions for the streamk rungs never push a plan past its kernel's workspace."""
 
@@ -23,7 +23,7 @@ pytestmark = pytest.mark.nvcc
 DRIVER = Path(__file__).parent.parent / "kernels" / "streamk_cover.cu"  # tests/kernels/
 BK = 8
 TILES = [(128, 256), (128, 128), (64, 64), (64, 32)]
-STREAMK = [s for s in load_manifest() if s.name.startswith("streamk")]
+STREAMK = [s for s in load_manifest() if s.name.startswith(("streamk", "tailsk"))]
 
 
 @pytest.fixture(scope="module")
@@ -33,9 +33,10 @@ def driver(tmp_path_factory) -> Path:
     return exe
 
 
-def schedule(exe: Path, M, N, K, BM, BN, G, slots=1 << 40, counters=1 << 40) -> dict:
-    """The plan and every block's units, as the driver prints them."""
-    out = subprocess.run([str(exe)], input=f"{M} {N} {K} {BM} {BN} {G} {slots} {counters}\n",
+def schedule(exe: Path, M, N, K, BM, BN, G, slots=1 << 40, counters=1 << 40, tail=False) -> dict:
+    """The plan and every block's units, as the driver prints them (tail: tailsk128x256x8's grid,
+    each unit under its block's column)."""
+    out = subprocess.run([str(exe)], input=f"{M} {N} {K} {BM} {BN} {G} {slots} {counters} {int(tail)}\n",
                          capture_output=True, text=True, check=True).stdout.split("\n")
     dp, tiles, iters, sk_ctas = map(int, out[0].split()[1:])
     units = [tuple(map(int, line.split())) for line in out[1:] if line and line != "end"]
@@ -71,7 +72,7 @@ def check(plan: dict, M, N, K, BM, BN, G, slots=1 << 40, counters=1 << 40) -> No
             assert kind == 1 and arrivals == len(parts) and counter == tile - dp
             assert slot == c + counter and slot not in used_slots and 0 <= slot < slots and counter < counters
             used_slots.add(slot)
-    if dp < T:  # balance: every busy block's share within one k tile of every other's
+    if dp < T and plan["sk_ctas"]:  # balance: every busy block's share within one k tile of every other's
         shares = [work[c] for c in range(G)]
         busy = shares if dp else shares[: plan["sk_ctas"]]  # with no whole tiles, blocks past sk_ctas idle
         assert all(w == 0 for w in shares[len(busy):])
@@ -79,6 +80,28 @@ def check(plan: dict, M, N, K, BM, BN, G, slots=1 << 40, counters=1 << 40) -> No
 
 
 shape = st.integers(1, 3000)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(M=shape, N=shape, K=st.integers(1, 5000), tile=st.sampled_from(TILES), G=st.integers(1, 1200))
+def test_tail_schedule_covers_every_k_tile_once_and_shares_only_the_last_wave(driver, M, N, K, tile, G):
+    """tailsk128x256x8's grid: whole waves whole (one block a tile), the T % G tiles left shared
+    evenly by the stream-K row, every k tile once."""
+    BM, BN = tile
+    plan = schedule(driver, M, N, K, BM, BN, G, tail=True)
+    check(plan, M, N, K, BM, BN, G)
+    assert plan["dp"] == plan["tiles"] - plan["tiles"] % G
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(M=st.integers(1, 2000), N=st.integers(1, 2000), K=st.integers(1, 3000), tile=st.sampled_from(TILES),
+       G=st.integers(1, 600), slots=st.integers(1, 2000), counters=st.integers(1, 1500))
+def test_a_tail_that_does_not_fit_the_workspace_runs_its_tiles_whole(driver, M, N, K, tile, G, slots, counters):
+    BM, BN = tile
+    plan = schedule(driver, M, N, K, BM, BN, G, slots, counters, tail=True)
+    check(plan, M, N, K, BM, BN, G, slots, counters)
+    if plan["dp"] < plan["tiles"] and not plan["sk_ctas"]:
+        assert all(u[4] == 0 for u in plan["units"])
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -121,6 +144,19 @@ def test_known_plans(driver):
     assert (p["dp"], p["tiles"], p["iters"], p["sk_ctas"]) == (132, 288, 384, 132)
     p = schedule(driver, 1, 1, 8, 64, 32, 50)  # one k tile, 50 blocks: one block does it, alone
     assert p["sk_ctas"] == 1 and [u[:5] for u in p["units"]] == [(0, 0, 0, 1, 0)]
+    # tailsk128x256x8: 4096^3 is 512 tiles, 3 whole waves and 116 tiles shared by 132 blocks, 0.88
+    # of a tile (449 or 450 k tiles of 512) each; 5000^3 is 800 tiles, 6 whole waves and 8 tiles shared
+    # (31 k tiles each); 2 * 132 tiles: no stream-K row.
+    p = schedule(driver, 4096, 4096, 4096, 128, 256, 132, tail=True)
+    assert (p["dp"], p["tiles"], p["iters"], p["sk_ctas"]) == (396, 512, 512, 132)
+    shared = defaultdict(int)
+    for u in p["units"]:
+        shared[u[0]] += (u[3] - u[2]) * (u[1] >= 396)
+    assert sorted(set(shared.values())) == [449, 450]
+    p = schedule(driver, 5000, 5000, 5000, 128, 256, 132, tail=True)
+    assert (p["dp"], p["tiles"], p["sk_ctas"]) == (792, 800, 132)
+    p = schedule(driver, 3072, 2816, 64, 128, 256, 132, tail=True)
+    assert p["dp"] == 264 and all(u[4] == 0 for u in p["units"])
 
 
 def _defines(spec) -> dict[str, int]:
@@ -139,7 +175,9 @@ def test_manifest_grid_fits_the_kernels_workspace(driver, spec, M, N, K):
     BM, BN = d["BM"], d["BN"]
     G = spec.launch(M, N, K).grid[0]
     assert 1 <= G and spec.launch(M, N, K).block[0] == d["NTHREADS"]
-    fitted = schedule(driver, M, N, K, BM, BN, G, d["WS_FLOATS"] // (BM * BN), d["MAX_TILES"])
-    free = schedule(driver, M, N, K, BM, BN, G)
+    tail = spec.name.startswith("tailsk")
+    fitted = schedule(driver, M, N, K, BM, BN, G, d["WS_FLOATS"] // (BM * BN), d["MAX_TILES"], tail)
+    free = schedule(driver, M, N, K, BM, BN, G, tail=tail)
     assert fitted["dp"] == free["dp"]
     check(fitted, M, N, K, BM, BN, G, d["WS_FLOATS"] // (BM * BN), d["MAX_TILES"])
+    assert fitted["sk_ctas"] == free["sk_ctas"]

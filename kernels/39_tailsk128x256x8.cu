@@ -1,0 +1,39 @@
+// tailsk128x256x8: ragged128x256x8 with only its last, partial wave of tiles under stream-K.
+//
+// Predecessor: ragged128x256x8 (one block per 128x256 tile, one block per SM), which runs T tiles
+// in cdiv(T, 132) waves, the last one partly empty: at 4096^3 512 tiles are 3.88 waves run in 4,
+// at 5000^3 800 tiles are 6.06 in 7. streamk128x256x8 fills that last wave but trails
+// ragged128x256x8 by 6% at 4096^3, where it runs the last full wave too, persistently, as
+// stream-K. Idea: keep every whole wave exactly ragged128x256x8's (a grid of one block a tile,
+// the same code), and add one row of G = 132 blocks (the grid's first, so their fix-ups overlap
+// the whole tiles) that share the T % G tiles left as equal runs of k tiles under streamk.cuh's
+// tail_plan, summed as streamk128x256x8's split tiles are (spread_streamk.cuh): T % G tiles take
+// (T % G) / G of a tile's time instead of a whole one.
+//
+// Grid: (G, cdiv(T, G)) with T = cdiv(M, 128) * cdiv(N, 256): which block runs which tile is
+// streamk.cuh's tail_row and tail_whole_tile. Tile t is at row t / cdiv(N, 256), column
+// t % cdiv(N, 256) of tiles.
+//
+// Contract: none (any M, N, K >= 1; any 4-byte-aligned A, B, C). beta == 0: C is not read.
+// Launches must not overlap in time (one workspace per loaded module).
+// Launch: block (256), grid (G, cdiv(T, G)), 49,664 bytes of dynamic shared memory; one block per
+// SM; sm_80+.
+
+#include "spread_streamk.cuh"
+
+extern "C" __global__ void __launch_bounds__(Tile128x256::NTHREADS, 1)
+sgemm_tailsk128x256x8(int M, int N, int K, float alpha, const float* __restrict__ A,
+                      const float* __restrict__ B, float beta, float* __restrict__ C)
+{
+    extern __shared__ __align__(16) float smem[];
+    const int tilesN = (N + sk::BN - 1) / sk::BN;
+    const int tiles = ((M + sk::BM - 1) / sk::BM) * tilesN;
+    if (streamk::tail_row(tiles, gridDim.x, blockIdx.y)) {
+        sk::gemm<true>(smem, M, N, K, alpha, A, B, beta, C);
+        return;
+    }
+    const int tile = streamk::tail_whole_tile(tiles, gridDim.x, blockIdx.x, blockIdx.y);
+    if (tile < 0) return;
+    spread::three_paths<spread::WholeK<128, 256>>(smem, M, N, K, alpha, A, B, beta, C,
+                                                  spread::TilePlace{(unsigned)(tile / tilesN), (unsigned)(tile % tilesN)});
+}
