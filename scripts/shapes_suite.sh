@@ -8,10 +8,11 @@
 #             per-tile rungs (texld128x128x8, ragged128x256x8), split-K (splitk64x64x8,
 #             splitk64x64x8t4, splitk128x256x8rs, splitk64x64x8rs, and for tall-skinny C
 #             splitk256x128x8rs, splitk256x64x8rs) and stream-K (streamk128x128x8,
-#             streamk128x256x8), and `best` as committed, each row paired with cuBLAS
+#             streamk128x256x8, tailsk128x256x8), and `best` as committed, each row paired with cuBLAS
 #             -> run reports/shapes-suite
-#   dispatch  gemmprof dispatch reports/shapes-suite --write: rules derived from that sweep, with
-#             the GPU's SM count (the manifest with them -> $OUT/ladder.toml)
+#   dispatch  gemmprof dispatch reports/shapes-suite --tolerance 0.02 --write: rules derived from
+#             that sweep (each shape within 2% of its fastest kernel, SUITE_TOLERANCE), with the GPU's
+#             SM count (the manifest with them -> $OUT/ladder.toml)
 #   best      bench of `best` with the derived rules over the same suite -> run reports/shapes-best
 # Output under $OUT: shapes-suite.log, build.txt, ladder.toml, <run>.suite.csv per run (the
 # summary lines) and shapes-runs.tar.xz (both run directories whole: bench.csv, run.json, ...):
@@ -29,7 +30,8 @@
 # 29 s): here 11 rows (10 candidates + best) ~240 s, tests ~50 s, build ~10 s (cold nvcc
 # cache: ~40 s), best ~30 s: about 6 min. The timeouts (tests 100 s, bench 330 s, best 90 s)
 # keep the worst case under the 10 minutes of a device call; a cut bench keeps its rows.
-# Knobs: SUITE (default "default"), SUITE_KERNELS (the -k list), SUITE_TESTS, SUITE_MAX_SECONDS (0.25).
+# Knobs: SUITE (default "default"), SUITE_KERNELS (the -k list), SUITE_TESTS, SUITE_MAX_SECONDS (0.25),
+# SUITE_TOLERANCE (0.02).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT_DIR=${OUT:-reports/shapes-out}
@@ -42,7 +44,7 @@ if ls .whl/tomlkit-*.whl >/dev/null 2>&1; then
         && export PYTHONPATH="$PYTHONPATH:/tmp/site"
 fi
 SUITE=${SUITE:-default}
-KERNELS=${SUITE_KERNELS:-texld128x128x8 ragged128x256x8 splitk64x64x8 splitk64x64x8t4 splitk128x256x8rs splitk64x64x8rs splitk256x128x8rs splitk256x64x8rs streamk128x128x8 streamk128x256x8 best}
+KERNELS=${SUITE_KERNELS:-texld128x128x8 ragged128x256x8 splitk64x64x8 splitk64x64x8t4 splitk128x256x8rs splitk64x64x8rs splitk256x128x8rs splitk256x64x8rs streamk128x128x8 streamk128x256x8 tailsk128x256x8 best}
 TIMING="--max-seconds ${SUITE_MAX_SECONDS:-0.25} --min-reps 5 --warmup-seconds 0.05"
 RUN=shapes-suite BEST=shapes-best
 klist=(); for k in $KERNELS; do klist+=(-k "$k"); done
@@ -62,7 +64,7 @@ for s in ${SUITE_STEPS:-build tests bench dispatch best}; do
       bench) rm -rf "reports/$RUN"
              timeout 330 python3 -m profiler bench --suite "$SUITE" --tier fp32 "${klist[@]}" --no-cublas $TIMING \
                  --out reports --run-id "$RUN" || status=1 ;;
-      dispatch) python3 -m profiler dispatch "reports/$RUN" --write || status=1
+      dispatch) python3 -m profiler dispatch "reports/$RUN" --tolerance "${SUITE_TOLERANCE:-0.02}" --write || status=1
              cp kernels/ladder.toml "$OUT_DIR/ladder.toml" ;;
       best) rm -rf "reports/$BEST"
              timeout 90 python3 -m profiler bench --suite "$SUITE" --tier fp32 -k best --no-cublas $TIMING \
