@@ -16,14 +16,8 @@
 //
 // G (the manifest's grid x): max(1, min(132, tiles * cdiv(K, 8) // 32)) with tiles = cdiv(M, 128)
 // * cdiv(N, 256): one block per SM of a 132-SM GPU, each with at least 32 k tiles' work.
-// Workspace: slots of 128 x 256 floats (row-major: spread_tile.cuh's put_slot); a plan needs
-// G + (stream-K tiles) - 1 < 3 * 132 of them, inside the 512 of 2^24 floats (64 MiB); counters:
-// fewer than 2 * 132 stream-K tiles, of 1024. A grid that does not fit anyway (another grid
-// expression) runs every tile whole.
-//
-// Paths: as ragged128x256x8's, chosen once for the grid (a block walks many tiles): whole tiles
-// when M % 128 == 0, N % 256 == 0, K % 8 == 0, N % 4 == 0 and B, C 16-byte aligned; else edge
-// tiles with float4 B (N % 4 == 0, B and C aligned), else with scalar B and C.
+// The block's work, its paths and the workspace (which a plan at G <= 132 fits; another grid
+// expression's that does not runs every tile whole): kernels/spread_streamk.cuh.
 //
 // Contract: none (any M, N, K >= 1; any 4-byte-aligned A, B, C). beta == 0: C is not read.
 // Launches must not overlap in time (one workspace per loaded module).
