@@ -20,6 +20,7 @@ from .signals import Signals, stall_sentence
 from .values import number
 from .stalls import BY_REASON
 from .thresholds import (LARGE_TILE_SHARED_PER_MATH, REGISTER_TILE_FULL, CONFLICT_NOTABLE_PCT, FFMA_SHARE_NOTE_PCT, ISSUE_NOTE_PCT,
+                         BANK_CONFLICT_NOTE_PCT, BANK_DISPATCH_SAMPLES_PCT, BANK_DISPATCH_STALL_PCT,
                          GLOBAL_LOADS_PER_FFMA_HIGH, SOL_BUSY_PCT, STALL_NOTABLE_PCT, UNCOALESCED_PCT)
 
 
@@ -410,6 +411,17 @@ def notes(key: str, cause: str, s: Signals) -> list[str]:
                      f"predicates, copies, loop control) take issue slots, so even with every stall hidden the FP32 "
                      f"pipe stays under {fmt_pct(share)} of its peak. Fewer instructions per FFMA raise that ceiling: "
                      f"addresses moved by an add per copy, no predicates in whole tiles, more FFMAs per loaded value.")
+    banks = s.banks or {}
+    conflicting, on_them = number(banks.get("ffma_bank_conflict_pct")), number(banks.get("dispatch_on_conflicts_pct"))
+    _, dispatch = s.stall("dispatch_stall")
+    if conflicting >= BANK_CONFLICT_NOTE_PCT and on_them >= BANK_DISPATCH_SAMPLES_PCT and dispatch >= BANK_DISPATCH_STALL_PCT:
+        notes.append(f"{fmt_pct(conflicting)} of the FFMAs read two operands from one register bank (register number "
+                     f"mod 4) that the reuse cache does not hold, and they carry {fmt_pct(on_them)} of the dispatch-stall "
+                     f"samples ({fmt_pct(dispatch)} of the cycles): each waits a cycle. ptxas keeps a quad of "
+                     f"accumulators written by one 128-bit store in an aligned register quadruple, as it does a "
+                     f"fragment loaded by LDS.128, so acc[i][j] lands in b[j]'s bank. Store the quads rotated "
+                     f"(column (q + 1) % 4 in slot q, as regbank128x256x8 does), or a float at a time where they "
+                     f"leave as float4s elsewhere (a split's partial sums).")
     serial = number((s.regions or {}).get("epilogue_serial_load_wait_pct"))
     if cause != "serial_epilogue" and SERIAL_EPILOGUE_NOTE_PCT <= serial:
         notes.append(f"{fmt_pct(serial)} of the warps' samples wait in the epilogue for loads of C issued right after "

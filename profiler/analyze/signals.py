@@ -69,6 +69,7 @@ class Signals:
     lines: pd.DataFrame | None = None  # this launch's rows of the source table
     techniques: dict | None = None  # this launch's row of `techniques.techniques`
     regions: dict | None = None  # this launch's row of `regions.time_regions`
+    banks: dict | None = None  # this launch's row of `register_banks.register_bank_conflicts`
 
     def stall(self, reason: str) -> tuple[float, float]:
         """(cycles per issued instruction, share of all cycles in %) of one reason, as `own_stalls`."""

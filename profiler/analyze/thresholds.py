@@ -42,6 +42,15 @@ FFMA_SHARE_NOTE_PCT = 70.0
 # slots are not what holds it back).
 ISSUE_NOTE_PCT = 50.0
 
+# FFMAs with two fresh operands in one register bank on this share of executions, holding this
+# share of the dispatch-stall samples, with dispatch stalls this share of the cycles: a note (the
+# accumulators sit in the fragments' banks). cutlass128x128x8 / 128x256x8 on the H200: 94% of
+# their FFMAs, 54% / 73% of the samples; regbank128x256x8 (the quads stored rotated) 10%; cuBLAS
+# 15%; the memory-bound early rungs 44-50% but with almost no dispatch stalls (reports/sample-h200).
+BANK_CONFLICT_NOTE_PCT = 50.0
+BANK_DISPATCH_SAMPLES_PCT = 40.0
+BANK_DISPATCH_STALL_PCT = 5.0
+
 
 # Excess L2 sectors from this share of all requested by global accesses: uncoalesced access.
 UNCOALESCED_PCT = 25.0

@@ -34,6 +34,7 @@ from .shared_memory import shared_measured_bytes, shared_unmeasured, wgmma_share
 from .instruction_mix import with_opcodes
 from .occupancy import occupancy
 from .regions import time_regions
+from .register_banks import register_bank_conflicts
 from .signals import Signals, utilisation
 from .stalls import stall_breakdown
 from .techniques import techniques as techniques_of
@@ -48,7 +49,8 @@ def classify(kernels: pd.DataFrame, mix: pd.DataFrame | None = None, conflicts: 
     """One verdict per launch of `kernels`. The optional frames add evidence: `mix` from
     `instruction_mix.instruction_mix`, `conflicts` from `shared_memory.bank_conflicts`, `coalescing` from
     `global_memory.coalescing`, `source` (the run's table) where the deciding stalls happen, `sass` what
-    the kernel already does (`techniques`) and where its time goes (`regions`); `util` and `occ`,
+    the kernel already does (`techniques`), where its time goes (`regions`) and which FFMAs collide in
+    the register banks (`register_banks`); `util` and `occ`,
     `utilisation(kernels)` and `occupancy(kernels)` when the caller has them already.
     Columns: report, launch, verdict (a `Verdict`), bound, cause, label, problem."""
     util = utilisation(kernels) if util is None else util
@@ -59,6 +61,7 @@ def classify(kernels: pd.DataFrame, mix: pd.DataFrame | None = None, conflicts: 
     kinds = global_access_kinds(sass) if sass is not None else None
     regions = time_regions(sass) if sass is not None else None
     wgmma_bytes = wgmma_shared_bytes(sass) if sass is not None else None
+    banks = register_bank_conflicts(sass) if sass is not None else None
     rows = []
     for i, record in enumerate(kernels.to_dict("records")):
         key = (record.get("report"), record.get("launch"))
@@ -73,6 +76,7 @@ def classify(kernels: pd.DataFrame, mix: pd.DataFrame | None = None, conflicts: 
             lines=_for(source, key),
             techniques=_first_row(_for(tech, key)),
             regions=_first_row(_for(regions, key)),
+            banks=_first_row(_for(banks, key)),
         )
         v = decide(signals)
         rows.append({"report": key[0], "launch": key[1], "verdict": v, "bound": v.bound, "cause": v.cause,
