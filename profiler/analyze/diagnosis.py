@@ -23,6 +23,7 @@ from ..manifest import REFERENCES
 from ..tiers import PASS, TIMED_STATUSES
 from . import fill, global_memory, instruction_mix, ladder, shared_memory, stalls
 from .occupancy import occupancy
+from .register_banks import register_bank_conflicts
 from .roofline import kernel_names
 from .signals import utilisation
 from .verdict import Verdict, classify
@@ -66,6 +67,7 @@ class Diagnosis:
     occupancy: dict | None = None
     traffic: pd.DataFrame = field(default_factory=pd.DataFrame)
     mix: dict | None = None
+    banks: dict | None = None  # `register_banks.register_bank_conflicts` of its launch
     coalescing: dict | None = None
     rules: pd.DataFrame = field(default_factory=pd.DataFrame)
     hot_lines: pd.DataFrame = field(default_factory=pd.DataFrame)
@@ -267,9 +269,10 @@ def _per_launch(chosen: pd.DataFrame, tables: Mapping[str, pd.DataFrame]) -> dic
         "occupancy": occupancy(chosen),
         "stalls": stalls.top_stalls(chosen, TOP_STALLS),
         "utilisation": utilisation(chosen),
+        "banks": register_bank_conflicts(sass) if sass is not None else None,
     }
     out["verdicts"] = classify(chosen, out["mix"], out["conflicts"], out["coalescing"], source,
-                               util=out["utilisation"], occ=out["occupancy"], sass=sass)
+                               util=out["utilisation"], occ=out["occupancy"], sass=sass, banks=out["banks"])
     return out
 
 

@@ -70,3 +70,11 @@ def test_no_note_where_the_banks_do_not_hold_the_kernel_back(sample, name):
     assert _bank_notes(kernels[name]) == []
     if name in ("regbank128x256x8", "spread128x256x8"):
         assert banks.loc[f"sgemm_{name}", "ffma_bank_conflict_pct"] < 15
+
+
+def test_the_ladder_says_what_the_fix_changed(sample):
+    """regbank128x256x8 over cutlass128x256x8: the one row that names its cause, beside its speed."""
+    _, kernels = sample
+    changes = kernels["regbank128x256x8"].changes.set_index("quantity")
+    assert changes.at["ffma_bank_conflict_pct", "change"] == "94% -> 9.7%"
+    assert changes.at["gflops", "change"].startswith("x1.16")
