@@ -48,7 +48,8 @@ STALLS: tuple[Stall, ...] = (
     Stall("dispatch_stall", "dispatch_stall", "dispatch_stall", "dispatch stall",
           "The warp was picked but the dispatcher could not send its instruction (a pipeline or register-file "
           "conflict).",
-          "Rarely fixable in source; more independent instructions (ILP) and fewer register bank conflicts help.",
+          "FFMAs whose fresh operands share a register bank wait a cycle each (a note says so where they "
+          "hold these stalls); beyond that, more independent instructions (ILP).",
           "pipes / issue"),
     Stall("drain", "drain", "drain", "drain",
           "Waiting after EXIT for the warp's outstanding memory writes to drain.",
