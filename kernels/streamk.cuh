@@ -1,5 +1,6 @@
 // streamk.cuh: the stream-K schedule of the streamk rungs (streamk128x128x8, streamk64x64x8,
-// streamk64x32x8) over kernels/ragged_tile.cuh's block tiles, for ANY M, N, K.
+// streamk64x32x8, and streamk128x256x8 over spread_tile.cuh's tile) over kernels/ragged_tile.cuh's
+// block tiles, for ANY M, N, K; and tailsk128x256x8's, stream-K on the last wave only (tail_plan).
 //
 // Why: a grid of one block per tile runs in waves of (blocks per SM) x SMS tiles; 576 tiles of
 // 64x64 on 132 SMs are 4.4 waves, the last one 40% full, and 16 tiles of 64x64 (512^3) leave
@@ -150,7 +151,7 @@ __host__ __device__ inline int tail_whole_tile(int tiles, int ctas, int x, int y
 // first segment and at k = t + I - len in its second, t cycles in: the blocks move through K
 // together and share A's and B's k tiles in L2, as whole tiles do. Walked forwards, each block
 // started at its own k, and the row read A and B from DRAM about twice (4096^3: 888 MB against
-// 463 MB, shapes-profile-6).
+// 463 MB; benchmarks/results/2026-11-23-h100/tailsk/).
 __host__ __device__ inline Work tail_first(const Plan& p, int c)
 {
     if (p.skIters == 0)  // nothing stream-K, or it did not fit: the tail's tiles whole, one a block
