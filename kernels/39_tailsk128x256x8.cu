@@ -14,9 +14,10 @@
 // H100 (benchmarks/results/2026-11-23-h100, shapes-suite-15, tailsk/): 5000^3 95 -> 106% of
 // cuBLAS (5.69 -> 5.18 ms, SMs busy 87% -> 97%), 3072^3 87 -> 109%, 8192^3 102 -> 104%. Where
 // the last wave is nearly full (4096^3 and 7168^3: 116 tiles of 132) it gains nothing, 1% behind:
-// the whole tiles' main loop, compiled beside the stream-K row at 237 registers, stalls more on
-// dispatch (0.21 cycles an instruction against 0.17 at 4096^3), and a shared tile's sum costs its
-// last block a serial read of the partials. Where T < 132 every tile is shared (2048^3: 83%).
+// dispatch stalls 0.21 cycles an instruction against 0.17 at 4096^3. The fix-up's float4 stores
+// of the partials pin the accumulator quads to the B fragments' register banks: 840-940 of the
+// stream-K row's 1024 FFMAs a loop read two operands from one bank, and 138 of the whole tiles'
+// (ragged128x256x8: 56; cuobjdump). Where T < 132 every tile is shared (2048^3: 83%).
 //
 // Grid: (G, cdiv(T, G)) with T = cdiv(M, 128) * cdiv(N, 256): which block runs which tile is
 // streamk.cuh's tail_row and tail_whole_tile. Tile t is at row t / cdiv(N, 256), column
