@@ -333,8 +333,21 @@ def _latency_cure(top: str | None, s: Signals) -> tuple[str, str, str]:
                 "Keep more wgmma groups in flight before waiting (wgmma.wait_group with a larger count), and give "
                 "the consumer warpgroups more independent tiles.")
     if top in ("mio_throttle", "lg_throttle"):
-        return (f"{BY_REASON[top].label}: memory instruction queue full", "latency_queue",
-                "Fewer, wider memory instructions: 128-bit accesses and more math per loaded value." + capped)
+        kind = "shared" if top == "mio_throttle" else "global"
+        problem = f"{BY_REASON[top].label}: memory instruction queue full"
+        if not t.get(f"vector_{kind}_loads"):
+            return (problem, "latency_queue",
+                    f"Fewer, wider memory instructions. Use 128-bit {kind} loads, and more math per loaded value." + capped)
+        # Already 128-bit (cutlass128x256x8: MIO throttle at its fragment loads, issued four LDS.128 at a
+        # time): what is left is how they are issued, or a larger micro-tile where one still fits.
+        per = number((s.mix or {}).get(f"{kind}_load_per_math"))
+        full = _tile_at_register_limit(s)
+        return (problem, "latency_queue",
+                f"The {kind} loads are already 128-bit" + ("" if full else f" ({fmt_num(per)} per math instruction)")
+                + ". The queue fills when a warp issues them in a burst: spread them among the math, a few in a row "
+                "at most (the next k step's fragments loaded in parts between this step's FMAs)"
+                + (f". {full}" if full else ", or need fewer of them per math instruction: a larger micro-tile.")
+                + capped)
     if full:
         # Fragments loaded a k step ahead are advice only where shared-load waits still show.
         _, shared_waits = s.stall("short_scoreboard")

@@ -19,6 +19,7 @@ PRESCRIBES = {
     "register_prefetch": "Prefetch the next tile",
     "double_buffer": "Double-buffer the shared tiles",
     "vector_shared_loads": "Use 128-bit shared loads",
+    "vector_global_loads": "Use 128-bit global loads",
     "cp_async": "with cp.async into a second shared buffer",
     "tma": "with TMA",
 }
@@ -193,3 +194,14 @@ def test_one_wave_of_blocks_that_end_unevenly_is_noted():
     (plain,) = said(85.0, grid_z=1)
     assert "partials" not in plain
     assert said(90.0) == [] and said(85.0, waves=1.6) == [] and said(float("nan")) == []
+
+
+def test_a_full_memory_queue_with_128_bit_loads_is_told_to_spread_them():
+    """cutlass128x256x8's top stall is MIO throttle at its fragment loads, already LDS.128 at a
+    micro-tile at the register limit: the cure is how they are issued (what spread128x256x8 does,
+    a few in a row at most), not wider loads or a larger tile."""
+    run, _ = diagnose(SAMPLE_RUN)
+    record = next(r for r in diagnosis_records(run) if r["kernel"] == "cutlass128x256x8")
+    assert record["cause"] == "latency_queue"
+    assert "already 128-bit" in record["cure"] and "a few in a row" in record["cure"]
+    assert "Use 128-bit" not in record["cure"] and "a larger micro-tile" not in record["cure"]
