@@ -53,6 +53,17 @@ def opcode(sass: str) -> str:
     return match.group(1) if match else ""
 
 
+def operands(sass: str) -> list[str]:
+    """'@P0 FFMA.FTZ R5, R132, R137, R5' -> ['R5', 'R132', 'R137', 'R5'] (destination first)."""
+    match = _OPCODE.match(sass or "")
+    if not match:
+        return []
+    rest = sass[match.end():]
+    if rest.startswith("."):  # the opcode's modifiers, up to the first space
+        rest = rest.split(None, 1)[1] if len(rest.split(None, 1)) > 1 else ""
+    return [a.strip() for a in rest.split(",")] if rest.strip() else []
+
+
 def opcodes(sass: pd.DataFrame) -> pd.Series:
     """The base opcode of every row of a `sass` table: its `opcode` column when `with_opcodes`
     added one, else parsed here (the analyses of one launch share one parse through it)."""

@@ -22,7 +22,7 @@ import re
 
 import pandas as pd
 
-from .instruction_mix import opcodes
+from .instruction_mix import opcode, opcodes, operands
 from .values import LAUNCH_KEYS
 
 BANKS = 4
@@ -30,25 +30,23 @@ COLUMNS = LAUNCH_KEYS + ["ffma_executed", "ffma_bank_conflict_pct", "dispatch_sa
 
 # A source operand that is a register: "R12", "-R12", "|R12|", "R12.reuse" (RZ is no register).
 _REGISTER = re.compile(r"^[-|!]*R(\d+)\b")
-_PREDICATE = re.compile(r"^\s*@!?U?P[T\d]+\s+")
 
 
-def ffma_conflicts(texts: list[str]) -> list[int | None]:
-    """For SASS lines in program order: for each FFMA, how many of its fresh source operands
-    repeat a bank another fresh one already uses (0: none; 1: two in one bank; 2: all three);
-    None for any other instruction, which also empties the reuse model."""
+def ffma_conflicts(texts: list[str], ops: list[str] | None = None) -> list[int | None]:
+    """For SASS lines in program order (and their base opcodes, when the caller has them): for each
+    FFMA, how many of its fresh source operands repeat a bank another fresh one already uses (0:
+    none; 1: two in one bank; 2: all three); None for any other instruction, which also empties
+    the reuse model."""
+    ops = [opcode(t) for t in texts] if ops is None else ops
     out: list[int | None] = []
     previous: list[int | None] = [None, None, None]
-    for text in texts:
-        body = _PREDICATE.sub("", text or "")
-        parts = body.split(None, 1)
-        if not parts or not parts[0].startswith("FFMA") or len(parts) < 2:
+    for text, op in zip(texts, ops):
+        if op != "FFMA":
             out.append(None)
             previous = [None, None, None]
             continue
-        sources = [a.strip() for a in parts[1].split(",")][1:4]
         fresh, now = [], [None, None, None]
-        for slot, operand in enumerate(sources):
+        for slot, operand in enumerate(operands(text)[1:4]):
             match = _REGISTER.match(operand)
             if match is None:
                 continue
@@ -68,10 +66,10 @@ def register_bank_conflicts(sass: pd.DataFrame) -> pd.DataFrame:
     rows = []
     if sass is None or sass.empty:
         return pd.DataFrame(columns=COLUMNS)
-    sass = sass.assign(_op=opcodes(sass))
     for (report, launch), group in sass.groupby(LAUNCH_KEYS, sort=False, dropna=False):
         group = group.sort_values("offset") if "offset" in group.columns else group
-        conflicts = pd.Series(ffma_conflicts(group["sass"].astype(str).tolist()), index=group.index, dtype="float")
+        conflicts = pd.Series(ffma_conflicts(group["sass"].astype(str).tolist(), opcodes(group).tolist()),
+                              index=group.index, dtype="float")
         ffma = conflicts.notna()
         if not ffma.any():
             continue

@@ -1,4 +1,4 @@
-"""instruction_mix.py: the opcode of a SASS line, instructions per math instruction."""
+"""instruction_mix.py: the opcode and operands of a SASS line, instructions per math instruction."""
 
 from __future__ import annotations
 
@@ -18,6 +18,13 @@ def test_opcode():
     assert instruction_mix.opcode("FFMA R1, R2, R3, R1") == "FFMA"
     assert instruction_mix.opcode("@UP1 LDGSTS.E.LTC128B [R1], [R2.64]") == "LDGSTS"
     assert instruction_mix.opcode("") == ""
+
+
+def test_operands_follow_the_opcode_and_its_modifiers():
+    assert instruction_mix.operands("@P0 FFMA.FTZ R5, R132, -R137, R5") == ["R5", "R132", "-R137", "R5"]
+    assert instruction_mix.operands("FFMA R1, RZ, 0.5, R8") == ["R1", "RZ", "0.5", "R8"]
+    assert instruction_mix.operands("@!UP1 LDS.U.128 R4, [R2+0x10]") == ["R4", "[R2+0x10]"]
+    assert instruction_mix.operands("EXIT") == [] and instruction_mix.operands("") == []
 
 def test_instruction_mix_per_math():
     sass = sass_rows([
