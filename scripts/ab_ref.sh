@@ -16,10 +16,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 AB=kernels/ab
-KERNELS=${AB_KERNELS:?AB_KERNELS: the kernels to compare}
+usage() { echo "usage: AB_KERNELS=\"NAME ...\" [AB_REF=REF] [AB_SIZES=MxNxK,...] bash scripts/ab_ref.sh prepare|bench" >&2; exit 2; }
+[ -n "${AB_KERNELS:-}" ] || { echo "ab_ref.sh: AB_KERNELS names no kernel" >&2; usage; }
+KERNELS=$AB_KERNELS
 case ${1:-} in
   prepare)
-    ref=${AB_REF:?AB_REF: the commit or branch of the old sources}
+    ref=${AB_REF:-}
+    git rev-parse -q --verify "$ref^{commit}" >/dev/null || { echo "ab_ref.sh: AB_REF '$ref' is no commit here" >&2; exit 2; }
     rm -rf "$AB" && mkdir -p "$AB/src"
     git archive "$ref" kernels | tar -x -C "$AB/src" --strip-components=1
     PYTHONPATH=$PWD python3 - "$AB" "$ref" $KERNELS <<'PY'
@@ -50,14 +53,16 @@ PY
     export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1 COLUMNS=${COLUMNS:-200}
     export GEMMPROF_MANIFEST=$PWD/$AB/ab.toml GEMMPROF_CACHE_DIR=${GEMMPROF_CACHE_DIR:-$(mktemp -d)/cache}
     RUN=${AB_RUN:-ab}
+    [ -f "$AB/ab.toml" ] || { echo "ab_ref.sh: no $AB/ab.toml: run prepare first (and carry $AB)" >&2; exit 2; }
+    [ -n "${AB_SIZES:-}" ] || { echo "ab_ref.sh: AB_SIZES names no shape" >&2; usage; }
     ks=(); for k in $KERNELS; do ks+=(-k "$k" -k "${k}_old"); done
     smi() { nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm,clocks_throttle_reasons.active,power.draw --format=csv,noheader; }
-    { smi; python3 -m profiler bench "${ks[@]}" --sizes "${AB_SIZES:?AB_SIZES: comma-separated MxNxK}" \
+    { smi; python3 -m profiler bench "${ks[@]}" --sizes "$AB_SIZES" \
           --max-seconds "${AB_MAX_SECONDS:-1.0}" --out "$OUT_DIR" --run-id "$RUN"; smi; } > "$OUT_DIR/$RUN.log" 2>&1 || status=$?
     cp "$OUT_DIR/$RUN/bench.csv" "$OUT_DIR/$RUN.csv" 2>/dev/null || true
     rm -rf "${OUT_DIR:?}/$RUN"
     tail -n 25 "$OUT_DIR/$RUN.log"
     exit ${status:-0}
     ;;
-  *) echo "usage: AB_KERNELS=... bash scripts/ab_ref.sh prepare|bench" >&2; exit 2 ;;
+  *) usage ;;
 esac
