@@ -43,7 +43,7 @@ constexpr int TILE = BM * BN;
 __device__ __forceinline__ void fixup(const float (&acc)[16][8], const streamk::Plan& p, int c, int s, int M, int N,
                                       float alpha, float beta, float* C, int bm, int bn, const Lanes& ln, volatile int& last)
 {
-    T::put_slot(g_partials + (size_t)(c + s) * TILE, acc, ln);
+    T::put_slot_floats(g_partials + (size_t)(c + s) * TILE, acc, ln);  // float4s put acc in b's banks
     const long long base = (long long)s * p.iters;
     const int first = streamk::owner(p, base), lastBlock = streamk::owner(p, base + p.iters - 1);
     __threadfence();  // the partial is visible device-wide before this block is counted

@@ -243,6 +243,25 @@ struct Tile {
             for (int ni = 0; ni < 2; ++ni)
                 __stcg(slot_at(slot, i, ni, ln), make_float4(acc[i][ni * 4], acc[i][ni * 4 + 1], acc[i][ni * 4 + 2], acc[i][ni * 4 + 3]));
     }
+
+    // put_slot a float at a time, for the stream-K fix-up. A float4 store of acc[i][4n..4n+3] asks
+    // ptxas for the quad in an aligned register quadruple, where acc[i][j] shares b[j]'s register
+    // bank; the epilogue's rotated staging asks for the opposite. In the split rungs ptxas keeps the
+    // rotation (56-60 of a main loop's 1024 FFMAs read two operands from one bank, register mod 4);
+    // in streamk128x256x8 and tailsk128x256x8's stream-K row it took the float4s' side: 840-940.
+    // Stored a float at a time, 51-114 (ragged128x256x8: 56). Four times the stores, once a segment;
+    // measured on an H100: streamk128x256x8 +4 to +6% of cuBLAS on 3072-8192 squares.
+    static __device__ __forceinline__ void put_slot_floats(float* slot, const float (&acc)[16][8], const Lanes& ln)
+    {
+#pragma unroll
+        for (int i = 0; i < 16; ++i)
+#pragma unroll
+            for (int ni = 0; ni < 2; ++ni) {
+                float* const p = reinterpret_cast<float*>(slot_at(slot, i, ni, ln));
+#pragma unroll
+                for (int e = 0; e < 4; ++e) __stcg(p + e, acc[i][ni * 4 + e]);
+            }
+    }
 };
 
 // Where a block's tile lies, in tiles (row tm, column tn): the grid's own place for one block a tile.

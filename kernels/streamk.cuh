@@ -188,6 +188,19 @@ __device__ __forceinline__ void zero(float (&acc)[8][8])
         for (int j = 0; j < 8; ++j) acc[i][j] = 0.0f;
 }
 
+// Four accumulators to p .. p + 3 through L2 (.cg), a float at a time. A float4 store of them asks
+// ptxas for an aligned register quadruple, which puts acc[i][j] in b[j]'s register bank: 310-394 of
+// streamk128x128x8's 1024 main-loop FFMAs read two operands from one bank (register mod 4) that
+// way. Measured on an H100 against float4 stores: +3 to +9% of cuBLAS where `best` runs it (2048^3,
+// 4096x4096x512, 1024x1024x8192). Not in ragged_tile.cuh's split fix-up: there it gained nothing.
+__device__ __forceinline__ void stcg_floats(float* p, float a, float b, float c, float d)
+{
+    __stcg(p, a);
+    __stcg(p + 1, b);
+    __stcg(p + 2, c);
+    __stcg(p + 3, d);
+}
+
 // Segment (c, s) of a split tile: its partial to slot c + s, then the last block to arrive sums
 // the tile's slots in order and stores C. Partials: 16 float4s per thread at [q * NT + tid].
 template <int BM, int BN, bool AHEAD>
@@ -201,7 +214,8 @@ __device__ __forceinline__ void fixup(float (&acc)[8][8], const Plan& p, int c, 
     for (int i = 0; i < 8; ++i)
 #pragma unroll
         for (int h = 0; h < 2; ++h)
-            __stcg(&mine[(i * 2 + h) * NT + tid], make_float4(acc[i][h * 4], acc[i][h * 4 + 1], acc[i][h * 4 + 2], acc[i][h * 4 + 3]));
+            stcg_floats(reinterpret_cast<float*>(&mine[(i * 2 + h) * NT + tid]), acc[i][h * 4], acc[i][h * 4 + 1],
+                         acc[i][h * 4 + 2], acc[i][h * 4 + 3]);
     const long long base = (long long)s * p.iters;
     const int first = owner(p, base), lastBlock = owner(p, base + p.iters - 1);
     __threadfence();  // the partial is visible device-wide before this block is counted
