@@ -2,22 +2,20 @@
 //
 // Predecessor: ragged128x256x8 (one block per 128x256 tile, one block per SM), which runs T tiles
 // in cdiv(T, 132) waves, the last one partly empty: at 5000^3 800 tiles are 6.06 waves run in 7.
-// streamk128x256x8 fills that last wave but trails ragged128x256x8 by 6% at 4096^3, where it
-// runs the last full wave too, persistently, as stream-K. Idea: keep every whole wave
-// ragged128x256x8's (a grid of one block a tile, the same tile body), and add one row of G = 132
-// blocks (the grid's first, so their fix-ups overlap the whole tiles) that share the T % G tiles
-// left as equal runs of k tiles under streamk.cuh's tail_plan, summed as streamk128x256x8's split
-// tiles are (spread_streamk.cuh): T % G tiles take (T % G) / G of a tile's time, not a whole one.
-// Each block walks its run backwards (streamk.cuh's tail_first), so the row moves through K
-// together: walked forwards, the row read A and B from DRAM twice (4096^3: 888 MB against
-// ragged128x256x8's 463 MB; backwards 515 MB).
-// H100 (benchmarks/results/2026-11-23-h100, shapes-suite-15, tailsk/): 5000^3 95 -> 106% of
-// cuBLAS (5.69 -> 5.18 ms, SMs busy 87% -> 97%), 3072^3 87 -> 109%, 8192^3 102 -> 104%. Where
-// the last wave is nearly full (4096^3 and 7168^3: 116 tiles of 132) it gains nothing, 1% behind:
-// dispatch stalls 0.21 cycles an instruction against 0.17 at 4096^3. The fix-up's float4 stores
-// of the partials pin the accumulator quads to the B fragments' register banks: 840-940 of the
-// stream-K row's 1024 FFMAs a loop read two operands from one bank, and 138 of the whole tiles'
-// (ragged128x256x8: 56; cuobjdump). Where T < 132 every tile is shared (2048^3: 83%).
+// streamk128x256x8 fills that last wave but runs the whole waves persistently too. Idea: keep
+// every whole wave ragged128x256x8's (a grid of one block a tile, the same tile body), and add one
+// row of G = 132 blocks (the grid's last) that share the T % G tiles left as equal runs of k tiles
+// under streamk.cuh's tail_plan, summed as streamk128x256x8's split tiles are
+// (spread_streamk.cuh): T % G tiles take (T % G) / G of a tile's time, not a whole one. Each block
+// walks its run backwards (streamk.cuh's tail_first), so the row moves through K together:
+// walked forwards, the row read A and B from DRAM twice (4096^3: 888 MB against ragged128x256x8's
+// 463 MB; backwards 515 MB).
+// H100 (benchmarks/results/2026-11-23-h100: shapes-suite-15, tailsk/): 5000^3 95 -> 106% of
+// cuBLAS (5.69 -> 5.18 ms, SMs busy 87% -> 97%), 3072^3 87 -> 109%, 8192^3 102 -> 105%. Where
+// the last wave is nearly full (4096^3 and 7168^3: 116 tiles of 132) it gains nothing: the
+// stream-K row's main loop, scheduled apart from the whole tiles' by ptxas, took 15% more PC
+// samples an instruction at 4096^3 (short scoreboard 9% of its samples against 3%), written as a
+// loop or as two units alike. Where T < 132 every tile is shared (2048^3: 80%).
 //
 // Grid: (G, cdiv(T, G)) with T = cdiv(M, 128) * cdiv(N, 256): which block runs which tile is
 // streamk.cuh's tail_row and tail_whole_tile. Tile t is at row t / cdiv(N, 256), column
