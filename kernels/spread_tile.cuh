@@ -220,6 +220,7 @@ struct Tile {
                                                  float beta, float* __restrict__ C, int bm, int bn, const Lanes& ln)
     {
         float4* const stage = reinterpret_cast<float4*>(smem) + ln.warp * CS_LD;
+        if (VEC_B && beta != 0.0f) prefetch_c<4, EDGE>(C, M, N, bm + ln.wRow, bn, ln.wCol, ln.lane);
         if (VEC_B)
             store_c_through_smem<4, ROT, EDGE>(stage, acc, C, M, N, bm + ln.wRow, bn, ln.wCol, ln.lane, ln.tr, ln.tc, alpha, beta);
         else

@@ -97,3 +97,19 @@ __device__ __forceinline__ void store_c_through_smem(float4* const cs4, const fl
             __syncwarp();  // reads done before the next chunk overwrites the staging tile
         }
 }
+
+// C's lines that store_c_through_smem<MI, ...> reads for this warp (MI * 16 rows of 64 columns from
+// (row0, col_block + col_warp): two 128-byte lines a row), fetched into L2 before its first chunk.
+// Its chunks each read C and then store, so each read waits a whole DRAM latency in turn: 16 of
+// them at MI = 4, with the SM otherwise idle (ragged128x256x8 at 4096^3: 2.6% of its PC samples,
+// long scoreboard at the beta * C FFMAs). CHECKED: lines past M or N are skipped (N % 4 == 0).
+template <int MI, bool CHECKED>
+__device__ __forceinline__ void prefetch_c(const float* C, int M, int N, int row0, int col_block, int col_warp, int lane)
+{
+#pragma unroll
+    for (int p = 0; p < MI * 16 * 2 / 32; ++p) {
+        const int q = lane + 32 * p, row = row0 + (q >> 1), col = col_block + col_warp + (q & 1) * 32;
+        if (!CHECKED || (row < M && col < N))
+            asm volatile("prefetch.global.L2 [%0];" ::"l"(C + (size_t)row * N + col));
+    }
+}
