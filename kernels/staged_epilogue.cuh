@@ -22,7 +22,7 @@
 
 #define CS_LD 80  // row of the epilogue staging tile (64 + 16 floats)
 
-template <int MI, int ROT, bool CHECKED, bool SCALAR = false>
+template <int MI, int ROT, bool CHECKED, bool SCALAR = false, int C_AHEAD = 0>
 __device__ __forceinline__ void store_c_through_smem(float4* const cs4, const float (&acc)[MI * 4][8],
                                                      float* __restrict__ C, int M, int N, int row0, int col_block, int col_warp,
                                                      int lane, int tr, int tc, float alpha, float beta)
@@ -31,10 +31,32 @@ __device__ __forceinline__ void store_c_through_smem(float4* const cs4, const fl
     const int rr = lane >> 4;
     const int cc = (lane & 15) * 4;
     const int col = col_block + col_warp + cc;
+    // C_AHEAD > 0 (not SCALAR): each chunk's two float4s of C are read C_AHEAD chunks ahead, before
+    // the stores of the chunks between, so their latencies overlap the chunks' work instead of being
+    // waited out in turn (the compiler keeps a read after earlier stores through the same pointer).
+    constexpr int CHUNKS = MI * 4, AHEAD = SCALAR ? 0 : C_AHEAD;
+    auto c_at = [&](int n, int h) {  // chunk n = mi * 4 + i
+        const int row = row0 + (n >> 2) * 16 + (rr + 2 * h) * 4 + (n & 3);
+        return CHECKED ? C + (size_t)row * N + col : C + (size_t)row * N + col_block + col_warp + cc;
+    };
+    auto c_in = [&](int n, int h) { return !CHECKED || (row0 + (n >> 2) * 16 + (rr + 2 * h) * 4 + (n & 3) < M && col < N); };
+    float4 cRing[AHEAD > 0 ? AHEAD : 1][2];
+    auto read_c = [&](int n) {
+#pragma unroll
+        for (int h = 0; h < 2; ++h)
+            cRing[n % (AHEAD > 0 ? AHEAD : 1)][h] =
+                c_in(n, h) ? *reinterpret_cast<const float4*>(c_at(n, h)) : make_float4(0.f, 0.f, 0.f, 0.f);
+    };
+    if (AHEAD > 0 && beta != 0.0f) {
+#pragma unroll
+        for (int n = 0; n < AHEAD - 1 && n < CHUNKS; ++n) read_c(n);
+    }
 #pragma unroll
     for (int mi = 0; mi < MI; ++mi)
 #pragma unroll
         for (int i = 0; i < 4; ++i) {
+            const int n = mi * 4 + i;
+            if (AHEAD > 0 && beta != 0.0f && n + AHEAD - 1 < CHUNKS) read_c(n + AHEAD - 1);
             // Staged row r (r < 4) is global row row0 + mi*16 + r*4 + i; staged column c is
             // global column col_block + col_warp + c. Slot q of a staged quad holds column (q + ROT) % 4.
 #pragma unroll
@@ -84,7 +106,7 @@ __device__ __forceinline__ void store_c_through_smem(float4* const cs4, const fl
                         float* const cp = CHECKED ? C + (size_t)row * N + col : C + (size_t)row * N + col_block + col_warp + cc;
                         float4 v = make_float4(alpha * s.x, alpha * s.y, alpha * s.z, alpha * s.w);
                         if (beta != 0.0f) {
-                            const float4 c = *reinterpret_cast<const float4*>(cp);
+                            const float4 c = AHEAD > 0 ? cRing[n % (AHEAD > 0 ? AHEAD : 1)][h] : *reinterpret_cast<const float4*>(cp);
                             v.x += beta * c.x;
                             v.y += beta * c.y;
                             v.z += beta * c.z;
