@@ -23,6 +23,7 @@ from ..manifest import REFERENCES
 from ..tiers import PASS, TIMED_STATUSES
 from . import fill, global_memory, instruction_mix, ladder, shared_memory, stalls
 from .occupancy import occupancy
+from .regions import time_regions
 from .register_banks import register_bank_conflicts
 from .roofline import kernel_names
 from .signals import utilisation
@@ -68,6 +69,7 @@ class Diagnosis:
     traffic: pd.DataFrame = field(default_factory=pd.DataFrame)
     mix: dict | None = None
     banks: dict | None = None  # `register_banks.register_bank_conflicts` of its launch
+    regions: dict | None = None  # `regions.time_regions` of its launch: its samples before, in and after the main loop
     coalescing: dict | None = None
     rules: pd.DataFrame = field(default_factory=pd.DataFrame)
     hot_lines: pd.DataFrame = field(default_factory=pd.DataFrame)
@@ -270,9 +272,11 @@ def _per_launch(chosen: pd.DataFrame, tables: Mapping[str, pd.DataFrame]) -> dic
         "stalls": stalls.top_stalls(chosen, TOP_STALLS),
         "utilisation": utilisation(chosen),
         "banks": register_bank_conflicts(sass) if sass is not None else None,
+        "regions": time_regions(sass) if sass is not None else None,
     }
     out["verdicts"] = classify(chosen, out["mix"], out["conflicts"], out["coalescing"], source,
-                               util=out["utilisation"], occ=out["occupancy"], sass=sass, banks=out["banks"])
+                               util=out["utilisation"], occ=out["occupancy"], sass=sass, banks=out["banks"],
+                               regions=out["regions"])
     return out
 
 

@@ -162,6 +162,7 @@ def add_profile(d: Diagnosis, launch: dict, per: Mapping[str, pd.DataFrame | Non
     d.traffic = mine("traffic")
     d.mix = _row(mine("mix"))
     d.banks = _row(mine("banks"))
+    d.regions = _row(mine("regions"))
     d.coalescing = _row(mine("coalescing"))
     d.rules = _rules(mine("rules"))
     source = mine("source")
@@ -232,6 +233,7 @@ def facts(d: Diagnosis) -> dict:
         "shared_load_per_math": m.get("shared_load_per_math", np.nan),
         "all_per_math": m.get("all_per_math", np.nan),
         "ffma_bank_conflict_pct": (d.banks or {}).get("ffma_bank_conflict_pct", np.nan),
+        "epilogue_pct": (d.regions or {}).get("epilogue_pct", np.nan),
         # wgmma's shared reads are invisible to the wavefront counters: not measured, never "x0"
         "shared_load_wavefronts": np.nan if k and shared_memory.shared_unmeasured(pd.DataFrame([k])).iloc[0]
         else k.get("shared_load_wavefronts", np.nan),

@@ -47,6 +47,7 @@ QUANTITIES = (
     Quantity("shared_load_per_math", "shared loads per math instruction (FFMA or MMA)", "value", "", -1),
     Quantity("all_per_math", "instructions per math instruction (FFMA or MMA)", "value", "", -1),
     Quantity("ffma_bank_conflict_pct", "FFMAs reading two operands from one register bank", "points", "%", -1),
+    Quantity("epilogue_pct", "time after the main loop (share of PC samples)", "points", "%", -1),
     Quantity("shared_load_wavefronts", "shared-load wavefronts", "ratio", "wavefront", -1),
     Quantity("load_conflicts", "shared-load bank conflicts", "way", "", -1),
     Quantity("store_conflicts", "shared-store bank conflicts", "way", "", -1),

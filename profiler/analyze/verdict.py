@@ -45,13 +45,15 @@ from .thresholds import (BALANCE_MARGIN_PCT, DRAM_BOUND_PCT, FP32_BOUND_PCT, ISS
 def classify(kernels: pd.DataFrame, mix: pd.DataFrame | None = None, conflicts: pd.DataFrame | None = None,
              coalescing: pd.DataFrame | None = None, source: pd.DataFrame | None = None,
              util: pd.DataFrame | None = None, occ: pd.DataFrame | None = None,
-             sass: pd.DataFrame | None = None, banks: pd.DataFrame | None = None) -> pd.DataFrame:
+             sass: pd.DataFrame | None = None, banks: pd.DataFrame | None = None,
+             regions: pd.DataFrame | None = None) -> pd.DataFrame:
     """One verdict per launch of `kernels`. The optional frames add evidence: `mix` from
     `instruction_mix.instruction_mix`, `conflicts` from `shared_memory.bank_conflicts`, `coalescing` from
     `global_memory.coalescing`, `source` (the run's table) where the deciding stalls happen, `sass` what
     the kernel already does (`techniques`), where its time goes (`regions`) and which FFMAs collide in
-    the register banks (`register_banks`); `util`, `occ` and `banks`, `utilisation(kernels)`,
-    `occupancy(kernels)` and `register_bank_conflicts(sass)` when the caller has them already.
+    the register banks (`register_banks`); `util`, `occ`, `banks` and `regions`, `utilisation(kernels)`,
+    `occupancy(kernels)`, `register_bank_conflicts(sass)` and `time_regions(sass)` when the caller has
+    them already.
     Columns: report, launch, verdict (a `Verdict`), bound, cause, label, problem."""
     util = utilisation(kernels) if util is None else util
     occ = occupancy(kernels) if occ is None else occ
@@ -59,7 +61,7 @@ def classify(kernels: pd.DataFrame, mix: pd.DataFrame | None = None, conflicts: 
     sass = with_opcodes(sass)
     tech = techniques_of(sass) if sass is not None else None
     kinds = global_access_kinds(sass) if sass is not None else None
-    regions = time_regions(sass) if sass is not None else None
+    regions = time_regions(sass) if regions is None and sass is not None else regions
     wgmma_bytes = wgmma_shared_bytes(sass) if sass is not None else None
     banks = register_bank_conflicts(sass) if banks is None and sass is not None else banks
     rows = []

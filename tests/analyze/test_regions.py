@@ -137,3 +137,18 @@ def test_the_epilogue_share_of_serial_waits_is_of_all_samples():
     assert r["epilogue_serial_load_wait_pct"] == pytest.approx(100 * 16 / 64)
     r = time_regions(sass(rows)).iloc[0]  # no stall columns: not known
     assert pd.isna(r["epilogue_serial_load_wait_pct"])
+
+
+def test_the_ladder_tells_the_time_after_the_main_loop():
+    """The committed H200 run: wgmma's tensor-core loop leaves its C epilogue most of the time
+    (the stalls at its C load that issue 13 quotes), and the ladder row says so against wmma_smem;
+    regbank128x256x8 changes only its register banks, and its row says the same."""
+    from helpers.paths import SAMPLE_RUN
+
+    from profiler.run import open_run
+
+    kernels = {d.name: d for d in open_run(SAMPLE_RUN).diagnose().kernels}
+    wgmma = kernels["wgmma"].changes.set_index("quantity").loc["epilogue_pct"]
+    assert wgmma["change"] == "18% -> 63%" and wgmma["better"] is False
+    regbank = kernels["regbank128x256x8"].changes.set_index("quantity").loc["epilogue_pct"]
+    assert not regbank["changed"] and regbank["change"] == "4.8% (same)"
