@@ -75,13 +75,21 @@ __device__ __forceinline__ void run(float* smem, int M, int N, int K, float alph
         streamk::store_work(cur, TAIL ? streamk::tail_first(plan, c) : streamk::first_work(plan, c));
     }
     __syncthreads();
-    const Lanes ln = T::lanes();
+    // Where the lanes and the tile's place are worked out, once before the loop and held across the
+    // main loop (TAIL) or afresh after it (not TAIL), changes nothing but the registers ptxas gives
+    // the main loop, and the two rungs run fastest with opposite choices (H100, sk-lanes/: held,
+    // streamk128x256x8 1.4-5.2 points of cuBLAS slower on 3072-8192^3; afresh, tailsk128x256x8
+    // 3.0-5.2 slower).
+    const Lanes held = T::lanes();
     float acc[16][8];
     while (cur.k1 > cur.k0) {
         const int tile = cur.tile, k0 = cur.k0;
-        const int bm = (tile / plan.tilesN) * BM, bn = (tile % plan.tilesN) * BN;
-        T::multiply<EDGE, VEC_B>(acc, smem, M, N, K, K - k0 * BK, A + k0 * BK, B + (size_t)k0 * BK * N, bm, bn, cur.k1 - k0, ln);
+        const int bm0 = (tile / plan.tilesN) * BM, bn0 = (tile % plan.tilesN) * BN;
+        T::multiply<EDGE, VEC_B>(acc, smem, M, N, K, K - k0 * BK, A + k0 * BK, B + (size_t)k0 * BK * N, bm0, bn0, cur.k1 - k0,
+                                 TAIL ? held : T::lanes());
+        const Lanes ln = TAIL ? held : T::lanes();
         const streamk::Work w = streamk::load_work(cur);
+        const int bm = TAIL ? bm0 : (w.tile / plan.tilesN) * BM, bn = TAIL ? bn0 : (w.tile % plan.tilesN) * BN;
         if (w.k0 == 0 && w.k1 == plan.iters)
             T::store<EDGE, VEC_B>(acc, smem, M, N, alpha, beta, C, bm, bn, ln);
         else
