@@ -34,18 +34,17 @@ __device__ __forceinline__ void store_c_through_smem(float4* const cs4, const fl
     // C_AHEAD > 0 (not SCALAR): each chunk's two float4s of C are read C_AHEAD chunks ahead, before
     // the stores of the chunks between, so their latencies overlap the chunks' work instead of being
     // waited out in turn (the compiler keeps a read after earlier stores through the same pointer).
-    constexpr int CHUNKS = MI * 4, AHEAD = SCALAR ? 0 : C_AHEAD;
+    constexpr int CHUNKS = MI * 4, AHEAD = SCALAR ? 0 : C_AHEAD, RING = AHEAD > 0 ? AHEAD : 1;
     auto c_at = [&](int n, int h) {  // chunk n = mi * 4 + i
         const int row = row0 + (n >> 2) * 16 + (rr + 2 * h) * 4 + (n & 3);
         return CHECKED ? C + (size_t)row * N + col : C + (size_t)row * N + col_block + col_warp + cc;
     };
     auto c_in = [&](int n, int h) { return !CHECKED || (row0 + (n >> 2) * 16 + (rr + 2 * h) * 4 + (n & 3) < M && col < N); };
-    float4 cRing[AHEAD > 0 ? AHEAD : 1][2];
+    float4 cRing[RING][2];
     auto read_c = [&](int n) {
 #pragma unroll
         for (int h = 0; h < 2; ++h)
-            cRing[n % (AHEAD > 0 ? AHEAD : 1)][h] =
-                c_in(n, h) ? *reinterpret_cast<const float4*>(c_at(n, h)) : make_float4(0.f, 0.f, 0.f, 0.f);
+            cRing[n % RING][h] = c_in(n, h) ? *reinterpret_cast<const float4*>(c_at(n, h)) : make_float4(0.f, 0.f, 0.f, 0.f);
     };
     if (AHEAD > 0 && beta != 0.0f) {
 #pragma unroll
@@ -106,7 +105,7 @@ __device__ __forceinline__ void store_c_through_smem(float4* const cs4, const fl
                         float* const cp = CHECKED ? C + (size_t)row * N + col : C + (size_t)row * N + col_block + col_warp + cc;
                         float4 v = make_float4(alpha * s.x, alpha * s.y, alpha * s.z, alpha * s.w);
                         if (beta != 0.0f) {
-                            const float4 c = AHEAD > 0 ? cRing[n % (AHEAD > 0 ? AHEAD : 1)][h] : *reinterpret_cast<const float4*>(cp);
+                            const float4 c = AHEAD > 0 ? cRing[n % RING][h] : *reinterpret_cast<const float4*>(cp);
                             v.x += beta * c.x;
                             v.y += beta * c.y;
                             v.z += beta * c.z;

@@ -193,8 +193,9 @@ __device__ __forceinline__ void zero(float (&acc)[8][8])
 // Four accumulators to p .. p + 3 through L2 (.cg), a float at a time. A float4 store of them asks
 // ptxas for an aligned register quadruple, which puts acc[i][j] in b[j]'s register bank: 310-394 of
 // streamk128x128x8's 1024 main-loop FFMAs read two operands from one bank (register mod 4) that
-// way. Measured on an H100 against float4 stores: +3 to +9% of cuBLAS where `best` runs it (2048^3,
-// 4096x4096x512, 1024x1024x8192). Not in ragged_tile.cuh's split fix-up: there it gained nothing.
+// way. Measured on an H100 against float4 stores (sk-scalar/): +3 to +9% of cuBLAS at 2048^3,
+// 4096x4096x512 and 1024x1024x8192, -11 / -13% at 512^3 / 1000^3 (where `best` does not run it).
+// Not in ragged_tile.cuh's split fix-up: there it gained nothing.
 __device__ __forceinline__ void stcg_floats(float* p, float a, float b, float c, float d)
 {
     __stcg(p, a);
