@@ -113,6 +113,26 @@ def _loop_by_branch(g: pd.DataFrame, math: np.ndarray) -> tuple[int, int] | None
     return int(np.searchsorted(offsets, start)), int(np.searchsorted(offsets, end))
 
 
+def _loop_copies(g: pd.DataFrame, math: np.ndarray, executed: np.ndarray, first: int, last: int) -> list[tuple[int, int]]:
+    """Row spans (first, last) of the other copies of the main loop rows first..last: innermost
+    backward branches outside it, run, whose bodies hold at least half its math instructions. A
+    kernel may inline its k loop more than once and run two copies in one launch
+    (tailsk128x256x8: whole tiles, and a stream-K row whose copy takes a quarter of the samples);
+    their time is main-loop time, not prologue or epilogue."""
+    offsets = g["offset"].to_numpy(dtype="int64")
+    targets = branch_targets(g)
+    need = 0.5 * math[first:last + 1].sum()
+    spans = sorted((int(np.searchsorted(offsets, targets[i])), int(i)) for i in np.flatnonzero(targets >= 0)
+                   if 0 <= targets[i] < offsets[i])
+    copies = []
+    for lo, hi in spans:
+        inner = any(lo <= a and b <= hi and (a, b) != (lo, hi) for a, b in spans)
+        outside = hi < first or lo > last
+        if outside and not inner and math[lo:hi + 1].sum() >= need > 0 and executed[lo:hi + 1].max() > 0:
+            copies.append((lo, hi))
+    return copies
+
+
 def _loop_by_counts(executed: np.ndarray, math: np.ndarray) -> tuple[int, int]:
     """Row indices (first, last) of the hot math's span widened to neighbours run as often: the
     waits before the first MMA, the arrives and branch after the last."""
@@ -155,6 +175,8 @@ def _split(group: pd.DataFrame) -> dict:
     hot_math = math & (executed >= HOT_SHARE * executed[math].max()) if math.any() else math
     first, last = _loop_by_branch(g, hot_math) or _loop_by_counts(executed, math)
     region = np.where(np.arange(len(g)) < first, 0, np.where(np.arange(len(g)) > last, 2, 1))
+    for lo, hi in _loop_copies(g, math, executed, first, last):
+        region[lo:hi + 1] = 1
     out = {f"{name}_pct": 100.0 * samples[region == i].sum() / total for i, name in enumerate(REGIONS)}
     out |= {f"{c}_samples_pct": 100.0 * samples[classes == c].sum() / total for c in SAMPLED_CLASSES}
     out["barrier_stall_at_wgmma_wait_pct"] = _at_wgmma_wait(g, ops)

@@ -67,6 +67,40 @@ def test_the_innermost_enclosing_branch_wins_over_an_outer_tile_loop():
     assert r["epilogue_line"] == 10 and r["prologue_pct"] > 0
 
 
+# tailsk128x256x8's shape: the whole tiles' k loop (rows 1-5), the stream-K row's copy of it run
+# a third as often (rows 8-12, after a fix-up), an epilogue loop of one FFMA (rows 14-15: a third
+# of a copy's math, not a copy), the store.
+TWO_COPIES = [
+    ("MOV R1, R2", 1, 1),                          # 0 prologue
+    ("FFMA R4, R8, R12, R4", 300, 30),             # 1 whole tiles' loop
+    ("FFMA R5, R9, R13, R5", 300, 30),             # 2
+    ("FFMA R6, R10, R14, R6", 300, 0),             # 3
+    ("LDS.128 R8, [R3]", 300, 6),                  # 4
+    ("@P0 BRA ->1", 300, 3),                       # 5
+    ("STG.E.128 [R6], R4", 1, 2),                  # 6 its store
+    ("EXIT", 1, 1),                                # 7
+    ("FFMA R4, R8, R12, R4", 100, 12),             # 8 the stream-K copy
+    ("FFMA R5, R9, R13, R5", 100, 12),             # 9
+    ("FFMA R6, R10, R14, R6", 100, 0),             # 10
+    ("LDS.128 R8, [R3]", 100, 4),                  # 11
+    ("@P1 BRA ->8", 100, 1),                       # 12
+    ("ATOMG.E.ADD [R6], R1", 1, 5),                # 13 fix-up
+    ("FFMA R4, R4, 2, R20", 8, 2),                 # 14 epilogue loop
+    ("@P2 BRA ->14", 8, 1),                        # 15
+    ("STG.E.128 [R6], R4", 1, 3),                  # 16
+]
+
+
+def test_a_second_copy_of_the_main_loop_is_loop_time():
+    """Two copies of the k loop in one launch: both are the main loop; code between and after them
+    (the fix-up, an epilogue loop with less math than the k loop) is not."""
+    r = time_regions(sass(TWO_COPIES)).iloc[0]
+    total = sum(s for *_, s in TWO_COPIES)
+    assert r["loop_pct"] == pytest.approx(100 * (69 + 29) / total)
+    assert r["epilogue_pct"] == pytest.approx(100 * (2 + 1 + 5 + 2 + 1 + 3) / total)
+    assert r["prologue_pct"] == pytest.approx(100 * 1 / total)
+
+
 def test_without_pcs_the_span_of_the_hot_math_decides():
     # the count rule: the span of the MMAs widened to neighbours run as often (rows 1-3), so the
     # inner loop run more often stays out of it: the fallback, not the answer when pcs exist
