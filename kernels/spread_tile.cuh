@@ -44,7 +44,7 @@ struct Tile {
     static constexpr int STAGE = A_STAGE + B_STAGE;
     static constexpr int SMEM_BYTES = STAGES * STAGE * 4;
     static constexpr int ROT = 1;
-    // Chunks of C the epilogue reads ahead (staged_epilogue.cuh), beside prefetch_c. H100, one run
+    // Chunks of C the epilogue reads ahead, after prefetch_c (staged_epilogue.cuh). H100, one run
     // (c-prefetch/abE, abF): 4 gave ragged128x256x8 +0.5 to +1.1% of cuBLAS on 4096-8192^3 and
     // tailsk128x256x8 +0.4 to +2.6%; 1 and 8 less; 2 cost 7-10%, its main loop allocated worse.
     static constexpr int C_AHEAD = 4;
@@ -224,7 +224,6 @@ struct Tile {
                                                  float beta, float* __restrict__ C, int bm, int bn, const Lanes& ln)
     {
         float4* const stage = reinterpret_cast<float4*>(smem) + ln.warp * CS_LD;
-        if (VEC_B && beta != 0.0f) prefetch_c<4, EDGE>(C, M, N, bm + ln.wRow, bn, ln.wCol, ln.lane);
         if (VEC_B)
             store_c_through_smem<4, ROT, EDGE, false, C_AHEAD>(stage, acc, C, M, N, bm + ln.wRow, bn, ln.wCol, ln.lane, ln.tr, ln.tc, alpha,
                                                             beta);

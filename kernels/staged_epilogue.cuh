@@ -22,18 +22,36 @@
 
 #define CS_LD 80  // row of the epilogue staging tile (64 + 16 floats)
 
+// C's lines that store_c_through_smem<MI, ..., C_AHEAD > 0> reads for this warp (MI * 16 rows of 64
+// columns from (row0, col_block + col_warp): two 128-byte lines a row), fetched into L2 before its
+// first chunk. Without it and the reads ahead, each chunk's read of C waited a whole DRAM latency
+// in turn: 16 of them at MI = 4, with the SM otherwise idle (ragged128x256x8 at 4096^3: 2.6% of its PC samples,
+// long scoreboard at the beta * C FFMAs). CHECKED: lines past M or N are skipped (N % 4 == 0).
+template <int MI, bool CHECKED>
+__device__ __forceinline__ void prefetch_c(const float* C, int M, int N, int row0, int col_block, int col_warp, int lane)
+{
+#pragma unroll
+    for (int p = 0; p < MI * 16 * 2 / 32; ++p) {
+        const int q = lane + 32 * p, row = row0 + (q >> 1), col = col_block + col_warp + (q & 1) * 32;
+        if (!CHECKED || (row < M && col < N))
+            asm volatile("prefetch.global.L2 [%0];" ::"l"(C + (size_t)row * N + col));
+    }
+}
+
 template <int MI, int ROT, bool CHECKED, bool SCALAR = false, int C_AHEAD = 0>
 __device__ __forceinline__ void store_c_through_smem(float4* const cs4, const float (&acc)[MI * 4][8],
                                                      float* __restrict__ C, int M, int N, int row0, int col_block, int col_warp,
                                                      int lane, int tr, int tc, float alpha, float beta)
 {
+    if (!SCALAR && C_AHEAD > 0 && beta != 0.0f) prefetch_c<MI, CHECKED>(C, M, N, row0, col_block, col_warp, lane);
     float4* const csw = cs4 + tr * (CS_LD / 4) + tc;
     const int rr = lane >> 4;
     const int cc = (lane & 15) * 4;
     const int col = col_block + col_warp + cc;
-    // C_AHEAD > 0 (not SCALAR): each chunk's two float4s of C are read C_AHEAD chunks ahead, before
-    // the stores of the chunks between, so their latencies overlap the chunks' work instead of being
-    // waited out in turn (the compiler keeps a read after earlier stores through the same pointer).
+    // C_AHEAD > 0 (not SCALAR): C's lines are fetched into L2 first (prefetch_c), and each chunk's
+    // two float4s of C are read C_AHEAD chunks ahead, before the stores of the chunks between, so
+    // their latencies overlap the chunks' work instead of being waited out in turn (the compiler
+    // keeps a read after earlier stores through the same pointer).
     constexpr int CHUNKS = MI * 4, AHEAD = SCALAR ? 0 : C_AHEAD, RING = AHEAD > 0 ? AHEAD : 1;
     auto c_at = [&](int n, int h) {  // chunk n = mi * 4 + i
         const int row = row0 + (n >> 2) * 16 + (rr + 2 * h) * 4 + (n & 3);
@@ -117,20 +135,4 @@ __device__ __forceinline__ void store_c_through_smem(float4* const cs4, const fl
             }
             __syncwarp();  // reads done before the next chunk overwrites the staging tile
         }
-}
-
-// C's lines that store_c_through_smem<MI, ...> reads for this warp (MI * 16 rows of 64 columns from
-// (row0, col_block + col_warp): two 128-byte lines a row), fetched into L2 before its first chunk.
-// Its chunks each read C and then store, so each read waits a whole DRAM latency in turn: 16 of
-// them at MI = 4, with the SM otherwise idle (ragged128x256x8 at 4096^3: 2.6% of its PC samples,
-// long scoreboard at the beta * C FFMAs). CHECKED: lines past M or N are skipped (N % 4 == 0).
-template <int MI, bool CHECKED>
-__device__ __forceinline__ void prefetch_c(const float* C, int M, int N, int row0, int col_block, int col_warp, int lane)
-{
-#pragma unroll
-    for (int p = 0; p < MI * 16 * 2 / 32; ++p) {
-        const int q = lane + 32 * p, row = row0 + (q >> 1), col = col_block + col_warp + (q & 1) * 32;
-        if (!CHECKED || (row < M && col < N))
-            asm volatile("prefetch.global.L2 [%0];" ::"l"(C + (size_t)row * N + col));
-    }
 }

@@ -60,7 +60,7 @@ def operands(sass: str) -> list[str]:
         return []
     rest = sass[match.end():]
     if rest.startswith("."):  # the opcode's modifiers, up to the first space
-        rest = rest.split(None, 1)[1] if len(rest.split(None, 1)) > 1 else ""
+        rest = rest.partition(" ")[2]
     return [a.strip() for a in rest.split(",")] if rest.strip() else []
 
 

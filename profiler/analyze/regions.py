@@ -97,13 +97,13 @@ def branch_targets(g: pd.DataFrame) -> np.ndarray:
     return targets
 
 
-def _loop_by_branch(g: pd.DataFrame, math: np.ndarray) -> tuple[int, int] | None:
+def _loop_by_branch(g: pd.DataFrame, math: np.ndarray, targets: np.ndarray) -> tuple[int, int] | None:
     """Row indices (first, last) of the innermost backward branch's span that holds every math
-    instruction, or None when no backward branch does (or the launch ran no math)."""
+    instruction, or None when no backward branch does (or the launch ran no math). `targets`:
+    `branch_targets(g)`."""
     if not math.any():
         return None
     offsets = g["offset"].to_numpy(dtype="int64")
-    targets = branch_targets(g)
     lo, hi = offsets[math].min(), offsets[math].max()
     spans = [(int(targets[i]), int(offsets[i])) for i in np.flatnonzero(targets >= 0)
              if targets[i] <= lo and offsets[i] >= hi]
@@ -113,14 +113,14 @@ def _loop_by_branch(g: pd.DataFrame, math: np.ndarray) -> tuple[int, int] | None
     return int(np.searchsorted(offsets, start)), int(np.searchsorted(offsets, end))
 
 
-def _loop_copies(g: pd.DataFrame, math: np.ndarray, executed: np.ndarray, first: int, last: int) -> list[tuple[int, int]]:
+def _loop_copies(g: pd.DataFrame, math: np.ndarray, executed: np.ndarray, targets: np.ndarray, first: int,
+                 last: int) -> list[tuple[int, int]]:
     """Row spans (first, last) of the other copies of the main loop rows first..last: innermost
     backward branches outside it, run, whose bodies hold at least half its math instructions. A
     kernel may inline its k loop more than once and run two copies in one launch
     (tailsk128x256x8: whole tiles, and a stream-K row whose copy takes a quarter of the samples);
-    their time is main-loop time, not prologue or epilogue."""
+    their time is main-loop time, not prologue or epilogue. `targets`: `branch_targets(g)`."""
     offsets = g["offset"].to_numpy(dtype="int64")
-    targets = branch_targets(g)
     need = 0.5 * math[first:last + 1].sum()
     spans = sorted((int(np.searchsorted(offsets, targets[i])), int(i)) for i in np.flatnonzero(targets >= 0)
                    if 0 <= targets[i] < offsets[i])
@@ -173,9 +173,10 @@ def _split(group: pd.DataFrame) -> dict:
     classes = np.array([OPCODE_CLASSES.get(o, "other") for o in ops])
     math = _math_mask(classes, executed)
     hot_math = math & (executed >= HOT_SHARE * executed[math].max()) if math.any() else math
-    first, last = _loop_by_branch(g, hot_math) or _loop_by_counts(executed, math)
+    targets = branch_targets(g)  # read once for the main loop and its copies
+    first, last = _loop_by_branch(g, hot_math, targets) or _loop_by_counts(executed, math)
     region = np.where(np.arange(len(g)) < first, 0, np.where(np.arange(len(g)) > last, 2, 1))
-    for lo, hi in _loop_copies(g, math, executed, first, last):
+    for lo, hi in _loop_copies(g, math, executed, targets, first, last):
         region[lo:hi + 1] = 1
     out = {f"{name}_pct": 100.0 * samples[region == i].sum() / total for i, name in enumerate(REGIONS)}
     out |= {f"{c}_samples_pct": 100.0 * samples[classes == c].sum() / total for c in SAMPLED_CLASSES}

@@ -26,6 +26,7 @@ def test_operands_follow_the_opcode_and_its_modifiers():
     assert instruction_mix.operands("@!UP1 LDS.U.128 R4, [R2+0x10]") == ["R4", "[R2+0x10]"]
     assert instruction_mix.operands("EXIT") == [] and instruction_mix.operands("") == []
 
+
 def test_instruction_mix_per_math():
     sass = sass_rows([
         {"sass": "FFMA R1, R2, R3, R1", "inst_executed": 10.0},
