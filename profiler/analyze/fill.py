@@ -232,7 +232,8 @@ def facts(d: Diagnosis) -> dict:
         "global_load_per_math": m.get("global_load_per_math", np.nan),
         "shared_load_per_math": m.get("shared_load_per_math", np.nan),
         "all_per_math": m.get("all_per_math", np.nan),
-        "ffma_bank_conflict_pct": (d.banks or {}).get("ffma_bank_conflict_pct", np.nan),
+        # FFMAs are the math only where the mix says so; beside MMAs they are the epilogue's alpha and beta
+        "ffma_bank_conflict_pct": (d.banks or {}).get("ffma_bank_conflict_pct", np.nan) if m.get("math_op") == "FFMA" else np.nan,
         "epilogue_pct": (d.regions or {}).get("epilogue_pct", np.nan),
         # wgmma's shared reads are invisible to the wavefront counters: not measured, never "x0"
         "shared_load_wavefronts": np.nan if k and shared_memory.shared_unmeasured(pd.DataFrame([k])).iloc[0]
