@@ -1,6 +1,6 @@
 // reduce_scatter.cuh: split-K partials summed by every split of a tile at once, a slice of the
 // tile each (a reduce-scatter), for the rs rungs (splitk128x256x8rs, splitk64x64x8rs); its
-// sum_slice also serves streamk128x256x8's fix-up, which sums a whole tile in one block.
+// sum_tile is streamk128x256x8's fix-up, which sums a whole tile in one block.
 //
 // Why: a tree (fold.cuh) or a last arrival (ragged_tile.cuh) leaves the sum to a few blocks while
 // the others have finished; with S splits here every block reads one tile's worth of partials,
@@ -57,10 +57,13 @@ __device__ __forceinline__ void leave(unsigned* arrived, unsigned* departed, uns
 // C element by element unless `vec` (N % 4 == 0, C 16-byte aligned). A thread takes U float4s a
 // pass and reads all their partials and C before it writes any C: a write between two reads
 // would hold the next read back (the compiler cannot prove C and the partials apart), one L2
-// latency per float4. U = 1 for the rs rungs' slices, whose wait is the chain of a float4's S
-// partials (8 loads of it in flight), U = 8 for a whole tile of a few partials (streamk128x256x8's
-// fix-up). A lane's loads count is fixed before its loop so that the loop unrolls: striding by a
-// run-time R, it did not, one L2 latency per partial (splitk128x256x8rs 3% slower at S = 16..64).
+// latency per float4. The rs rungs take U = 1: their wait is the chain of a float4's S partials
+// (8 loads of it in flight). A lane's loads count is fixed before its loop so that the loop
+// unrolls: striding by a run-time R, it did not, one L2 latency per partial (splitk128x256x8rs 3%
+// slower at S = 16..64). Under 8 partials the loop takes its loads one at a time; sum_tile's
+// predicated loads cure that for streamk128x256x8, but here they reallocated the rs rungs' main
+// loops (H100, session-16/ab16d: splitk128x256x8rs -0.4 to -2.3% of cuBLAS at most of its shapes,
+// splitk64x64x8rs down to -4.4, splitk256x128x8rs up to +4), so this loop stays.
 template <int BM, int BN, int NT, int U = 1>
 __device__ __forceinline__ void sum_slice(const float* partials, int first, int step, int splits, int lo, int hi, int M,
                                           int N, float alpha, float beta, float* C, int bm, int bn, bool vec)
@@ -137,6 +140,89 @@ __device__ __forceinline__ void sum_slice(const float* partials, int first, int 
 #pragma unroll
                 for (int j = 0; j < 4; ++j)
                     if (j < n) cp[j] = v[u][j];
+            }
+        }
+    }
+}
+
+// C's whole BM x BN tile at (bm, bn) = alpha * (sum of the `count` partials in slots first ..
+// first + count - 1, in that order) + beta * C, by the block's NT threads: the stream-K fix-up of
+// streamk128x256x8, whose tiles have a few partials (2-3 at 4096^3). Every load a thread makes in
+// a pass is in flight before its first use: U float4s of C, and of each of CH slots at a time
+// (predicated, not a loop of run-time length: sum_slice's loop over a few partials left each load
+// of a float4's chain waiting on the one before, one L2 latency each, 16 in a pass). A slot's quad q
+// holds column (q + ROT) % 4 of its float4 (the accumulators' rotation: spread_tile.cuh).
+template <int BM, int BN, int NT, int U, int CH, int ROT>
+__device__ __forceinline__ void sum_tile(const float* partials, int first, int count, int M, int N, float alpha, float beta,
+                                         float* C, int bm, int bn, bool vec)
+{
+    constexpr int TILE_F4 = BM * BN / 4;
+    static_assert(TILE_F4 % (U * NT) == 0, "whole passes");
+    const int tid = threadIdx.x;
+    const float4* const base = reinterpret_cast<const float4*>(partials) + (size_t)first * TILE_F4 + tid;
+    for (int f0 = 0; f0 < TILE_F4; f0 += U * NT) {
+        float s[U][4];
+#pragma unroll
+        for (int u = 0; u < U; ++u) s[u][0] = s[u][1] = s[u][2] = s[u][3] = 0.0f;
+        for (int z0 = 0; z0 < count; z0 += CH) {
+            float4 p[CH][U];
+#pragma unroll
+            for (int j = 0; j < CH; ++j)
+#pragma unroll
+                for (int u = 0; u < U; ++u)
+                    p[j][u] = z0 + j < count ? __ldcg(base + (size_t)(z0 + j) * TILE_F4 + f0 + u * NT) : make_float4(0.f, 0.f, 0.f, 0.f);
+#pragma unroll
+            for (int j = 0; j < CH; ++j)
+                if (z0 + j < count)
+#pragma unroll
+                    for (int u = 0; u < U; ++u) {
+                        const float q[4] = {p[j][u].x, p[j][u].y, p[j][u].z, p[j][u].w};
+#pragma unroll
+                        for (int e = 0; e < 4; ++e) s[u][e] += q[(e - ROT) & 3];
+                    }
+        }
+        float* cp[U];
+        int n[U];
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+            const int f = f0 + u * NT + tid;
+            const int row = bm + f / (BN / 4), col = bn + (f % (BN / 4)) * 4;
+            n[u] = row < M ? max(0, min(4, N - col)) : 0;
+            cp[u] = C + (size_t)row * N + col;
+        }
+        if (beta != 0.0f) {  // all of the pass's C read before any of it is written
+            float c[U][4];
+#pragma unroll
+            for (int u = 0; u < U; ++u) {
+                if (vec) {
+                    const float4 v = n[u] == 4 ? *reinterpret_cast<const float4*>(cp[u]) : make_float4(0.f, 0.f, 0.f, 0.f);
+                    c[u][0] = v.x, c[u][1] = v.y, c[u][2] = v.z, c[u][3] = v.w;
+                } else {
+#pragma unroll
+                    for (int e = 0; e < 4; ++e) c[u][e] = e < n[u] ? cp[u][e] : 0.0f;
+                }
+            }
+#pragma unroll
+            for (int u = 0; u < U; ++u)
+#pragma unroll
+                for (int e = 0; e < 4; ++e) {
+                    s[u][e] *= alpha;
+                    s[u][e] += beta * c[u][e];
+                }
+        } else {
+#pragma unroll
+            for (int u = 0; u < U; ++u)
+#pragma unroll
+                for (int e = 0; e < 4; ++e) s[u][e] *= alpha;
+        }
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+            if (vec) {
+                if (n[u] == 4) *reinterpret_cast<float4*>(cp[u]) = make_float4(s[u][0], s[u][1], s[u][2], s[u][3]);
+            } else {
+#pragma unroll
+                for (int e = 0; e < 4; ++e)
+                    if (e < n[u]) cp[u][e] = s[u][e];
             }
         }
     }

@@ -4,12 +4,12 @@
 // only; streamk.cuh's tail_plan). The rungs' headers give the ideas and the measurements;
 // streamk.cuh the schedule and the fix-up's protocol.
 //
-// Workspace: slots of 128 x 256 floats (row-major: spread_tile.cuh's put_slot); a plan needs
-// G + (stream-K tiles) - 1 of them, the stream-K tiles being under two waves (plan) or under one
-// (tail_plan): under 3 * 132 at G = 132, inside the 512 of 2^24 floats (64 MiB); counters: one per
-// stream-K tile, of 1024. A plan that does not fit runs its tiles whole. One workspace per loaded
-// module (this header's globals in each rung's translation unit), so launches of one rung must
-// not overlap in time.
+// Workspace: slots of 128 x 256 floats (row-major, quads rotated: spread_tile.cuh's
+// put_slot_rotated); a plan needs G + (stream-K tiles) - 1 of them, the stream-K tiles being under
+// two waves (plan) or under one (tail_plan): under 3 * 132 at G = 132, inside the 512 of 2^24
+// floats (64 MiB); counters: one per stream-K tile, of 1024. A plan that does not fit runs its
+// tiles whole. One workspace per loaded module (this header's globals in each rung's translation
+// unit), so launches of one rung must not overlap in time.
 
 #pragma once
 
@@ -34,16 +34,19 @@ using spread::Lanes;
 constexpr int BM = T::BM, BN = T::BN, BK = T::BK, NTHREADS = T::NTHREADS;
 constexpr int TILE = BM * BN;
 
-// Segment (c, s) of stream-K tile s: its partial to slot c + s; the block that arrives last sums
-// the tile's slots first..last in that order straight into C (rsum::sum_slice over the whole
-// tile). Summed into the accumulators instead (32 float4 loads a slot beside 128 live ones), the
-// kernel took 255 registers, not 238, and ran 1-3% slower at 5000-8192^3; but faster where every
-// tile is split and the fix-ups are most of the tail (1536^3: 101% of cuBLAS against 89%;
-// shapes-suite-8 against -11). `best` runs streamk128x128x8 there.
+// Segment (c, s) of stream-K tile s: its partial to slot c + s (rotated quads: put_slot_rotated);
+// the block that arrives last sums the tile's slots first..last in that order straight into C
+// (rsum::sum_tile, 8 float4s a thread a pass, 2 slots' loads at a time: every load of a pass in
+// flight together). Through sum_slice's loop, sized for long chains of partials, each of a pass's
+// 16 loads waited on the one before: the sum was 1.5% of the kernel's samples at 4096^3
+// (streamk-profile/). sum_tile: +0.4 to +3.5% of cuBLAS on 3072-6000^3, within 0.2 at 7168 and
+// 8192^3 (H100, session-16/ab16c: 4096^3 103.8 -> 105.2). Summed into the accumulators instead
+// (32 float4 loads a slot beside 128 live ones), the kernel took 255 registers, not 238, and ran
+// 1-3% slower at 5000-8192^3.
 __device__ __forceinline__ void fixup(const float (&acc)[16][8], const streamk::Plan& p, int c, int s, int M, int N,
                                       float alpha, float beta, float* C, int bm, int bn, const Lanes& ln, volatile int& last)
 {
-    T::put_slot_floats(g_partials + (size_t)(c + s) * TILE, acc, ln);  // float4s put acc in b's banks
+    T::put_slot_rotated(g_partials + (size_t)(c + s) * TILE, acc, ln);
     const long long base = (long long)s * p.iters;
     const int first = streamk::owner(p, base), lastBlock = streamk::owner(p, base + p.iters - 1);
     __threadfence();  // the partial is visible device-wide before this block is counted
@@ -53,8 +56,7 @@ __device__ __forceinline__ void fixup(const float (&acc)[16][8], const streamk::
     if (!last) return;
     __threadfence();  // the other blocks' partials are read after their counts were seen
     const bool vec = N % 4 == 0 && (reinterpret_cast<uintptr_t>(C) & 15) == 0;
-    rsum::sum_slice<BM, BN, NTHREADS, 8>(g_partials, first + s, 1, lastBlock - first + 1, 0, TILE / 4, M, N, alpha, beta,
-                                         C, bm, bn, vec);
+    rsum::sum_tile<BM, BN, NTHREADS, 8, 2, T::ROT>(g_partials, first + s, lastBlock - first + 1, M, N, alpha, beta, C, bm, bn, vec);
     if (threadIdx.x == 0) g_counters[s] = 0;  // every segment of this tile has arrived: ready for the next launch
 }
 

@@ -249,23 +249,22 @@ struct Tile {
                 __stcg(slot_at(slot, i, ni, ln), make_float4(acc[i][ni * 4], acc[i][ni * 4 + 1], acc[i][ni * 4 + 2], acc[i][ni * 4 + 3]));
     }
 
-    // put_slot a float at a time, for the stream-K fix-up. A float4 store of acc[i][4n..4n+3] asks
-    // ptxas for the quad in an aligned register quadruple, where acc[i][j] shares b[j]'s register
-    // bank; the epilogue's rotated staging asks for the opposite. In the split rungs ptxas keeps the
-    // rotation (56-60 of a main loop's 1024 FFMAs read two operands from one bank, register mod 4);
-    // in streamk128x256x8 and tailsk128x256x8's stream-K row it took the float4s' side: 840-940.
-    // Stored a float at a time, 51-114 (ragged128x256x8: 56). Four times the stores, once a segment;
-    // measured on an H100: streamk128x256x8 +4 to +6% of cuBLAS on 3072-8192 squares.
-    static __device__ __forceinline__ void put_slot_floats(float* slot, const float (&acc)[16][8], const Lanes& ln)
+    // put_slot for the stream-K fix-up, each quad rotated as the epilogue stages it: slot q of a
+    // float4 holds column (q + ROT) % 4 (rsum::sum_tile turns it back). A float4 store asks ptxas for
+    // its four floats in an aligned register quadruple. Unrotated (put_slot), that put acc[i][j] in
+    // b[j]'s register bank, against the epilogue's rotated STS.128: 840-940 of streamk128x256x8's
+    // 1024 main-loop FFMAs read two operands from one bank (register mod 4). Stored a float at a
+    // time, 51-114, but four times the stores, held back by the LSU queue (0.7% of the kernel's
+    // samples at 4096^3, LG throttle). Rotated, the store asks for the quadruple the epilogue does.
+    // H100 against the same main loop (ab16b): +0.4 to +1.4% of cuBLAS on 3072-7168^3, -0.1 at 8192^3.
+    static __device__ __forceinline__ void put_slot_rotated(float* slot, const float (&acc)[16][8], const Lanes& ln)
     {
 #pragma unroll
         for (int i = 0; i < 16; ++i)
 #pragma unroll
-            for (int ni = 0; ni < 2; ++ni) {
-                float* const p = reinterpret_cast<float*>(slot_at(slot, i, ni, ln));
-#pragma unroll
-                for (int e = 0; e < 4; ++e) __stcg(p + e, acc[i][ni * 4 + e]);
-            }
+            for (int ni = 0; ni < 2; ++ni)
+                __stcg(slot_at(slot, i, ni, ln), make_float4(acc[i][ni * 4 + (0 + ROT) % 4], acc[i][ni * 4 + (1 + ROT) % 4],
+                                                             acc[i][ni * 4 + (2 + ROT) % 4], acc[i][ni * 4 + (3 + ROT) % 4]));
     }
 };
 
