@@ -15,9 +15,10 @@
 // the last wave is nearly full (4096^3 and 7168^3: 116 tiles of 132) it gains nothing: the
 // stream-K row's main loop, scheduled apart from the whole tiles' by ptxas, took 15% more PC
 // samples an instruction at 4096^3 (short scoreboard 9% of its samples against 3%), written as a
-// loop or as two units alike. Where T < 132 every tile is shared (2048^3: 80%). Since session 15
-// streamk128x256x8, whose main loop ptxas now allocates better, is within 0.3% of it or faster at
-// every shape of the suite from 2048^3 up (shapes-suite-18), and `best` no longer runs this rung.
+// loop or as two units alike. Where T < 132 every tile is shared (2048^3: 80%). streamk128x256x8
+// is as fast or faster from 2048^3 up but at 4095^3 and 7168^3 (shapes-suite-19: 3072^3 117 against
+// 118%, 4095^3 99.4 against 98.2%); `best`, whose rules take a kernel within 2% of the fastest,
+// runs this rung from 3072^3 to 4095^3 (M * N * K >= 2.9e10 below streamk128x256x8's 6.87e10).
 //
 // Grid: (G, cdiv(T, G)) with T = cdiv(M, 128) * cdiv(N, 256): which block runs which tile is
 // streamk.cuh's tail_row and tail_whole_tile. Tile t is at row t / cdiv(N, 256), column
