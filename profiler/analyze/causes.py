@@ -5,7 +5,8 @@ idle, a last wave that costs a large share of the time, math on the padding past
 edges, math done in double, arrays or spills in local memory, atomics to a few addresses, divergent
 warps, scattered global accesses, bank conflicts on every shared load, an epilogue that holds most
 of the time, barriers; and, where no unit is saturated, an epilogue whose loads of C wait one at a
-time behind its stores, and occupancy capped so low that latency cannot hide. Each returns a
+time behind its stores, loads outside the main loop waited for one or two at a time, and
+occupancy capped so low that latency cannot hide. Each returns a
 `Verdict` naming its cause (a key tests and scripts read) or None; `verdict.decide` tries them in
 the order of `CHECKS`, then the Speed Of Light bounds, then `LATE_CHECKS`. Thresholds are module
 constants, each with the reason for its value.
@@ -22,8 +23,8 @@ from __future__ import annotations
 from typing import Callable
 
 from .bounds import Verdict
-from .code_causes import (atomics, bank_conflicts, barrier, divergence, epilogue, fp64, local_memory, scattered,
-                          serial_epilogue, wasted_math)
+from .code_causes import (atomics, bank_conflicts, barrier, divergence, epilogue, fp64, local_memory, lone_loads,
+                          scattered, serial_epilogue, wasted_math)
 from .idle_causes import occupancy_capped, small_grid, tail
 from .signals import Signals
 
@@ -36,4 +37,4 @@ CHECKS: tuple[Callable[[Signals], Verdict | None], ...] = (
 )
 # Tried after the Speed Of Light's compute and memory bounds, before plain latency: causes of
 # latency, which cost time only where no unit is saturated.
-LATE_CHECKS: tuple[Callable[[Signals], Verdict | None], ...] = (serial_epilogue, occupancy_capped)
+LATE_CHECKS: tuple[Callable[[Signals], Verdict | None], ...] = (serial_epilogue, lone_loads, occupancy_capped)

@@ -1,7 +1,8 @@
 """Cause checks for pathologies in the kernel's code that no amount of tiling cures: math past the
 matrix's edges (tiles that do not fit the shape), math done in double, arrays or spills in local
 memory, atomics to a few addresses, divergent warps, scattered global accesses, bank conflicts on
-every shared load, an epilogue that holds most of the time, barriers. Each returns a `Verdict`
+every shared load, an epilogue that holds most of the time, loads waited for one at a time,
+barriers. Each returns a `Verdict`
 naming its cause, or None (`causes.CHECKS` orders them). Thresholds are module constants, each with
 the reason for its value; cures never prescribe a technique the kernel already uses
 (`Signals.techniques`)."""
@@ -60,6 +61,14 @@ EPILOGUE_LINE_MIN_PCT = 20.0
 SERIAL_EPILOGUE_MIN_PCT = 20.0
 # ... and a note from this share (splitk64x64x8 at 1024^3: 12%, worth about 1% of its time there).
 SERIAL_EPILOGUE_NOTE_PCT = 10.0
+# Long-scoreboard samples outside the main loop at the first use of global loads issued one or
+# two at a time (`regions.waits_on_lone_loads`) from this share of all samples: the cause (the
+# probe reading C a row at a time behind an edge check: 61%). A note from LONE_LOADS_NOTE_PCT:
+# streamk128x256x8's fix-up summing its partials a load at a time held 1.5% at 4096^3, and issued
+# together +1.3 to +3.5% of cuBLAS came back (3072-4096^3); the rungs without such chains hold 0.4%
+# at most.
+LONE_LOADS_MIN_PCT = 20.0
+LONE_LOADS_NOTE_PCT = 1.0
 # Barrier stalls from this share of all cycles between issues: barrier-bound.
 BARRIER_MIN_PCT = 30.0
 # Math instructions in double from this share of FLOPs: the kernel computes in FP64.
@@ -223,7 +232,7 @@ def epilogue(s: Signals) -> Verdict | None:
     share, line_share = number(r.get("epilogue_pct")), number(r.get("epilogue_line_pct"))
     if np.isnan(share) or share < EPILOGUE_MIN_PCT or np.isnan(line_share) or line_share < EPILOGUE_LINE_MIN_PCT:
         return None
-    if (serial := serial_epilogue(s)) is not None:  # the epilogue's time is its loads of C, waited for by turns
+    if (serial := serial_epilogue(s) or lone_loads(s)) is not None:  # the epilogue's time is its loads, waited for by turns
         return serial
     t, c = s.techniques or {}, s.coalescing or {}
     line = f"line {int(r['epilogue_line'])}" if number(r.get("epilogue_line")) == number(r.get("epilogue_line")) else "one instruction"
@@ -284,6 +293,31 @@ def serial_epilogue_cure(s: Signals) -> str:
                    if t.get("l2_prefetch") else ""))
     return ("Read all of the thread's C into registers before its first store of C (or a few rows at a time where "
             "registers are short). " + why)
+
+
+def lone_loads(s: Signals) -> Verdict | None:
+    """Global loads outside the main loop issued one or two at a time, each waited for before the
+    next goes out (no store between them: that is `serial_epilogue`)."""
+    r = s.regions or {}
+    share = number(r.get("lone_load_wait_pct"))
+    if not share >= LONE_LOADS_MIN_PCT:
+        return None
+    return cause("latency", "latency and occupancy", "lone_loads",
+                 "global loads outside the main loop wait one or two at a time",
+                 f"{fmt_pct(share)} of the warps' samples wait outside the main loop at the first use of global loads "
+                 f"issued one or two at a time: each group waits a whole memory latency before the next goes out.",
+                 [f"Samples: main loop {fmt_pct(number(r.get('loop_pct')))}, epilogue {fmt_pct(number(r.get('epilogue_pct')))}; "
+                  f"long-scoreboard waits in the epilogue {fmt_pct(number(r.get('epilogue_long_scoreboard_pct')))} of all.",
+                  f"Hottest epilogue instruction: `{r['epilogue_code']}`." if r.get("epilogue_code") else "",
+                  s.sides()], lone_loads_cure())
+
+
+def lone_loads_cure() -> str:
+    """Issue the loads together (also the note's advice)."""
+    return ("Issue the loads together, then use them: a loop of run-time length leaves its loads one a trip, and a "
+            "branch between two loads (an edge check) keeps the second behind the first's use. Unroll to a fixed "
+            "count with the loads past the end predicated off, and check edges by predicating each load, not by "
+            "leaving the loop; 8-16 loads in flight wait one latency where a chain waits one each.")
 
 
 def barrier(s: Signals) -> Verdict | None:

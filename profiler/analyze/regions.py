@@ -21,23 +21,29 @@ import re
 import numpy as np
 import pandas as pd
 
-from .instruction_mix import OPCODE_CLASSES, opcodes
+from .instruction_mix import OPCODE_CLASSES, opcodes, operands
 from .techniques import HOT_SHARE
 
 REGIONS = ("prologue", "loop", "epilogue")
+# Global loads in flight together at most this many: "lone" (`waits_on_lone_loads`). One or two
+# loads a latency is a chain (an epilogue reading a row's two float4s of C behind an edge check);
+# a pipelined epilogue or sum keeps 8-16 in flight.
+LONE_LOADS = 2
 # Instruction classes whose share of the samples a verdict may quote (`<class>_samples_pct`).
 SAMPLED_CLASSES = ("atomic", "mbarrier", "barrier", "global_store", "local_load", "local_store", "fp64")
 _COLUMNS = ["report", "launch", *[f"{r}_pct" for r in REGIONS], "epilogue_line", "epilogue_line_pct",
             "epilogue_code", "epilogue_top_reason", *[f"{c}_samples_pct" for c in SAMPLED_CLASSES],
-            "barrier_stall_at_wgmma_wait_pct", "epilogue_long_scoreboard_pct", "epilogue_serial_load_wait_pct"]
+            "barrier_stall_at_wgmma_wait_pct", "epilogue_long_scoreboard_pct", "epilogue_serial_load_wait_pct",
+            "lone_load_wait_pct"]
 
 
 def time_regions(sass: pd.DataFrame) -> pd.DataFrame:
     """Per launch: prologue_pct, loop_pct, epilogue_pct (shares of all PC samples); the epilogue's
     hottest source line with its share of all samples, its SASS and its top stall reason; and the
     share of samples at atomics, mbarrier waits, barriers, global stores, local memory and FP64 math;
-    the epilogue's long-scoreboard samples and those of them at loads issued between stores
-    (`waits_on_loads_after_store`), as shares of all samples."""
+    the epilogue's long-scoreboard samples, those of them at loads issued between stores
+    (`waits_on_loads_after_store`) and those at the first use of a load alone in flight
+    (`waits_on_lone_loads`), as shares of all samples."""
     if sass is None or sass.empty or "samples" not in sass.columns:
         return pd.DataFrame(columns=_COLUMNS)
     rows = []
@@ -65,6 +71,56 @@ def waits_on_loads_after_store(classes: np.ndarray, waits: np.ndarray) -> float:
         else:
             window += w
     return serial
+
+
+_REGISTER = re.compile(r"\bR(\d+)(\.64)?\b")
+
+
+def _registers(operand_texts: list[str]) -> set[int]:
+    """The general registers the operands name ('[R16.64+0x8]' names R16 and R17)."""
+    out = set()
+    for text in operand_texts:
+        for m in _REGISTER.finditer(text):
+            out.update((int(m.group(1)), int(m.group(1)) + 1) if m.group(2) else (int(m.group(1)),))
+    return out
+
+
+def _loaded(text: str, ops: list[str]) -> set[int]:
+    """The registers a global load writes: its first operand, 4 wide for .128, 2 for .64."""
+    m = re.match(r"R(\d+)$", ops[0]) if ops else None
+    if m is None:
+        return set()
+    modifiers = text.lstrip("@!PT0123456789 ").split(" ", 1)[0]
+    width = 4 if ".128" in modifiers else 2 if ".64" in modifiers else 1
+    return set(range(int(m.group(1)), int(m.group(1)) + width))
+
+
+def waits_on_lone_loads(texts: list[str], classes: np.ndarray, waits: np.ndarray) -> float:
+    """The long-scoreboard samples (`waits`, per instruction in program order) at the first use of
+    global loads issued at most `LONE_LOADS` at a time: the loads issued since the last use of a
+    loaded register form a group, which the first instruction reading any of their registers ends,
+    waiting for them. A group costs a whole memory latency, whatever its size, so a chain of
+    groups of one or two loads waits a latency each where loads issued together would wait one in
+    all. A loop of run-time length does that to the loads it holds (a few partial sums added in
+    turn: streamk128x256x8's fix-up before session 16, 16 L2 latencies a pass), as does a branch
+    between two loads (an edge check). Groups opened right after a global store are left to
+    `waits_on_loads_after_store`, whose cure differs."""
+    total = 0.0
+    pending: set[int] = set()  # registers of the open group's loads
+    size, after_store, behind_store = 0, False, False
+    for text, cls, wait in zip(texts, classes, waits):
+        ops = operands(text)
+        if size and _registers(ops if cls == "global_store" else ops[1:]) & pending:
+            total += wait if size <= LONE_LOADS and not behind_store else 0.0
+            pending, size = set(), 0
+        if cls == "global_store":
+            after_store = True
+        elif cls == "global_load" and (mine := _loaded(text, ops)):
+            if not size:
+                behind_store = after_store
+            pending |= mine
+            size, after_store = size + 1, False
+    return total
 
 
 def _math_mask(classes: np.ndarray, executed: np.ndarray) -> np.ndarray:
@@ -166,7 +222,8 @@ def _split(group: pd.DataFrame) -> dict:
     total = samples.sum()
     empty = {f"{r}_pct": np.nan for r in REGIONS} | {f"{c}_samples_pct": np.nan for c in SAMPLED_CLASSES} | {"epilogue_line": None, "epilogue_line_pct": np.nan,
                                                       "epilogue_code": None, "epilogue_top_reason": None,
-                                                      "epilogue_long_scoreboard_pct": np.nan, "epilogue_serial_load_wait_pct": np.nan}
+                                                      "epilogue_long_scoreboard_pct": np.nan, "epilogue_serial_load_wait_pct": np.nan,
+                                                      "lone_load_wait_pct": np.nan}
     if total <= 0 or executed.max() <= 0:
         return empty
     ops = opcodes(g)
@@ -185,6 +242,9 @@ def _split(group: pd.DataFrame) -> dict:
         after, waits = region == 2, g["samples_long_scoreboard"].fillna(0).to_numpy(dtype="float64")
         out["epilogue_long_scoreboard_pct"] = 100.0 * waits[after].sum() / total
         out["epilogue_serial_load_wait_pct"] = 100.0 * waits_on_loads_after_store(classes[after], waits[after]) / total
+        texts = g["sass"].astype(str).to_numpy()
+        outside = region != 1
+        out["lone_load_wait_pct"] = 100.0 * waits_on_lone_loads(list(texts[outside]), classes[outside], waits[outside]) / total
     tail = g[region == 2]
     tail = tail[tail["samples"].fillna(0) > 0]
     if tail.empty:

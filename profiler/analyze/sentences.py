@@ -8,7 +8,8 @@ import numpy as np
 import pandas as pd
 
 from .cause_text import hopper_sentence
-from .code_causes import SERIAL_EPILOGUE_NOTE_PCT, WASTED_MATH_NOTE_RATIO, barrier_cure, serial_epilogue_cure
+from .code_causes import (LONE_LOADS_NOTE_PCT, SERIAL_EPILOGUE_NOTE_PCT, WASTED_MATH_NOTE_RATIO, barrier_cure,
+                          lone_loads_cure, serial_epilogue_cure)
 from .gemm_shape import executed_per_gemm_flop
 from .idle_causes import TAIL_NOTE_PCT, UNEVEN_NOTE_PCT
 from .bounds import BOUNDS, Verdict
@@ -433,12 +434,16 @@ def notes(key: str, cause: str, s: Signals) -> list[str]:
                      f"samples ({fmt_pct(dispatch)} of the cycles): each waits a cycle. ptxas keeps a quad of "
                      f"accumulators written by one 128-bit store in an aligned register quadruple, as it does a "
                      f"fragment loaded by LDS.128, so acc[i][j] lands in b[j]'s bank. Store the quads rotated "
-                     f"(column (q + 1) % 4 in slot q, as regbank128x256x8 does), or a float at a time where they "
-                     f"leave as float4s elsewhere (a split's partial sums).")
+                     f"(column (q + 1) % 4 in slot q, as regbank128x256x8 does) wherever they leave as float4s: the "
+                     f"epilogue's staging and a split's partial sums alike (streamk128x256x8's put_slot_rotated).")
     serial = number((s.regions or {}).get("epilogue_serial_load_wait_pct"))
     if cause != "serial_epilogue" and SERIAL_EPILOGUE_NOTE_PCT <= serial:
         notes.append(f"{fmt_pct(serial)} of the warps' samples wait in the epilogue for loads of C issued right after "
                      f"a store (C read and written by turns). " + serial_epilogue_cure(s))
+    lone = number((s.regions or {}).get("lone_load_wait_pct"))
+    if cause != "lone_loads" and LONE_LOADS_NOTE_PCT <= lone:
+        notes.append(f"{fmt_pct(lone)} of the warps' samples wait outside the main loop at the first use of global loads "
+                     f"issued one or two at a time, a memory latency each. " + lone_loads_cure())
     if shared_unmeasured(pd.DataFrame([s.launch])).iloc[0]:
         notes.append("wgmma reads its operands from shared memory through descriptors, which the shared-memory "
                      "wavefront counters do not see: shared traffic is not measured for this kernel" +

@@ -104,3 +104,38 @@ def test_the_serial_epilogue_is_a_late_check_a_saturated_unit_wins():
     from profiler.analyze import causes
 
     assert code_causes.serial_epilogue in causes.LATE_CHECKS and code_causes.serial_epilogue not in causes.CHECKS
+
+
+def lone(share: float) -> object:
+    return signals(regions={"lone_load_wait_pct": share, "epilogue_pct": 78.0, "loop_pct": 15.0,
+                            "epilogue_long_scoreboard_pct": share + 1, "epilogue_line": 284,
+                            "epilogue_code": "@!P1 FFMA R68, R60, UR6, R68"})
+
+
+def test_loads_waited_for_one_or_two_at_a_time_are_the_cause_and_the_cure_issues_them_together():
+    v = code_causes.lone_loads(lone(61.0))
+    assert v.cause == "lone_loads" and v.bound == "latency"
+    assert v.summary.startswith("61% of the warps' samples wait outside the main loop at the first use of global loads")
+    assert v.cure.startswith("Issue the loads together, then use them") and "predicated" in v.cure
+    assert code_causes.lone_loads(lone(code_causes.LONE_LOADS_MIN_PCT - 1)) is None
+    assert code_causes.lone_loads(lone(float("nan"))) is None
+
+
+def test_an_epilogue_of_lone_loads_is_named_for_them_not_for_its_share():
+    """The probe reading C a row at a time: 78% of its samples after the main loop, 61% of them
+    waiting on loads two at a time. The epilogue check hands the verdict to the loads' order."""
+    assert code_causes.epilogue(signals(regions={**lone(61.0).regions, "epilogue_line_pct": 62.0})).cause == "lone_loads"
+
+
+def test_a_few_lone_load_waits_are_a_note():
+    """streamk128x256x8 at 4096^3 before session 16: 1.5% of its samples waited on its fix-up's
+    partial sums loaded one at a time (issued together: +1.3% of cuBLAS there, +3.5% at 3072^3)."""
+    from profiler.analyze.sentences import notes
+
+    def said(share):
+        return [n for n in notes("compute", "fp32", lone(share)) if "one or two at a time" in n]
+
+    (note,) = said(1.5)
+    assert note.startswith("1.5% of the warps' samples wait outside the main loop") and "Issue the loads together" in note
+    assert said(code_causes.LONE_LOADS_NOTE_PCT / 2) == [] and said(float("nan")) == []
+    assert said(61.0) and not [n for n in notes("latency", "lone_loads", lone(61.0)) if "one or two at a time" in n]

@@ -186,3 +186,38 @@ def test_the_ladder_tells_the_time_after_the_main_loop():
     assert wgmma["change"] == "18% -> 63%" and wgmma["better"] is False
     regbank = kernels["regbank128x256x8"].changes.set_index("quantity").loc["epilogue_pct"]
     assert not regbank["changed"] and regbank["change"] == "4.8% (same)"
+
+
+def test_lone_loads_are_the_ones_used_before_a_third_goes_out():
+    """A group is the loads issued since the last use of a loaded register; the first instruction
+    that reads one of them waits for the group. Groups of one or two wait a latency each (a loop of
+    run-time length, an edge check between loads); a group of four is loads issued together; a
+    group opened right after a store is the serial epilogue's, counted there."""
+    import numpy as np
+
+    from profiler.analyze.instruction_mix import OPCODE_CLASSES, opcode
+    from profiler.analyze.regions import waits_on_lone_loads
+
+    code = [("LDG.E.128 R16, desc[UR6][R2.64]", 0), ("FADD R40, R40, R17", 7),     # one load, used: 7
+            ("LDG.E.64 R20, desc[UR6][R2.64+0x10]", 0), ("LDG.E R24, desc[UR6][R4.64]", 0),
+            ("FFMA R41, R21, R9, R41", 5),                                              # two, then a use: 5
+            ("FADD R42, R42, R24", 3),                                                  # same group: no second wait
+            *[(f"LDG.E R{30 + i}, desc[UR6][R{4 + 2 * i}.64]", 0) for i in range(4)],
+            ("FADD R43, R30, R33", 11),                                                 # four together: not lone
+            ("STG.E desc[UR6][R2.64], R43", 0), ("LDG.E R50, desc[UR6][R6.64]", 0),
+            ("FMUL R51, R50, R9", 13),                                                  # behind a store: not here
+            ("LDG.E R52, desc[UR6][R8.64]", 0), ("STG.E desc[UR6][R8.64], R52", 17)]   # a store that reads it: 17
+    texts = [t for t, _ in code]
+    classes = np.array([OPCODE_CLASSES.get(opcode(t), "other") for t in texts])
+    waits = np.array([w for _, w in code], dtype=float)
+    assert waits_on_lone_loads(texts, classes, waits) == 7 + 5 + 17
+
+
+def test_the_share_of_lone_load_waits_is_of_all_samples_outside_the_main_loop():
+    rows = [("LDG.E R3, desc[UR4][R2.64]", 1, 4), ("IMAD R5, R3, 0x4, RZ", 1, 6),   # prologue: a lone load
+            ("FFMA R4, R8, R12, R4", 100, 40), ("@P0 BRA ->2", 100, 2),
+            ("LDG.E R7, desc[UR4][R8.64]", 1, 0), ("FMUL R7, R7, R9", 1, 12), ("EXIT", 1, 0)]
+    frame = sass(rows).assign(samples_long_scoreboard=[0, 6, 0, 0, 0, 12, 0])
+    r = time_regions(frame).iloc[0]
+    assert r["lone_load_wait_pct"] == pytest.approx(100 * 18 / 64)
+    assert pd.isna(time_regions(sass(rows)).iloc[0]["lone_load_wait_pct"])  # no stall columns: not known

@@ -35,7 +35,7 @@ def test_every_probe_has_its_own_cause_and_shape():
     assert all(len(s.probe_shape) == 3 and s.unsupported_reason(*s.probe_shape) is None for s in PROBES)
     assert {s.planted for s in PROBES} >= {"fp64", "local_memory", "spills", "occupancy_shared", "uncoalesced_store",
                                            "atomics", "divergence", "tail", "small_grid", "bank_conflicts",
-                                           "barrier", "epilogue", "serial_epilogue"}
+                                           "barrier", "epilogue", "serial_epilogue", "lone_loads"}
 
 
 def test_probe_sources_state_their_cause_and_live_beside_the_manifest():
@@ -51,7 +51,7 @@ def test_probe_shapes_put_the_cause_in_front():
     assert grid_blocks(tail) == SMS + 1  # one wave, then a lone block
     assert tail.launch(*tail.probe_shape).block[0] == 1024
     assert grid_blocks(by["small_grid"]) <= SMS // 4
-    for cause in ("uncoalesced_store", "epilogue", "serial_epilogue"):  # small K: C, not the k loop, is the time
+    for cause in ("uncoalesced_store", "epilogue", "serial_epilogue", "lone_loads"):  # small K: C, not the k loop, is the time
         M, N, K = by[cause].probe_shape
         assert K <= 256 and M * N >= 4096 * 4096
     assert by["occupancy_shared"].launch(*by["occupancy_shared"].probe_shape).smem_bytes > 227 * 1024 // 2
