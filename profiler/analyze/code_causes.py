@@ -1,11 +1,10 @@
 """Cause checks for pathologies in the kernel's code that no amount of tiling cures: math past the
 matrix's edges (tiles that do not fit the shape), math done in double, arrays or spills in local
 memory, atomics to a few addresses, divergent warps, scattered global accesses, bank conflicts on
-every shared load, an epilogue that holds most of the time, loads waited for one at a time,
-barriers. Each returns a `Verdict`
-naming its cause, or None (`causes.CHECKS` orders them). Thresholds are module constants, each with
-the reason for its value; cures never prescribe a technique the kernel already uses
-(`Signals.techniques`)."""
+every shared load, an epilogue that holds most of the time, loads waited for one or two at a time,
+barriers. Each returns a `Verdict` naming its cause, or None (`causes.CHECKS` orders them).
+Thresholds are module constants, each with the reason for its value; cures never prescribe a
+technique the kernel already uses (`Signals.techniques`)."""
 
 from __future__ import annotations
 

@@ -85,12 +85,15 @@ def _registers(operand_texts: list[str]) -> set[int]:
     return out
 
 
+_LDG_MODIFIERS = re.compile(r"\bLDG(\S*)")
+
+
 def _loaded(text: str, ops: list[str]) -> set[int]:
-    """The registers a global load writes: its first operand, 4 wide for .128, 2 for .64."""
+    """The registers a global load (LDG) writes: its first operand, 4 wide for .128, 2 for .64."""
     m = re.match(r"R(\d+)$", ops[0]) if ops else None
     if m is None:
         return set()
-    modifiers = text.lstrip("@!PT0123456789 ").split(" ", 1)[0]
+    modifiers = (found := _LDG_MODIFIERS.search(text)) and found.group(1) or ""
     width = 4 if ".128" in modifiers else 2 if ".64" in modifiers else 1
     return set(range(int(m.group(1)), int(m.group(1)) + width))
 
