@@ -301,10 +301,11 @@ def lone_loads(s: Signals) -> Verdict | None:
     share = number(r.get("lone_load_wait_pct"))
     if not share >= LONE_LOADS_MIN_PCT:
         return None
+    at = f" (most at {r['lone_load_at']})" if r.get("lone_load_at") else ""
     return cause("latency", "latency and occupancy", "lone_loads",
                  "global loads outside the main loop wait one or two at a time",
                  f"{fmt_pct(share)} of the warps' samples wait outside the main loop at the first use of global loads "
-                 f"issued one or two at a time: each group waits a whole memory latency before the next goes out.",
+                 f"issued one or two at a time{at}: each group waits a whole memory latency before the next goes out.",
                  [f"Samples: main loop {fmt_pct(number(r.get('loop_pct')))}, epilogue {fmt_pct(number(r.get('epilogue_pct')))}; "
                   f"long-scoreboard waits in the epilogue {fmt_pct(number(r.get('epilogue_long_scoreboard_pct')))} of all.",
                   f"Hottest epilogue instruction: `{r['epilogue_code']}`." if r.get("epilogue_code") else "",

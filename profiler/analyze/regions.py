@@ -34,7 +34,7 @@ SAMPLED_CLASSES = ("atomic", "mbarrier", "barrier", "global_store", "local_load"
 _COLUMNS = ["report", "launch", *[f"{r}_pct" for r in REGIONS], "epilogue_line", "epilogue_line_pct",
             "epilogue_code", "epilogue_top_reason", *[f"{c}_samples_pct" for c in SAMPLED_CLASSES],
             "barrier_stall_at_wgmma_wait_pct", "epilogue_long_scoreboard_pct", "epilogue_serial_load_wait_pct",
-            "lone_load_wait_pct"]
+            "lone_load_wait_pct", "lone_load_at"]
 
 
 def time_regions(sass: pd.DataFrame) -> pd.DataFrame:
@@ -42,8 +42,9 @@ def time_regions(sass: pd.DataFrame) -> pd.DataFrame:
     hottest source line with its share of all samples, its SASS and its top stall reason; and the
     share of samples at atomics, mbarrier waits, barriers, global stores, local memory and FP64 math;
     the epilogue's long-scoreboard samples, those of them at loads issued between stores
-    (`waits_on_loads_after_store`) and those at the first use of a load alone in flight
-    (`waits_on_lone_loads`), as shares of all samples."""
+    (`waits_on_loads_after_store`) and, outside the main loop, those at the first use of loads
+    issued one or two at a time (`waits_on_lone_loads`), as shares of all samples, with the source
+    line that holds most of the latter (`lone_load_at`)."""
     if sass is None or sass.empty or "samples" not in sass.columns:
         return pd.DataFrame(columns=_COLUMNS)
     rows = []
@@ -98,9 +99,9 @@ def _loaded(text: str, ops: list[str]) -> set[int]:
     return set(range(int(m.group(1)), int(m.group(1)) + width))
 
 
-def waits_on_lone_loads(texts: list[str], classes: np.ndarray, waits: np.ndarray) -> float:
-    """The long-scoreboard samples (`waits`, per instruction in program order) at the first use of
-    global loads issued at most `LONE_LOADS` at a time: the loads issued since the last use of a
+def waits_on_lone_loads(texts: list[str], classes: np.ndarray, waits: np.ndarray) -> np.ndarray:
+    """Per instruction (program order), the long-scoreboard samples (`waits`) it holds as the first
+    use of global loads issued at most `LONE_LOADS` at a time (zero elsewhere): the loads issued since the last use of a
     loaded register form a group, which the first instruction reading any of their registers ends,
     waiting for them. A group costs a whole memory latency, whatever its size, so a chain of
     groups of one or two loads waits a latency each where loads issued together would wait one in
@@ -108,13 +109,13 @@ def waits_on_lone_loads(texts: list[str], classes: np.ndarray, waits: np.ndarray
     turn: streamk128x256x8's fix-up before session 16, 16 L2 latencies a pass), as does a branch
     between two loads (an edge check). Groups opened right after a global store are left to
     `waits_on_loads_after_store`, whose cure differs."""
-    total = 0.0
+    counted = np.zeros(len(texts))
     pending: set[int] = set()  # registers of the open group's loads
     size, after_store, behind_store = 0, False, False
-    for text, cls, wait in zip(texts, classes, waits):
+    for i, (text, cls) in enumerate(zip(texts, classes)):
         ops = operands(text)
         if size and _registers(ops if cls == "global_store" else ops[1:]) & pending:
-            total += wait if size <= LONE_LOADS and not behind_store else 0.0
+            counted[i] = waits[i] if size <= LONE_LOADS and not behind_store else 0.0
             pending, size = set(), 0
         if cls == "global_store":
             after_store = True
@@ -123,7 +124,17 @@ def waits_on_lone_loads(texts: list[str], classes: np.ndarray, waits: np.ndarray
                 behind_store = after_store
             pending |= mine
             size, after_store = size + 1, False
-    return total
+    return counted
+
+
+def _source_at(row: pd.Series) -> str | None:
+    """'reduce_scatter.cuh:87' for an instruction with source information (the file's name, not
+    its path), 'line 87' without a file, None without either."""
+    line = row.get("line")
+    if line is None or pd.isna(line):
+        return None
+    file = row.get("file")
+    return f"{str(file).rsplit('/', 1)[-1]}:{int(line)}" if isinstance(file, str) and file else f"line {int(line)}"
 
 
 def _math_mask(classes: np.ndarray, executed: np.ndarray) -> np.ndarray:
@@ -226,7 +237,7 @@ def _split(group: pd.DataFrame) -> dict:
     empty = {f"{r}_pct": np.nan for r in REGIONS} | {f"{c}_samples_pct": np.nan for c in SAMPLED_CLASSES} | {"epilogue_line": None, "epilogue_line_pct": np.nan,
                                                       "epilogue_code": None, "epilogue_top_reason": None,
                                                       "epilogue_long_scoreboard_pct": np.nan, "epilogue_serial_load_wait_pct": np.nan,
-                                                      "lone_load_wait_pct": np.nan}
+                                                      "lone_load_wait_pct": np.nan, "lone_load_at": None}
     if total <= 0 or executed.max() <= 0:
         return empty
     ops = opcodes(g)
@@ -245,9 +256,10 @@ def _split(group: pd.DataFrame) -> dict:
         after, waits = region == 2, g["samples_long_scoreboard"].fillna(0).to_numpy(dtype="float64")
         out["epilogue_long_scoreboard_pct"] = 100.0 * waits[after].sum() / total
         out["epilogue_serial_load_wait_pct"] = 100.0 * waits_on_loads_after_store(classes[after], waits[after]) / total
-        texts = g["sass"].astype(str).to_numpy()
-        outside = region != 1
-        out["lone_load_wait_pct"] = 100.0 * waits_on_lone_loads(list(texts[outside]), classes[outside], waits[outside]) / total
+        outside = np.flatnonzero(region != 1)
+        lone = waits_on_lone_loads(list(g["sass"].astype(str).to_numpy()[outside]), classes[outside], waits[outside])
+        out["lone_load_wait_pct"] = 100.0 * lone.sum() / total
+        out["lone_load_at"] = _source_at(g.iloc[outside[lone.argmax()]]) if lone.any() and lone.max() > 0 else None
     tail = g[region == 2]
     tail = tail[tail["samples"].fillna(0) > 0]
     if tail.empty:

@@ -440,10 +440,11 @@ def notes(key: str, cause: str, s: Signals) -> list[str]:
     if cause != "serial_epilogue" and SERIAL_EPILOGUE_NOTE_PCT <= serial:
         notes.append(f"{fmt_pct(serial)} of the warps' samples wait in the epilogue for loads of C issued right after "
                      f"a store (C read and written by turns). " + serial_epilogue_cure(s))
-    lone = number((s.regions or {}).get("lone_load_wait_pct"))
+    lone, at = number((s.regions or {}).get("lone_load_wait_pct")), (s.regions or {}).get("lone_load_at")
     if cause != "lone_loads" and LONE_LOADS_NOTE_PCT <= lone:
         notes.append(f"{fmt_pct(lone)} of the warps' samples wait outside the main loop at the first use of global loads "
-                     f"issued one or two at a time, a memory latency each. " + lone_loads_cure())
+                     f"issued one or two at a time, a memory latency each" + (f" (most at {at})" if at else "") + ". "
+                     + lone_loads_cure())
     if shared_unmeasured(pd.DataFrame([s.launch])).iloc[0]:
         notes.append("wgmma reads its operands from shared memory through descriptors, which the shared-memory "
                      "wavefront counters do not see: shared traffic is not measured for this kernel" +

@@ -109,13 +109,14 @@ def test_the_serial_epilogue_is_a_late_check_a_saturated_unit_wins():
 def lone(share: float) -> object:
     return signals(regions={"lone_load_wait_pct": share, "epilogue_pct": 78.0, "loop_pct": 15.0,
                             "epilogue_long_scoreboard_pct": share + 1, "epilogue_line": 284,
-                            "epilogue_code": "@!P1 FFMA R68, R60, UR6, R68"})
+                            "epilogue_code": "@!P1 FFMA R68, R60, UR6, R68", "lone_load_at": "lone_loads.cu:54"})
 
 
 def test_loads_waited_for_one_or_two_at_a_time_are_the_cause_and_the_cure_issues_them_together():
     v = code_causes.lone_loads(lone(61.0))
     assert v.cause == "lone_loads" and v.bound == "latency"
     assert v.summary.startswith("61% of the warps' samples wait outside the main loop at the first use of global loads")
+    assert "one or two at a time (most at lone_loads.cu:54):" in v.summary
     assert v.cure.startswith("Issue the loads together, then use them") and "predicated" in v.cure
     assert code_causes.lone_loads(lone(code_causes.LONE_LOADS_MIN_PCT - 1)) is None
     assert code_causes.lone_loads(lone(float("nan"))) is None
@@ -137,5 +138,6 @@ def test_a_few_lone_load_waits_are_a_note():
 
     (note,) = said(1.5)
     assert note.startswith("1.5% of the warps' samples wait outside the main loop") and "Issue the loads together" in note
+    assert "a memory latency each (most at lone_loads.cu:54). Issue" in note
     assert said(code_causes.LONE_LOADS_NOTE_PCT / 2) == [] and said(float("nan")) == []
     assert said(61.0) and not [n for n in notes("latency", "lone_loads", lone(61.0)) if "one or two at a time" in n]

@@ -210,7 +210,8 @@ def test_lone_loads_are_the_ones_used_before_a_third_goes_out():
     texts = [t for t, _ in code]
     classes = np.array([OPCODE_CLASSES.get(opcode(t), "other") for t in texts])
     waits = np.array([w for _, w in code], dtype=float)
-    assert waits_on_lone_loads(texts, classes, waits) == 7 + 5 + 17
+    counted = waits_on_lone_loads(texts, classes, waits)
+    assert counted.sum() == 7 + 5 + 17 and counted[1] == 7 and counted[-1] == 17
 
 
 def test_the_share_of_lone_load_waits_is_of_all_samples_outside_the_main_loop():
@@ -220,4 +221,6 @@ def test_the_share_of_lone_load_waits_is_of_all_samples_outside_the_main_loop():
     frame = sass(rows).assign(samples_long_scoreboard=[0, 6, 0, 0, 0, 12, 0])
     r = time_regions(frame).iloc[0]
     assert r["lone_load_wait_pct"] == pytest.approx(100 * 18 / 64)
+    assert r["lone_load_at"] == "line 5"  # the FMUL's 12 outweigh the IMAD's 6
+    assert time_regions(frame.assign(file="/src/kernels/fix.cuh")).iloc[0]["lone_load_at"] == "fix.cuh:5"
     assert pd.isna(time_regions(sass(rows)).iloc[0]["lone_load_wait_pct"])  # no stall columns: not known
