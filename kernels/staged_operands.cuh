@@ -7,8 +7,9 @@
 // Why a copy and not element loads in the producer (wgmma_unaligned128): one producer warpgroup
 // loading 2-byte elements feeds the tensor cores at ~5% of their rate. Here every thread of the
 // grid copies, 16 bytes a store, once per launch, and the main loop then runs at the TMA rungs'
-// speed: at 4095^3 (134 MB copied) wgmma_staged takes 0.353 ms where wgmma_persist takes about
-// 0.27 ms at 4096^3; the copy's loads hold a third of its long-scoreboard samples (fp16-staged-3).
+// speed: at 4095^3 (134 MB copied) wgmma_staged takes 0.330 ms under ncu where wgmma_persist
+// takes about 0.27 ms at 4096^3 (fp16-staged-4; 0.353 ms before copy_rows issued its loads
+// together, fp16-staged-3).
 //
 // The copy, per 16-byte chunk of a destination row: its 8 source halves start at flat index f =
 // row * cols + col, at any even byte offset o within an aligned 16-byte unit of the source. They
@@ -40,6 +41,14 @@ using grid::GridBarrier;
 using grid::grid_sync;
 
 // Rows x cols halves at src (pitch cols) to dst (pitch cdiv(cols, 8) * 8), by every thread of the grid.
+// A thread takes U chunks a pass (grid-stride apart) and issues all their 128-bit loads before it
+// shifts or stores any. A chunk at a time (a grid-stride loop under `#pragma unroll 4`), each
+// chunk's loads were waited on before the loop's next bound check let the next go: 18% of
+// wgmma_staged's samples at 4095^3 (fp16-staged-3, gemmprof's lone-loads note), 0% now
+// (fp16-staged-4). H100, one run (session-16/ab16f): wgmma_staged 4095^3 0.355 -> 0.329 ms (257
+// -> 278% of cuBLAS GemmEx), 1023^3 66 -> 80%, 8191^3 355 -> 370%; wgmma_staged128 1023^3 107
+// -> 128%, 4095^3 227 -> 241%.
+template <int U = 4>
 __device__ __forceinline__ void copy_rows(const __half* __restrict__ src, __half* __restrict__ dst, int rows, int cols)
 {
     const unsigned chunks = (cols + 7) / 8;                  // 16-byte chunks per destination row
@@ -48,33 +57,46 @@ __device__ __forceinline__ void copy_rows(const __half* __restrict__ src, __half
     const unsigned stride = gridDim.x * blockDim.x;
     const uint4* const aligned = reinterpret_cast<const uint4*>(src);
     const unsigned short* const halves = reinterpret_cast<const unsigned short*>(src);
-#pragma unroll 4
-    for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < total; i += stride) {
-        const unsigned r = i / chunks, c = (i - r * chunks) * 8;
-        const long long f = (long long)r * cols + c;        // the chunk's first source half
-        const long long q = f >> 3;                          // the aligned 16 source bytes it starts in
-        const int o = (int)(2 * f & 15);                     // at byte o (even)
-        uint32_t out[4];
-        if (c + 8 <= (unsigned)cols && (o == 0 || 16 * (q + 2) <= bytes)) {
-            const uint4 a = __ldg(aligned + q);
-            const uint4 b = o == 0 ? a : __ldg(aligned + q + 1);
-            const uint32_t w[8] = {a.x, a.y, a.z, a.w, b.x, b.y, b.z, b.w};
-            // out[j] = bytes o + 4j .. o + 4j + 3 of w: words o / 4 + j and the next, shifted by o % 4 bytes.
-            uint32_t t[6], u[5];
+    for (unsigned i0 = blockIdx.x * blockDim.x + threadIdx.x; i0 < total; i0 += U * stride) {
+        unsigned r[U], c[U];
+        long long f[U];
+        int o[U];
+        bool fast[U];
+        uint4 a[U], b[U];
 #pragma unroll
-            for (int j = 0; j < 6; ++j) t[j] = o & 8 ? w[j + 2] : w[j];
-#pragma unroll
-            for (int j = 0; j < 5; ++j) u[j] = o & 4 ? t[j + 1] : t[j];
-#pragma unroll
-            for (int j = 0; j < 4; ++j) out[j] = __funnelshift_r(u[j], u[j + 1], (o & 2) * 8);
-        } else {                                             // the row's last chunk, or the matrix's
-            unsigned short h[8];
-#pragma unroll
-            for (int j = 0; j < 8; ++j) h[j] = c + j < (unsigned)cols ? __ldg(halves + f + j) : (unsigned short)0;
-#pragma unroll
-            for (int j = 0; j < 4; ++j) out[j] = h[2 * j] | (uint32_t)h[2 * j + 1] << 16;
+        for (int u = 0; u < U; ++u) {  // the chunks' aligned units, every load of the pass in flight
+            const unsigned i = i0 + u * stride;
+            r[u] = i / chunks, c[u] = (i - r[u] * chunks) * 8;
+            f[u] = (long long)r[u] * cols + c[u];            // the chunk's first source half
+            const long long q = f[u] >> 3;                   // the aligned 16 source bytes it starts in
+            o[u] = (int)(2 * f[u] & 15);                     // at byte o (even)
+            fast[u] = i < total && c[u] + 8 <= (unsigned)cols && (o[u] == 0 || 16 * (q + 2) <= bytes);
+            a[u] = fast[u] ? __ldg(aligned + q) : make_uint4(0, 0, 0, 0);
+            b[u] = fast[u] && o[u] != 0 ? __ldg(aligned + q + 1) : make_uint4(0, 0, 0, 0);  // o == 0 reads a alone
         }
-        *reinterpret_cast<uint4*>(dst + (size_t)r * chunks * 8 + c) = make_uint4(out[0], out[1], out[2], out[3]);
+#pragma unroll
+        for (int u = 0; u < U; ++u) {
+            if (i0 + u * stride >= total) break;
+            uint32_t out[4];
+            if (fast[u]) {
+                const uint32_t w[8] = {a[u].x, a[u].y, a[u].z, a[u].w, b[u].x, b[u].y, b[u].z, b[u].w};
+                // out[j] = bytes o + 4j .. o + 4j + 3 of w: words o / 4 + j and the next, shifted by o % 4 bytes.
+                uint32_t t[6], v[5];
+#pragma unroll
+                for (int j = 0; j < 6; ++j) t[j] = o[u] & 8 ? w[j + 2] : w[j];
+#pragma unroll
+                for (int j = 0; j < 5; ++j) v[j] = o[u] & 4 ? t[j + 1] : t[j];
+#pragma unroll
+                for (int j = 0; j < 4; ++j) out[j] = __funnelshift_r(v[j], v[j + 1], (o[u] & 2) * 8);
+            } else {                                         // the row's last chunk, or the matrix's
+                unsigned short h[8];
+#pragma unroll
+                for (int j = 0; j < 8; ++j) h[j] = c[u] + j < (unsigned)cols ? __ldg(halves + f[u] + j) : (unsigned short)0;
+#pragma unroll
+                for (int j = 0; j < 4; ++j) out[j] = h[2 * j] | (uint32_t)h[2 * j + 1] << 16;
+            }
+            *reinterpret_cast<uint4*>(dst + (size_t)r[u] * chunks * 8 + c[u]) = make_uint4(out[0], out[1], out[2], out[3]);
+        }
     }
 }
 
