@@ -63,7 +63,9 @@ __device__ __forceinline__ void leave(unsigned* arrived, unsigned* departed, uns
 // slower at S = 16..64). Under 8 partials the loop takes its loads one at a time; sum_tile's
 // predicated loads cure that for streamk128x256x8, but here they reallocated the rs rungs' main
 // loops (H100, session-16/ab16d: splitk128x256x8rs -0.4 to -2.3% of cuBLAS at most of its shapes,
-// splitk64x64x8rs down to -4.4, splitk256x128x8rs up to +4), so this loop stays.
+// splitk64x64x8rs down to -4.4, splitk256x128x8rs up to +4), so this loop stays. U > 1 has no
+// caller since sum_tile took the whole-tile sum; the text stays as it is because the same code
+// written without U compiled to other machine code for the rs rungs.
 template <int BM, int BN, int NT, int U = 1>
 __device__ __forceinline__ void sum_slice(const float* partials, int first, int step, int splits, int lo, int hi, int M,
                                           int N, float alpha, float beta, float* C, int bm, int bn, bool vec)

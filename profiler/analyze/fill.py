@@ -4,7 +4,6 @@ compares. `diagnosis.diagnose_run` decides what to diagnose and calls these in o
 
 from __future__ import annotations
 
-import posixpath
 from typing import TYPE_CHECKING, Mapping, Sequence
 
 import numpy as np
@@ -15,7 +14,7 @@ from ..manifest import REFERENCES, reference_name
 from ..tiers import ERROR, FAIL, FAILED_STATUSES, PASS, REFERENCE_ROWS, SKIP, TIERS
 from . import ladder, shared_memory, stalls
 from .gemm_shape import executed_per_gemm_flop, gemm_flop, math_flop
-from .values import number
+from .values import file_name, number
 
 if TYPE_CHECKING:
     from .diagnosis import Diagnosis
@@ -201,8 +200,7 @@ def _lines(source: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame, str | None
         return pd.DataFrame(columns=columns), pd.DataFrame(columns=columns), None
     with_lines["share_pct"] = 100.0 * with_lines["samples"].fillna(0) / total
     with_lines["reasons"] = stalls.sampled_reasons(with_lines)
-    with_lines["file"] = [posixpath.basename(str(f).replace("\\", "/")) if isinstance(f, str) else None
-                          for f in with_lines["file"]]
+    with_lines["file"] = [file_name(f) for f in with_lines["file"]]
     files = with_lines["file"].dropna()
     main_file = files.value_counts().index[0] if len(files) else None
     hot = with_lines[with_lines["samples"].fillna(0) > 0].sort_values("samples", ascending=False, kind="stable")

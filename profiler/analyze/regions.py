@@ -23,6 +23,7 @@ import pandas as pd
 
 from .instruction_mix import OPCODE_CLASSES, opcodes, operands
 from .techniques import HOT_SHARE
+from .values import file_name
 
 REGIONS = ("prologue", "loop", "epilogue")
 # Global loads in flight together at most this many: "lone" (`waits_on_lone_loads`). One or two
@@ -101,9 +102,9 @@ def _loaded(text: str, ops: list[str]) -> set[int]:
 
 def waits_on_lone_loads(texts: list[str], classes: np.ndarray, waits: np.ndarray) -> np.ndarray:
     """Per instruction (program order), the long-scoreboard samples (`waits`) it holds as the first
-    use of global loads issued at most `LONE_LOADS` at a time (zero elsewhere): the loads issued since the last use of a
-    loaded register form a group, which the first instruction reading any of their registers ends,
-    waiting for them. A group costs a whole memory latency, whatever its size, so a chain of
+    use of global loads issued at most `LONE_LOADS` at a time (zero elsewhere): the loads issued
+    since the last use of a loaded register form a group, which the first instruction reading any
+    of their registers ends, waiting for them. A group costs a whole memory latency, whatever its size, so a chain of
     groups of one or two loads waits a latency each where loads issued together would wait one in
     all. A loop of run-time length does that to the loads it holds (a few partial sums added in
     turn: streamk128x256x8's fix-up before session 16, 16 L2 latencies a pass), as does a branch
@@ -133,8 +134,8 @@ def _source_at(row: pd.Series) -> str | None:
     line = row.get("line")
     if line is None or pd.isna(line):
         return None
-    file = row.get("file")
-    return f"{str(file).rsplit('/', 1)[-1]}:{int(line)}" if isinstance(file, str) and file else f"line {int(line)}"
+    file = file_name(row.get("file"))
+    return f"{file}:{int(line)}" if file else f"line {int(line)}"
 
 
 def _math_mask(classes: np.ndarray, executed: np.ndarray) -> np.ndarray:

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import posixpath
+
 import numpy as np
 import pandas as pd
 
@@ -26,3 +28,9 @@ def flag(value) -> bool:
     """A yes/no cell as a bool: True, numpy's True and 1 are yes; False, None, NaN and NA are no.
     (`value is True` is False for numpy.bool_, which is what a bench table's column holds.)"""
     return False if value is None or (not isinstance(value, str) and pd.isna(value)) else bool(value)
+
+
+def file_name(path) -> str | None:
+    """A source path's file name as a report shows it ('/src/kernels/fix.cuh' or 'C:\\k\\fix.cuh'
+    -> 'fix.cuh'), whichever machine compiled it; None for a cell without one."""
+    return posixpath.basename(path.replace("\\", "/")) if isinstance(path, str) else None
