@@ -321,3 +321,50 @@ def _reports_in(folder: Path) -> list[Path]:
 
 def _unique(reports: list[Path]) -> list[Path]:
     return list(dict.fromkeys(reports))
+
+
+def score_verdicts(truth_files: Iterable[str | os.PathLike] = (), probe_runs: Iterable[str | os.PathLike] = (),
+                   manifest=None) -> list:
+    """Grade the diagnosis against what is known (`analyze.accuracy`): every case of each truth
+    table (its `run` relative to the table) and every planted probe profiled in `probe_runs` (the
+    cause from the probes' manifest). Returns one `accuracy.Grade` per case, in order."""
+    from .analyze.accuracy import grade, parse_truth, probe_truths, verdict_words
+    from .kernel_paths import PROBES_MANIFEST
+    from .manifest import load_manifest
+
+    specs = (load_manifest() + load_manifest(PROBES_MANIFEST)) if manifest is None else manifest
+    jobs: list[tuple[Path, list]] = []
+    for table in map(Path, truth_files):
+        try:
+            text = table.read_text()
+        except OSError as exc:
+            raise GemmprofError(f"cannot read the truth table {table}: {exc.strerror or exc}") from None
+        by_run: dict[Path, list] = {}
+        for truth in parse_truth(text, str(table)):
+            by_run.setdefault(table.parent / truth.run, []).append(truth)
+        jobs += list(by_run.items())
+    planted = {s.name: s.planted for s in specs if s.planted}
+    jobs += [(Path(run), probe_truths(planted)) for run in probe_runs]
+    grades = []
+    for path, truths in jobs:
+        diagnosis = open_run(path).diagnose(manifest=specs)
+        for truth in truths:
+            d = _diagnosis_for(diagnosis.kernels, truth)
+            if d is None and not truth.range:
+                continue  # a probe this run did not profile
+            v = d.verdict if d is not None else None
+            grades.append(grade(truth, v.cause if v else None, v.ranked if v else (),
+                                verdict_words(v.problem, v.summary, v.cure) if v else ""))
+    return grades
+
+
+def _diagnosis_for(kernels, truth):
+    """The diagnosis of the truth's launch: the one whose NVTX range starts with `truth.range`,
+    else (no range) the kernel of its name."""
+    for d in kernels:
+        nvtx = (d.launch or {}).get("nvtx")
+        if truth.range and isinstance(nvtx, str) and nvtx.startswith(truth.range):
+            return d
+        if not truth.range and d.name == truth.name and d.profiled:
+            return d
+    return None

@@ -67,5 +67,8 @@ class Verdict:
     # 'high' when counters name the cause directly, 'medium' for the Speed Of Light reading, 'low'
     # when counters are missing.
     confidence: str = "medium"
+    # Other causes within noise of the lead's cost, largest first (cause keys): named beside it,
+    # not chosen between at a threshold's edge.
+    ranked: tuple[str, ...] = ()
 
 

@@ -29,7 +29,8 @@ app = typer.Typer(
 )
 
 # Each module defines a function of the same name as its command (with '-' as '_').
-COMMANDS = ["env", "build", "bench", "profile", "analyze", "roofline", "report", "compare", "dispatch", "new"]
+COMMANDS = ["env", "build", "bench", "profile", "analyze", "roofline", "report", "compare", "dispatch", "new",
+            "accuracy"]
 
 for _name in COMMANDS:
     _module = importlib.import_module(f"{__name__}.{_name.replace('-', '_')}")

@@ -1,0 +1,254 @@
+"""The foreign corpus: GEMM-like kernels gemmprof did not write, each with one cause known by
+construction (truth.toml beside this file says what a right verdict must and must not say).
+
+Triton matmuls (triton_cases.py), cuBLAS through PyTorch at several precisions, shapes and a
+batch, and hand-written CUDA (hand_written.cu, compiled with nvcc -lineinfo, launched by CuPy).
+Each case runs once outside any range (compiles, creates handles, picks algorithms), then once
+inside the NVTX ranges `corpus/<case>/<what> <shape>`, and is checked against a reference.
+
+    gemmprof profile --nvtx-include corpus/ -- python3 tests/programs/corpus/corpus.py [CASE ...]
+
+With no CASE every case runs; `--list` prints them; `--group triton|torch|cuda` runs one group.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import torch
+import torch.nn.functional as F
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import triton_cases as tc  # noqa: E402  (a file of @jit kernels beside this one)
+
+nvtx = torch.cuda.nvtx
+
+
+def _randn(*shape, dtype):
+    return torch.randn(*shape, device="cuda", dtype=torch.float32).to(dtype)
+
+
+def _rel_error(got: torch.Tensor, want: torch.Tensor) -> float:
+    got, want = got.double(), want.double()
+    return float(torch.linalg.norm(got - want) / torch.linalg.norm(want))
+
+
+def _strict_fp32(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    torch.backends.cuda.matmul.allow_tf32 = False
+    return a.float() @ b.float()
+
+
+def _ranged(case: str, label: str, fn):
+    """fn() once for warm-up, then once inside corpus/<case>/<label>; its result."""
+    fn()
+    torch.cuda.synchronize()
+    nvtx.range_push("corpus")
+    nvtx.range_push(case)
+    nvtx.range_push(label)
+    out = fn()
+    nvtx.range_pop()
+    nvtx.range_pop()
+    nvtx.range_pop()
+    torch.cuda.synchronize()
+    return out
+
+
+# --- Triton ------------------------------------------------------------------------------------
+
+def _triton(case, kernel, shape, tile, dtype=torch.float16, tol=1e-2, b_kmajor=False, **config):
+    M, N, K = shape
+    a, b = _randn(M, K, dtype=dtype), _randn(K, N, dtype=dtype)
+    held = b.t().contiguous() if b_kmajor else b
+    c = torch.empty(M, N, device="cuda", dtype=dtype)
+    _ranged(case, f"gemm {M}x{N}x{K}", lambda: tc.launch(kernel, a, held, c, tile, b_kmajor=b_kmajor, **config))
+    return _rel_error(c, _strict_fp32(a, b)), tol
+
+
+def tt_pipelined():
+    return _triton("tt_pipelined", tc.tt_pipelined, (8192, 8192, 8192), (128, 256, 64), stages=3)
+
+
+def tt_one_stage():
+    return _triton("tt_one_stage", tc.tt_one_stage, (8192, 8192, 8192), (128, 256, 64), stages=1)
+
+
+def tt_row_order():
+    # Tiles row by row along a wide N: each wave of 132 blocks spans about one row of tiles, so all
+    # of B (256 MB, five times the L2) streams from DRAM again for every row: 1/132 byte a FLOP,
+    # more than DRAM gives at the tensor cores' rate.
+    return _triton("tt_row_order", tc.tt_row_order, (4096, 32768, 4096), (128, 256, 64), stages=3, group_m=0)
+
+
+def tt_group_order():
+    # tt_row_order's shape with tiles taken eight rows at a time: the same kernel, B reused from L2.
+    return _triton("tt_group_order", tc.tt_group_order, (4096, 32768, 4096), (128, 256, 64), stages=3, group_m=8)
+
+
+def tt_sync_mma():
+    # 128x128 tiles (64 accumulators a thread): the read after every MMA costs no spills.
+    return _triton("tt_sync_mma", tc.tt_sync_mma, (8192, 8192, 8192), (128, 128, 64), stages=3, sync=True)
+
+
+def tt_small_tiles():
+    return _triton("tt_small_tiles", tc.tt_small_tiles, (4096, 4096, 4096), (32, 32, 32), stages=2, warps=4)
+
+
+def tt_tf32_one_stage():
+    # B held K-major, the layout TF32 wgmma reads as it is: the one stage is the only planted cause.
+    return _triton("tt_tf32_one_stage", tc.tt_tf32_one_stage, (4096, 4096, 4096), (128, 128, 32),
+                   dtype=torch.float32, tol=5e-3, stages=1, tf32=True, b_kmajor=True)
+
+
+def tt_tf32_transpose():
+    # B row-major (N contiguous): TF32 wgmma reads only K-major operands, so each tile of B is
+    # transposed on its way into shared memory, by scalar stores that collide in the banks.
+    return _triton("tt_tf32_transpose", tc.tt_tf32_transpose, (4096, 4096, 4096), (128, 128, 32),
+                   dtype=torch.float32, tol=5e-3, stages=3, tf32=True)
+
+
+def tt_tail_wave():
+    # 7 x 19 = 133 tiles of 128x256, one block per SM (three 48 KB stages): one wave of 132 SMs and
+    # a second wave of one block, as long as the first.
+    return _triton("tt_tail_wave", tc.tt_tail_wave, (896, 4864, 16384), (128, 256, 64), stages=3)
+
+
+# --- cuBLAS through PyTorch --------------------------------------------------------------------
+
+def _torch_mm(case, shape, dtype, tf32=False, tol=1e-2):
+    M, N, K = shape
+    a, b = _randn(M, K, dtype=dtype), _randn(K, N, dtype=dtype)
+
+    def run():
+        torch.backends.cuda.matmul.allow_tf32 = tf32
+        return a @ b
+    c = _ranged(case, f"gemm {M}x{N}x{K}", run)
+    return _rel_error(c, _strict_fp32(a, b)), tol
+
+
+def torch_fp16():
+    return _torch_mm("torch_fp16", (8192, 8192, 8192), torch.float16)
+
+
+def torch_fp32():
+    return _torch_mm("torch_fp32", (4096, 4096, 4096), torch.float32, tol=1e-5)
+
+
+def torch_tf32():
+    return _torch_mm("torch_tf32", (4096, 4096, 4096), torch.float32, tf32=True, tol=5e-3)
+
+
+def torch_fp16_small():
+    return _torch_mm("torch_fp16_small", (256, 256, 256), torch.float16)
+
+
+def torch_bmm_bf16():
+    batch, n = 4096, 128
+    a, b = _randn(batch, n, n, dtype=torch.bfloat16), _randn(batch, n, n, dtype=torch.bfloat16)
+    c = _ranged("torch_bmm_bf16", f"bmm batch={batch} {n}x{n}x{n}", lambda: torch.bmm(a, b))
+    return _rel_error(c, torch.bmm(a.float(), b.float())), 2e-2
+
+
+def torch_decode_fp16():
+    # One decode step of a linear layer: 16 tokens through a 8192x8192 weight (x @ W^T).
+    M, N, K = 16, 8192, 8192
+    x, w = _randn(M, K, dtype=torch.float16), _randn(N, K, dtype=torch.float16)
+    y = _ranged("torch_decode_fp16", f"gemm {M}x{N}x{K}", lambda: F.linear(x, w))
+    return _rel_error(y, _strict_fp32(x, w.t())), 1e-2
+
+
+# --- hand-written CUDA -------------------------------------------------------------------------
+
+_module = None
+
+
+def _cuda(name):
+    """A kernel of hand_written.cu, compiled once with line info."""
+    global _module
+    if _module is None:
+        import cupy as cp
+        cubin = Path(tempfile.mkdtemp()) / "hand_written.cubin"
+        subprocess.run(["nvcc", "-cubin", "-O3", "-lineinfo", "-arch=sm_90", "-o", str(cubin),
+                        str(HERE / "hand_written.cu")], check=True)
+        _module = cp.RawModule(path=str(cubin))
+    return _module.get_function(name)
+
+
+def _sgemm(case, shape, block, grid_of):
+    import cupy as cp
+    M, N, K = shape
+    a, b = _randn(M, K, dtype=torch.float32), _randn(K, N, dtype=torch.float32)
+    c = torch.full((M, N), float("nan"), device="cuda")
+    kernel = _cuda(case)
+    args = (cp.asarray(a), cp.asarray(b), cp.asarray(c), cp.int32(M), cp.int32(N), cp.int32(K))
+    _ranged(case, f"gemm {M}x{N}x{K}", lambda: kernel(grid_of(M, N), block, args))
+    return _rel_error(c, _strict_fp32(a, b)), 1e-5
+
+
+def naive():
+    return _sgemm("naive", (2048, 2048, 2048), (32, 8), lambda M, N: (M // 32, N // 8))
+
+
+def smem():
+    return _sgemm("smem", (2048, 2048, 2048), (32, 32), lambda M, N: (N // 32, M // 32))
+
+
+def divergent():
+    return _sgemm("divergent", (2048, 2048, 2048), (32, 8), lambda M, N: (N // 32, M // 8))
+
+
+def stream_scale():
+    import cupy as cp
+    n = 1 << 28  # 1 GiB of floats in, 1 GiB out
+    x = torch.randn(n, device="cuda")
+    y = torch.empty_like(x)
+    kernel = _cuda("stream_scale")
+    args = (cp.asarray(x), cp.asarray(y), cp.float32(0.5), cp.int64(n))
+    _ranged("stream_scale", f"stream {n} floats", lambda: kernel((132 * 8,), (256,), args))
+    return _rel_error(y, 0.5 * x), 1e-6
+
+
+CASES = {f.__name__: f for f in (
+    tt_pipelined, tt_one_stage, tt_row_order, tt_group_order, tt_sync_mma, tt_small_tiles, tt_tf32_one_stage, tt_tf32_transpose,
+    tt_tail_wave,
+    torch_fp16, torch_fp32, torch_tf32, torch_fp16_small, torch_bmm_bf16, torch_decode_fp16,
+    naive, smem, divergent, stream_scale,
+)}
+
+
+# Which framework each case comes from (the capture profiles one group a run).
+GROUPS = {name: "triton" if name.startswith("tt_") else "torch" if name.startswith("torch_") else "cuda"
+          for name in CASES}
+
+
+def main(argv: list[str]) -> int:
+    if argv[:1] == ["--list"]:
+        print("\n".join(CASES))
+        return 0
+    if argv[:1] == ["--group"] and len(argv) == 2:
+        argv = [name for name, group in GROUPS.items() if group == argv[1]]
+    unknown = [c for c in argv if c not in CASES]
+    if unknown:
+        print(f"corpus: no case {', '.join(unknown)}; --list lists them", file=sys.stderr)
+        return 2
+    failed = 0
+    for name in argv or list(CASES):
+        try:
+            error, tol = CASES[name]()
+        except Exception as exc:  # one case that cannot run must not take the others' profiles with it
+            failed += 1
+            print(f"corpus: {name:<20} ERROR {type(exc).__name__}: {str(exc)[:300]}", flush=True)
+            continue
+        ok = error <= tol
+        failed += not ok
+        print(f"corpus: {name:<20} relative error {error:.2e} (tolerance {tol:.0e}) {'PASS' if ok else 'FAIL'}",
+              flush=True)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
