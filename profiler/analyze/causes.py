@@ -26,15 +26,20 @@ from .bounds import Verdict
 from .code_causes import (atomics, bank_conflicts, barrier, divergence, epilogue, fp64, local_memory, lone_loads,
                           scattered, serial_epilogue, wasted_math)
 from .idle_causes import occupancy_capped, small_grid, tail
+from .loop_causes import too_small
 from .signals import Signals
 
 
-# The order matters: what leaves SMs idle first, then math that is not the GEMM's, then what is
-# wrong whatever the tiling, then where the time sits (epilogue, barriers), then occupancy.
+# Facts about the launch as a whole, before its code: too short for the GPU, too few blocks for
+# it, a costly last wave.
+LAUNCH_CHECKS: tuple[Callable[[Signals], Verdict | None], ...] = (too_small, small_grid, tail)
+# The order matters: math that is not the GEMM's first, then what is wrong whatever the tiling,
+# then where the time sits (epilogue, barriers), then occupancy.
 CHECKS: tuple[Callable[[Signals], Verdict | None], ...] = (
-    small_grid, tail, wasted_math, fp64, local_memory, atomics, divergence, epilogue, scattered, bank_conflicts,
-    barrier,
+    wasted_math, fp64, local_memory, atomics, divergence, epilogue, scattered, bank_conflicts, barrier,
 )
+# Checks that read where the PC samples sit: skipped on launches with too few samples.
+SAMPLED = (epilogue, atomics)
 # Tried after the Speed Of Light's compute and memory bounds, before plain latency: causes of
 # latency, which cost time only where no unit is saturated.
 LATE_CHECKS: tuple[Callable[[Signals], Verdict | None], ...] = (serial_epilogue, lone_loads, occupancy_capped)

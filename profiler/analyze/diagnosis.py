@@ -79,6 +79,9 @@ class Diagnosis:
     # Its key counters beside the cuBLAS reference of its tier at the same shape (`ladder.versus`).
     versus: pd.DataFrame = field(default_factory=pd.DataFrame)
     versus_name: str | None = None
+    # Who compiled it (`roofs.origin`: gemmprof, triton, library, cuda): which knobs a cure may name.
+    origin: str | None = None
+    attribution: dict | None = None  # where its PC samples go (`attribution.attribute`'s row)
     warnings: list[str] = field(default_factory=list)
 
     @property
@@ -163,6 +166,7 @@ def diagnose_run(tables: Mapping[str, pd.DataFrame], specs: Sequence[KernelSpec]
     names = list(chosen["name"]) if len(chosen) else []
     if bench is not None:
         names += [n for n in bench["kernel"].astype(str).unique() if n not in names]
+    specs = [s for s in specs if s.name not in _foreign(chosen, bench)]
     order = ladder.ladder_order(names, specs)
     by_spec = {s.name: s for s in specs}
 
@@ -212,6 +216,17 @@ def diagnose_run(tables: Mapping[str, pd.DataFrame], specs: Sequence[KernelSpec]
 
 # ---------------------------------------------------------------------------------------------
 # Choosing what to diagnose
+
+
+def _foreign(chosen: pd.DataFrame, bench: pd.DataFrame | None) -> set[str]:
+    """Names of launches another program made: named by their function, with no gemmprof NVTX
+    range and no bench row. A user's kernel called `naive` is not the ladder's first rung, and
+    must not inherit its idea, rung or predecessor."""
+    if not len(chosen) or "name" not in chosen.columns:
+        return set()
+    keys = chosen["kernel_key"] if "kernel_key" in chosen.columns else pd.Series([None] * len(chosen))
+    benched = set(bench["kernel"].astype(str)) if bench is not None else set()
+    return {n for n, k in zip(chosen["name"], keys) if not (isinstance(k, str) and k == n) and n not in benched}
 
 
 def _named(kernels: pd.DataFrame | None) -> pd.DataFrame | None:

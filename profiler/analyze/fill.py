@@ -153,6 +153,8 @@ def add_profile(d: Diagnosis, launch: dict, per: Mapping[str, pd.DataFrame | Non
 
     verdict = mine("verdicts")
     d.verdict = verdict["verdict"].iloc[0] if len(verdict) else None
+    if len(verdict):
+        d.origin, d.attribution = verdict["origin"].iloc[0], verdict["attribution"].iloc[0]
     d.utilisation = _row(mine("utilisation"))
     d.stalls = mine("stalls")
     d.conflicts = mine("conflicts")

@@ -9,7 +9,9 @@ them. A launch's shape comes from, first found wins:
    or demangled name matches REGEX);
 3. an NVTX range whose name carries the shape, the convention for other programs: a
    whitespace-separated token `MxNxK` (`gemm 1024x512x256`, `layer3 qkv 4096x4096x1024`) or the
-   three `M=1024 N=512 K=256` (commas allowed between them). The innermost such range wins.
+   three `M=1024 N=512 K=256` (commas allowed between them). The innermost such range wins. A
+   batched product names its batch count in the same range: `batch=4096` beside the shape, or a
+   token `BxMxNxK` (`bmm 4096x128x128x128`); its FLOPs and least traffic are the batch's.
 
 Otherwise the shape stays unknown and those parts are left out with a line saying so; a shape is
 never guessed from the grid or the counters (a split-K or batched kernel would fool any guess).
@@ -30,6 +32,8 @@ from ..errors import GemmprofError
 NVTX_SHAPE = re.compile(
     r"(?<![\w.=])(?:(?P<M>\d+)x(?P<N>\d+)x(?P<K>\d+)|M=(?P<m>\d+)[\s,]+N=(?P<n>\d+)[\s,]+K=(?P<k>\d+))(?![\w.])"
 )
+# A batch count: `batch=4096`, or the B of a `BxMxNxK` token.
+NVTX_BATCH = re.compile(r"(?<![\w.])(?:batch\s*=\s*(?P<b>\d+)|(?P<B>\d+)x(?P<M>\d+)x(?P<N>\d+)x(?P<K>\d+))(?![\w.])")
 _RULE = re.compile(r"^(?:(?P<pattern>.+)=)?(?P<M>\d+)x(?P<N>\d+)x(?P<K>\d+)$")
 
 # Where a launch's shape came from (the `shape_source` column).
@@ -70,17 +74,40 @@ def parse_shape_rule(text: str) -> ShapeRule:
 
 
 def shape_from_nvtx(ranges: object) -> tuple[int, int, int] | None:
-    """The shape an NVTX range names ('gemm 1024x512x256', 'M=64 N=64 K=32'): of the ranges
-    open at the launch (outermost first, joined with '/'), the innermost one that names one."""
+    """The shape an NVTX range names ('gemm 1024x512x256', 'M=64 N=64 K=32', 'bmm 8x64x64x64'):
+    of the ranges open at the launch (outermost first, joined with '/'), the innermost one that
+    names one."""
+    named = _named_in(ranges)
+    return named[1] if named else None
+
+
+def batch_from_nvtx(ranges: object) -> int:
+    """The batch count the range naming the shape gives (`batch=N` or a `BxMxNxK` token), else 1."""
+    named = _named_in(ranges)
+    return named[0] if named else 1
+
+
+def _named_in(ranges: object) -> tuple[int, tuple[int, int, int]] | None:
+    """(batch, shape) of the innermost range naming a shape, or None."""
     if not isinstance(ranges, str):
         return None
-    found = list(NVTX_SHAPE.finditer(ranges))
-    if not found:
-        return None
-    last = found[-1]
-    values = (last["M"], last["N"], last["K"]) if last["M"] else (last["m"], last["n"], last["k"])
-    shape = tuple(int(v) for v in values)
-    return shape if min(shape) > 0 else None
+    for name in reversed(ranges.split("/")):
+        batched = [m for m in NVTX_BATCH.finditer(name) if m["B"]]
+        found = list(NVTX_SHAPE.finditer(name))
+        if batched:
+            last = batched[-1]
+            shape = (int(last["M"]), int(last["N"]), int(last["K"]))
+            batch = int(last["B"])
+        elif found:
+            last = found[-1]
+            values = (last["M"], last["N"], last["K"]) if last["M"] else (last["m"], last["n"], last["k"])
+            shape = tuple(int(v) for v in values)
+            counts = [int(m["b"]) for m in NVTX_BATCH.finditer(name) if m["b"]]
+            batch = counts[-1] if counts else 1
+        else:
+            continue
+        return (batch, shape) if min(shape) > 0 and batch > 0 else None
+    return None
 
 
 def fill_shapes(kernels: pd.DataFrame, rules: Iterable[ShapeRule] = ()) -> pd.DataFrame:
@@ -93,6 +120,7 @@ def fill_shapes(kernels: pd.DataFrame, rules: Iterable[ShapeRule] = ()) -> pd.Da
             out[dim] = pd.array([None] * len(out), dtype="Int64")
     sources: list[str | None] = []
     values: dict[str, list] = {d: [] for d in "MNK"}
+    batches: list[int] = []
     for record in out.to_dict("records"):
         known = tuple(record[d] for d in "MNK")
         shape, source = None, None
@@ -108,18 +136,27 @@ def fill_shapes(kernels: pd.DataFrame, rules: Iterable[ShapeRule] = ()) -> pd.Da
         for dim, value in zip("MNK", shape or (None, None, None)):
             values[dim].append(value)
         sources.append(source)
+        batches.append(batch_from_nvtx(record.get("nvtx")) if source == FROM_NVTX else 1)
     for dim in "MNK":
         out[dim] = pd.array(values[dim], dtype="Int64")
     out["shape_source"] = pd.Series(sources, index=out.index, dtype="object")
+    out["batch"] = pd.array(batches, dtype="Int64")
     return out
 
 
+def batch_of(launch: Mapping) -> int:
+    """How many products of its shape a launch computed (`fill_shapes`' batch; 1 when not said)."""
+    batch = launch.get("batch")
+    return 1 if batch is None or pd.isna(batch) or batch < 1 else int(batch)
+
+
 def gemm_flop(launch: Mapping) -> float:
-    """The GEMM's 2MNK FLOPs for a launch whose shape is known (`fill_shapes`), else NaN."""
+    """The GEMM's 2MNK FLOPs (times its batch) for a launch whose shape is known (`fill_shapes`),
+    else NaN."""
     dims = [launch.get(d) for d in "MNK"]
     if any(v is None or pd.isna(v) or v <= 0 for v in dims):
         return np.nan
-    return 2.0 * float(dims[0]) * float(dims[1]) * float(dims[2])
+    return 2.0 * float(dims[0]) * float(dims[1]) * float(dims[2]) * batch_of(launch)
 
 
 def math_flop(launch: Mapping) -> float:

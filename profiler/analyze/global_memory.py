@@ -1,9 +1,12 @@
 """Global memory: bytes moved at each level (DRAM, L2, L1) against the least a GEMM must move,
 and how well global accesses coalesce.
 
-Traffic. C = alpha A B + beta C with beta != 0 must at least read A (M x K), B (K x N) and C
-(M x N) once and write C once: 4 (M K + K N + 2 M N) bytes in FP32. Bytes moved at a level
-over that minimum is how many times each byte was fetched there.
+Traffic. gemmprof's kernels compute C = alpha A B + beta C with beta != 0 and C in FP32: they
+must at least read A (M x K), B (K x N) and C (M x N) once and write C once, 4 (M K + K N + 2 M N)
+bytes in FP32. Another program's product (a framework's matmul, C = A B) reads A and B and writes
+C in the input type: e (M K + K N + M N) bytes for e-byte elements. A batched product moves that
+once per product. Bytes moved at a level over that minimum is how many times each byte was
+fetched there.
 """
 
 from __future__ import annotations
@@ -34,12 +37,28 @@ TRAFFIC_LEVELS = (
 TENSOR_INPUT_BYTES = (("tensor_fp16_flop", 2), ("tensor_bf16_flop", 2), ("tensor_fp8_flop", 1))
 
 
-def gemm_min_bytes(M: int, N: int, K: int, input_bytes: int = FP32_BYTES, reads_c: bool = True) -> dict[str, int]:
-    """Least traffic of one GEMM: A and B (`input_bytes` an element) read once, C (FP32) read once
-    when beta != 0 and written once."""
-    read = input_bytes * (M * K + K * N) + (FP32_BYTES * M * N if reads_c else 0)
-    write = FP32_BYTES * M * N
+def gemm_min_bytes(M: int, N: int, K: int, input_bytes: int = FP32_BYTES, reads_c: bool = True,
+                   output_bytes: int = FP32_BYTES, batch: int = 1) -> dict[str, int]:
+    """Least traffic of `batch` GEMMs: A and B (`input_bytes` an element) read once, C
+    (`output_bytes` an element) read once when beta != 0 and written once."""
+    read = batch * (input_bytes * (M * K + K * N) + (output_bytes * M * N if reads_c else 0))
+    write = batch * output_bytes * M * N
     return {"read": read, "write": write, "total": read + write}
+
+
+def launch_min_bytes(record: dict, reads_c: bool = True) -> dict[str, int] | None:
+    """`gemm_min_bytes` of a launch, from its shape, batch and element types; None without a shape.
+    gemmprof's own kernels (their tier known) read and write C in FP32 (`reads_c`: beta != 0); any
+    other launch is taken as a framework's C = A B: C in the input type, not read."""
+    from .gemm_shape import batch_of
+
+    M, N, K = (record.get(d) for d in "MNK")
+    if any(v is None or pd.isna(v) for v in (M, N, K)):
+        return None
+    size = input_bytes(record)
+    if _tiers().get(record.get("kernel_key")) is not None:
+        return gemm_min_bytes(int(M), int(N), int(K), size, reads_c, batch=batch_of(record))
+    return gemm_min_bytes(int(M), int(N), int(K), size, reads_c=False, output_bytes=size, batch=batch_of(record))
 
 
 def input_bytes(record: dict) -> int:
@@ -49,14 +68,6 @@ def input_bytes(record: dict) -> int:
     if tier is not None:
         return tier_record(tier).element_bytes
     return next((size for column, size in TENSOR_INPUT_BYTES if number(record.get(column)) > 0), FP32_BYTES)
-
-
-def launch_min_bytes(record: dict, reads_c: bool = True) -> dict[str, int] | None:
-    """`gemm_min_bytes` of a launch, from its shape and input type; None without a shape."""
-    M, N, K = (record.get(d) for d in "MNK")
-    if any(v is None or pd.isna(v) for v in (M, N, K)):
-        return None
-    return gemm_min_bytes(int(M), int(N), int(K), input_bytes(record), reads_c)
 
 
 @cache

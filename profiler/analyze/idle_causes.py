@@ -71,7 +71,7 @@ def occupancy_capped(s: Signals) -> Verdict | None:
         smem = number(o.get("shared_mem_per_block"))
         lift = (f"Each block reserves {fmt_bytes(smem)} of shared memory; request only what the tiles use (half "
                 f"of it would fit {int(o['blocks_per_sm']) * 2} blocks per SM), or give each block more warps.")
-    elif first == "registers" and not pd.isna(o.get("registers_for_next_block")):
+    elif first == "registers" and not pd.isna(o.get("registers_for_next_block")) and s.origin in ("gemmprof", "cuda"):
         lift = (f"Occupancy is capped by registers ({fmt_num(o['registers_per_thread'])} per thread); at most "
                 f"{fmt_num(o['registers_for_next_block'])} would fit one more block per SM.")
     else:

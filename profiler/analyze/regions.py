@@ -230,17 +230,14 @@ def _at_wgmma_wait(g: pd.DataFrame, ops: pd.Series) -> float:
     return 100.0 * barrier[(ops == "WARPGROUP").to_numpy()].sum() / barrier.sum()
 
 
-def _split(group: pd.DataFrame) -> dict:
+def label_regions(group: pd.DataFrame) -> tuple[pd.DataFrame, pd.Series, np.ndarray, np.ndarray] | None:
+    """One launch's SASS in program order with, per instruction, its opcode, its class
+    (`instruction_mix.OPCODE_CLASSES`) and its region (0 prologue, 1 main loop, 2 epilogue); None
+    for a launch with no samples or nothing executed."""
     g = group.sort_values("offset", kind="stable")
     executed = g["inst_executed"].fillna(0).to_numpy(dtype="float64")
-    samples = g["samples"].fillna(0).to_numpy(dtype="float64")
-    total = samples.sum()
-    empty = {f"{r}_pct": np.nan for r in REGIONS} | {f"{c}_samples_pct": np.nan for c in SAMPLED_CLASSES} | {"epilogue_line": None, "epilogue_line_pct": np.nan,
-                                                      "epilogue_code": None, "epilogue_top_reason": None,
-                                                      "epilogue_long_scoreboard_pct": np.nan, "epilogue_serial_load_wait_pct": np.nan,
-                                                      "lone_load_wait_pct": np.nan, "lone_load_at": None}
-    if total <= 0 or executed.max() <= 0:
-        return empty
+    if g["samples"].fillna(0).sum() <= 0 or executed.max() <= 0:
+        return None
     ops = opcodes(g)
     classes = np.array([OPCODE_CLASSES.get(o, "other") for o in ops])
     math = _math_mask(classes, executed)
@@ -250,6 +247,20 @@ def _split(group: pd.DataFrame) -> dict:
     region = np.where(np.arange(len(g)) < first, 0, np.where(np.arange(len(g)) > last, 2, 1))
     for lo, hi in _loop_copies(g, math, executed, targets, first, last):
         region[lo:hi + 1] = 1
+    return g, ops, classes, region
+
+
+def _split(group: pd.DataFrame) -> dict:
+    empty = {f"{r}_pct": np.nan for r in REGIONS} | {f"{c}_samples_pct": np.nan for c in SAMPLED_CLASSES} | {"epilogue_line": None, "epilogue_line_pct": np.nan,
+                                                      "epilogue_code": None, "epilogue_top_reason": None,
+                                                      "epilogue_long_scoreboard_pct": np.nan, "epilogue_serial_load_wait_pct": np.nan,
+                                                      "lone_load_wait_pct": np.nan, "lone_load_at": None}
+    labelled = label_regions(group)
+    if labelled is None:
+        return empty
+    g, ops, classes, region = labelled
+    samples = g["samples"].fillna(0).to_numpy(dtype="float64")
+    total = samples.sum()
     out = {f"{name}_pct": 100.0 * samples[region == i].sum() / total for i, name in enumerate(REGIONS)}
     out |= {f"{c}_samples_pct": 100.0 * samples[classes == c].sum() / total for c in SAMPLED_CLASSES}
     out["barrier_stall_at_wgmma_wait_pct"] = _at_wgmma_wait(g, ops)

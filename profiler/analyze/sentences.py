@@ -19,6 +19,7 @@ from ..numbers import count_of, fmt_bytes, fmt_count, fmt_num, fmt_pct, fmt_time
 from .hot_lines import waits_at_mbarrier, where
 from .signals import Signals, stall_sentence
 from .values import number
+from ..specs import ROOF_SHARE
 from .stalls import BY_REASON
 from .thresholds import (LARGE_TILE_SHARED_PER_MATH, REGISTER_TILE_FULL, CONFLICT_NOTABLE_PCT, FFMA_SHARE_NOTE_PCT, ISSUE_NOTE_PCT,
                          BANK_CONFLICT_NOTE_PCT, BANK_DISPATCH_SAMPLES_PCT, BANK_DISPATCH_STALL_PCT,
@@ -102,7 +103,7 @@ def _occupancy_sentence(s: Signals) -> str:
 
 def fp32(s: Signals) -> Verdict:
     u, k = s.util, s.launch
-    summary = (f"The FMA pipe runs at {fmt_pct(u['fp32'])} of its FP32 peak "
+    summary = (f"The FMA pipe runs at {fmt_pct(u['fp32'])} of its FP32 peak{s.at_clock()} "
                f"({fmt_num(k['achieved_flops'] / 1e9)} of {fmt_num(k['peak_fp32_flops'] / 1e9)} GFLOP/s): "
                f"the kernel is at the compute roof.")
     evidence = [
@@ -119,13 +120,22 @@ def tensor(s: Signals) -> Verdict:
     peak = k["peak_tensor_fp16_flops"] if pd.isna(peak) else peak
     summary = (f"The tensor cores run at {fmt_pct(u['tensor'])} of their dense {tensor_peak_name(u)} peak "
                f"({fmt_num(k['tensor_flop'] / (k['duration_ns'] * 1e-9) / 1e9)} of "
-               f"{fmt_num(peak / 1e9)} GFLOP/s at the clock of this launch), the busiest unit: the kernel is "
-               f"at or near the compute roof.")
+               f"{fmt_num(peak / 1e9)} GFLOP/s{s.at_clock()}), the busiest unit: the kernel is "
+               f"at or near the compute roof{_attained(s)}.")
     return _verdict("tensor", "at the tensor-core roof", summary,
-                    [s.sides(), hopper_sentence(s), *_stall_evidence(s, n=1)], _tensor_cure(s), s, "tensor_roof")
+                    [s.sides(), hopper_sentence(s), *_stall_evidence(s, n=1)], tensor_cure(s), s, "tensor_roof")
 
 
-def _tensor_cure(s: Signals) -> str | None:
+def _attained(s: Signals) -> str:
+    """', within 10% of the 93% cuBLAS attains for this math (where that comes from)' ('' unknown)."""
+    att = s.attainable or {}
+    pct = number(att.get("pct"))
+    if not pct > 0:
+        return ""
+    return f", within {fmt_pct(100 * (1 - ROOF_SHARE))} of the {fmt_pct(pct)} cuBLAS attains for this math ({att.get('source')})"
+
+
+def tensor_cure(s: Signals) -> str | None:
     """The tensor bound's cure for a kernel that already feeds wgmma by TMA (the usual cure would
     prescribe what it does): the rest of the way is the pipe's idle cycles. None: the usual cure."""
     t = s.techniques or {}
@@ -286,7 +296,7 @@ def _latency_cure(top: str | None, s: Signals) -> tuple[str, str, str]:
     capped = ""
     if o.get("limiter") and o.get("theoretical_pct", 100) < 100:
         capped = f" Occupancy is capped by {o['limiter']} at {count_of(o['blocks_per_sm'], 'block')} per SM"
-        if "registers" in o["limiter"] and not pd.isna(o.get("registers_for_next_block")):
+        if "registers" in o["limiter"] and not pd.isna(o.get("registers_for_next_block")) and s.origin in ("gemmprof", "cuda"):
             capped += (f" ({fmt_num(o['registers_per_thread'])} registers per thread; at most "
                        f"{fmt_num(o['registers_for_next_block'])} would fit one more block per SM)")
         capped += "."

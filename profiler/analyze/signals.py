@@ -70,6 +70,9 @@ class Signals:
     techniques: dict | None = None  # this launch's row of `techniques.techniques`
     regions: dict | None = None  # this launch's row of `regions.time_regions`
     banks: dict | None = None  # this launch's row of `register_banks.register_bank_conflicts`
+    attribution: dict | None = None  # this launch's row of `attribution.attribute`: where its samples go
+    attainable: dict | None = None  # `roofs.attainable`: what its math can reach on this GPU, and from where
+    origin: str = "cuda"  # who compiled it (`roofs.origin`): gemmprof, triton, library or cuda
 
     def stall(self, reason: str) -> tuple[float, float]:
         """(cycles per issued instruction, share of all cycles in %) of one reason, as `own_stalls`."""
@@ -98,6 +101,11 @@ class Signals:
         return s.sort_values("cycles_per_inst", ascending=False, kind="stable")
 
 
+
+    def at_clock(self) -> str:
+        """' at 1.58 GHz': the SM clock every % of peak of this launch is measured at ("" unknown)."""
+        clock = number(self.launch.get("sm_clock_hz"))
+        return f" at {fmt_num(clock / 1e9, 3)} GHz" if clock > 0 else ""
 
     def sides(self) -> str:
         """The Speed Of Light in one sentence: how busy the memory side and the SM are."""

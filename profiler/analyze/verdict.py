@@ -27,8 +27,10 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
-from . import causes, sentences
+from . import causes, loop_causes, sentences
+from .attribution import attribute
 from .bounds import BOUNDS, Verdict
+from .roofs import attainable, math_kind, origin
 from .global_memory import global_access_kinds
 from .shared_memory import shared_measured_bytes, shared_unmeasured, wgmma_shared_bytes
 from .instruction_mix import with_opcodes
@@ -38,6 +40,7 @@ from .register_banks import register_bank_conflicts
 from .signals import Signals, utilisation
 from .stalls import stall_breakdown
 from .techniques import techniques as techniques_of
+from .values import number
 from .thresholds import (BALANCE_MARGIN_PCT, DRAM_BOUND_PCT, FP32_BOUND_PCT, ISSUE_BUSY_PCT, SHARED_SHARE_MIN,
                          SOL_BUSY_PCT, TENSOR_BOUND_PCT)
 
@@ -54,7 +57,8 @@ def classify(kernels: pd.DataFrame, mix: pd.DataFrame | None = None, conflicts: 
     the register banks (`register_banks`); `util`, `occ`, `banks` and `regions`, `utilisation(kernels)`,
     `occupancy(kernels)`, `register_bank_conflicts(sass)` and `time_regions(sass)` when the caller has
     them already.
-    Columns: report, launch, verdict (a `Verdict`), bound, cause, label, problem."""
+    Columns: report, launch, verdict (a `Verdict`), bound, cause, label, problem, origin (who
+    compiled the kernel: `roofs.origin`) and attribution (where its samples go: `attribution`)."""
     util = utilisation(kernels) if util is None else util
     occ = occupancy(kernels) if occ is None else occ
     stalls = stall_breakdown(kernels)
@@ -64,9 +68,13 @@ def classify(kernels: pd.DataFrame, mix: pd.DataFrame | None = None, conflicts: 
     regions = time_regions(sass) if regions is None and sass is not None else regions
     wgmma_bytes = wgmma_shared_bytes(sass) if sass is not None else None
     banks = register_bank_conflicts(sass) if banks is None and sass is not None else banks
+    shares = attribute(sass)
+    reachable = attainable(kernels, util)
     rows = []
     for i, record in enumerate(kernels.to_dict("records")):
         key = (record.get("report"), record.get("launch"))
+        code = _for(sass, key)
+        files = code["file"].dropna().unique().tolist() if code is not None and "file" in code.columns else []
         signals = Signals(
             launch=record,
             util=_with_wgmma_reads(util.iloc[i].to_dict(), record, _first_row(_for(wgmma_bytes, key))),
@@ -79,11 +87,16 @@ def classify(kernels: pd.DataFrame, mix: pd.DataFrame | None = None, conflicts: 
             techniques=_first_row(_for(tech, key)),
             regions=_first_row(_for(regions, key)),
             banks=_first_row(_for(banks, key)),
+            attribution=_first_row(_for(shares, key)),
+            attainable=reachable[i],
+            origin=origin(record, files),
         )
         v = decide(signals)
         rows.append({"report": key[0], "launch": key[1], "verdict": v, "bound": v.bound, "cause": v.cause,
-                     "label": v.label, "problem": v.problem})
-    return pd.DataFrame(rows, columns=["report", "launch", "verdict", "bound", "cause", "label", "problem"])
+                     "label": v.label, "problem": v.problem, "origin": signals.origin,
+                     "attribution": signals.attribution})
+    return pd.DataFrame(rows, columns=["report", "launch", "verdict", "bound", "cause", "label", "problem", "origin",
+                                       "attribution"])
 
 
 def _with_wgmma_reads(u: dict, launch: dict, wgmma: dict | None) -> dict:
@@ -113,13 +126,28 @@ def _decide(s: Signals) -> Verdict:
         return Verdict("unknown", BOUNDS["unknown"].label, "missing counters",
                        "The profile lacks the Speed Of Light counters (SM and memory throughput) a verdict needs.",
                        (), BOUNDS["unknown"].cure, cause="unknown", confidence="low")
-    for check in causes.CHECKS:
+    for check in causes.LAUNCH_CHECKS:
         if (v := check(s)) is not None:
             return v
-    if u["fp32"] >= FP32_BOUND_PCT:
+    memory = loop_causes.memory_roof(s)
+    code = _code_cause(s)
+    loop = _costliest(s)
+    if memory is not None and loop_causes.leads_memory_roof(s, memory):
+        return memory  # DRAM busy at its roof: where the samples sit is where the memory waits land
+    # memory-bound by nature with DRAM mostly idle: the code holds it back, the roof is named beside
+    nature = ("dram",) if memory is not None and memory.cause == "dram" else ()
+    if code is not None:
+        return replace(code, ranked=code.ranked + nature)
+    if memory is not None and memory.cause == "tile_order":
+        return memory
+    if loop is not None:
+        return replace(loop, ranked=loop.ranked + nature)
+    if memory is not None:
+        return memory
+    if u["fp32"] >= FP32_BOUND_PCT and not (loop_causes.below_roof(s) and math_kind(u) == "FP32"):
         return sentences.fp32(s)
     if u["tensor"] >= TENSOR_BOUND_PCT:
-        return sentences.tensor(s)
+        return sentences.tensor(s) if not loop_causes.below_roof(s) else loop_causes.tensor_gap(s)
     memory_busy = u["memory"] >= SOL_BUSY_PCT and u["memory"] >= u["sm"] - BALANCE_MARGIN_PCT
     if memory_busy:
         if u["dram"] >= DRAM_BOUND_PCT:
@@ -133,6 +161,30 @@ def _decide(s: Signals) -> Verdict:
         if (v := check(s)) is not None:
             return v
     return sentences.latency(s)
+
+
+def _code_cause(s: Signals) -> Verdict | None:
+    """The first of `causes.CHECKS` that applies (those reading where samples sit only with enough
+    samples to read)."""
+    enough = loop_causes.MIN_SAMPLES <= number((s.attribution or {}).get("samples", np.inf))
+    for check in causes.CHECKS:
+        if check in causes.SAMPLED and not enough:
+            continue  # where the samples sit says nothing from a handful of them
+        if (v := check(s)) is not None:
+            return v
+    return None
+
+
+def _costliest(s: Signals) -> Verdict | None:
+    """The main-loop cause that explains the most samples (`loop_causes.LOOP_FINDERS`), with the
+    others within noise of it ranked beside it; None when none applies."""
+    found = sorted((f for f in (finder(s) for finder in loop_causes.LOOP_FINDERS) if f is not None),
+                   key=lambda f: -f.cost)
+    if not found:
+        return None
+    lead = found[0]
+    beside = tuple(f.verdict.cause for f in found[1:] if lead.cost - f.cost <= loop_causes.NOISE_PCT)
+    return replace(lead.verdict, ranked=beside)
 
 
 def _finish(v: Verdict, s: Signals) -> Verdict:

@@ -97,6 +97,9 @@ def _print_summary(kernels: Any, rows: Rows, where: Path) -> None:
 
     most = int(kernels.groupby("report", sort=False).size().max()) if len(kernels) else 0
     per_kernel = rows == Rows.kernel or (rows == Rows.auto and most > AUTO_ROWS_MAX_LAUNCHES)
+    from ..analyze.gemm_shape import fill_shapes
+
+    kernels = fill_shapes(kernels)  # shapes named by NVTX ranges, as the report reads them
     shown = in_ladder_order(group_launches(kernels) if per_kernel else kernels, load_manifest())
     reports = kernels["report"].nunique()
     title = (str(kernels["report"].iloc[0]) if reports == 1

@@ -117,6 +117,12 @@ SASS_FIELDS: tuple[Field, ...] = (
 
 # Bytes one shared-memory wavefront moves at most: 32 banks x 4 bytes.
 SHARED_BYTES_PER_WAVEFRONT = 128
+# What one SM's L1 serves per L1 cycle where a report lacks the peak metrics (plain `--set full`
+# has neither): one shared-memory wavefront and 512 bytes. Read off reports that have them
+# (ncu 2025.3 on an H200, 132 SMs: l1tex__data_pipe_lsu_wavefronts_mem_shared.sum.peak_sustained
+# = 132, l1tex__t_bytes.sum.peak_sustained = 67584); the same on every SM since Volta.
+SHARED_WAVEFRONTS_PER_SM_CYCLE = 1
+L1_BYTES_PER_SM_CYCLE = 512
 # An L2 sector is 32 bytes.
 L2_SECTOR_BYTES = 32
 
@@ -632,11 +638,16 @@ DERIVED: tuple[Derived, ...] = (
             lambda f: _coalesce(_f(f, "l2_bytes_per_cycle_peak"),
                              _f(f, "l2_sectors_per_cycle_peak_per_slice") * _f(f, "l2_slices") * L2_SECTOR_BYTES)
             * _f(f, "l2_clock_hz")),
-    Derived("peak_l1_bytes_per_s", "byte/s", "L1/TEX bandwidth peak (all SMs) at this launch's L1 clock.",
-            _peak("l1_bytes_per_cycle_peak", "l1_clock_hz")),
+    Derived("peak_l1_bytes_per_s", "byte/s",
+            "L1/TEX bandwidth peak (all SMs) at this launch's L1 clock (512 bytes per SM cycle where the report "
+            "lacks the peak metric).",
+            lambda f: _coalesce(_f(f, "l1_bytes_per_cycle_peak"), _f(f, "sm_count") * L1_BYTES_PER_SM_CYCLE)
+            * _f(f, "l1_clock_hz")),
     Derived("peak_shared_bytes_per_s", "byte/s",
-            "Shared-memory bandwidth peak (all SMs) at this launch's L1 clock, 128 bytes per wavefront.",
-            _peak("shared_wavefronts_per_cycle_peak", "l1_clock_hz", SHARED_BYTES_PER_WAVEFRONT)),
+            "Shared-memory bandwidth peak (all SMs) at this launch's L1 clock, 128 bytes per wavefront (one "
+            "wavefront per SM cycle where the report lacks the peak metric).",
+            lambda f: _coalesce(_f(f, "shared_wavefronts_per_cycle_peak"), _f(f, "sm_count") * SHARED_WAVEFRONTS_PER_SM_CYCLE)
+            * SHARED_BYTES_PER_WAVEFRONT * _f(f, "l1_clock_hz")),
     Derived("fp32_peak_pct", "%", "achieved_flops over peak_fp32_flops.",
             lambda f: 100.0 * _f(f, "achieved_flops") / _f(f, "peak_fp32_flops")),
     Derived("peak_pct", "%",

@@ -215,12 +215,12 @@ def launch_summary_table(kernels: pd.DataFrame, title: str, per_kernel: bool = F
 
 # What a narrow `analyze` table leaves out first (all of it is in kernels.csv and on the kernel
 # pages): the names, time, rate and top stall are the row.
-SUMMARY_OPTIONAL = ("occupancy", "bank conflicts", "DRAM MB", "% of peak", "share")
+SUMMARY_OPTIONAL = ("occupancy", "bank conflicts", "DRAM MB", "% of peak (GHz)", "share")
 
 
 def summary_headers(per_kernel: bool = False) -> list[str]:
     first = ["launches", "kernel", "shape", "total ms", "share", "median µs"] if per_kernel else ["#", "kernel", "shape", "time µs"]
-    return first + ["GFLOP/s", "% of peak", "DRAM MB", "bank conflicts", "occupancy", "top stall"]
+    return first + ["GFLOP/s", "% of peak (GHz)", "DRAM MB", "bank conflicts", "occupancy", "top stall"]
 
 
 def summary_rows(kernels: pd.DataFrame, per_kernel: bool = False) -> list[list[str]]:
@@ -247,7 +247,7 @@ def summary_rows(kernels: pd.DataFrame, per_kernel: bool = False) -> list[list[s
             first = [str(r["launch"]), name, shape, num(r["duration_ns"] / 1e3, ",.1f")]
         rows.append(first + [
             num(r["achieved_flops"] / 1e9, ",.0f"),
-            num(r["peak_pct"], ".1f"),
+            num(r["peak_pct"], ".1f") + (f" ({r['sm_clock_hz'] / 1e9:.2f})" if r.get("sm_clock_hz", 0) > 0 else ""),
             num(r["dram_bytes"] / 1e6, ",.2f"),
             num(r["shared_bank_conflicts"], ",.0f"),
             occupancy,

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from ..analyze.diagnosis import Diagnosis
+from ..analyze.gemm_shape import batch_of
 from ..analyze.global_memory import launch_min_bytes, writes_below_minimum
 from ..analyze.occupancy import LIMITS
 from ..numbers import count_of, fmt_bytes, fmt_count, fmt_num, fmt_pct, fmt_times, fmt_way
@@ -155,8 +156,16 @@ def occupancy_view(d: Diagnosis) -> dict | None:
     return {"o": o, "table": t, "limited": bool(limiter) and o["theoretical_pct"] < 100,
             "achieved": fmt_pct(o["achieved_pct"]), "theoretical": fmt_pct(o["theoretical_pct"]),
             "warps_per_scheduler": fmt_num(o["warps_per_scheduler"], 2), "limiter": limiter,
-            "blocks": count_of(o["blocks_per_sm"], "block"), "registers_next": None if is_missing(o["registers_for_next_block"])
-            else fmt_num(o["registers_for_next_block"]), "gap": o["achieved_gap"], "meaning": meaning}
+            "blocks": count_of(o["blocks_per_sm"], "block"),
+            "registers_next": None if is_missing(o["registers_for_next_block"]) or d.origin not in COMPILED_BY_USER
+            else fmt_num(o["registers_for_next_block"]),
+            "co_limiters": ", ".join(x for x in limiter.split(", ") if x and x != "registers"),
+            "gap": o["achieved_gap"], "meaning": meaning}
+
+
+# Origins of kernels whose author compiles them (`analyze.roofs.origin`): register caps are theirs to set;
+# cuBLAS's and Triton's are not.
+COMPILED_BY_USER = ("gemmprof", "cuda")
 
 
 def traffic_table(d: Diagnosis) -> Table:
@@ -171,8 +180,10 @@ def traffic_notes(d: Diagnosis) -> dict:
     least = launch_min_bytes(d.launch) if d.launch else None
     if least is None:
         return {}
+    batch = batch_of(d.launch)
     return {"read": fmt_bytes(least["read"]), "write": fmt_bytes(least["write"]), "total": fmt_bytes(least["total"]),
-            "low_writes": writes_below_minimum(d.traffic)}
+            "low_writes": writes_below_minimum(d.traffic), "own": d.origin == "gemmprof",
+            "batch": f"{batch} products of " if batch > 1 else ""}
 
 
 _MIX_ROWS = (

@@ -56,10 +56,12 @@ def kernel_view(d: Diagnosis, run: RunDiagnosis) -> dict[str, Any]:
         facts.append(("FLOP/s executed", Cell(f"{fmt_num(d.executed_gflops / 1e3)} T on the {on}, "
                                               f"{fmt_times(d.executed_per_gemm_flop)} the GEMM's 2MNK")))
     if d.utilisation:
+        clock = k.get("sm_clock_hz")
+        at = f" at {fmt_num(clock / 1e9, 3)} GHz" if not is_missing(clock) and clock > 0 else ""  # the peak is at this clock
         if uses_tensor_cores(d.utilisation):  # its FMA pipe share says nothing
-            facts.append(("tensor cores", Cell(f"{fmt_pct(d.utilisation['tensor'])} of {tensor_peak_name(d.utilisation)} peak")))
+            facts.append(("tensor cores", Cell(f"{fmt_pct(d.utilisation['tensor'])} of {tensor_peak_name(d.utilisation)} peak{at}")))
         else:
-            facts.append(("FP32 pipe", Cell(fmt_pct(d.utilisation["fp32"]) + " of peak")))
+            facts.append(("FP32 pipe", Cell(fmt_pct(d.utilisation["fp32"]) + f" of peak{at}")))
     view: dict[str, Any] = {
         "d": d, "facts": facts, "verdict": d.verdict, "shape": shape,
         "changes": changes_table(d), "unchanged": unchanged(d), "versus": versus_table(d),

@@ -43,9 +43,19 @@ def test_fp16_kernels_are_held_to_the_fp16_minimum():
     assert {by_key[i]: m for i, m in minimum.items()} == {"wgmma": 2 * 2 * n + 4 * n, "naive": 4 * 3 * n}
 
 def test_traffic_against_the_minimum():
-    k = kernels_row(dram_read_bytes=104.0, dram_write_bytes=12.0, dram_bytes=116.0, l2_bytes=1280.0, l1_bytes=12800.0)
+    # gemmprof's own kernel (2x3x4, FP32): A 32 + B 48 + C read 24 bytes, C written 24
+    k = kernels_row(kernel_key="naive", dram_read_bytes=104.0, dram_write_bytes=12.0, dram_bytes=116.0,
+                    l2_bytes=1280.0, l1_bytes=12800.0)
     t = global_memory.traffic(k).set_index("level")["times"]
     assert t["DRAM read"] == 1.0 and t["DRAM write"] == 0.5 and t["L2"] == 10.0 and t["L1"] == 100.0
+
+
+def test_another_programs_product_is_held_to_c_equals_a_b_in_its_own_type():
+    # a framework's FP16 matmul, 2x3x4: reads A 16 + B 24 bytes, writes C 12, never reads C
+    assert global_memory.launch_min_bytes({"M": 2, "N": 3, "K": 4, "tensor_fp16_flop": 1.0}) == {
+        "read": 40, "write": 12, "total": 52}
+    # a batch of 8 such products moves 8 times that
+    assert global_memory.launch_min_bytes({"M": 2, "N": 3, "K": 4, "batch": 8, "tensor_fp16_flop": 1.0})["total"] == 416
 
 def test_coalescing():
     source = pd.DataFrame([{"report": "r", "launch": 0, "l2_global_sectors": 80.0, "l2_global_sectors_ideal": 20.0,

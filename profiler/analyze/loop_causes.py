@@ -1,0 +1,354 @@
+"""Causes read off where the sampled time goes (`attribution`) and what the launch can reach
+(`roofs`): a launch too small for the GPU, a memory roof (by nature or by refetching), and in the
+main loop, loads not pipelined, wgmma waited for synchronously, tiles too small, copies too
+narrow; and for a tensor-core kernel below what cuBLAS attains, what is left.
+
+Each main-loop cause returns a `Finding`: its verdict and its cost, the share of the samples it
+explains (the time removing it could win at most). `verdict.decide` lets the costliest lead and
+names the others within `NOISE_PCT` beside it. Each is checked against the evidence first: none
+fires where the math is at its roof (`roofs.attainable`), and none prescribes what the kernel
+already does (`techniques`). The cures name the knob the kernel's `origin` gives its author.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..numbers import count_of, fmt_bytes, fmt_num, fmt_pct, fmt_times
+from .bounds import Verdict
+from .cause_text import cause
+from .gemm_shape import gemm_flop
+from .global_memory import input_bytes
+from .roofs import intensity, math_kind, math_share
+from .signals import Signals
+from .values import number
+
+# A launch shorter than this, with no unit busy, is too small for the GPU: its fixed costs (the
+# launch, the prologue, a tile per block) are the time (cuBLAS FP16 at 256^3: 4 us, 287 samples).
+TOO_SMALL_NS = 10_000
+# Verdicts that rest on where samples sit need at least this many of them.
+MIN_SAMPLES = 1_000
+# Units below this share of their peak are not saturated (ncu's own reading).
+BUSY_PCT = 60.0
+# DRAM this busy with traffic above the ridge point's worth: the traffic bounds the launch.
+DRAM_REFETCH_BUSY_PCT = 60.0
+# Tiles whose operand reuse (from L2 traffic) is under this many elements along a side are too
+# small for tensor cores: a warpgroup MMA alone is 64 rows.
+SMALL_TILE = 64
+# A main-loop cause costs at least this share of the samples to be named.
+LOOP_CAUSE_MIN_PCT = 20.0
+# Two causes within this many points of the samples are named together, ranked, not chosen between.
+NOISE_PCT = 5.0
+
+
+@dataclass(frozen=True)
+class Finding:
+    verdict: Verdict
+    cost: float  # % of the samples it explains
+
+
+def below_roof(s: Signals) -> bool:
+    """The math pipe is below the roof of what is attainable for its math on this GPU."""
+    roof = number((s.attainable or {}).get("roof"))
+    return not math_share(s.util) >= roof
+
+
+def _share(s: Signals, bucket: str) -> float:
+    return number((s.attribution or {}).get(f"{bucket}_pct"))
+
+
+def _sampled(s: Signals) -> bool:
+    return number((s.attribution or {}).get("samples")) >= MIN_SAMPLES
+
+
+# --- the launch and the memory roof: facts that come before the code ------------------------------
+
+
+def too_small(s: Signals) -> Verdict | None:
+    """A launch over in a few microseconds with no unit busy: its fixed costs are the time."""
+    k, u = s.launch, s.util
+    ns = number(k.get("duration_ns"))
+    if not ns < TOO_SMALL_NS or max(number(u.get("sm")), number(u.get("memory"))) >= BUSY_PCT:
+        return None
+    samples = number((s.attribution or {}).get("samples"))
+    return cause("launch", "launch size", "too_small", f"too small for this GPU: {fmt_num(ns / 1e3, 2)} us",
+                 f"The launch takes {fmt_num(ns / 1e3, 2)} us on {count_of(u['blocks'], 'block')}: its fixed costs "
+                 f"(the launch, each block's prologue and pipeline fill, one tile a block) are most of the time, "
+                 f"and no unit is busy (SM {fmt_pct(u['sm'])}, memory {fmt_pct(u['memory'])}).",
+                 [f"{fmt_num(samples)} PC samples in all: too few to say where inside the kernel the time goes."
+                  if samples < MIN_SAMPLES else "", s.sides()],
+                 "Nothing inside the kernel: give each launch more work. Batch such products into one launch (a "
+                 "batched or grouped GEMM), fuse the product with its neighbours, or capture the sequence in a CUDA "
+                 "graph so the launches follow each other without gaps.")
+
+
+def memory_roof(s: Signals) -> Verdict | None:
+    """DRAM is the roof: by nature (even the least traffic the GEMM needs is below the ridge point,
+    or, no GEMM named, its own FLOPs per byte are) or by refetching (its traffic, not the GEMM,
+    pushes it below the ridge while DRAM is busy). Whether a launch memory-bound by nature leads
+    with it is `verdict.decide`'s: one that leaves DRAM mostly idle is held back by its code (loads
+    waited for one at a time), which leads with the roof named beside it. Tiles too small to reuse
+    operands are `small_tiles`."""
+    k, u = s.launch, s.util
+    i = intensity(k, u)
+    dram = number(u.get("dram"))
+    if np.isnan(i["ridge"]) or np.isnan(i["measured"]):
+        return None
+    kind = math_kind(u)
+    moved = number(k.get("dram_bytes"))
+    if i["least"] < i["ridge"] or (np.isnan(i["least"]) and i["measured"] < i["ridge"]):
+        return _by_nature(s, i, dram, kind, moved)
+    if not (i["least"] >= i["ridge"] and i["measured"] < i["ridge"] and dram >= DRAM_REFETCH_BUSY_PCT):
+        return None
+    tile = effective_tile(s)
+    if tile < SMALL_TILE:
+        return None  # the small tiles refetch, and their finding says so
+    times = moved / i["least_bytes"]
+    triton = s.origin == "triton"
+    cure = ("Take the tiles in an order that reuses operands from L2: group the tile grid (a few rows of tiles at "
+            "a time" + (", Triton's GROUP_M ordering of program ids" if triton else ", CUTLASS's swizzle") +
+            "), so the blocks running at once share rows of A and columns of B; a persistent grid can walk such an "
+            "order. The tiles themselves are large enough.")
+    return cause("dram", "DRAM bandwidth", "tile_order",
+                 f"the tile order refetches operands from DRAM ({fmt_times(times)} the least traffic)",
+                 f"DRAM moved {fmt_bytes(moved)}, {fmt_times(times)} the {fmt_bytes(i['least_bytes'])} the GEMM needs, at "
+                 f"{fmt_pct(dram)} of its peak: {fmt_num(i['measured'])} FLOPs per byte, below the ridge point of its "
+                 f"{kind} math ({fmt_num(i['ridge'])}), though the GEMM itself allows {fmt_num(i['least'])}. Its tiles "
+                 f"reuse operands on chip (about {fmt_num(tile, 3)} wide, from L2 traffic); the blocks running at once "
+                 f"do not share them in L2.",
+                 [f"L2 moved {fmt_bytes(number(k.get('l2_bytes')))}; DRAM {fmt_bytes(moved)}.", s.sides()], cure)
+
+
+def leads_memory_roof(s: Signals, v: Verdict) -> bool:
+    """A memory-bound-by-nature verdict leads when DRAM is busy, or when the launch does next to no
+    math (a stream: a tenth of the ridge point's FLOPs per byte or less), whatever else shows."""
+    if v.cause != "dram":
+        return False
+    i = intensity(s.launch, s.util)
+    return number(s.util.get("dram")) >= BUSY_PCT or (np.isnan(i["least"]) and i["measured"] < i["ridge"] / 10)
+
+
+def _by_nature(s: Signals, i: dict, dram: float, kind: str, moved: float) -> Verdict:
+    gemm = not np.isnan(i["least"])
+    if gemm:
+        why = (f"Even moving only what it must ({fmt_bytes(i['least_bytes'])}), it does {fmt_num(i['least'])} FLOPs "
+               f"per DRAM byte, below the {fmt_num(i['ridge'])} at which its {kind} math would be the limit: DRAM "
+               f"bandwidth is its roof. It moved {fmt_bytes(moved)} ({fmt_times(moved / i['least_bytes'])} the least)")
+        problem = "memory-bound by nature (too few FLOPs a byte)"
+    else:
+        why = (f"It does {fmt_num(i['measured'], 2)} FLOPs per DRAM byte, far below the {fmt_num(i['ridge'])} at which "
+               f"its math would be the limit: DRAM bandwidth is its roof. It moved {fmt_bytes(moved)}")
+        problem = "memory-bound (DRAM stream)"
+    if dram >= 80.0:
+        cure = ("At the DRAM roof: only fewer bytes go faster. Fuse it with what produces or consumes its operands, "
+                "keep them in a smaller type (BF16 or FP8), or do more work per byte loaded (several tokens per "
+                "weight read, one launch over what is now several).")
+        where = f" at {fmt_pct(dram)} of the DRAM peak."
+    else:
+        cure = (f"Memory-bound but at {fmt_pct(dram)} of the DRAM peak: more bytes in flight get nearer it. 16-byte "
+                f"loads, several independent loads per thread before the first is used (unrolled), and enough warps "
+                f"per SM; past that, only fewer bytes (fusion, smaller types) go faster.")
+        where = f" at only {fmt_pct(dram)} of the DRAM peak."
+    return cause("dram", "DRAM bandwidth", "dram", problem, why + where,
+                 [f"DRAM {fmt_pct(dram)} of its peak; L2 {fmt_pct(number(s.util.get('l2')))}.", s.sides()], cure)
+
+
+def effective_tile(s: Signals) -> float:
+    """How wide the tiles' operand reuse is, read off the L2 traffic: a GEMM with T x T tiles
+    reads 2MNK e / T bytes of A and B through L2 (e bytes an element), so T = 2MNK e / L2 bytes.
+    NaN without a shape or the traffic."""
+    flop = gemm_flop(s.launch)
+    l2 = number(s.launch.get("l2_bytes"))
+    return flop * input_bytes(s.launch) / l2 if l2 > 0 and flop > 0 else np.nan
+
+
+# --- the main loop: findings with a cost ---------------------------------------------------------
+
+
+def no_pipelining(s: Signals) -> Finding | None:
+    """Each k step's loads waited for before its math: no stage of the loads runs ahead."""
+    t, a = s.techniques or {}, s.attribution or {}
+    if not (_sampled(s) and below_roof(s)) or t.get("cp_async_pipeline") or t.get("register_prefetch") or t.get("tma"):
+        return None
+    if not (t.get("shared_tiling") or t.get("wgmma")):
+        return None  # no tiles staged: nothing to pipeline yet (the global-memory verdicts say stage them)
+    waits_mma = _share(s, "mma_wait") if a.get("waits_all_mma") else 0.0
+    cost = _share(s, "global_wait") + _share(s, "barrier") + waits_mma
+    if not cost >= LOOP_CAUSE_MIN_PCT:
+        return None
+    if s.origin == "triton":
+        cure = ("Software-pipeline the k loop: num_stages=3 or 4, so Triton issues the loads of the next k steps "
+                "(cp.async or TMA) while this one's MMAs run; each stage holds one tile of A and B in shared memory.")
+    else:
+        cure = ("Load the next tiles while this one is computed: cp.async into two or three shared buffers (or TMA "
+                "with an mbarrier per stage), waiting only for the stage about to be used (cp.async.wait_group with "
+                "the later stages still pending).")
+    return Finding(cause("latency", "latency and occupancy", "no_pipelining",
+                         "no software pipelining: each k step waits for its own loads",
+                         f"{fmt_pct(cost)} of the samples wait in the main loop for what this k step loads: global "
+                         f"data (long scoreboard {fmt_pct(_share(s, 'global_wait'))}), barriers "
+                         f"({fmt_pct(_share(s, 'barrier'))})"
+                         + (f" and the MMAs, waited for at once ({fmt_pct(waits_mma)})" if waits_mma > 0 else "")
+                         + ". Nothing loads the next tiles while this one is multiplied.",
+                         [_where(s), s.sides()], cure), cost)
+
+
+def sync_wgmma(s: Signals) -> Finding | None:
+    """Every wgmma group waited for before the next is issued: no MMA in flight during the wait."""
+    a = s.attribution or {}
+    cost = number(a.get("mma_wait_all_pct"))
+    if not (_sampled(s) and a.get("waits_all_mma") and cost >= LOOP_CAUSE_MIN_PCT and below_roof(s)):
+        return None
+    if s.origin == "triton":
+        cure = ("Keep an MMA in flight: leave the accumulator alone between the tl.dot calls of the loop (an "
+                "elementwise op on it makes Triton wait for every group), so it waits for the previous group only "
+                "(wgmma.wait_group 1); do that work once after the loop.")
+    else:
+        cure = ("Wait for all but the newest group (wgmma.wait_group 1), so one MMA runs while the next is issued; "
+                "touch the accumulators only after the loop, and keep the next MMA's operands ready (double-buffered "
+                "shared tiles).")
+    busy = number(s.launch.get("pipe_tensor_active_pct"))
+    return Finding(cause("tensor", "tensor cores", "sync_wgmma",
+                         "synchronous wgmma: each MMA is waited for before the next is issued",
+                         f"{fmt_pct(cost)} of the samples wait at wgmma.wait_group 0 (WARPGROUP.DEPBAR.LE gsb0, 0x0) in "
+                         f"the main loop, and no wait there leaves a group in flight: the tensor cores idle while the "
+                         f"warps wait, work on the accumulator and issue the next MMA (tensor pipe busy "
+                         f"{fmt_pct(busy)} of active cycles).",
+                         [_where(s), s.sides()], cure), cost)
+
+
+def small_tiles(s: Signals) -> Finding | None:
+    """Tensor-core tiles too small: each operand byte feeds few MMAs and each stage too little math
+    to hide the next one's copies."""
+    tile, t = effective_tile(s), s.techniques or {}
+    if math_kind(s.util) == "FP32" or not (tile < SMALL_TILE) or not (_sampled(s) and below_roof(s)):
+        return None
+    if not (t.get("shared_tiling") or t.get("cp_async") or t.get("tma")):
+        return None  # no tiles staged at all: the global-memory verdicts say stage them
+    cost = sum(_share(s, b) for b in ("global_wait", "barrier", "shared_pipe", "mbarrier", "copy_queue"))
+    if not cost >= LOOP_CAUSE_MIN_PCT:
+        return None
+    l2 = number(s.launch.get("l2_bytes"))
+    knobs = " (BLOCK_M and BLOCK_N of 128 or more, num_warps 4-8)" if s.origin == "triton" else ""
+    return Finding(cause("tensor", "tensor cores", "small_tiles", f"tiles too small (about {fmt_num(tile, 2)} wide)",
+                         f"It read {fmt_bytes(l2)} through L2: each operand byte fed the MMAs of a tile about "
+                         f"{fmt_num(tile, 2)} wide, and each k step holds too little math to cover its copies: "
+                         f"{fmt_pct(cost)} of the samples wait in the main loop (loads, barriers, shared memory).",
+                         [_where(s), s.sides()],
+                         f"Larger tiles: 128x128 or 128x256 a block{knobs}, at least the 64 rows a warpgroup MMA "
+                         f"takes, so each byte loaded feeds more MMAs and each stage's math hides the next stage's "
+                         f"copies."), cost)
+
+
+def narrow_copies(s: Signals) -> Finding | None:
+    """Tiles copied into shared memory a few bytes a copy: many copy instructions fill the queue."""
+    a, c = s.attribution or {}, s.coalescing or {}
+    share = number(a.get("narrow_copy_pct"))
+    scattered = np.nanmax([number(c.get("load_ratio")), 0.0]) >= 3.0
+    if not (_sampled(s) and share >= LOOP_CAUSE_MIN_PCT and below_roof(s)) or scattered:
+        return None
+    cost = max(share, _share(s, "copy_queue"))
+    width = int(number(a.get("narrow_copy_bytes"))) if number(a.get("narrow_copy_bytes")) > 0 else 4
+    tf32 = math_kind(s.util) == "TF32"
+    layout = (" TF32 wgmma reads only K-major operands, so an operand whose rows run along N or M is transposed "
+              "element by element on the way in: hold it K-major in memory (B as its transpose), or use a 16-bit "
+              "type, which wgmma can transpose." if tf32 else "")
+    return Finding(cause("global", "global memory (L1/LSU)", "narrow_copies",
+                         f"operands copied {width} bytes at a time",
+                         f"{fmt_pct(share)} of the samples sit at main-loop copies into shared memory of {width} bytes "
+                         f"each (cp.async narrower than 16 bytes), and {fmt_pct(_share(s, 'copy_queue'))} wait for the "
+                         f"load queue they fill (LG throttle): a tile takes {16 // width}x the copies 16-byte ones need.",
+                         [_where(s), s.sides()],
+                         "Copy 16 bytes at a time: each operand's contiguous dimension along the copy, 16-byte aligned, "
+                         "so every copy is LDGSTS.128 or one TMA for the tile." + layout), cost)
+
+
+def shared_pipe(s: Signals) -> Finding | None:
+    """The main loop's time at the shared-memory pipe: too many shared loads per math instruction,
+    or bank conflicts (`sentences.shared` says which)."""
+    from .sentences import shared
+
+    cost = _share(s, "shared_pipe")
+    if not (_sampled(s) and cost >= LOOP_CAUSE_MIN_PCT and below_roof(s)):
+        return None
+    return Finding(shared(s), cost)
+
+
+def occupancy(s: Signals) -> Finding | None:
+    """Occupancy capped so low that the loop's waits show (`idle_causes.occupancy_capped`): it
+    claims the same waits as a missing pipeline, and goes first among equals, its cure being the
+    cheaper (a resource asked for and not used)."""
+    from .idle_causes import occupancy_capped
+
+    v = occupancy_capped(s)
+    if v is None or not _sampled(s):
+        return None
+    return Finding(v, _share(s, "global_wait") + _share(s, "barrier") + _share(s, "shared_pipe"))
+
+
+# The main-loop causes, in the order that breaks a tie of costs.
+LOOP_FINDERS = (occupancy, shared_pipe, no_pipelining, sync_wgmma, small_tiles, narrow_copies)
+
+
+def _where(s: Signals) -> str:
+    a = s.attribution or {}
+    if not a:
+        return ""
+    parts = [(b, number(a.get(f"{b}_pct"))) for b in ("math", "mma_wait", "global_wait", "copy_queue", "shared_pipe",
+                                                          "barrier", "mbarrier", "issue", "prologue", "epilogue")]
+    parts = sorted([p for p in parts if p[1] >= 5.0], key=lambda p: -p[1])
+    words = {"math": "math", "mma_wait": "wgmma waits", "global_wait": "global-load waits", "copy_queue": "a full load queue",
+             "shared_pipe": "shared memory", "barrier": "barriers", "mbarrier": "mbarriers", "issue": "other instructions",
+             "prologue": "before the loop", "epilogue": "after the loop"}
+    return "Samples: " + ", ".join(f"{words[b]} {fmt_pct(v)}" for b, v in parts) + "." if parts else ""
+
+
+# --- the tensor cores below what is attainable ---------------------------------------------------
+
+
+def _tensor_cure(s: Signals) -> str | None:
+    """For a kernel already on wgmma fed by TMA, the pipe's idle cycles (`sentences`' cure): where
+    its producer and consumer warps sit in the code is no guide to which region costs what."""
+    from .sentences import tensor_cure
+
+    return tensor_cure(s)
+
+
+def tensor_gap(s: Signals) -> Verdict:
+    """Tensor-core bound, but below what cuBLAS attains for the same math: what the warps do
+    besides the MMAs is what is left."""
+    u, k, att = s.util, s.launch, s.attainable or {}
+    a = s.attribution or {}
+    gap = number(att.get("pct")) - u["tensor"]
+    others = {b: number(a.get(f"{b}_pct")) for b in ("issue", "barrier", "mbarrier", "global_wait", "shared_pipe",
+                                                        "mma_wait", "epilogue", "prologue")}
+    top = max(others, key=lambda b: others[b] if not np.isnan(others[b]) else -1.0) if a else None
+    cures = {
+        "issue": "Fewer instructions beside the MMAs: copies by TMA (one instruction a tile, no per-element address "
+                 "arithmetic" + ("; in Triton, tensor descriptors" if s.origin == "triton" else "") + "), a deeper k "
+                 "tile per stage, and the MMA-issuing warps freed of the copies (a producer warp).",
+        "barrier": "Fewer block-wide waits: producer warps that copy, consumers that wait per stage on mbarriers, so "
+                   "the MMA warps never wait for every warp.",
+        "mbarrier": "More stages in flight, so the consumers find each stage full: deeper pipeline, earlier copies.",
+        "global_wait": "More stages in flight, so each k step's operands arrive before its MMAs.",
+        "shared_pipe": "Less shared-memory traffic beside the MMAs' own operand reads.",
+        "mma_wait": "More MMAs in flight: two consumer warpgroups taking turns, so one issues while the other waits.",
+        "epilogue": "Overlap the epilogue with the next tile's MMAs: a persistent kernel whose consumer warpgroups "
+                    "take turns, or the store through TMA.",
+        "prologue": "Fill the pipeline once for several tiles: a persistent kernel.",
+    }
+    spent = ", ".join(f"{w} {fmt_pct(others[b])}" for b, w in (("issue", "other instructions"), ("barrier", "barriers"),
+                                                                ("mbarrier", "mbarriers"), ("global_wait", "global-load waits"),
+                                                                ("shared_pipe", "shared memory"), ("mma_wait", "wgmma waits"),
+                                                                ("epilogue", "after the loop"), ("prologue", "before the loop"))
+                      if others.get(b, 0) >= 5.0)
+    return cause("tensor", "tensor cores", "tensor_gap",
+                 f"tensor cores at {fmt_pct(u['tensor'])} of peak, {fmt_num(gap, 2)} points below what cuBLAS attains",
+                 f"The tensor cores run at {fmt_pct(u['tensor'])} of their dense {u.get('tensor_input') or 'FP16'} peak"
+                 f"{s.at_clock()}: the busiest unit, yet {fmt_num(gap, 2)} points below the {fmt_pct(att.get('pct'))} "
+                 f"cuBLAS attains for this math ({att.get('source', '')}). Not the roof: "
+                 + (f"besides the MMAs the warps' samples go to {spent}." if spent else "the MMAs wait for their operands."),
+                 [f"Tensor pipe busy {fmt_pct(number(k.get('pipe_tensor_active_pct')))} of active cycles.", s.sides()],
+                 _tensor_cure(s) or cures.get(top, cures["issue"]), confidence="medium")
