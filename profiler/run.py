@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from functools import cached_property
 from pathlib import Path
 from typing import Iterable, Sequence
@@ -363,6 +364,9 @@ def _diagnosis_for(kernels, truth):
     else (no range) the kernel of its name."""
     for d in kernels:
         nvtx = (d.launch or {}).get("nvtx")
+        function = str((d.launch or {}).get("function") or d.name)
+        if truth.kernel and not re.search(truth.kernel, function):
+            continue
         if truth.range and isinstance(nvtx, str) and nvtx.startswith(truth.range):
             return d
         if not truth.range and d.name == truth.name and d.profiled:

@@ -36,6 +36,7 @@ class Truth:
     causes: tuple[str, ...]
     run: str = ""  # the run directory or report the launch is in (relative to the truth file)
     range: str = ""  # the start of its NVTX range; "" matches by kernel name (`name`)
+    kernel: str = ""  # a regular expression on the function name, where a range holds several launches
     truth: str = ""
     must: tuple[str, ...] = ()
     must_not: tuple[str, ...] = ()
@@ -68,14 +69,15 @@ def parse_truth(text: str, where: str = "truth.toml") -> list[Truth]:
         if not isinstance(causes, list) or not causes or not all(isinstance(c, str) for c in causes):
             raise GemmprofError(f"{where}: case {name!r} needs a non-empty list of cause keys `causes`")
         patterns = {key: tuple(entry.get(key, ())) for key in ("must", "must_not")}
-        for key, values in patterns.items():
+        for key, values in [*patterns.items(), ("kernel", [entry.get("kernel", "")])]:
             for pattern in values:
                 try:
                     re.compile(pattern)
                 except (re.error, TypeError) as exc:
                     raise GemmprofError(f"{where}: case {name!r}: {key} {pattern!r} is not a regular expression ({exc})") from None
         out.append(Truth(name=name, causes=tuple(causes), run=str(entry.get("run", "")), range=str(entry.get("range", "")),
-                         truth=" ".join(str(entry.get("truth", "")).split()), **patterns))
+                         kernel=str(entry.get("kernel", "")), truth=" ".join(str(entry.get("truth", "")).split()),
+                         **patterns))
     return out
 
 

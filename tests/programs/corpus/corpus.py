@@ -8,7 +8,9 @@ inside the NVTX ranges `corpus/<case>/<what> <shape>`, and is checked against a 
 
     gemmprof profile --nvtx-include corpus/ -- python3 tests/programs/corpus/corpus.py [CASE ...]
 
-With no CASE every case runs; `--list` prints them; `--group triton|torch|cuda` runs one group.
+With no CASE every case runs; `--list` prints them; `--group triton|torch|cuda|holdout` runs one
+group. The held-out cases (`v_*`) are kept apart: the diagnosis is tuned on the others and
+reported on these, which it never saw.
 """
 
 from __future__ import annotations
@@ -212,17 +214,128 @@ def stream_scale():
     return _rel_error(y, 0.5 * x), 1e-6
 
 
+# --- the held-out set: cases the diagnosis was not tuned on ----------------------------------------
+
+def v_tt_bf16():
+    return _triton("v_tt_bf16", tc.v_tt_bf16, (4096, 4096, 4096), (128, 256, 64), dtype=torch.bfloat16, stages=3)
+
+
+def v_tt_one_stage():
+    return _triton("v_tt_one_stage", tc.v_tt_one_stage, (4096, 4096, 4096), (128, 128, 32), stages=1, warps=4)
+
+
+def v_tt_sync():
+    return _triton("v_tt_sync", tc.v_tt_sync, (4096, 4096, 8192), (64, 128, 64), stages=4, warps=4, sync=True)
+
+
+def v_tt_tiny():
+    return _triton("v_tt_tiny", tc.v_tt_tiny, (2048, 2048, 4096), (16, 16, 32), stages=3, warps=1)
+
+
+def v_tt_row_order():
+    return _triton("v_tt_row_order", tc.v_tt_row_order, (2048, 65536, 4096), (128, 128, 64), stages=4, warps=4,
+                   group_m=0)
+
+
+def v_tt_tail():
+    # 7 x 19 = 133 tiles of 128x128 with four 32 KB stages (one block an SM): a lone block in wave two.
+    return _triton("v_tt_tail", tc.v_tt_tail, (896, 2432, 32768), (128, 128, 64), stages=4, warps=4)
+
+
+def v_torch_bf16():
+    return _torch_mm("v_torch_bf16", (4096, 4096, 4096), torch.bfloat16)
+
+
+def v_torch_gemv():
+    M, N, K = 1, 14336, 4096
+    x, w = _randn(M, K, dtype=torch.float16), _randn(N, K, dtype=torch.float16)
+    y = _ranged("v_torch_gemv", f"gemm {M}x{N}x{K}", lambda: F.linear(x, w))
+    return _rel_error(y, _strict_fp32(x, w.t())), 1e-2
+
+
+def v_torch_small():
+    return _torch_mm("v_torch_small", (128, 128, 128), torch.float32, tol=1e-5)
+
+
+def v_torch_bmm_fp16():
+    batch, n = 8192, 64
+    a, b = _randn(batch, n, n, dtype=torch.float16), _randn(batch, n, n, dtype=torch.float16)
+    c = _ranged("v_torch_bmm_fp16", f"bmm {batch}x{n}x{n}x{n}", lambda: torch.bmm(a, b))
+    return _rel_error(c, torch.bmm(a.float(), b.float())), 1e-2
+
+
+def v_transposed():
+    import cupy as cp
+    M = N = K = 2048
+    a, b = _randn(M, K, dtype=torch.float32), _randn(K, N, dtype=torch.float32)
+    bt = b.t().contiguous()
+    c = torch.full((M, N), float("nan"), device="cuda")
+    kernel = _cuda("v_transposed")
+    args = (cp.asarray(a), cp.asarray(bt), cp.asarray(c), cp.int32(M), cp.int32(N), cp.int32(K))
+    _ranged("v_transposed", f"gemm {M}x{N}x{K}", lambda: kernel((N // 32, M // 8), (32, 8), args))
+    return _rel_error(c, _strict_fp32(a, b)), 1e-5
+
+
+def v_conflicts():
+    return _sgemm("v_conflicts", (2048, 2048, 2048), (32, 32), lambda M, N: (N // 32, M // 32))
+
+
+def v_fp64():
+    return _sgemm("v_fp64", (2048, 2048, 2048), (32, 8), lambda M, N: (N // 32, M // 8))
+
+
+def v_atomic_splitk():
+    import cupy as cp
+    M = N = K = 2048
+    a, b = _randn(M, K, dtype=torch.float32), _randn(K, N, dtype=torch.float32)
+    c = torch.zeros((M, N), device="cuda")
+    kernel = _cuda("v_atomic_splitk")
+    args = (cp.asarray(a), cp.asarray(b), cp.asarray(c), cp.int32(M), cp.int32(N), cp.int32(K))
+
+    def run():
+        c.zero_()
+        kernel((N // 16, M // 16, K // 64), (16, 16), args)
+    _ranged("v_atomic_splitk", f"gemm {M}x{N}x{K}", run)
+    return _rel_error(c, _strict_fp32(a, b)), 1e-5
+
+
+def v_local():
+    import cupy as cp
+    M = N = K = 2048
+    a, b = _randn(M, K, dtype=torch.float32), _randn(K, N, dtype=torch.float32)
+    c = torch.full((M, N), float("nan"), device="cuda")
+    rows = cp.asarray([8], dtype=cp.int32)
+    kernel = _cuda("v_local")
+    args = (cp.asarray(a), cp.asarray(b), cp.asarray(c), cp.int32(M), cp.int32(N), cp.int32(K), rows)
+    _ranged("v_local", f"gemm {M}x{N}x{K}", lambda: kernel((N // 32, M // 64), (32, 8), args))
+    return _rel_error(c, _strict_fp32(a, b)), 1e-5
+
+
+def v_stream4():
+    import cupy as cp
+    n = 1 << 28
+    x = torch.randn(n, device="cuda")
+    y = torch.empty_like(x)
+    kernel = _cuda("v_stream4")
+    args = (cp.asarray(x), cp.asarray(y), cp.float32(0.5), cp.int64(n // 4))
+    _ranged("v_stream4", f"stream {n} floats", lambda: kernel((132 * 4,), (256,), args))
+    return _rel_error(y, 0.5 * x), 1e-6
+
+
 CASES = {f.__name__: f for f in (
     tt_pipelined, tt_one_stage, tt_row_order, tt_group_order, tt_sync_mma, tt_small_tiles, tt_tf32_one_stage, tt_tf32_transpose,
     tt_tail_wave,
     torch_fp16, torch_fp32, torch_tf32, torch_fp16_small, torch_bmm_bf16, torch_decode_fp16,
     naive, smem, divergent, stream_scale,
+    v_tt_bf16, v_tt_one_stage, v_tt_sync, v_tt_tiny, v_tt_row_order, v_tt_tail,
+    v_torch_bf16, v_torch_gemv, v_torch_small, v_torch_bmm_fp16,
+    v_transposed, v_conflicts, v_fp64, v_atomic_splitk, v_local, v_stream4,
 )}
 
 
 # Which framework each case comes from (the capture profiles one group a run).
-GROUPS = {name: "triton" if name.startswith("tt_") else "torch" if name.startswith("torch_") else "cuda"
-          for name in CASES}
+GROUPS = {name: "holdout" if name.startswith("v_") else "triton" if name.startswith("tt_")
+          else "torch" if name.startswith("torch_") else "cuda" for name in CASES}
 
 
 def main(argv: list[str]) -> int:

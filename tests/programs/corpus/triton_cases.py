@@ -114,6 +114,44 @@ def tt_tail_wave(a, b, c, M, N, K, floor, BLOCK_M: tl.constexpr, BLOCK_N: tl.con
     _tile_matmul(a, b, c, M, N, K, floor, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, SYNC, TF32, B_KMAJOR)
 
 
+# The held-out set: the same body under other names, at other tiles and shapes.
+
+@triton.jit
+def v_tt_bf16(a, b, c, M, N, K, floor, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+              GROUP_M: tl.constexpr, SYNC: tl.constexpr, TF32: tl.constexpr, B_KMAJOR: tl.constexpr):
+    _tile_matmul(a, b, c, M, N, K, floor, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, SYNC, TF32, B_KMAJOR)
+
+
+@triton.jit
+def v_tt_one_stage(a, b, c, M, N, K, floor, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                   GROUP_M: tl.constexpr, SYNC: tl.constexpr, TF32: tl.constexpr, B_KMAJOR: tl.constexpr):
+    _tile_matmul(a, b, c, M, N, K, floor, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, SYNC, TF32, B_KMAJOR)
+
+
+@triton.jit
+def v_tt_sync(a, b, c, M, N, K, floor, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+              GROUP_M: tl.constexpr, SYNC: tl.constexpr, TF32: tl.constexpr, B_KMAJOR: tl.constexpr):
+    _tile_matmul(a, b, c, M, N, K, floor, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, SYNC, TF32, B_KMAJOR)
+
+
+@triton.jit
+def v_tt_tiny(a, b, c, M, N, K, floor, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+              GROUP_M: tl.constexpr, SYNC: tl.constexpr, TF32: tl.constexpr, B_KMAJOR: tl.constexpr):
+    _tile_matmul(a, b, c, M, N, K, floor, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, SYNC, TF32, B_KMAJOR)
+
+
+@triton.jit
+def v_tt_row_order(a, b, c, M, N, K, floor, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                   GROUP_M: tl.constexpr, SYNC: tl.constexpr, TF32: tl.constexpr, B_KMAJOR: tl.constexpr):
+    _tile_matmul(a, b, c, M, N, K, floor, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, SYNC, TF32, B_KMAJOR)
+
+
+@triton.jit
+def v_tt_tail(a, b, c, M, N, K, floor, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+              GROUP_M: tl.constexpr, SYNC: tl.constexpr, TF32: tl.constexpr, B_KMAJOR: tl.constexpr):
+    _tile_matmul(a, b, c, M, N, K, floor, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, SYNC, TF32, B_KMAJOR)
+
+
 def launch(kernel, a, b, c, tile, group_m=8, stages=3, warps=8, sync=False, tf32=False, b_kmajor=False):
     """One launch of `kernel` over C (a grid of whole tiles); with `b_kmajor`, `b` is B's transpose."""
     M, K = a.shape
