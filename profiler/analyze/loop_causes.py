@@ -56,7 +56,9 @@ def below_roof(s: Signals) -> bool:
 
 
 def _share(s: Signals, bucket: str) -> float:
-    return number((s.attribution or {}).get(f"{bucket}_pct"))
+    """The bucket's share of the samples (0 where the attribution names none)."""
+    value = number((s.attribution or {}).get(f"{bucket}_pct"))
+    return 0.0 if np.isnan(value) else value
 
 
 def _sampled(s: Signals) -> bool:
@@ -174,7 +176,7 @@ def no_pipelining(s: Signals) -> Finding | None:
         return None
     if not (t.get("shared_tiling") or t.get("wgmma")):
         return None  # no tiles staged: nothing to pipeline yet (the global-memory verdicts say stage them)
-    waits_mma = _share(s, "mma_wait") if a.get("waits_all_mma") else 0.0
+    waits_mma = number(a.get("mma_wait_all_pct")) if a.get("waits_all_mma") else 0.0
     cost = _share(s, "global_wait") + _share(s, "barrier") + waits_mma
     if not cost >= LOOP_CAUSE_MIN_PCT:
         return None

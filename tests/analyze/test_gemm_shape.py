@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
+from profiler.analyze import gemm_shape
 from profiler.analyze.gemm_shape import (
     FROM_GEMMPROF, FROM_NVTX, FROM_OPTION, ShapeRule, fill_shapes, parse_shape_rule, shape_from_nvtx,
 )
@@ -53,3 +54,19 @@ def test_fill_shapes_order_of_sources():
 def test_mnk_for_every_launch_never_overrides_gemmprofs_own():
     out = fill_shapes(launches(), [ShapeRule((5, 6, 7))])
     assert [tuple(r) for r in out[["M", "N", "K"]].to_numpy().tolist()] == [(8, 8, 8), (5, 6, 7), (5, 6, 7), (5, 6, 7)]
+
+
+@pytest.mark.parametrize("ranges, shape, batch", [
+    ("corpus/torch_bmm_bf16/bmm batch=4096 128x128x128", (128, 128, 128), 4096),
+    ("app/bmm 8192x64x64x64", (64, 64, 64), 8192),
+    ("app/gemm 1024x512x256", (1024, 512, 256), 1),
+    ("batch=8/layer/gemm 16x16x16", (16, 16, 16), 1),  # the batch belongs to the range naming the shape
+])
+def test_a_batched_product_names_its_batch_in_the_range_of_its_shape(ranges, shape, batch):
+    assert gemm_shape.shape_from_nvtx(ranges) == shape and gemm_shape.batch_from_nvtx(ranges) == batch
+
+
+def test_a_batch_multiplies_the_gemms_flops():
+    filled = gemm_shape.fill_shapes(pd.DataFrame([{"nvtx": "bmm 8x2x3x4"}, {"nvtx": "gemm 2x3x4"}]))
+    assert list(filled["batch"]) == [8, 1]
+    assert [gemm_shape.gemm_flop(r) for r in filled.to_dict("records")] == [8 * 48.0, 48.0]

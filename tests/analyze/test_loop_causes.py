@@ -1,0 +1,131 @@
+"""Causes read off where the samples go and what the launch can reach
+(profiler.analyze.loop_causes), each on a made-up launch on both sides of its threshold; ties
+within noise named together (verdict's ranking)."""
+
+from __future__ import annotations
+
+import pytest
+from helpers.cause_signals import signals
+
+from profiler.analyze import loop_causes as lc
+from profiler.analyze.verdict import _costliest
+
+BELOW = {"pct": 93.0, "roof": 84.0, "source": "the table", "kind": "FP16"}  # what the math could reach
+TENSOR = {"tensor": 40.0, "tensor_input": "FP16", "fp32": 0.0, "dram": 10.0, "l2": 20.0}
+
+
+def shares(samples: float = 10_000, **pct) -> dict:
+    return {"samples": samples, **{f"{k}_pct": v for k, v in pct.items()}}
+
+
+def loop(attribution: dict, techniques: dict | None = None, util: dict | None = None, origin: str = "cuda", **launch):
+    return signals(launch=launch, util={**TENSOR, **(util or {})}, attribution=attribution,
+                   techniques=techniques or {}, attainable=BELOW, origin=origin)
+
+
+def test_a_launch_of_a_few_microseconds_with_nothing_busy_is_too_small():
+    v = lc.too_small(signals(launch={"duration_ns": 4_200.0}, util={"sm": 10.0, "memory": 6.0},
+                             attribution=shares(samples=287)))
+    assert v.cause == "too_small" and "4.2 us" in v.problem and "287 PC samples" in v.evidence[0]
+    assert "Batch" in v.cure
+    assert lc.too_small(signals(launch={"duration_ns": 12_000.0})) is None
+    assert lc.too_small(signals(launch={"duration_ns": 4_000.0}, util={"memory": 70.0})) is None  # a unit is busy
+
+
+def gemm(dram_bytes: float, dram_pct: float, l2_bytes: float, M: int = 4096, N: int = 32768, K: int = 4096,
+         seconds: float = 2e-3) -> dict:
+    return {"M": M, "N": N, "K": K, "tensor_fp16_flop": 1.0, "duration_ns": seconds * 1e9,
+            "achieved_flops": 2.0 * M * N * K / seconds, "dram_bytes": dram_bytes, "l2_bytes": l2_bytes,
+            "peak_tensor_flops": 800e12, "peak_dram_bytes_per_s": 4.8e12}, dram_pct
+
+
+def test_a_gemm_whose_tile_order_refetches_from_dram():
+    launch, dram = gemm(dram_bytes=8.8e9, dram_pct=88.0, l2_bytes=16.6e9)  # 16x the least, tiles ~132 wide
+    v = lc.memory_roof(signals(launch=launch, util={**TENSOR, "dram": dram}))
+    assert v.cause == "tile_order" and "15.4x the least traffic" in v.problem
+    assert "group the tile grid" in v.cure
+    launch, _ = gemm(dram_bytes=8.8e9, dram_pct=88.0, l2_bytes=70e9)  # the same traffic from tiles ~31 wide
+    assert lc.memory_roof(signals(launch=launch, util={**TENSOR, "dram": 88.0})) is None  # small tiles say it
+    launch, _ = gemm(dram_bytes=1.6e9, dram_pct=20.0, l2_bytes=9e9)  # 700 FLOPs a byte: above the ridge
+    assert lc.memory_roof(signals(launch=launch, util={**TENSOR, "dram": 20.0})) is None
+
+
+def test_a_decode_step_is_memory_bound_by_nature():
+    launch, dram = gemm(dram_bytes=137e6, dram_pct=81.0, l2_bytes=2e8, M=16, N=8192, K=8192, seconds=35e-6)
+    s = signals(launch=launch, util={**TENSOR, "dram": dram})
+    v = lc.memory_roof(s)
+    assert v.cause == "dram" and v.problem.startswith("memory-bound by nature") and "Fuse" in v.cure
+    assert lc.leads_memory_roof(s, v)
+    idle = signals(launch=launch, util={**TENSOR, "dram": 50.0})  # DRAM mostly idle: the code holds it back
+    assert not lc.leads_memory_roof(idle, lc.memory_roof(idle))
+    assert "more bytes in flight" in lc.memory_roof(idle).cure
+
+
+def test_a_stream_leads_with_its_memory_roof_at_any_dram_share():
+    s = signals(launch={"duration_ns": 7e5, "achieved_flops": 0.38e12, "dram_bytes": 2.1e9, "peak_fp32_flops": 67e12,
+                        "peak_dram_bytes_per_s": 4.8e12}, util={"tensor": 0.0, "fp32": 0.6, "dram": 55.0})
+    v = lc.memory_roof(s)
+    assert v.problem == "memory-bound (DRAM stream)" and lc.leads_memory_roof(s, v)
+
+
+def test_loads_waited_for_in_the_same_k_step_are_no_pipelining():
+    tiled = {"shared_tiling": True}
+    f = lc.no_pipelining(loop(shares(global_wait=40.0, barrier=10.0), tiled, origin="triton"))
+    assert f.cost == 50.0 and f.verdict.cause == "no_pipelining" and "num_stages=3" in f.verdict.cure
+    assert "cp.async into two or three" in lc.no_pipelining(loop(shares(global_wait=40.0), tiled)).verdict.cure
+    for ahead in ("cp_async_pipeline", "register_prefetch", "tma"):  # the loads already run ahead
+        assert lc.no_pipelining(loop(shares(global_wait=40.0), {**tiled, ahead: True})) is None
+    assert lc.no_pipelining(loop(shares(global_wait=15.0), tiled)) is None  # too little to name
+    assert lc.no_pipelining(loop(shares(samples=300, global_wait=40.0), tiled)) is None  # too few samples
+    assert lc.no_pipelining(loop(shares(global_wait=40.0), {})) is None  # no tiles staged yet
+    assert lc.no_pipelining(loop(shares(global_wait=40.0), tiled, util={"tensor": 90.0})) is None  # at the roof
+
+
+def test_every_wgmma_waited_for_at_once_is_synchronous():
+    f = lc.sync_wgmma(loop({**shares(), "mma_wait_all_pct": 40.0, "waits_all_mma": True}, origin="triton"))
+    assert f.cost == 40.0 and f.verdict.cause == "sync_wgmma" and "tl.dot" in f.verdict.cure
+    assert lc.sync_wgmma(loop({**shares(), "mma_wait_all_pct": 40.0, "waits_all_mma": False})) is None
+    assert lc.sync_wgmma(loop({**shares(), "mma_wait_all_pct": 40.0, "waits_all_mma": True},
+                              util={"tensor": 88.0})) is None
+
+
+def test_tensor_core_tiles_too_small():
+    # 4096^3 FP16 with 7.4 GB through L2: tiles about 37 wide
+    f = lc.small_tiles(loop(shares(global_wait=59.0, barrier=15.0), {"cp_async": True}, M=4096, N=4096, K=4096,
+                            l2_bytes=7.44e9, tensor_fp16_flop=1.0))
+    assert f.verdict.cause == "small_tiles" and "about 37 wide" in f.verdict.problem and f.cost == 74.0
+    assert lc.small_tiles(loop(shares(global_wait=59.0), {"cp_async": True}, M=4096, N=4096, K=4096,
+                               l2_bytes=1.1e9, tensor_fp16_flop=1.0)) is None  # 250 wide
+    assert lc.small_tiles(loop(shares(global_wait=59.0), {}, M=4096, N=4096, K=4096, l2_bytes=7.44e9,
+                               tensor_fp16_flop=1.0)) is None  # nothing staged: stage tiles first
+
+
+def test_copies_of_four_bytes_into_shared_memory_are_narrow():
+    f = lc.narrow_copies(loop({**shares(copy_queue=32.0), "narrow_copy_pct": 30.0, "narrow_copy_bytes": 4.0},
+                              util={"tensor_input": "TF32"}))
+    assert f.cost == 32.0 and f.verdict.problem == "operands copied 4 bytes at a time" and "K-major" in f.verdict.cure
+    scattered = loop({**shares(), "narrow_copy_pct": 30.0})
+    scattered.coalescing = {"load_ratio": 8.0}  # uncoalesced: their own verdict
+    assert lc.narrow_copies(scattered) is None
+    assert lc.narrow_copies(loop({**shares(), "narrow_copy_pct": 10.0})) is None
+
+
+def test_costs_within_noise_are_named_together_largest_first():
+    s = loop({**shares(global_wait=30.0, barrier=10.0), "mma_wait_all_pct": 38.0, "waits_all_mma": True},
+             {"shared_tiling": True})
+    v = _costliest(s)  # no pipelining 40 + 38 of MMA waits, sync wgmma 38
+    assert v.cause == "no_pipelining" and v.ranked == ()
+    s = loop({**shares(global_wait=30.0, barrier=6.0), "mma_wait_all_pct": 38.0, "waits_all_mma": False},
+             {"shared_tiling": True, "wgmma": True})
+    assert _costliest(s).cause == "no_pipelining"
+    close = loop({**shares(global_wait=22.0), "mma_wait_all_pct": 25.0, "waits_all_mma": True}, {"tma": True})
+    assert _costliest(close).cause == "sync_wgmma"
+
+
+def test_below_what_cublas_attains_the_gap_and_what_is_left():
+    s = loop(shares(issue=64.0, barrier=15.0), origin="triton", sm_clock_hz=1.58e9, pipe_tensor_active_pct=83.0)
+    s.util["tensor"] = 80.0
+    v = lc.tensor_gap(s)
+    assert v.cause == "tensor_gap" and v.problem == "tensor cores at 80% of peak, 13 points below what cuBLAS attains"
+    assert "at 1.58 GHz" in v.summary and "93% cuBLAS attains" in v.summary and "other instructions 64%" in v.summary
+    assert v.cure.startswith("Fewer instructions beside the MMAs") and "tensor descriptors" in v.cure
