@@ -177,6 +177,19 @@ def dram(s: Signals) -> Verdict:
     return _verdict("dram", "DRAM bandwidth", summary, evidence, None, s)
 
 
+def l2(s: Signals) -> Verdict:
+    """The L2 is the busiest memory unit: the operands come from L2 again and again."""
+    u, k = s.util, s.launch
+    summary = (f"The L2 serves {fmt_pct(u['l2'])} of its peak bandwidth, more than L1 "
+               f"({fmt_pct(number(k.get('l1_throughput_pct')))}) and DRAM ({fmt_pct(u['dram'])}): the blocks fetch "
+               f"their operands from L2 many times over.")
+    evidence = [_traffic_sentence(s, "L2", "l2_bytes"), _traffic_sentence(s, "DRAM", "dram_bytes"), s.sides(),
+                *_stall_evidence(s, ("long_scoreboard", "lg_throttle"), 2)]
+    cure = ("More reuse per byte fetched from L2: larger tiles per block (each operand byte feeds more math), or "
+            "blocks that share their tiles (thread-block clusters with TMA multicast).")
+    return _verdict("l2", "L2 bandwidth", summary, evidence, cure, s, "l2_bandwidth")
+
+
 def global_memory(s: Signals) -> Verdict:
     u = s.util
     lg, lg_share = s.stall("lg_throttle")

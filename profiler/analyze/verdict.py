@@ -154,7 +154,13 @@ def _decide(s: Signals) -> Verdict:
             return sentences.dram(s)
         if u["shared"] >= SHARED_SHARE_MIN * u["memory"]:
             return sentences.shared(s)
-        return sentences.global_memory(s)
+        if u["l2"] >= SOL_BUSY_PCT and u["l2"] > number(s.launch.get("l1_throughput_pct")) + BALANCE_MARGIN_PCT:
+            return sentences.l2(s)  # the L2, not L1, is the busy memory unit: operands refetched from it
+        v = sentences.global_memory(s)
+        if pd.isna(u["shared"]):  # the shared-memory share could not be measured: it may be the busy one
+            return replace(v, confidence="low", evidence=v.evidence + (
+                "Shared-memory utilisation is not measured in this report: the busy unit may be shared memory.",))
+        return v
     if u["sm"] >= SOL_BUSY_PCT and u["issue"] >= ISSUE_BUSY_PCT:
         return sentences.issue(s)
     for check in causes.LATE_CHECKS:
