@@ -58,7 +58,7 @@ def peak_flops(tier: str, cc: tuple[int, int], sm_count: int, sm_clock_hz: float
 # corpus, tests/data/foreign-h200/torch: FP16 at 8192^3, TF32 and strict FP32 at 4096^3); an H100
 # read 93.5 / 88.1 / 77.2 the same way.
 ATTAINABLE_PCT = {"FP16": 93.4, "TF32": 88.2, "FP32": 76.6}
-ATTAINABLE_SOURCE = "cuBLAS on an H200 (FP16 8192^3, TF32 and FP32 4096^3)"
+ATTAINABLE_SOURCE = "cuBLAS on an H200, FP16 at 8192^3, TF32 and FP32 at 4096^3"
 # A launch within this share of what is attainable for its math is at the roof: what is left is
 # noise of clocks and shapes, not a cause.
 ROOF_SHARE = 0.9

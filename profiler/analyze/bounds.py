@@ -24,6 +24,8 @@ BOUNDS: dict[str, Bound] = {b.key: b for b in (
           "or a lower precision goes faster."),
     Bound("dram", "DRAM bandwidth",
           "Reuse each byte more: larger tiles in shared memory and registers, and a block order that keeps tiles in L2."),
+    Bound("memory", "memory (no math)",
+          "Fuse it with the kernel that reads or writes the same memory, or drop it."),
     Bound("l2", "L2 bandwidth",
           "More reuse per byte fetched from L2: larger tiles per block, or blocks that share tiles."),
     Bound("global", "global memory (L1/LSU)",

@@ -26,13 +26,13 @@ from .bounds import Verdict
 from .code_causes import (atomics, bank_conflicts, barrier, divergence, epilogue, fp64, local_memory, lone_loads,
                           scattered, serial_epilogue, wasted_math)
 from .idle_causes import occupancy_capped, small_grid, tail
-from .loop_causes import too_small
+from .loop_causes import no_math, too_small
 from .signals import Signals
 
 
-# Facts about the launch as a whole, before its code: too short for the GPU, too few blocks for
-# it, a costly last wave.
-LAUNCH_CHECKS: tuple[Callable[[Signals], Verdict | None], ...] = (too_small, small_grid, tail)
+# Facts about the launch as a whole, before its code: no math at all, too short for the GPU, too
+# few blocks for it, a costly last wave.
+LAUNCH_CHECKS: tuple[Callable[[Signals], Verdict | None], ...] = (no_math, too_small, small_grid, tail)
 # The order matters: math that is not the GEMM's first, then what is wrong whatever the tiling,
 # then where the time sits (epilogue, barriers), then occupancy.
 CHECKS: tuple[Callable[[Signals], Verdict | None], ...] = (

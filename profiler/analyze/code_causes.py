@@ -187,7 +187,8 @@ def divergence(s: Signals) -> Verdict | None:
     return cause("divergence", "warp divergence", "divergence", f"{fmt_num(threads)} of 32 threads active per instruction",
                  f"Warps run divergent: {fmt_num(threads)} of 32 threads are active per executed instruction, so each warp "
                  f"issues its paths one after the other.",
-                 [f"Branch uniformity {fmt_pct(uniform)} (branches whose threads all went the same way).",
+                 [f"{uniform:.1f}% of branch targets are uniform (all of a warp's threads went the same way): one "
+                  f"divergent branch before a long path is enough." if not np.isnan(uniform) else "",
                   f"Divergent branch targets: {fmt_count(number(k.get('branch_targets_divergent')))}."
                   if not pd.isna(k.get("branch_targets_divergent")) else "", s.sides()], cure)
 

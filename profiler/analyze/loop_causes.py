@@ -86,6 +86,26 @@ def too_small(s: Signals) -> Verdict | None:
                  "graph so the launches follow each other without gaps.")
 
 
+def no_math(s: Signals) -> Verdict | None:
+    """A launch that does no floating-point math at all (a fill, a copy): whatever shape its NVTX
+    range names belongs to another launch, and no GEMM cure applies."""
+    k, u = s.launch, s.util
+    flops = number(k.get("achieved_flops"))
+    if not flops == 0.0:
+        return None
+    units = {"DRAM": number(u.get("dram")), "L2": number(u.get("l2")),
+             "L1": number(k.get("l1_throughput_pct"))}
+    busiest = max(units, key=lambda n: units[n] if not np.isnan(units[n]) else -1.0)
+    return cause("memory", "memory (no math)", "no_math", "no math: a memory operation, not a GEMM",
+                 f"The launch does no floating-point math: it moves memory (L1 {fmt_pct(units['L1'])}, L2 "
+                 f"{fmt_pct(units['L2'])}, DRAM {fmt_pct(units['DRAM'])} of their peaks, the {busiest} busiest) in "
+                 f"{fmt_num(number(k.get('duration_ns')) / 1e3, 3)} us. A GEMM's shape named by its range is another "
+                 f"launch's.",
+                 [s.sides()],
+                 "Nothing of a GEMM applies. Fuse it with the kernel that writes or reads the same memory (a GEMM's "
+                 "epilogue can write zeros or scale C; beta = 0 needs no zeroed C), or drop it if nothing needs it.")
+
+
 def memory_roof(s: Signals) -> Verdict | None:
     """DRAM is the roof: by nature (even the least traffic the GEMM needs is below the ridge point,
     or, no GEMM named, its own FLOPs per byte are) or by refetching (its traffic, not the GEMM,
@@ -101,7 +121,7 @@ def memory_roof(s: Signals) -> Verdict | None:
     kind = math_kind(u)
     moved = number(k.get("dram_bytes"))
     if i["least"] < i["ridge"] or (np.isnan(i["least"]) and i["measured"] < i["ridge"]):
-        return _by_nature(s, i, dram, kind, moved)
+        return _by_nature(s, i, dram, kind, moved, library=s.origin == "library")
     if not (i["least"] >= i["ridge"] and i["measured"] < i["ridge"] and dram >= DRAM_REFETCH_BUSY_PCT):
         return None
     tile = effective_tile(s)
@@ -132,7 +152,7 @@ def leads_memory_roof(s: Signals, v: Verdict) -> bool:
     return number(s.util.get("dram")) >= BUSY_PCT or (np.isnan(i["least"]) and i["measured"] < i["ridge"] / 10)
 
 
-def _by_nature(s: Signals, i: dict, dram: float, kind: str, moved: float) -> Verdict:
+def _by_nature(s: Signals, i: dict, dram: float, kind: str, moved: float, library: bool = False) -> Verdict:
     gemm = not np.isnan(i["least"])
     if gemm:
         why = (f"Even moving only what it must ({fmt_bytes(i['least_bytes'])}), it does {fmt_num(i['least'])} FLOPs "
@@ -143,11 +163,14 @@ def _by_nature(s: Signals, i: dict, dram: float, kind: str, moved: float) -> Ver
         why = (f"It does {fmt_num(i['measured'], 2)} FLOPs per DRAM byte, far below the {fmt_num(i['ridge'])} at which "
                f"its math would be the limit: DRAM bandwidth is its roof. It moved {fmt_bytes(moved)}")
         problem = "memory-bound (DRAM stream)"
-    if dram >= 80.0:
+    if dram >= 80.0 or library:  # a library's loads are not the user's to widen
         cure = ("At the DRAM roof: only fewer bytes go faster. Fuse it with what produces or consumes its operands, "
                 "keep them in a smaller type (BF16 or FP8), or do more work per byte loaded (several tokens per "
                 "weight read, one launch over what is now several).")
         where = f" at {fmt_pct(dram)} of the DRAM peak."
+        if dram < 80.0:
+            cure = cure.replace("At the DRAM roof: only", f"At {fmt_pct(dram)} of the DRAM peak, near what a library's "
+                                                           f"kernel reaches: only")
     else:
         cure = (f"Memory-bound but at {fmt_pct(dram)} of the DRAM peak: more bytes in flight get nearer it. 16-byte "
                 f"loads, several independent loads per thread before the first is used (unrolled), and enough warps "
@@ -212,7 +235,7 @@ def sync_wgmma(s: Signals) -> Finding | None:
                 "touch the accumulators only after the loop, and keep the next MMA's operands ready (double-buffered "
                 "shared tiles).")
     busy = number(s.launch.get("pipe_tensor_active_pct"))
-    return Finding(cause("tensor", "tensor cores", "sync_wgmma",
+    return Finding(cause("latency", "latency and occupancy", "sync_wgmma",
                          "synchronous wgmma: each MMA is waited for before the next is issued",
                          f"{fmt_pct(cost)} of the samples wait at wgmma.wait_group 0 (WARPGROUP.DEPBAR.LE gsb0, 0x0) in "
                          f"the main loop, and no wait there leaves a group in flight: the tensor cores idle while the "
@@ -225,6 +248,7 @@ def small_tiles(s: Signals) -> Finding | None:
     """Tensor-core tiles too small: each operand byte feeds few MMAs and each stage too little math
     to hide the next one's copies."""
     tile, t = effective_tile(s), s.techniques or {}
+    l2_busy = max(number(s.util.get("l2")), number(s.launch.get("l2_throughput_pct")))
     if math_kind(s.util) == "FP32" or not (tile < SMALL_TILE) or not (_sampled(s) and below_roof(s)):
         return None
     if not (t.get("shared_tiling") or t.get("cp_async") or t.get("tma")):
@@ -234,7 +258,8 @@ def small_tiles(s: Signals) -> Finding | None:
         return None
     l2 = number(s.launch.get("l2_bytes"))
     knobs = " (BLOCK_M and BLOCK_N of 128 or more, num_warps 4-8)" if s.origin == "triton" else ""
-    return Finding(cause("tensor", "tensor cores", "small_tiles", f"tiles too small (about {fmt_num(tile, 2)} wide)",
+    bound = ("l2", "L2 bandwidth") if l2_busy >= BUSY_PCT else ("latency", "latency and occupancy")
+    return Finding(cause(*bound, "small_tiles", f"tiles too small (about {fmt_num(tile, 2)} wide)",
                          f"It read {fmt_bytes(l2)} through L2: each operand byte fed the MMAs of a tile about "
                          f"{fmt_num(tile, 2)} wide, and each k step holds too little math to cover its copies: "
                          f"{fmt_pct(cost)} of the samples wait in the main loop (loads, barriers, shared memory).",

@@ -111,7 +111,7 @@ def fp32(s: Signals) -> Verdict:
         s.sides(),
         *_stall_evidence(s, n=1),
     ]
-    return _verdict("fp32", "at the compute roof", summary, evidence, None, s, "fp32_roof")
+    return _verdict("fp32", "at the compute roof", summary, evidence, _library_roof(s), s, "fp32_roof")
 
 
 def tensor(s: Signals) -> Verdict:
@@ -123,7 +123,17 @@ def tensor(s: Signals) -> Verdict:
                f"{fmt_num(peak / 1e9)} GFLOP/s{s.at_clock()}), the busiest unit: the kernel is "
                f"at or near the compute roof{_attained(s)}.")
     return _verdict("tensor", "at the tensor-core roof", summary,
-                    [s.sides(), hopper_sentence(s), *_stall_evidence(s, n=1)], tensor_cure(s), s, "tensor_roof")
+                    [s.sides(), hopper_sentence(s), *_stall_evidence(s, n=1)], _library_roof(s) or tensor_cure(s), s,
+                    "tensor_roof")
+
+
+def _library_roof(s: Signals) -> str | None:
+    """A library's kernel at the roof (cuBLAS, CUTLASS): nothing in it is the user's to tune."""
+    if s.origin != "library":
+        return None
+    return ("Nothing to tune inside it: a library's kernel at the roof of its math. Only less math goes faster: a "
+            "lower precision (TF32, BF16, FP8 where the accuracy allows), fewer or fused products, or other work "
+            "overlapped with it.")
 
 
 def _attained(s: Signals) -> str:
