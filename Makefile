@@ -15,7 +15,7 @@ PROFILE_SIZE ?= 2048
 RUN_DIR := reports/$(RUN_ID)
 REPORT_DIR ?= $(RUN_DIR)/report
 
-.PHONY: test venv venv-gpu demo profile gpu-check probes sanitize device-session build resources clean
+.PHONY: test venv venv-gpu demo profile gpu-check probes sanitize device-session build resources clean accuracy
 
 test: venv
 	$(PY) -m pytest -q tests
@@ -48,6 +48,13 @@ profile: venv-gpu
 	$(GEMMPROF) report $(RUN_DIR) -o $(REPORT_DIR)
 	$(GEMMPROF) roofline $(RUN_DIR) -o $(REPORT_DIR)/roofline.png --ladder $(REPORT_DIR)/ladder.png
 	@echo "run: $(RUN_DIR)  report: $(REPORT_DIR)/index.html"
+
+# The diagnosis graded against what is known: the foreign corpus (the cases it was set on, then the
+# held-out ones) and the planted probes.
+accuracy: venv
+	$(GEMMPROF) accuracy tests/data/foreign-h200/truth.toml
+	$(GEMMPROF) accuracy tests/data/foreign-h200/holdout.toml
+	$(GEMMPROF) accuracy --probes tests/data/probes-h100 tests/data/foreign-h200/truth.toml tests/data/foreign-h200/holdout.toml
 
 build: venv
 	$(VENV)/bin/gemmprof build
