@@ -1,45 +1,94 @@
-"""Specific causes that decide a verdict before the Speed Of Light reasoning does.
+"""The causes a verdict can name: one table, in the order the evidence is weighed.
 
-Each check looks for one known pathology that no amount of tiling cures: a grid that leaves SMs
-idle, a last wave that costs a large share of the time, math on the padding past the matrix's
-edges, math done in double, arrays or spills in local memory, atomics to a few addresses, divergent
-warps, scattered global accesses, bank conflicts on every shared load, an epilogue that holds most
-of the time, barriers; and, where no unit is saturated, an epilogue whose loads of C wait one at a
-time behind its stores, loads outside the main loop waited for one or two at a time, and
-occupancy capped so low that latency cannot hide. Each returns a
-`Verdict` naming its cause (a key tests and scripts read) or None; `verdict.decide` tries them in
-the order of `CHECKS`, then the Speed Of Light bounds, then `LATE_CHECKS`. Thresholds are module
-constants, each with the reason for its value.
+Each row names the cause keys it can give (stable keys tests, scripts and truth tables read),
+the function that looks for it and what it means. The functions live by kind: `idle_causes`
+(SMs and schedulers left idle), `code_causes` (pathologies of the kernel's code), `loop_causes`
+(what the time attribution and the roofs show) and `speed_of_light`; each writes its own words
+with `cause_text` and `sentences`, never prescribing a technique the kernel already uses.
 
-Cures read `Signals.techniques` (what the kernel already does, from its SASS) and never prescribe
-a technique the kernel already uses: where the usual cure is there, they say what is left.
+`verdict.decide` walks the stages:
 
-The checks live by kind: `idle_causes` (SMs and schedulers left idle), `code_causes` (the
-kernel's code); `cause_text` holds what they write with.
+1. LAUNCH: facts of the launch as a whole; the first that applies is the verdict.
+2. MEMORY_ROOF: DRAM the roof by nature (leads when DRAM is busy, or the launch does next to no
+   math; otherwise it is named beside whatever holds DRAM back) or by refetching (after CODE).
+3. CODE: pathologies that no tiling cures; the first that applies.
+4. LOOP: main-loop causes, each with the share of the samples it explains: the costliest leads,
+   those within noise of it are ranked beside it.
+5. SPEED_OF_LIGHT: the roofs and the busy units; the first that applies.
+6. LATENCY: where nothing is saturated; the last row always applies.
+
+Rows marked `sampled` read where PC samples sit, and are skipped on launches with too few.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Callable
 
-from .bounds import Verdict
+from . import speed_of_light as sol
 from .code_causes import (atomics, bank_conflicts, barrier, divergence, epilogue, fp64, local_memory, lone_loads,
                           scattered, serial_epilogue, wasted_math)
 from .idle_causes import occupancy_capped, small_grid, tail
-from .loop_causes import no_math, too_small
-from .signals import Signals
+from .loop_causes import (memory_roof, narrow_copies, no_math, no_pipelining, occupancy, shared_pipe, small_tiles,
+                          sync_wgmma, too_small)
+
+OCCUPANCY_KEYS = ("occupancy_shared", "occupancy_registers", "occupancy_warps", "occupancy_blocks",
+                  "occupancy_barriers", "occupancy")
 
 
-# Facts about the launch as a whole, before its code: no math at all, too short for the GPU, too
-# few blocks for it, a costly last wave.
-LAUNCH_CHECKS: tuple[Callable[[Signals], Verdict | None], ...] = (no_math, too_small, small_grid, tail)
-# The order matters: math that is not the GEMM's first, then what is wrong whatever the tiling,
-# then where the time sits (epilogue, barriers), then occupancy.
-CHECKS: tuple[Callable[[Signals], Verdict | None], ...] = (
-    wasted_math, fp64, local_memory, atomics, divergence, epilogue, scattered, bank_conflicts, barrier,
+@dataclass(frozen=True)
+class Cause:
+    keys: tuple[str, ...]  # the cause keys it can name
+    find: Callable  # Signals -> Verdict (LOOP: Finding) or None
+    meaning: str
+    sampled: bool = False  # reads where PC samples sit
+
+
+LAUNCH = (
+    Cause(("no_math",), no_math, "no floating-point math at all: a fill or a copy, not a GEMM"),
+    Cause(("too_small",), too_small, "over in microseconds with no unit busy: fixed costs are the time"),
+    Cause(("small_grid",), small_grid, "fewer blocks than half the SMs"),
+    Cause(("tail",), tail, "a partial last wave costing a large share of the SMs' time"),
 )
-# Checks that read where the PC samples sit: skipped on launches with too few samples.
-SAMPLED = (epilogue, atomics)
-# Tried after the Speed Of Light's compute and memory bounds, before plain latency: causes of
-# latency, which cost time only where no unit is saturated.
-LATE_CHECKS: tuple[Callable[[Signals], Verdict | None], ...] = (serial_epilogue, lone_loads, occupancy_capped)
+MEMORY_ROOF = Cause(("dram", "tile_order"), memory_roof,
+                    "DRAM the roof: by nature (too few FLOPs a byte even at the least traffic) or by refetching")
+CODE = (
+    Cause(("wasted_math",), wasted_math, "gemmprof's tiles reaching far past C: math on zeros"),
+    Cause(("fp64",), fp64, "the math in double precision"),
+    Cause(("local_memory", "spills"), local_memory, "a per-thread array or spilled registers in local memory"),
+    Cause(("atomics",), atomics, "atomics serialised on a few addresses", sampled=True),
+    Cause(("divergence",), divergence, "warps running their paths one after the other"),
+    Cause(("epilogue", "serial_epilogue", "lone_loads"), epilogue,
+          "most samples after the main loop, at one line", sampled=True),
+    Cause(("uncoalesced_load", "uncoalesced_store"), scattered, "scattered global accesses"),
+    Cause(("bank_conflicts",), bank_conflicts, "bank conflicts on most shared loads"),
+    Cause(("barrier",), barrier, "warps waiting at __syncthreads much of the time"),
+)
+LOOP = (  # in the order that breaks a tie of costs
+    Cause(OCCUPANCY_KEYS, occupancy, "occupancy capped so low that the loop's waits show"),
+    Cause(("shared_throughput", "bank_conflicts"), shared_pipe, "the loop's time at the shared-memory pipe"),
+    Cause(("no_pipelining",), no_pipelining, "each k step waiting for its own loads"),
+    Cause(("sync_wgmma",), sync_wgmma, "every wgmma group waited for before the next is issued"),
+    Cause(("small_tiles",), small_tiles, "tensor-core tiles too small to reuse operands or hide copies"),
+    Cause(("narrow_copies",), narrow_copies, "tiles copied into shared memory a few bytes a copy"),
+)
+SPEED_OF_LIGHT = (
+    Cause(("fp32_roof", "tensor_roof", "tensor_gap"), sol.math_roof,
+          "the math pipe at its roof, or the tensor cores below what cuBLAS attains"),
+    Cause(("dram", "shared_throughput", "bank_conflicts", "l2_bandwidth", "uncoalesced_load", "global_reuse",
+           "global_traffic"), sol.memory_unit, "the memory side busy, by unit"),
+    Cause(("issue",), sol.issue, "the schedulers issuing nearly every cycle, mostly not math"),
+)
+LATENCY = (
+    Cause(("serial_epilogue",), serial_epilogue, "the epilogue's loads of C waited for one at a time"),
+    Cause(("lone_loads",), lone_loads, "loads outside the main loop waited for one or two at a time"),
+    Cause(OCCUPANCY_KEYS, occupancy_capped, "occupancy capped low by a resource"),
+    Cause(("latency", "latency_global", "latency_shared", "latency_pipeline", "latency_queue", "barrier"),
+          sol.latency, "latency, by the top stall"),
+)
+TABLE = (*LAUNCH, MEMORY_ROOF, *CODE, *LOOP, *SPEED_OF_LIGHT, *LATENCY)
+
+
+def cause_keys() -> set[str]:
+    """Every cause key a verdict can name (and 'unknown', where the counters are missing)."""
+    return {key for row in TABLE for key in row.keys} | {"unknown"}

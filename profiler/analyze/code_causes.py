@@ -2,7 +2,7 @@
 matrix's edges (tiles that do not fit the shape), math done in double, arrays or spills in local
 memory, atomics to a few addresses, divergent warps, scattered global accesses, bank conflicts on
 every shared load, an epilogue that holds most of the time, loads waited for one or two at a time,
-barriers. Each returns a `Verdict` naming its cause, or None (`causes.CHECKS` orders them).
+barriers. Each returns a `Verdict` naming its cause, or None (`causes`, the table, orders them).
 Thresholds are module constants, each with the reason for its value; cures never prescribe a
 technique the kernel already uses (`Signals.techniques`)."""
 

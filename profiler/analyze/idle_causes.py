@@ -1,6 +1,6 @@
 """Cause checks for SMs and schedulers left idle: a grid smaller than the GPU, a partial last wave
 that costs a large share of the time, occupancy capped so low that latency cannot hide. Each
-returns a `Verdict` naming its cause, or None (`causes.CHECKS` orders them)."""
+returns a `Verdict` naming its cause, or None (`causes`, the table, orders them)."""
 
 from __future__ import annotations
 

@@ -5,7 +5,7 @@ narrow; and for a tensor-core kernel below what cuBLAS attains, what is left.
 
 Each main-loop cause returns a `Finding`: its verdict and its cost, the share of the samples it
 explains (the time removing it could win at most). `verdict.decide` lets the costliest lead and
-names the others within `NOISE_PCT` beside it. Each is checked against the evidence first: none
+names the others within `NOISE_PCT` beside it (`causes.LOOP` is their table). Each is checked against the evidence first: none
 fires where the math is at its roof (`roofs.attainable`), and none prescribes what the kernel
 already does (`techniques`). The cures name the knob the kernel's `origin` gives its author.
 """
@@ -314,9 +314,6 @@ def occupancy(s: Signals) -> Finding | None:
         return None
     return Finding(v, _share(s, "global_wait") + _share(s, "barrier") + _share(s, "shared_pipe"))
 
-
-# The main-loop causes, in the order that breaks a tie of costs.
-LOOP_FINDERS = (occupancy, shared_pipe, no_pipelining, sync_wgmma, small_tiles, narrow_copies)
 
 
 def _where(s: Signals) -> str:

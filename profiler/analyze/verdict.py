@@ -1,23 +1,12 @@
 """What bounds a kernel: one verdict per launch, with the numbers that show it.
 
-First the specific causes of `causes.CHECKS` (a grid or last wave that leaves SMs idle, math in
-double, local memory, atomics, divergence, scattered global accesses, bank conflicts, an
-epilogue or barriers holding the time); then Nsight Compute's Speed Of Light reasoning, made
-specific to a GEMM:
-
-1. (launch size, above);
-2. math pipe: the FMA pipe (FP32) or the tensor cores (FP16) run near their peak (the compute roof);
-3. memory side busy (the busiest memory unit at or above the SM's level, and busy):
-   DRAM bandwidth if DRAM is near its peak; shared memory / MIO if shared-memory wavefronts
-   are most of the busiest unit's load; otherwise global-memory access through L1/L2 (LSU);
-4. SM busy but not on FP32 math: instruction issue if the schedulers issue nearly every cycle,
-   else latency;
-5. nothing busy: latency and occupancy (ncu's own reading of "both below 60%"): first the causes
-   of latency in `causes.LATE_CHECKS` (an epilogue reading C by turns, occupancy capped low).
-
-Each verdict names the problem in one phrase (what the next rung of the ladder should fix), a
-one-sentence summary with the deciding numbers, the evidence behind it and the usual cure.
-The thresholds live in `thresholds`, the sentences in `sentences`; this module decides.
+The evidence is gathered first, per launch (`Signals`): its counters' utilisation of each unit,
+its stalls, what its code already does (`techniques`), where its samples go (`attribution`,
+`regions`), what its math can reach and who compiled it (`roofs`). Then the stages of the one
+table of causes (`causes`) are walked in order: the launch as a whole, the memory roof, the
+code's pathologies, the main loop's causes ranked by the samples they explain, the Speed Of
+Light bounds, latency. The words are the causes' own; the notes (problems that are not the
+bound) and what the kernel already uses are attached last. This module only decides.
 """
 
 from __future__ import annotations
@@ -30,7 +19,7 @@ import pandas as pd
 from . import causes, loop_causes, sentences
 from .attribution import attribute
 from .bounds import BOUNDS, Verdict
-from .roofs import attainable, math_kind, origin
+from .roofs import attainable, origin
 from .global_memory import global_access_kinds
 from .shared_memory import shared_measured_bytes, shared_unmeasured, wgmma_shared_bytes
 from .instruction_mix import with_opcodes
@@ -41,8 +30,6 @@ from .signals import Signals, utilisation
 from .stalls import stall_breakdown
 from .techniques import techniques as techniques_of
 from .values import number
-from .thresholds import (BALANCE_MARGIN_PCT, DRAM_BOUND_PCT, FP32_BOUND_PCT, ISSUE_BUSY_PCT, SHARED_SHARE_MIN,
-                         SOL_BUSY_PCT, TENSOR_BOUND_PCT)
 
 
 def classify(kernels: pd.DataFrame, mix: pd.DataFrame | None = None, conflicts: pd.DataFrame | None = None,
@@ -121,71 +108,46 @@ def decide(s: Signals) -> Verdict:
 
 
 def _decide(s: Signals) -> Verdict:
+    """The stages of `causes` in order (its docstring says how each is weighed)."""
     u = s.util
     if pd.isna(u["sm"]) or pd.isna(u["memory"]):
         return Verdict("unknown", BOUNDS["unknown"].label, "missing counters",
                        "The profile lacks the Speed Of Light counters (SM and memory throughput) a verdict needs.",
                        (), BOUNDS["unknown"].cure, cause="unknown", confidence="low")
-    for check in causes.LAUNCH_CHECKS:
-        if (v := check(s)) is not None:
-            return v
-    memory = loop_causes.memory_roof(s)
-    code = _code_cause(s)
-    loop = _costliest(s)
+    if (v := _first(causes.LAUNCH, s)) is not None:
+        return v
+    memory = causes.MEMORY_ROOF.find(s)
     if memory is not None and loop_causes.leads_memory_roof(s, memory):
         return memory  # DRAM busy at its roof: where the samples sit is where the memory waits land
     # memory-bound by nature with DRAM mostly idle: the code holds it back, the roof is named beside
     nature = ("dram",) if memory is not None and memory.cause == "dram" else ()
-    if code is not None:
+    if (code := _first(causes.CODE, s)) is not None:
         return replace(code, ranked=code.ranked + nature)
     if memory is not None and memory.cause == "tile_order":
         return memory
-    if loop is not None:
+    if (loop := _costliest(s)) is not None:
         return replace(loop, ranked=loop.ranked + nature)
     if memory is not None:
         return memory
-    if u["fp32"] >= FP32_BOUND_PCT and not (loop_causes.below_roof(s) and math_kind(u) == "FP32"):
-        return sentences.fp32(s)
-    if u["tensor"] >= TENSOR_BOUND_PCT:
-        return sentences.tensor(s) if not loop_causes.below_roof(s) else loop_causes.tensor_gap(s)
-    memory_busy = u["memory"] >= SOL_BUSY_PCT and u["memory"] >= u["sm"] - BALANCE_MARGIN_PCT
-    if memory_busy:
-        if u["dram"] >= DRAM_BOUND_PCT:
-            return sentences.dram(s)
-        if u["shared"] >= SHARED_SHARE_MIN * u["memory"]:
-            return sentences.shared(s)
-        if u["l2"] >= SOL_BUSY_PCT and u["l2"] > number(s.launch.get("l1_throughput_pct")) + BALANCE_MARGIN_PCT:
-            return sentences.l2(s)  # the L2, not L1, is the busy memory unit: operands refetched from it
-        v = sentences.global_memory(s)
-        if pd.isna(u["shared"]):  # the shared-memory share could not be measured: it may be the busy one
-            return replace(v, confidence="low", evidence=v.evidence + (
-                "Shared-memory utilisation is not measured in this report: the busy unit may be shared memory.",))
-        return v
-    if u["sm"] >= SOL_BUSY_PCT and u["issue"] >= ISSUE_BUSY_PCT:
-        return sentences.issue(s)
-    for check in causes.LATE_CHECKS:
-        if (v := check(s)) is not None:
-            return v
-    return sentences.latency(s)
+    return _first(causes.SPEED_OF_LIGHT, s) or _first(causes.LATENCY, s)
 
 
-def _code_cause(s: Signals) -> Verdict | None:
-    """The first of `causes.CHECKS` that applies (those reading where samples sit only with enough
+def _first(rows, s: Signals) -> Verdict | None:
+    """The verdict of the first row that applies (rows reading where samples sit only with enough
     samples to read)."""
     enough = loop_causes.MIN_SAMPLES <= number((s.attribution or {}).get("samples", np.inf))
-    for check in causes.CHECKS:
-        if check in causes.SAMPLED and not enough:
+    for row in rows:
+        if row.sampled and not enough:
             continue  # where the samples sit says nothing from a handful of them
-        if (v := check(s)) is not None:
+        if (v := row.find(s)) is not None:
             return v
     return None
 
 
 def _costliest(s: Signals) -> Verdict | None:
-    """The main-loop cause that explains the most samples (`loop_causes.LOOP_FINDERS`), with the
-    others within noise of it ranked beside it; None when none applies."""
-    found = sorted((f for f in (finder(s) for finder in loop_causes.LOOP_FINDERS) if f is not None),
-                   key=lambda f: -f.cost)
+    """The main-loop cause that explains the most samples (`causes.LOOP`), with the others within
+    noise of it ranked beside it; None when none applies."""
+    found = sorted((f for f in (row.find(s) for row in causes.LOOP) if f is not None), key=lambda f: -f.cost)
     if not found:
         return None
     lead = found[0]

@@ -103,7 +103,7 @@ def test_the_serial_epilogue_is_a_late_check_a_saturated_unit_wins():
     """It decides only where the Speed Of Light finds no unit saturated (a latency-bound launch)."""
     from profiler.analyze import causes
 
-    assert code_causes.serial_epilogue in causes.LATE_CHECKS and code_causes.serial_epilogue not in causes.CHECKS
+    assert code_causes.serial_epilogue in [c.find for c in causes.LATENCY] and code_causes.serial_epilogue not in [c.find for c in causes.CODE]
 
 
 def lone(share: float) -> object:
