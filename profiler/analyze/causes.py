@@ -92,3 +92,8 @@ TABLE = (*LAUNCH, MEMORY_ROOF, *CODE, *LOOP, *SPEED_OF_LIGHT, *LATENCY)
 def cause_keys() -> set[str]:
     """Every cause key a verdict can name (and 'unknown', where the counters are missing)."""
     return {key for row in TABLE for key in row.keys} | {"unknown"}
+
+
+def meaning_of(key: str) -> str:
+    """What a cause key means, in words (the first row that names it)."""
+    return next((row.meaning for row in TABLE if key in row.keys), key.replace("_", " "))

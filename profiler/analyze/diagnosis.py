@@ -125,8 +125,8 @@ class RunDiagnosis:
 def diagnosis_records(run: RunDiagnosis) -> list[dict]:
     """One plain record per diagnosed kernel, what `diagnosis.json` holds and scripts read: kernel,
     shape, status, its predecessor on the ladder (a user's kernel may name a built-in rung), bound,
-    cause, problem, cure, evidence, notes, already_uses, confidence, and the speed (GFLOP/s, % of
-    cuBLAS, where it came from). Kernels without a verdict have bound None."""
+    cause, problem, cure, evidence, notes, already_uses, confidence, ranked (causes within noise of
+    the lead), origin (who compiled it), and the speed (GFLOP/s, % of cuBLAS, where it came from). Kernels without a verdict have bound None."""
     out = []
     for d in run.kernels:
         v = d.verdict
@@ -138,7 +138,8 @@ def diagnosis_records(run: RunDiagnosis) -> list[dict]:
             "problem": v.problem if v else None, "summary": v.summary if v else None,
             "cure": v.cure if v else None, "evidence": list(v.evidence) if v else [],
             "notes": list(v.notes) if v else [], "already_uses": list(v.already_uses) if v else [],
-            "confidence": v.confidence if v else None,
+            "confidence": v.confidence if v else None, "ranked": list(v.ranked) if v else [],
+            "origin": d.origin,
             "gflops": None if np.isnan(d.gflops) else round(float(d.gflops), 3),
             "pct_cublas": None if np.isnan(d.pct_cublas) else round(float(d.pct_cublas), 2),
             "gflops_source": d.gflops_source or None,

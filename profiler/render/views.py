@@ -8,6 +8,7 @@ from typing import Any
 import pandas as pd
 
 from ..analyze.bounds import BOUNDS
+from ..analyze.causes import meaning_of
 from ..analyze.diagnosis import Diagnosis, RunDiagnosis
 from ..analyze.gemm_shape import FROM_NVTX, FROM_OPTION, UNKNOWN_SHAPE
 from ..numbers import fmt_num, fmt_pct, fmt_times
@@ -73,6 +74,8 @@ def kernel_view(d: Diagnosis, run: RunDiagnosis) -> dict[str, Any]:
         "rules": rules_table(d), "hot_lines": hot_lines_table(d), "listing": listing(d),
         "gpu": k.get("gpu") or (run.meta.get("environment") or {}).get("gpu_name"),
         "kernel_function": k.get("function"),
+        "ranked": [f"{meaning_of(key)} ({key})" for key in (d.verdict.ranked if d.verdict else ()) if key != "dram"],
+        "memory_roof_beside": bool(d.verdict and "dram" in d.verdict.ranked),
     }
     return view
 

@@ -218,3 +218,36 @@ def test_the_climb_lists_rungs_not_the_references(out):
     climb = index[index.index("The climb"):]
     assert "spread128x256x8" in climb and "regbank128x256x8" in climb
     assert "cublas over" not in climb and "cublas</a> over" not in climb
+
+
+@pytest.mark.ncu
+def test_a_foreign_page_states_its_clock_its_roof_and_its_batch(tmp_path):
+    """The foreign corpus's cuBLAS run: the batched BF16 product's page names the batch in its
+    least traffic, every % of peak carries the clock it ran at, and no page of a library kernel
+    tells the user to cap registers they do not compile."""
+    from helpers.paths import DATA
+
+    run = tmp_path / "torch"
+    shutil.copytree(DATA / "foreign-h200" / "torch", run, ignore=shutil.ignore_patterns("extract", "report"))
+    result = CliRunner().invoke(app(), ["report", str(run), "-o", str(tmp_path / "out")])
+    assert result.exit_code == 0, result.output
+    pages = {p.name: p.read_text() for p in (tmp_path / "out").glob("nvjet*.md")}
+    bmm = next(text for text in pages.values() if "bmm batch=4096" in text or "4096 products of" in text)
+    assert "for 4096 products of 128x128x128" in bmm and "memory-bound by nature" in bmm
+    assert all(re.search(r"of (FP16|TF32) peak at \d\.\d+ GHz", text) for text in pages.values())
+    assert not any("maxrregcount" in text for text in pages.values())
+
+
+@pytest.mark.ncu
+def test_a_cause_held_below_its_memory_roof_names_the_roof_beside_it(tmp_path):
+    from helpers.paths import DATA
+    from profiler.kernel_paths import PROBES_MANIFEST
+
+    run = tmp_path / "probes"
+    shutil.copytree(DATA / "probes-h100", run, ignore=shutil.ignore_patterns("extract", "report"))
+    result = CliRunner().invoke(app(), ["report", str(run), "-o", str(tmp_path / "out"),
+                                        "--manifest", str(PROBES_MANIFEST)])
+    assert result.exit_code == 0, result.output
+    page = (tmp_path / "out" / "probe-lone-loads.md").read_text()
+    assert "global loads outside the main loop wait one or two at a time" in page
+    assert "Its roof is DRAM bandwidth:" in page
