@@ -217,6 +217,12 @@ def global_memory(s: Signals) -> Verdict:
     else:
         problem = "global-memory traffic"
         cure = None
+    t = s.techniques or {}
+    if cure is None and (t.get("shared_tiling") or t.get("cp_async") or t.get("tma")):
+        # the usual cure stages tiles in shared memory, which this kernel already does
+        cure = ("Its tiles are already staged in shared memory: more reuse per global byte needs larger tiles (more "
+                "math per byte loaded: a larger block tile, more results per thread), and 16-byte loads or copies "
+                "where they are narrower.")
     stall_part = (f"warps wait on the LG queue ({fmt_num(lg)} cycles per issued instruction, {fmt_pct(lg_share)} of all "
                   f"cycles)" if lg_share >= STALL_NOTABLE_PCT else "the global-memory path is the busiest unit")
     why = (f"its global accesses are uncoalesced: {fmt_pct(excess)} of the L2 sectors they request are excess"

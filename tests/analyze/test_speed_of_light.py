@@ -41,3 +41,11 @@ def test_issue_and_latency():
     assert sol.issue(signals(util=QUIET)) is None
     latency = signals(util=QUIET, occupancy={"achieved_pct": 40.0, "theoretical_pct": 50.0, "warps_per_scheduler": 4.0})
     assert sol.latency(latency).bound == "latency"
+
+
+def test_a_tiled_kernel_bound_by_global_access_is_not_told_to_stage_tiles():
+    busy = {**QUIET, "memory": 90.0, "sm": 50.0}
+    plain = sol.memory_unit(signals(launch={"l1_throughput_pct": 90.0}, util=busy))
+    tiled = sol.memory_unit(signals(launch={"l1_throughput_pct": 90.0}, util=busy, techniques={"shared_tiling": True}))
+    assert plain.cure.startswith("Stage tiles of A and B in shared memory")
+    assert tiled.cure.startswith("Its tiles are already staged in shared memory") and "Stage tiles" not in tiled.cure
