@@ -165,19 +165,18 @@ def torch_decode_fp16():
 
 # --- hand-written CUDA -------------------------------------------------------------------------
 
-_module = None
+_modules = {}
 
 
-def _cuda(name):
-    """A kernel of hand_written.cu, compiled once with line info."""
-    global _module
-    if _module is None:
+def _cuda(name, source="hand_written.cu", target=("-arch=sm_90",)):
+    """A kernel of a hand-written source beside this file, compiled once with line info."""
+    if source not in _modules:
         import cupy as cp
-        cubin = Path(tempfile.mkdtemp()) / "hand_written.cubin"
-        subprocess.run(["nvcc", "-cubin", "-O3", "-lineinfo", "-arch=sm_90", "-o", str(cubin),
-                        str(HERE / "hand_written.cu")], check=True)
-        _module = cp.RawModule(path=str(cubin))
-    return _module.get_function(name)
+        cubin = Path(tempfile.mkdtemp()) / (Path(source).stem + ".cubin")
+        subprocess.run(["nvcc", "-cubin", "-O3", "-lineinfo", *target, "-o", str(cubin), str(HERE / source)],
+                       check=True)
+        _modules[source] = cp.RawModule(path=str(cubin))
+    return _modules[source].get_function(name)
 
 
 def _sgemm(case, shape, block, grid_of):
@@ -322,6 +321,18 @@ def v_stream4():
     return _rel_error(y, 0.5 * x), 1e-6
 
 
+def v_wg_sync():
+    import cupy as cp
+    M = N = K = 4096
+    a, b = _randn(M, K, dtype=torch.float16), _randn(K, N, dtype=torch.float16)
+    bt = b.t().contiguous()
+    c = torch.full((M, N), float("nan"), device="cuda")
+    kernel = _cuda("wg_sync", "hand_written_wgmma.cu", ("-gencode=arch=compute_90a,code=sm_90a",))
+    args = (cp.asarray(a), cp.asarray(bt), cp.asarray(c), cp.int32(M), cp.int32(N), cp.int32(K))
+    _ranged("v_wg_sync", f"gemm {M}x{N}x{K}", lambda: kernel((N // 128, M // 64), (128,), args))
+    return _rel_error(c, _strict_fp32(a, b)), 1e-2
+
+
 CASES = {f.__name__: f for f in (
     tt_pipelined, tt_one_stage, tt_row_order, tt_group_order, tt_sync_mma, tt_small_tiles, tt_tf32_one_stage, tt_tf32_transpose,
     tt_tail_wave,
@@ -329,7 +340,7 @@ CASES = {f.__name__: f for f in (
     naive, smem, divergent, stream_scale,
     v_tt_bf16, v_tt_one_stage, v_tt_sync, v_tt_tiny, v_tt_row_order, v_tt_tail,
     v_torch_bf16, v_torch_gemv, v_torch_small, v_torch_bmm_fp16,
-    v_transposed, v_conflicts, v_fp64, v_atomic_splitk, v_local, v_stream4,
+    v_transposed, v_conflicts, v_fp64, v_atomic_splitk, v_local, v_stream4, v_wg_sync,
 )}
 
 
