@@ -1,17 +1,40 @@
-"""`python -m profiler.extract.prefetch REPORT...`: fill each report's extraction cache.
+"""`python -m profiler.extract.prefetch REPORT...`: fill each report's extraction cache; with
+`--serve`, fill it for each report path that arrives on stdin, one a line, until stdin closes.
 
-`gemmprof profile` starts one per finished report, in the background. It reads the same way the
-foreground does (`extract_report`): where only the ncu_report bundled with ncu is at hand, the
-launches are read in a worker child and the tables written here, with ncu_report never loaded in
-the process that writes parquet (on the device, a prefetch that loaded both died after its first
-table, and the foreground had to redo every report).
+`gemmprof profile` starts one server before its first ncu run: the imports (pandas, the reader)
+and a reader worker with ncu_report loaded (`read_child.prestart`) are ready while ncu profiles,
+so a report is read the moment it is written, and the profile of one kernel costs little beyond
+ncu itself. It reads the same way the foreground does (`extract_report`): where only the
+ncu_report bundled with ncu is at hand, the launches are read in a worker child and the tables
+written here, with ncu_report never loaded in the process that writes parquet (on the device, a
+prefetch that loaded both died after its first table, and the foreground had to redo every
+report). A failure is redone, loudly, by the foreground's `extract_run`.
 """
 
 import sys
 from pathlib import Path
 
+from . import read_child
 from .run import extract_report
+from .tables import must_isolate
+
+
+def serve() -> None:
+    while True:
+        if must_isolate():
+            read_child.prestart()  # the next report's worker warms up while ncu runs
+        line = sys.stdin.readline()
+        if not line:
+            break
+        try:
+            extract_report(Path(line.strip()))
+        except Exception:  # noqa: BLE001  (the foreground reads it again and says why)
+            pass
+
 
 if __name__ == "__main__":
-    for path in sys.argv[1:]:
-        extract_report(Path(path))
+    if sys.argv[1:] == ["--serve"]:
+        serve()
+    else:
+        for path in sys.argv[1:]:
+            extract_report(Path(path))

@@ -47,6 +47,25 @@ def main(request_path: str) -> int:
     return 0
 
 
+# A worker started ahead of its request (`prestart`), its imports done while the caller waits for
+# the report: the next `Child` hands it the request instead of starting a process.
+_waiting: subprocess.Popen | None = None
+
+
+def prestart() -> None:
+    """Start a worker that imports ncu_report now and then waits for one request on stdin."""
+    global _waiting
+    if _waiting is None or _waiting.poll() is not None:
+        _waiting = subprocess.Popen([sys.executable, "-m", "profiler.extract.read_child", "--wait"], env=child_env(),
+                                    stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+
+def _take_waiting() -> subprocess.Popen | None:
+    global _waiting
+    worker, _waiting = _waiting, None
+    return worker if worker is not None and worker.poll() is None else None
+
+
 class Child:
     """One worker process and its request/reply files."""
 
@@ -61,6 +80,13 @@ class Child:
         with open(self.request_path, "wb") as f:
             pickle.dump(request, f, protocol=pickle.HIGHEST_PROTOCOL)
         self.reply_path = request["reply"]
+        waiting = _take_waiting()
+        if waiting is not None:  # warm already: hand it the request
+            waiting.stdin.write(self.request_path.encode() + b"\n")
+            waiting.stdin.close()
+            waiting.stdin = None  # handed over: `result` only waits and reads stderr
+            self.process = waiting
+            return
         self.process = subprocess.Popen(
             [sys.executable, "-m", "profiler.extract.read_child", self.request_path],
             env=child_env(),
@@ -94,5 +120,17 @@ class Child:
             os.rmdir(self.folder)
 
 
+def wait_for_request() -> int:
+    """`--wait`: import the reader now (ncu_report first), then serve the one request whose path
+    arrives on stdin; nothing arriving (the caller needed no worker after all) is no error."""
+    from .ncu_import import import_ncu_report
+
+    import_ncu_report()
+    from . import ncu_reader, rows  # noqa: F401  (imported now, while the caller waits for ncu)
+
+    line = sys.stdin.readline().strip()
+    return main(line) if line else 0
+
+
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1]))
+    sys.exit(wait_for_request() if sys.argv[1:] == ["--wait"] else main(sys.argv[1]))

@@ -40,3 +40,27 @@ def test_a_report_problem_is_the_same_one_line_error_naming_what_the_user_gave(t
     with pytest.raises(GemmprofError, match="the/name/given.ncu-rep"):
         child.result()
     assert not os.path.exists(child.folder)
+
+
+def test_a_worker_started_ahead_serves_the_next_request(tmp_path):
+    """`prestart`: the worker imports the reader while the caller waits for ncu; the next Child
+    hands it its request instead of starting a process, with the same reply."""
+    from profiler.extract import read_child
+
+    fixture = min(FIXTURES, key=lambda f: f.report.stat().st_size).report
+    report = prepare_file(fixture, tmp_path, fixture.name)
+    cold = Child("shown.ncu-rep", **request(report, start=0, stop=1)).result()["rows"]
+    read_child.prestart()
+    waiting = read_child._waiting
+    warm = Child("shown.ncu-rep", **request(report, start=0, stop=1))
+    assert warm.process is waiting and read_child._waiting is None
+    assert warm.result()["rows"].kernels == cold.kernels
+
+
+def test_a_worker_started_ahead_and_never_asked_exits_quietly():
+    from profiler.extract import read_child
+
+    read_child.prestart()
+    waiting = read_child._take_waiting()
+    waiting.stdin.close()  # the caller needed no worker after all
+    assert waiting.wait(timeout=60) == 0

@@ -77,14 +77,21 @@ def test_profile_jobs_skips_reports_already_there_unless_forced(tmp_path, monkey
         ran.append((job.name, cubin))
         return attempt(workdir, job.name)
 
+    class Server:  # the background extraction: what it was handed
+        def __init__(self):
+            self.reports = []
+
+        def submit(self, report):
+            self.reports.append(report)
+
     monkeypatch.setattr(profiling, "run_target", fake_run_target)
-    monkeypatch.setattr("profiler.extract.run.start_background_extract", lambda report: report)
+    monkeypatch.setattr("profiler.extract.run.ExtractServer", Server)
     jobs = [ProfileJob("naive", "fp32", None), ProfileJob("smem", "fp32", None)]
     opts = NcuOptions(Path("/nonexistent/ncu"))
-    background = profiling.profile_jobs(run, jobs, SHAPE, opts, cubin_for=lambda name: f"{name}.cubin",
-                                        on=Callbacks(skipped=skipped.append))
+    (server,) = profiling.profile_jobs(run, jobs, SHAPE, opts, cubin_for=lambda name: f"{name}.cubin",
+                                       on=Callbacks(skipped=skipped.append))
     assert skipped == ["naive_512x256x128"] and ran == [("smem", None)]  # cuBLAS-like jobs (no spec) get no cubin
-    assert background == [run.path / "ncu" / "smem_512x256x128.ncu-rep"]
+    assert server.reports == [run.path / "ncu" / "smem_512x256x128.ncu-rep"]
     profiling.profile_jobs(run, jobs[:1], SHAPE, opts, cubin_for=str, force=True)
     assert ran[-1] == ("naive", None)
     assert sorted(p.name for p in (run.path / "ncu").iterdir()) == ["naive_512x256x128.ncu-rep", "smem_512x256x128.ncu-rep"]
