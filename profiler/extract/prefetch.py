@@ -20,6 +20,11 @@ from .tables import must_isolate
 
 
 def serve() -> None:
+    if not must_isolate():  # ncu_report reads here: its one-time set-up now, while ncu runs
+        try:
+            extract_report(Path(read_child.WARM_REPORT), cache=None)
+        except Exception:  # noqa: BLE001  (a warm-up only)
+            pass
     while True:
         if must_isolate():
             read_child.prestart()  # the next report's worker warms up while ncu runs

@@ -15,6 +15,7 @@ import pickle
 import subprocess
 import sys
 import tempfile
+from pathlib import Path
 from typing import Any
 
 from ..errors import GemmprofError
@@ -120,14 +121,30 @@ class Child:
             os.rmdir(self.folder)
 
 
+# A small real report (naive at 512x256x128 on an H200, as tests/data/profile-h200 has it) that a
+# waiting worker reads once: ncu_report's first read in a process sets up its disassembler and
+# metric units, 1-2 s that would otherwise come after ncu, on the user's clock.
+WARM_REPORT = os.path.join(os.path.dirname(__file__), "warm.ncu-rep.xz")
+
+
 def wait_for_request() -> int:
-    """`--wait`: import the reader now (ncu_report first), then serve the one request whose path
-    arrives on stdin; nothing arriving (the caller needed no worker after all) is no error."""
+    """`--wait`: import the reader now (ncu_report first) and read the warm-up report, then serve
+    the one request whose path arrives on stdin; nothing arriving (the caller needed no worker
+    after all) is no error."""
     from .ncu_import import import_ncu_report
 
     import_ncu_report()
-    from . import ncu_reader, rows  # noqa: F401  (imported now, while the caller waits for ncu)
+    from .ncu_reader import open_report
+    from .report_file import prepare_file
+    from .rows import read_rows
 
+    try:
+        with tempfile.TemporaryDirectory(prefix="gemmprof-warm-") as folder:
+            local = prepare_file(Path(WARM_REPORT), Path(folder), "warm-up")
+            with open_report(str(local), "warm-up", prepared=True) as report:
+                read_rows(report, ("kernels", "rules", "source", "sass", "metrics"), True, 0, len(report))
+    except Exception:  # noqa: BLE001  (a warm-up only: the request is read all the same)
+        pass
     line = sys.stdin.readline().strip()
     return main(line) if line else 0
 
