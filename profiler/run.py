@@ -34,7 +34,7 @@ CACHE_ENV = "GEMMPROF_CACHE_DIR"
 CACHE_OFF = ("off", "none", "0")
 BENCH_SUFFIXES = (".csv", ".parquet")
 # What a diagnosis reads: asking for any of these extracts them all (the launch is opened once).
-DIAGNOSIS_TABLES = ("kernels", "rules", "source", "sass")
+DIAGNOSIS_TABLES = ("kernels", "rules", "source", "sass", "timeline")
 
 
 def user_cache_dir(env: dict[str, str] | None = None) -> Path | None:
@@ -221,6 +221,9 @@ class Run:
         rules = [r if isinstance(r, ShapeRule) else parse_shape_rule(r) if isinstance(r, str)
                  else ShapeRule(tuple(int(v) for v in r)) for r in mnk]
         tables = self.tables(("kernels", "rules", "source", "sass"))
+        own = self.run_dir is not None and self.run_dir.has_table("kernels") and not (self.from_reports and self.reports)
+        if not own or self.run_dir.has_table("timeline"):  # a run written before timelines: not read again for one
+            tables.update(self.tables(("timeline",)))
         if self.bench is not None:
             tables["bench"] = self.bench
         if "kernels" in tables:

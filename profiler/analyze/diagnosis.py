@@ -82,6 +82,7 @@ class Diagnosis:
     # Who compiled it (`roofs.origin`: gemmprof, triton, library, cuda): which knobs a cure may name.
     origin: str | None = None
     attribution: dict | None = None  # where its PC samples go (`attribution.attribute`'s row)
+    timeline: object | None = None  # `timeline.Timeline` of its launch: pipes and SMs over its duration
     warnings: list[str] = field(default_factory=list)
 
     @property
@@ -139,7 +140,7 @@ def diagnosis_records(run: RunDiagnosis) -> list[dict]:
             "cure": v.cure if v else None, "evidence": list(v.evidence) if v else [],
             "notes": list(v.notes) if v else [], "already_uses": list(v.already_uses) if v else [],
             "confidence": v.confidence if v else None, "ranked": list(v.ranked) if v else [],
-            "origin": d.origin,
+            "origin": d.origin, "timeline": d.timeline.findings() if d.timeline is not None else [],
             "gflops": None if np.isnan(d.gflops) else round(float(d.gflops), 3),
             "pct_cublas": None if np.isnan(d.pct_cublas) else round(float(d.pct_cublas), 2),
             "gflops_source": d.gflops_source or None,
@@ -276,6 +277,7 @@ def _per_launch(chosen: pd.DataFrame, tables: Mapping[str, pd.DataFrame]) -> dic
         return frame[mask]
 
     sass, source, rules = only_chosen(tables.get("sass")), only_chosen(tables.get("source")), only_chosen(tables.get("rules"))
+    timeline = only_chosen(tables.get("timeline"))
     sass = instruction_mix.with_opcodes(sass)  # parsed once for the mix, conflicts, techniques and regions
     out: dict[str, pd.DataFrame | None] = {
         "sass": sass, "source": source, "rules": rules,
@@ -289,6 +291,7 @@ def _per_launch(chosen: pd.DataFrame, tables: Mapping[str, pd.DataFrame]) -> dic
         "utilisation": utilisation(chosen),
         "banks": register_bank_conflicts(sass) if sass is not None else None,
         "regions": time_regions(sass) if sass is not None else None,
+        "timeline": timeline,
     }
     out["verdicts"] = classify(chosen, out["mix"], out["conflicts"], out["coalescing"], source,
                                util=out["utilisation"], occ=out["occupancy"], sass=sass, banks=out["banks"],

@@ -13,6 +13,7 @@ from ..kernel_spec import KernelSpec
 from ..manifest import REFERENCES, reference_name
 from ..tiers import ERROR, FAIL, FAILED_STATUSES, PASS, REFERENCE_ROWS, SKIP, TIERS
 from . import ladder, shared_memory, stalls
+from .timeline import read_timeline
 from .gemm_shape import executed_per_gemm_flop, gemm_flop, math_flop
 from .values import file_name, number
 
@@ -164,6 +165,7 @@ def add_profile(d: Diagnosis, launch: dict, per: Mapping[str, pd.DataFrame | Non
     d.mix = _row(mine("mix"))
     d.banks = _row(mine("banks"))
     d.regions = _row(mine("regions"))
+    d.timeline = read_timeline(mine("timeline"), launch)
     d.coalescing = _row(mine("coalescing"))
     d.rules = _rules(mine("rules"))
     source = mine("source")

@@ -115,6 +115,36 @@ SASS_FIELDS: tuple[Field, ...] = (
     Field("line", "index", "Line in that file (1-based).", "Int64"),
 )
 
+@dataclass(frozen=True)
+class Series:
+    """One of a launch's PM-sampling timelines (the `timeline` table's columns): ncu samples these
+    counters at a fixed interval over the launch (the "PM Sampling" section of `--set full`)."""
+
+    column: str
+    suffix: str  # the metric's name after its counter group ('TPC.TriageCompute.'), which varies by GPU
+    unit: str
+    meaning: str
+
+
+TIMELINE: tuple[Series, ...] = (
+    Series("tensor_pct", "sm__pipe_tensor_cycles_active_realtime.avg.pct_of_peak_sustained_elapsed", "%",
+           "Tensor pipe busy in the interval, % of its peak."),
+    Series("fma_pct", "sm__inst_executed_pipe_fma_realtime.avg.pct_of_peak_sustained_elapsed", "%",
+           "Instructions issued to the FMA pipe in the interval, % of its peak."),
+    Series("issue_pct", "sm__inst_executed_realtime.avg.pct_of_peak_sustained_elapsed", "%",
+           "Instructions issued in the interval, % of the schedulers' peak."),
+    Series("dram_pct", "dramc__throughput.avg.pct_of_peak_sustained_elapsed", "%",
+           "DRAM throughput in the interval, % of its peak."),
+    Series("l2_pct", "lts__throughput.avg.pct_of_peak_sustained_elapsed", "%",
+           "L2 throughput in the interval, % of its peak."),
+    Series("l1_pct", "l1tex__throughput.avg.pct_of_peak_sustained_elapsed", "%",
+           "L1/TEX throughput in the interval, % of its peak."),
+    Series("sm_active_cycles", "sm__cycles_active.avg", "cycle",
+           "Cycles the average SM had a block in the interval."),
+)
+TIMELINE_COLUMNS = ["launch", "kernel", "t_ns", *[s.column for s in TIMELINE]]
+
+
 # Bytes one shared-memory wavefront moves at most: 32 banks x 4 bytes.
 SHARED_BYTES_PER_WAVEFRONT = 128
 # What one SM's L1 serves per L1 cycle where a report lacks the peak metrics (plain `--set full`

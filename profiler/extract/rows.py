@@ -22,7 +22,7 @@ from .ncu_reader import Report, accessors, name_bases, value_kinds
 from .units import unit_factor
 
 NAN = math.nan
-TABLES = ("kernels", "rules", "sass", "source", "metrics")
+TABLES = ("kernels", "rules", "sass", "source", "metrics", "timeline")
 
 NVTX_ROOT = "gp"  # gemmprof's own runs push "gp", then "<kernel_key> <M>x<N>x<K>"
 _NVTX_RANGE = re.compile(r"^(?P<key>\S+)(?:\s+(?P<M>\d+)x(?P<N>\d+)x(?P<K>\d+))?\s*$")
@@ -71,6 +71,7 @@ class Rows:
     sass: dict[str, list[Any]] = field(default_factory=lambda: {c: [] for c in mt.columns_at(mt.INSTRUCTION)})
     code: dict[tuple[str, int], str] = field(default_factory=dict)  # (file, line) -> its text
     metrics: dict[str, list[Any]] = field(default_factory=lambda: {c: [] for c in METRIC_COLUMNS})
+    timeline: dict[str, list[Any]] = field(default_factory=lambda: {c: [] for c in mt.TIMELINE_COLUMNS})
 
     def extend(self, other: "Rows") -> None:
         self.kernels.extend(other.kernels)
@@ -81,6 +82,8 @@ class Rows:
             self.code.setdefault(key, text)
         for column, values in other.metrics.items():
             self.metrics[column].extend(values)
+        for column, values in other.timeline.items():
+            self.timeline[column].extend(values)
 
 
 class _Reader:
@@ -285,6 +288,38 @@ class _Reader:
         columns["unit"].extend(units)
 
 
+def timeline_rows(identity: dict[str, Any], action: Any, columns: dict[str, list[Any]]) -> None:
+    """The launch's PM-sampling timelines (`metrics.TIMELINE`), one row per sampling interval:
+    each series aligned to the launch's own timestamps where the reader can (`timelines()`),
+    t_ns from the first sample. A report without the PM Sampling section adds no rows."""
+    names = action.metric_names()
+    timelines = action.timelines() if hasattr(action, "timelines") else None
+    found: dict[str, tuple[list[int], list[float]]] = {}
+    for series in mt.TIMELINE:
+        name = next((n for n in names if n.endswith("." + series.suffix)), None)
+        if name is None:
+            continue
+        metric = action.metric_by_name(name)
+        aligned = timelines.aligned_metric(metric) if timelines is not None else None
+        metric = aligned if aligned is not None else metric
+        stamps = metric.correlation_ids() if hasattr(metric, "correlation_ids") else None
+        count = metric.num_instances() if hasattr(metric, "num_instances") else 0
+        if not count or stamps is None or stamps.num_instances() != count:
+            continue
+        found[series.column] = ([stamps.as_uint64(i) for i in range(count)], [metric.as_double(i) for i in range(count)])
+    if not found:
+        return
+    times = next(iter(found.values()))[0]
+    first = times[0]
+    n = len(times)
+    columns["launch"].extend([identity["launch"]] * n)
+    columns["kernel"].extend([identity["kernel"]] * n)
+    columns["t_ns"].extend(float(t - first) for t in times)
+    for series in mt.TIMELINE:
+        stamps, values = found.get(series.column, (None, None))
+        columns[series.column].extend(values if stamps == times else [NAN] * n)
+
+
 def read_rows(report: Report, tables: Iterable[str], sass_text: bool = True, start: int = 0,
               stop: int | None = None) -> Rows:
     """Rows of the named tables for launches start..stop-1, each launch opened once."""
@@ -305,4 +340,6 @@ def read_rows(report: Report, tables: Iterable[str], sass_text: bool = True, sta
                 reader.add_code(action, rows.sass, first, rows.code)
         if "metrics" in wanted:
             reader.metric_rows(identity, action, rows.metrics)
+        if "timeline" in wanted:
+            timeline_rows(identity, action, rows.timeline)
     return rows

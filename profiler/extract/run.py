@@ -29,7 +29,7 @@ from .tables import TABLES, find_reports, read_tables
 
 CACHE_DIR = "extract"
 # Long tables (one row per SASS instruction or per metric) are kept as parquet only.
-PARQUET_ONLY = ("sass", "metrics")
+PARQUET_ONLY = ("sass", "metrics", "timeline")
 
 
 def cache_dir_for(report: Path) -> Path:

@@ -134,6 +134,12 @@ def frames(rows: Rows, wanted: Iterable[str]) -> dict[str, pd.DataFrame]:
             },
             columns=METRIC_COLUMNS,
         )
+    if "timeline" in wanted:
+        t = rows.timeline
+        out["timeline"] = pd.DataFrame({c: pd.array(t[c], dtype="Int64") if c == "launch" else
+                                        pd.Series(t[c], dtype="object") if c == "kernel" else
+                                        pd.array(t[c], dtype="float64") for c in mt.TIMELINE_COLUMNS},
+                                       columns=mt.TIMELINE_COLUMNS)
     return {name: out[name] for name in wanted if name in out}
 
 

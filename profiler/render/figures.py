@@ -24,7 +24,7 @@ def figure_data_uri(fig) -> str:
 
 
 def kernel_figures(d: Diagnosis) -> dict[str, Any]:
-    """The small figures of a kernel page (stalls, traffic), as Figures."""
+    """The small figures of a kernel page (stalls, traffic, timeline), as Figures."""
     from . import kernel_figures as kf
 
     figures = {}
@@ -34,6 +34,8 @@ def kernel_figures(d: Diagnosis) -> dict[str, Any]:
     levels = d.traffic[d.traffic["level"].isin(["DRAM", "L2", "L1"])] if not d.traffic.empty else d.traffic
     if not levels.empty:
         figures["traffic"] = kf.traffic_figure(levels, f"{name}: bytes moved against the GEMM minimum")
+    if d.timeline is not None:
+        figures["timeline"] = kf.timeline_figure(d.timeline, f"{name}: over the launch (ncu's PM sampling)")
     return figures
 
 

@@ -88,3 +88,32 @@ def traffic_figure(traffic: pd.DataFrame, title: str = "Bytes moved against the 
     fig.tight_layout()
     return fig
 
+
+
+# The timeline's lines: what each shows, its colour and style (Okabe-Ito).
+TIMELINE_LINES = (("math", "#0072B2", "-", 1.6), ("dram", "#D55E00", "-", 1.0), ("l2", "#E69F00", "-", 1.0),
+                  ("sm_active", "#555555", "--", 1.0))
+
+
+def timeline_figure(tl, title: str = "Over the launch") -> Figure:
+    """Lines over the launch's duration (µs): its math pipe, DRAM and L2 throughput, in % of their
+    peaks, and the share of the SMs' time with a block, from ncu's PM sampling (`analyze.timeline`)."""
+    fig = Figure(figsize=(WIDTH_IN, 2.9), dpi=100)
+    ax = fig.add_subplot(1, 1, 1)
+    labels = {"math": tl.math_name, "dram": "DRAM", "l2": "L2", "sm_active": "SMs with a block"}
+    for key, color, style, width in TIMELINE_LINES:
+        values = getattr(tl, key)
+        if np.isnan(values).all():
+            continue
+        ax.plot(tl.t_us, values, color=color, ls=style, lw=width, label=labels[key], gid=f"line:{key}")
+    ax.set_ylim(0, 105)
+    ax.set_xlim(0, float(tl.t_us[-1]) if len(tl.t_us) else 1.0)
+    ax.set_xlabel("time since the launch started (µs)", fontsize=FONT - 0.5)
+    ax.set_ylabel("% of peak", fontsize=FONT - 0.5)
+    ax.tick_params(labelsize=FONT - 1)
+    ax.legend(fontsize=FONT - 1.5, frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.3), ncol=4)
+    ax.set_title(mpl_text(title), fontsize=FONT + 1, loc="left")
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    fig.tight_layout()
+    return fig

@@ -9,6 +9,7 @@ import pandas as pd
 
 from ..analyze.bounds import BOUNDS
 from ..analyze.causes import meaning_of
+from ..analyze.timeline import describe as describe_timeline
 from ..analyze.diagnosis import Diagnosis, RunDiagnosis
 from ..analyze.gemm_shape import FROM_NVTX, FROM_OPTION, UNKNOWN_SHAPE
 from ..numbers import fmt_num, fmt_pct, fmt_times
@@ -76,6 +77,8 @@ def kernel_view(d: Diagnosis, run: RunDiagnosis) -> dict[str, Any]:
         "kernel_function": k.get("function"),
         "ranked": [f"{meaning_of(key)} ({key})" for key in (d.verdict.ranked if d.verdict else ()) if key != "dram"],
         "memory_roof_beside": bool(d.verdict and "dram" in d.verdict.ranked),
+        "timeline": ({"caption": describe_timeline(d.timeline), "findings": d.timeline.findings()}
+                     if d.timeline is not None else None),
     }
     return view
 

@@ -332,3 +332,17 @@ def test_accessors_match_the_methods():
             elif m.has_value():
                 same = access.as_double(fast) == m.as_double() or math.isnan(m.as_double())
                 assert same and access.as_uint64(fast) == m.as_uint64(), name
+
+
+@pytest.mark.ncu
+def test_the_timeline_of_a_full_set_report():
+    """ncu's PM sampling, in `--set full`: one row per interval, every series of metrics.TIMELINE."""
+    from helpers.paths import DATA
+
+    from profiler.extract import metrics as mt
+    from profiler.extract.tables import read_tables
+
+    t = read_tables(DATA / "probes-h100" / "ncu" / "probe-tail_896x2432x4096.ncu-rep.xz", ["timeline"])["timeline"]
+    assert list(t.columns) == mt.TIMELINE_COLUMNS and len(t) > 500
+    assert t["t_ns"].iloc[0] == 0 and t["t_ns"].is_monotonic_increasing
+    assert t[[s.column for s in mt.TIMELINE]].notna().all().all()

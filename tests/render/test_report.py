@@ -251,3 +251,19 @@ def test_a_cause_held_below_its_memory_roof_names_the_roof_beside_it(tmp_path):
     page = (tmp_path / "out" / "probe-lone-loads.md").read_text()
     assert "global loads outside the main loop wait one or two at a time" in page
     assert "Its roof is DRAM bandwidth:" in page
+
+
+@pytest.mark.ncu
+def test_a_tail_wave_shows_on_the_timeline(tmp_path):
+    """probe-tail (133 blocks of one wave's size on 132 SMs): its page's timeline reads the tail."""
+    from helpers.paths import DATA
+    from profiler.kernel_paths import PROBES_MANIFEST
+
+    run = tmp_path / "probes"
+    shutil.copytree(DATA / "probes-h100", run, ignore=shutil.ignore_patterns("extract", "report"))
+    result = CliRunner().invoke(app(), ["report", str(run), "-o", str(tmp_path / "out"), "--manifest", str(PROBES_MANIFEST)])
+    assert result.exit_code == 0, result.output
+    page = (tmp_path / "out" / "probe-tail.md").read_text()
+    assert "## Over the launch" in page and "The timeline ends in a tail: for the last 50% of the launch" in page
+    html = (tmp_path / "out" / "probe-tail.html").read_text()
+    assert "the launch&#39;s timeline" in html or "the launch's timeline" in html
