@@ -21,7 +21,7 @@ from ..errors import GemmprofError
 
 def profile_program_cli(program: list[str], *, kernel_regex: list[str] | None, nvtx_include: list[str] | None,
                         launch_skip: int | None, launch_count: int | None, replay_mode: str | None, yes: bool,
-                        section_set: str, clock_control: str, ncu: str | None, out: Path, run_id: str | None,
+                        section_set: str, clock_control: str, timeline: bool = False, ncu: str | None, out: Path, run_id: str | None,
                         force: bool, compress: bool, ladder_only: dict) -> None:
     from ..extract import metrics as metric_table
     from ..extract.run import extract_run
@@ -59,7 +59,8 @@ def profile_program_cli(program: list[str], *, kernel_regex: list[str] | None, n
         total = guard(exe, argv, filters, section_set, yes, console)
 
     env = collect_environment(ncu=str(exe), nvml_only=True)  # no CuPy needed: the program is the user's
-    opts = NcuOptions(ncu=exe, section_set=section_set, clock_control="none", extra_metrics=metric_table.ncu_extra_metrics())
+    opts = NcuOptions(ncu=exe, section_set=section_set, clock_control="none", timeline=timeline,
+                      extra_metrics=metric_table.ncu_extra_metrics())
     run = RunDir.create(out / (run_id or new_run_id(env.get("gpu_slug", "gpu"))), {
         "kind": "profile", "source": SOURCE, "command": command_line(), "program": argv, "cwd": os.getcwd(),
         "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"), **git_fields(REPO_ROOT),

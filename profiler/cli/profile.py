@@ -26,6 +26,7 @@ def profile(
     size: Annotated[int | None, typer.Option(help="Square size M=N=K (default 2048).")] = None,
     mnk: Annotated[tuple[int, int, int] | None, typer.Option("--mnk", help="A rectangular shape: --mnk M N K.")] = None,
     section_set: Annotated[str, typer.Option("--set", help="ncu section set (full, detailed, basic, ...).")] = "full",
+    timeline: Annotated[bool, typer.Option("--timeline", help="Also sample warp states over each launch (ncu's PmSampling_WarpStates); the pipes and memory over the launch come with --set full.")] = False,
     clock_control: Annotated[str, typer.Option(help="Passed to ncu: 'none' measures the clocks the card runs (default; required on shared machines); 'base' locks them.")] = "none",
     ncu: Annotated[str | None, typer.Option(help="Path to ncu (default: $GEMMPROF_NCU, then PATH).")] = None,
     out: Annotated[Path, typer.Option(help="Directory under which the run directory is written.")] = Path("reports"),
@@ -62,7 +63,7 @@ def profile(
 
         return profile_program_cli(
             program, kernel_regex=kernel, nvtx_include=nvtx_include, launch_skip=launch_skip, launch_count=launch_count,
-            replay_mode=replay_mode, yes=yes, section_set=section_set, clock_control=clock_control, ncu=ncu, out=out,
+            replay_mode=replay_mode, yes=yes, section_set=section_set, timeline=timeline, clock_control=clock_control, ncu=ncu, out=out,
             run_id=run_id, force=force, compress=compress,
             ladder_only={"--size": size, "--mnk": mnk, "--timing-only": timing_only, "--tier": tier})
     program_only = {"--nvtx-include": nvtx_include, "--launch-skip": launch_skip, "--launch-count": launch_count,
@@ -126,7 +127,8 @@ def profile(
     # Compile in the background: cuBLAS is profiled first and needs no cubin.
     builder = ThreadPoolExecutor(max_workers=1)
     building = builder.submit(build_all, specs, env["arch"]) if specs else None
-    opts = NcuOptions(ncu=exe, section_set=section_set, clock_control=clock_control, extra_metrics=metric_table.ncu_extra_metrics())
+    opts = NcuOptions(ncu=exe, section_set=section_set, clock_control=clock_control, timeline=timeline,
+                      extra_metrics=metric_table.ncu_extra_metrics())
     run = RunDir.create(out / (run_id or new_run_id(env["gpu_slug"])), {
         "kind": "profile", "command": command_line(), "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         **git_fields(REPO_ROOT), "environment": env,

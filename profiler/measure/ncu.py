@@ -31,6 +31,12 @@ class NcuOptions:
     clock_control: str = "none"
     import_source: bool = True
     extra_metrics: list[str] = field(default_factory=list)
+    timeline: bool = False  # the PM-sampling sections, warp states over time included (`TIMELINE_SECTIONS`)
+
+
+# What `--timeline` adds: ncu's PM sampling (the pipes and memory over the launch, already in the
+# full set) and its warp-state sampling over the launch.
+TIMELINE_SECTIONS = ("PmSampling", "PmSampling_WarpStates")
 
 
 def resolve_ncu(explicit: str | None) -> Path:
@@ -63,7 +69,8 @@ def lock_per_gpu(env: dict[str, str], gpu: str) -> dict[str, str]:
 
 def _head(opts: NcuOptions) -> list[str]:
     """What every profiling run passes: the set, clocks, source, NVTX state, child processes."""
-    return [str(opts.ncu), "--set", opts.section_set, "--clock-control", opts.clock_control,
+    sections = [arg for name in TIMELINE_SECTIONS for arg in ("--section", name)] if opts.timeline else []
+    return [str(opts.ncu), "--set", opts.section_set, *sections, "--clock-control", opts.clock_control,
             "--import-source", "yes" if opts.import_source else "no", "--nvtx", "--target-processes", "all"]
 
 
