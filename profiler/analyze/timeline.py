@@ -9,7 +9,8 @@ shapes are read off it, each as a share of the launch's time:
 - a tail: the math pipe ends far below its plateau for the last part of the launch while few
   SMs still hold blocks (a partial last wave, a fix-up that runs alone);
 - gaps: inside the launch, intervals where the SMs are busy but the math pipe idles (epilogues or
-  fix-ups that do not overlap the next tile's math).
+  fix-ups that do not overlap the next tile's math); a few short ones are named one by one, with
+  when they happen and the L2 traffic in them (a stream-K fix-up reads its partial tiles there).
 
 The plateau is the pipe's 90th percentile over the launch; "idle" is under half of it.
 """
@@ -25,12 +26,19 @@ from ..numbers import fmt_num, fmt_pct
 from .values import number
 
 PLATEAU_QUANTILE = 0.9
-# Under this share of its plateau the pipe counts as idle.
+# Under this share of its plateau the pipe counts as idle; under DIP_SHARE, a dip.
 IDLE_SHARE = 0.5
+DIP_SHARE = 0.75
 # A shape costing at least this share of the launch's time is worth naming.
 NOTABLE_PCT = 10.0
 # A tail with SMs active under this share of their time is a few blocks running alone.
 FEW_SMS_PCT = 25.0
+# A dip lasts at least this many intervals (one is a sample's noise).
+MIN_DIP_INTERVALS = 3
+# A stall rising this many times its median in a dip is named with it.
+RISE_TIMES = 3.0
+# Dips named one by one, at most.
+MAX_DIPS_NAMED = 3
 # Fewer intervals than this say nothing about shapes inside the launch.
 MIN_INTERVALS = 20
 
@@ -51,6 +59,12 @@ class Timeline:
     tail_level: float  # the pipe in the tail, % of peak
     tail_sm_active: float  # SMs active in the tail, %
     gap_pct: float  # share of the intervals between, pipe idle while SMs are busy
+    # each run of intervals between, pipe under DIP_SHARE of its plateau while SMs are busy: start and
+    # length (us), the most L2 in it (%)
+    dips: tuple[tuple[float, float, float], ...] = ()
+    # the stall that rises most in each dip against its median over the launch, and by how much
+    # (from the warp-state sampling of `profile --timeline`; empty without it)
+    dip_stalls: tuple[tuple[str, float] | None, ...] = ()
 
     def findings(self) -> list[str]:
         """The shapes worth naming, as sentences."""
@@ -68,6 +82,17 @@ class Timeline:
             out.append(f"The timeline has gaps: in {fmt_pct(self.gap_pct)} of the intervals between start and tail the SMs "
                        f"are busy but the {self.math_name} idles (epilogues or fix-ups not overlapped with the next "
                        f"tile's math).")
+        elif self.dips:
+            stalls = self.dip_stalls or (None,) * len(self.dips)
+            shown = ", ".join(f"{fmt_num(start, 3)} us ({fmt_num(length, 2)} us, L2 at {fmt_pct(l2)}"
+                              + (f"; warps stalled on {stall[0].replace('_', ' ')} {fmt_num(stall[1], 2)}x their median"
+                                 if stall else "") + ")"
+                              for (start, length, l2), stall in zip(self.dips[:MAX_DIPS_NAMED], stalls))
+            more = f" and {len(self.dips) - MAX_DIPS_NAMED} more" if len(self.dips) > MAX_DIPS_NAMED else ""
+            out.append(f"The {self.math_name} dips below three quarters of its plateau while the SMs stay busy at "
+                       f"{shown}{more}. Moments when every SM ends its tiles together "
+                       f"(a wave's epilogues, a stream-K fix-up reading partial tiles: L2 rises in them) and the math "
+                       f"waits.")
         return out
 
 
@@ -101,6 +126,14 @@ def read_timeline(rows: pd.DataFrame, launch: dict) -> Timeline | None:
     middle = slice(first, last + 1)
     gaps = (~busy[middle]) & (np.nan_to_num(sm_active[middle]) >= 50.0)
     tail = slice(last + 1, n)
+    l2 = rows["l2_pct"].to_numpy(dtype="float64")
+    dipping = (math[middle] < DIP_SHARE * plateau) & (np.nan_to_num(sm_active[middle]) >= 50.0)
+    runs = [(a, b) for a, b in _runs(dipping) if b - a + 1 >= MIN_DIP_INTERVALS]
+    dips = tuple((float(t[first + a] / 1e3), float((t[first + b] - t[first + a]) / 1e3 + step / 1e3),
+                  float(np.nanmax(l2[first + a:first + b + 1]))) for a, b in runs)
+    stalled = {c[len("stalled_"):]: rows[c].to_numpy(dtype="float64") for c in rows.columns
+               if c.startswith("stalled_") and rows[c].notna().any()}
+    dip_stalls = tuple(_rising(stalled, first + a, first + b) for a, b in runs) if stalled else ()
     return Timeline(
         t_us=t / 1e3, math=math, math_name="tensor pipe" if tensor else "FMA pipe",
         dram=rows["dram_pct"].to_numpy(dtype="float64"), l2=rows["l2_pct"].to_numpy(dtype="float64"),
@@ -108,8 +141,27 @@ def read_timeline(rows: pd.DataFrame, launch: dict) -> Timeline | None:
         start_pct=100.0 * first / n, tail_pct=100.0 * (n - 1 - last) / n,
         tail_level=float(np.mean(math[tail])) if last + 1 < n else np.nan,
         tail_sm_active=float(np.nanmean(sm_active[tail])) if last + 1 < n else np.nan,
-        gap_pct=100.0 * gaps.sum() / max(len(gaps), 1),
+        gap_pct=100.0 * gaps.sum() / max(len(gaps), 1), dips=dips, dip_stalls=dip_stalls,
     )
+
+
+def _rising(stalled: dict[str, np.ndarray], a: int, b: int) -> tuple[str, float] | None:
+    """The stall reason whose stalled warps rise most in intervals a..b above their median over
+    the launch (the most warps added, not the largest ratio: a reason rare elsewhere would win
+    that), with the rise as a multiple of the median, if at least RISE_TIMES."""
+    best, added = None, 0.0
+    for reason, values in stalled.items():
+        median = float(np.nanmedian(values))
+        peak = float(np.nanmax(values[a:b + 1]))
+        if median > 0 and peak - median > added and peak >= RISE_TIMES * median:
+            best, added = (reason, peak / median), peak - median
+    return best
+
+
+def _runs(mask: np.ndarray) -> list[tuple[int, int]]:
+    """(first, last) index of each run of True in `mask`."""
+    edges = np.diff(np.concatenate([[0], mask.astype(int), [0]]))
+    return list(zip(np.flatnonzero(edges == 1), np.flatnonzero(edges == -1) - 1))
 
 
 def describe(tl: Timeline) -> str:

@@ -121,7 +121,7 @@ class Series:
     counters at a fixed interval over the launch (the "PM Sampling" section of `--set full`)."""
 
     column: str
-    suffix: str  # the metric's name after its counter group ('TPC.TriageCompute.'), which varies by GPU
+    suffix: str  # the metric's name after its counter group ('TPC.TriageCompute.', 'pmsampling:'), which varies
     unit: str
     meaning: str
 
@@ -141,6 +141,11 @@ TIMELINE: tuple[Series, ...] = (
            "L1/TEX throughput in the interval, % of its peak."),
     Series("sm_active_cycles", "sm__cycles_active.avg", "cycle",
            "Cycles the average SM had a block in the interval."),
+    # PM Sampling: Warp States (`profile --timeline`): warps stalled for each main reason, per interval
+    *(Series(f"stalled_{reason}", f"smsp__warps_issue_stalled_{reason}.avg", "warp",
+             f"Warps stalled on {reason.replace('_', ' ')} in the interval, summed over its cycles, per "
+             f"scheduler (--timeline only): a level to compare across the launch.")
+      for reason in ("long_scoreboard", "barrier", "mio_throttle", "lg_throttle", "short_scoreboard", "wait")),
 )
 TIMELINE_COLUMNS = ["launch", "kernel", "t_ns", *[s.column for s in TIMELINE]]
 

@@ -12,6 +12,7 @@ Costs that shape the code (ncu_report 2026.3, measured on the project's reports)
 
 from __future__ import annotations
 
+import bisect
 import math
 import re
 from dataclasses import dataclass, field
@@ -296,7 +297,8 @@ def timeline_rows(identity: dict[str, Any], action: Any, columns: dict[str, list
     timelines = action.timelines() if hasattr(action, "timelines") else None
     found: dict[str, tuple[list[int], list[float]]] = {}
     for series in mt.TIMELINE:
-        name = next((n for n in names if n.endswith("." + series.suffix)), None)
+        name = next((n for n in names if n.endswith(series.suffix) and n[-len(series.suffix) - 1:-len(series.suffix)] in ".:"),
+                    None)
         if name is None:
             continue
         metric = action.metric_by_name(name)
@@ -309,15 +311,42 @@ def timeline_rows(identity: dict[str, Any], action: Any, columns: dict[str, list
         found[series.column] = ([stamps.as_uint64(i) for i in range(count)], [metric.as_double(i) for i in range(count)])
     if not found:
         return
+    found = {column: (_from_start(stamps), values) for column, (stamps, values) in found.items()}
     times = next(iter(found.values()))[0]
-    first = times[0]
     n = len(times)
     columns["launch"].extend([identity["launch"]] * n)
     columns["kernel"].extend([identity["kernel"]] * n)
-    columns["t_ns"].extend(float(t - first) for t in times)
+    columns["t_ns"].extend(float(t) for t in times)
     for series in mt.TIMELINE:
         stamps, values = found.get(series.column, (None, None))
-        columns[series.column].extend(values if stamps == times else [NAN] * n)
+        columns[series.column].extend(values if stamps == times else _nearest(times, stamps, values) if stamps else [NAN] * n)
+
+
+def _from_start(stamps: list[int]) -> list[int]:
+    """Sample times in ns from the first sample. Aligned samples already count from the launch;
+    the others (a reader that cannot align them, the warp states' own pass) carry GPU timestamps,
+    sometimes with a 0 for the first: they count from the first real one."""
+    real = [t for t in stamps if t > 0]
+    if not real or min(real) < len(stamps) * 1_000_000:  # already relative
+        return [t - stamps[0] for t in stamps]
+    first = min(real)
+    return [max(t - first, 0) for t in stamps]
+
+
+def _nearest(times: list[int], stamps: list[int], values: list[float]) -> list[float]:
+    """`values` sampled at `stamps` (another sampling pass: the warp states), read at each of
+    `times` from the nearest stamp; outside the stamps' span, NaN."""
+    order = sorted(range(len(stamps)), key=stamps.__getitem__)
+    xs, ys = [stamps[i] for i in order], [values[i] for i in order]
+    out = []
+    for t in times:
+        i = bisect.bisect_left(xs, t)
+        if i == 0 and (not xs or t < xs[0]) or i == len(xs) and t > xs[-1]:
+            out.append(NAN)
+            continue
+        j = i if i < len(xs) and (i == 0 or xs[i] - t <= t - xs[i - 1]) else i - 1
+        out.append(ys[j])
+    return out
 
 
 def read_rows(report: Report, tables: Iterable[str], sass_text: bool = True, start: int = 0,

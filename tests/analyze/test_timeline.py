@@ -51,3 +51,38 @@ def test_intervals_after_the_launch_are_left_out_and_too_few_say_nothing():
     assert len(tl.t_us) == 40 and tl.findings() == []
     assert read_timeline(rows([80.0] * 5), LAUNCH) is None
     assert read_timeline(pd.DataFrame(), LAUNCH) is None
+
+
+def test_short_dips_are_named_with_when_they_happen_and_single_intervals_are_noise():
+    math = [80.0] * 40 + [50.0] * 5 + [80.0] * 40 + [30.0] + [80.0] * 14
+    l2 = [20.0] * 40 + [55.0] * 5 + [20.0] * 55
+    r = rows(math)
+    r["l2_pct"] = l2
+    tl = read_timeline(r, LAUNCH)
+    assert tl.dips == ((40.0, 5.0, 55.0),) and tl.gap_pct == pytest.approx(100 / 100)  # the lone 40% interval
+    (finding,) = tl.findings()
+    assert finding.startswith("The tensor pipe dips below three quarters of its plateau while the SMs stay busy at 40 us "
+                              "(5 us, L2 at 55%)")
+
+
+@pytest.mark.ncu
+def test_three_kernels_whose_structure_is_known_read_off_their_timelines():
+    """tests/data/timelines-h200 (`profile --timeline` on an H200): stream-K's fix-ups as short
+    dips in which warps wait on loads and L2 rises; the tail-wave probe's second wave as a tail
+    with one SM in 132 busy; the epilogue probe as gaps where busy SMs leave the tensor pipe idle."""
+    from helpers.ncu_fixtures import opened_copy
+    from helpers.paths import DATA
+
+    from profiler.kernel_paths import PROBES_MANIFEST
+    from profiler.manifest import load_manifest
+
+    run = opened_copy(DATA / "timelines-h200").diagnose(manifest=load_manifest() + load_manifest(PROBES_MANIFEST))
+    tl = {d.name: d.timeline for d in run.kernels}
+    streamk = tl["streamk128x256x8"]
+    assert streamk.tail_pct < 5 and streamk.gap_pct < 5 and len(streamk.dips) >= 2
+    assert all(stall is not None and stall[0] == "long_scoreboard" for stall in streamk.dip_stalls)
+    assert max(l2 for _, _, l2 in streamk.dips) > 2 * float(np.median(streamk.l2))
+    tail = tl["probe-tail"]
+    assert 45 < tail.tail_pct < 55 and tail.tail_sm_active < 5
+    epilogue = tl["probe-epilogue"]
+    assert epilogue.gap_pct > 50 and any(f.startswith("The timeline has gaps") for f in epilogue.findings())

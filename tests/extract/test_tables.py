@@ -336,13 +336,19 @@ def test_accessors_match_the_methods():
 
 @pytest.mark.ncu
 def test_the_timeline_of_a_full_set_report():
-    """ncu's PM sampling, in `--set full`: one row per interval, every series of metrics.TIMELINE."""
+    """ncu's PM sampling, in `--set full`: one row per interval, the pipes, memory and SMs of
+    metrics.TIMELINE; the warp states only with `profile --timeline` (timelines-h200), read at
+    the nearest of their own samples."""
     from helpers.paths import DATA
 
     from profiler.extract import metrics as mt
     from profiler.extract.tables import read_tables
 
+    full = [s.column for s in mt.TIMELINE if not s.column.startswith("stalled_")]
+    warps = [s.column for s in mt.TIMELINE if s.column.startswith("stalled_")]
     t = read_tables(DATA / "probes-h100" / "ncu" / "probe-tail_896x2432x4096.ncu-rep.xz", ["timeline"])["timeline"]
     assert list(t.columns) == mt.TIMELINE_COLUMNS and len(t) > 500
     assert t["t_ns"].iloc[0] == 0 and t["t_ns"].is_monotonic_increasing
-    assert t[[s.column for s in mt.TIMELINE]].notna().all().all()
+    assert t[full].notna().all().all() and t[warps].isna().all().all()
+    t = read_tables(DATA / "timelines-h200" / "ncu" / "probe-tail_896x2432x4096.ncu-rep.xz", ["timeline"])["timeline"]
+    assert t[full].notna().all().all() and t[warps].notna().mean().min() > 0.95
