@@ -215,11 +215,10 @@ class Run:
         (default: the ladder plus $GEMMPROF_MANIFEST); `mnk`: shapes for launches the reports do not
         name, as `analyze.gemm_shape.ShapeRule`s, (M, N, K) tuples or 'REGEX=MxNxK' strings."""
         from .analyze.diagnosis import diagnose_run
-        from .analyze.gemm_shape import ShapeRule, fill_shapes, parse_shape_rule
+        from .analyze.gemm_shape import fill_shapes
         from .manifest import load_manifest
 
-        rules = [r if isinstance(r, ShapeRule) else parse_shape_rule(r) if isinstance(r, str)
-                 else ShapeRule(tuple(int(v) for v in r)) for r in mnk]
+        rules = self._rules(mnk)
         tables = self.tables(("kernels", "rules", "source", "sass"))
         own = self.run_dir is not None and self.run_dir.has_table("kernels") and not (self.from_reports and self.reports)
         if not own or self.run_dir.has_table("timeline"):  # a run written before timelines: not read again for one
@@ -230,6 +229,30 @@ class Run:
             tables["kernels"] = fill_shapes(tables["kernels"], rules)
         specs = load_manifest() if manifest is None else manifest
         return diagnose_run(tables, specs, self.meta, self.profile_log)
+
+    def sweep(self, mnk: Iterable = ()) -> pd.DataFrame:
+        """One row per profiled launch, its verdict beside its numbers: config (the index in a
+        function's sweep: `gemmprof.profile_function`), kernel, shape, time, GFLOP/s, % of peak
+        and the SM clock it was measured at, bound, cause, problem."""
+        from .analyze.diagnosis import launch_verdicts
+        from .analyze.gemm_shape import fill_shapes
+
+        tables = self.tables(("kernels", "rules", "source", "sass"))
+        tables["kernels"] = fill_shapes(self.require_kernels(), self._rules(mnk))
+        rows = launch_verdicts(tables)
+        shape = [f"{m}x{n}x{k}" if not pd.isna(m) else None for m, n, k in zip(rows["M"], rows["N"], rows["K"])]
+        return pd.DataFrame({
+            "config": rows["config"], "kernel": rows["name"], "shape": shape,
+            "time_us": rows["duration_ns"] / 1e3, "gflops": rows["gflops"], "peak_pct": rows["peak_pct"],
+            "sm_ghz": rows["sm_clock_hz"] / 1e9, "bound": rows["bound"], "cause": rows["cause"], "problem": rows["problem"],
+        }).sort_values(["config", "time_us"], ascending=[True, False], na_position="last", kind="stable").reset_index(drop=True)
+
+    @staticmethod
+    def _rules(mnk: Iterable) -> list:
+        from .analyze.gemm_shape import ShapeRule, parse_shape_rule
+
+        return [r if isinstance(r, ShapeRule) else parse_shape_rule(r) if isinstance(r, str)
+                else ShapeRule(tuple(int(v) for v in r)) for r in mnk]
 
     def roofline(self, title: str | None = None):
         """The hierarchical roofline of the profiled launches, as a matplotlib Figure (not saved)."""

@@ -11,6 +11,7 @@ chooses what to diagnose and assembles the run; `fill.py` fills each kernel's re
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Mapping, Sequence
@@ -297,6 +298,33 @@ def _per_launch(chosen: pd.DataFrame, tables: Mapping[str, pd.DataFrame]) -> dic
                                util=out["utilisation"], occ=out["occupancy"], sass=sass, banks=out["banks"],
                                regions=out["regions"])
     return out
+
+
+def launch_verdicts(tables: Mapping[str, pd.DataFrame]) -> pd.DataFrame:
+    """A verdict for every launch of the kernels table, not one per kernel (a sweep runs one kernel
+    at many configurations): the kernels table with `config` (the index in a function's sweep,
+    from its NVTX range `gemmprof-function/config <i>`; None elsewhere), the GEMM's GFLOP/s and
+    the verdict's bound, cause and problem beside it."""
+    kernels = _named(tables.get("kernels"))
+    if kernels is None or kernels.empty:
+        return pd.DataFrame()
+    launches = kernels.assign(launches=1)
+    verdicts = _per_launch(launches, tables)["verdicts"]
+    out = launches.merge(verdicts[["report", "launch", "verdict", "bound", "cause", "problem"]], on=["report", "launch"],
+                         how="left")
+    nvtx = out["nvtx"] if "nvtx" in out.columns else pd.Series([None] * len(out))
+    out["config"] = pd.array([_config(n) for n in nvtx], dtype="Int64")
+    out["gflops"] = [fill.gemm_flop(r) / r["duration_ns"] if r.get("duration_ns", 0) > 0 else np.nan
+                     for r in out.to_dict("records")]
+    return out
+
+
+_CONFIG = re.compile(r"(?:^|/)gemmprof-function/config (\d+)(?:/|$)")
+
+
+def _config(nvtx: object) -> int | None:
+    found = _CONFIG.search(nvtx) if isinstance(nvtx, str) else None
+    return int(found.group(1)) if found else None
 
 
 def _sizes(bench: pd.DataFrame | None, order: Sequence[str]) -> pd.DataFrame:

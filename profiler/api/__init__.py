@@ -27,7 +27,8 @@ from profiler import __version__
 from profiler.errors import GemmprofError
 from profiler.run import Run, open_run
 
-__all__ = ["GemmprofError", "Run", "__version__", "bench", "open_run", "profile", "read_reports"]
+__all__ = ["GemmprofError", "Run", "__version__", "bench", "capture", "open_run", "profile", "profile_function",
+           "read_reports"]
 
 
 def read_reports(paths: str | os.PathLike | Iterable[str | os.PathLike],
@@ -36,6 +37,35 @@ def read_reports(paths: str | os.PathLike | Iterable[str | os.PathLike],
     kernels, rules, source, sass, metrics (pandas DataFrames). The same reading `gemmprof analyze`
     does, through the same extraction cache."""
     return open_run(paths).tables(tables)
+
+
+def profile_function(fn, configs=None, *, out: str | os.PathLike = "reports", run_id: str | None = None,
+                     timeline: bool = False, ncu: str | None = None) -> Run:
+    """Profile `fn` under Nsight Compute, once per configuration, and open the run.
+
+    `configs`: a list of argument tuples (or keyword dicts); `fn(*config)` runs for each, in a
+    child process under ncu, so this works from a notebook. Only what `fn` launches is profiled;
+    ranges of `capture` inside it name the shape (`with gemmprof.capture(f"gemm {M}x{N}x{K}"):`)
+    and narrow what is reported. `run.sweep()` gives one row per launch with its verdict:
+
+        def gemm(n):
+            a, b = cupy.random.rand(n, n, dtype="float32"), cupy.random.rand(n, n, dtype="float32")
+            with gemmprof.capture(f"gemm {n}x{n}x{n}"):
+                a @ b
+        run = gemmprof.profile_function(gemm, [(1024,), (2048,), (4096,)])
+        run.sweep()
+    """
+    from profiler.measure.function import profile_function as _profile_function
+
+    return open_run(_profile_function(fn, configs, Path(out), run_id=run_id, ncu=ncu, timeline=timeline))
+
+
+def capture(name: str):
+    """A context manager marking a region for the profiler: an NVTX range named `name` (no '/';
+    a shape in it, `gemm 4096x4096x4096` or `bmm batch=8 64x64x64`, is read as the launches')."""
+    from profiler.measure.nvtx import nvtx_range
+
+    return nvtx_range(name)
 
 
 def bench(*args: str, out: str | os.PathLike = "reports", run_id: str | None = None, **options: Any) -> Run:
