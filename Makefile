@@ -4,8 +4,9 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 GEMMPROF := $(VENV)/bin/gemmprof
 
-# make demo: the full report of a committed sample run, no GPU needed.
-DEMO_RUN ?= reports/sample-h200
+# make demo: the full report of the sample run (the one that ships in the package, found through
+# it: reports/sample-h200 in a checkout), no GPU needed.
+DEMO_RUN ?= $(shell $(PY) -c 'import gemmprof; print(gemmprof.sample_run())')
 DEMO_OUT ?= reports/demo
 # make profile: one run directory reports/$(RUN_ID) with the bench sweep, the ncu reports and the report.
 RUN_ID ?= $(shell date +%Y%m%d-%H%M%S)-profile
