@@ -97,7 +97,7 @@ def profile(
     with_cublas = "all" in names or CUBLAS in names
     ladder_names = [n for n in names if n != CUBLAS]
     specs = only_tier(tier, select_kernels(ladder_names) if ladder_names else [])[0]
-    shape = check_shape(tuple(mnk)) if mnk else check_shape((size or 2048,) * 3)
+    shape = check_shape(tuple(mnk)) if mnk else check_shape((2048 if size is None else size,) * 3)
     if timing_only:
         from .bench import bench
 
