@@ -70,6 +70,8 @@ def report(
     console = Console() if sys.stdout.isatty() else Console(width=200)  # piped: do not wrap at 80
     rules = [parse_shape_rule(text) for text in mnk_for or []] + ([ShapeRule(check_shape(tuple(mnk)))] if mnk else [])
     run = open_run(paths or [newest_run()])
+    beside = run.run_dir is not None and not inside_package(run.path)  # a run of one's own gets its report inside
+    target = None if as_json else check_out_dir(out if out is not None else run.path / "report" if beside else FOREIGN_OUT, "-o")
     kernels, bench = run.kernels, run.bench
     if run.run_dir is not None:
         if kernels is not None and len(kernels):
@@ -87,8 +89,6 @@ def report(
         return
     for warning in diagnosis.warnings:
         console.print(f"[yellow]warning:[/] {escape(warning)}")
-    beside = run.run_dir is not None and not inside_package(run.path)  # a run of one's own gets its report inside
-    target = check_out_dir(out if out is not None else run.path / "report" if beside else FOREIGN_OUT, "-o")
     console.print(f"report of {run.path} ({len(diagnosis.kernels)} kernels, "
                   f"{sum(d.profiled for d in diagnosis.kernels)} profiled) -> {target}", markup=False)
     pages = {f"{slug(d.name)}.html": d for d in diagnosis.kernels}  # file name -> its kernel

@@ -8,7 +8,6 @@ import re
 import subprocess
 import sys
 
-import pytest
 from helpers.paths import REPO, SAMPLE_RUN
 
 
