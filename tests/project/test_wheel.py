@@ -55,7 +55,7 @@ def test_the_installed_package_is_the_one_imported(installed, sample):
 def test_the_wheel_is_small_and_builds_without_warnings(installed):
     if not installed.build_output:
         pytest.skip("built by the CI job: make test builds one here and checks its output")
-    assert not re.search(r"warning", installed.build_output, re.I), installed.build_output
+    assert not re.search(r"\w+Warning\b", installed.build_output), installed.build_output  # setuptools' own warnings
     (wheel,) = (installed.root / "dist").glob("gemmprof-*.whl")
     assert wheel.stat().st_size < 3 * 2**20  # a few MB at most: the sample run ships without its ncu reports
 
