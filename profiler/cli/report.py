@@ -48,11 +48,13 @@ def report(
 
     Examples:
 
-        gemmprof report reports/sample-h200 -o /tmp/report
+        gemmprof report reports/RUN_ID -o /tmp/report
 
         gemmprof report my_app.ncu-rep --mnk 4096 4096 1024 -o /tmp/mine
 
-        gemmprof report reports/sample-h200 --json | jq '.kernels[] | [.kernel, .cause]'"""
+        gemmprof report reports/RUN_ID --json | jq '.kernels[] | [.kernel, .cause]'
+
+    The sample run that ships with gemmprof: `python -c 'import gemmprof; print(gemmprof.sample_run())'`."""
     from rich.console import Console
     from rich.markup import escape
 

@@ -158,6 +158,16 @@ def test_each_command_with_bad_arguments(installed, sample, text, code, says):
     assert r.returncode == code and says.format(file=cwd / "a-file") in line, (r.returncode, line)
 
 
+def test_the_api_bench_says_what_is_missing(installed):
+    missing = first_missing(installed, ("cupy", "gpu"))
+    if missing is None:
+        pytest.skip("this machine has CuPy and a GPU: gemmprof.bench would run on the GPU")
+    code = ("import gemmprof\ntry:\n    gemmprof.bench(kernel=['naive'], sizes='256')\n"
+            "except gemmprof.GemmprofError as exc:\n    print(int(exc.exit_code), exc)")
+    out = installed.value(code)
+    assert out.startswith(f"{int(NEEDS[missing][1])} ") and NEEDS[missing][2] in out, out
+
+
 def test_the_report_of_the_shipped_sample(installed, sample):
     cwd = installed.folder()
     r = installed.gemmprof("report", sample, cwd=cwd)  # no -o: never into the installed package
