@@ -23,17 +23,21 @@ test: venv
 
 venv: $(VENV)/.installed
 
+# EDITABLE_QUIET: setuptools prints a notice on every editable install made through an import
+# finder (which the package-dir mappings of pyproject.toml need): information, not a fault to fix.
+EDITABLE_QUIET := PYTHONWARNINGS="ignore:Editable installation"
+
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[test]'
+	$(EDITABLE_QUIET) $(PY) -m pip install -q -e '.[test]'
 	touch $@
 
 # Where kernels run: the GPU extra (CuPy, nvidia-ml-py) on top of the test install.
 venv-gpu: $(VENV)/.installed-gpu
 
 $(VENV)/.installed-gpu: $(VENV)/.installed
-	$(PY) -m pip install -q -e '.[gpu,test]'
+	$(EDITABLE_QUIET) $(PY) -m pip install -q -e '.[gpu,test]'
 	touch $@
 
 # The README's main command on a machine without a GPU: renders the committed sample run.
