@@ -131,6 +131,13 @@ BAD = [
 ]
 
 
+def test_every_command_is_run_with_good_and_bad_arguments():
+    from profiler.cli import COMMANDS
+
+    for table in (GOOD, BAD):
+        assert set(COMMANDS) <= {row[0].split()[0] for row in table}, set(COMMANDS) - {row[0].split()[0] for row in table}
+
+
 def arguments(text: str, sample: Path, cwd: Path) -> list[str]:
     (cwd / "a-file").write_text("not a folder")
     return [word.format(sample=sample, file=cwd / "a-file") for word in text.split()]
