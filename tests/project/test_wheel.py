@@ -9,6 +9,7 @@ ends in one line naming the mistake. Never a traceback."""
 from __future__ import annotations
 
 import re
+import subprocess
 import tomllib
 from pathlib import Path
 
@@ -205,10 +206,10 @@ def test_pyproject_lists_every_package():
     listed = set(setuptools["packages"])
     found = {".".join(p.parent.relative_to(REPO).parts) for p in (REPO / "profiler").rglob("__init__.py")}
     assert found - {"profiler.api"} <= listed and {"gemmprof", "profiler._kernels", "profiler._sample"} <= listed
-    # every folder of a data package that holds files to ship is a package of its own (setuptools
-    # warns, and will stop shipping them, otherwise)
+    # every committed folder of a data package that holds sources to ship is a package of its own
+    # (setuptools warns, and will stop shipping them, otherwise)
     for package, folder in setuptools["package-dir"].items():
-        for sub in (REPO / folder).iterdir():
-            if sub.is_dir() and any(sub.glob("*.cu")) and package != "gemmprof":
-                assert f"{package}.{sub.name}" in listed, sub
+        tracked = subprocess.run(["git", "ls-files", "--", f"{folder}/*/*.cu"], cwd=REPO, capture_output=True, text=True).stdout
+        for sub in {Path(line).parent.name for line in tracked.split()}:
+            assert f"{package}.{sub}" in listed, (folder, sub)
     assert "profiler.render.templates" in listed and set(setuptools["package-data"]) <= listed
