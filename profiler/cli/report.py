@@ -54,7 +54,7 @@ def report(
 
         gemmprof report reports/RUN_ID --json | jq '.kernels[] | [.kernel, .cause]'
 
-    The sample run that ships with gemmprof: `python -c 'import gemmprof; print(gemmprof.sample_run())'`."""
+    The sample run that ships with gemmprof: `python3 -c 'import gemmprof; print(gemmprof.sample_run())'`."""
     from rich.console import Console
     from rich.markup import escape
 
