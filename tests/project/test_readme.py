@@ -67,6 +67,8 @@ def entry(text: str) -> str:
 
 
 def test_the_table_knows_every_block_and_every_entry_is_a_block():
+    fences = [line for line in README.read_text().splitlines() if line.startswith("```")]
+    assert all(re.fullmatch(r"```\w*", line) for line in fences) and len(fences) % 2 == 0, fences  # no text after a fence
     keys = [entry(text) for _, text in blocks()]
     assert sorted(keys) == sorted(BLOCKS), set(BLOCKS) - set(keys)
 
