@@ -20,6 +20,7 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -27,9 +28,13 @@ from helpers.paths import REPO
 from profiler.errors import Exit
 
 INSTALLED_ENV = "GEMMPROF_INSTALLED_VENV"
-# What a wheel is built from: the package, the folders shipped as packages of their own, and the
-# files setuptools reads (pyproject.toml's package-dir).
-BUILD_INPUTS = ("profiler", "kernels", "reports/sample-h200", "pyproject.toml", "README.md")
+
+
+def build_inputs() -> list[str]:
+    """What a wheel is built from: the package, the folders pyproject.toml ships as packages of
+    their own (package-dir: the kernel catalogue, the sample run), and the files setuptools reads."""
+    package_dir = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["package-dir"]
+    return ["profiler", *(d for d in package_dir.values() if not d.startswith("profiler/")), "pyproject.toml", "README.md"]
 
 
 @dataclass
@@ -81,7 +86,7 @@ def install(root: Path) -> Installed:
 
 def _build_and_install(root: Path) -> tuple[Path, str]:
     src = root / "src"
-    for name in BUILD_INPUTS:
+    for name in build_inputs():
         source, copy = REPO / name, src / name
         copy.parent.mkdir(parents=True, exist_ok=True)
         if source.is_dir():
