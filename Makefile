@@ -4,8 +4,9 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 GEMMPROF := $(VENV)/bin/gemmprof
 
-# make demo: the full report of a committed sample run, no GPU needed.
-DEMO_RUN ?= reports/sample-h200
+# make demo: the full report of the sample run (the one that ships in the package, found through
+# it: reports/sample-h200 in a checkout), no GPU needed.
+DEMO_RUN ?= $(shell $(PY) -c 'import gemmprof; print(gemmprof.sample_run())')
 DEMO_OUT ?= reports/demo
 # make profile: one run directory reports/$(RUN_ID) with the bench sweep, the ncu reports and the report.
 RUN_ID ?= $(shell date +%Y%m%d-%H%M%S)-profile
@@ -22,17 +23,21 @@ test: venv
 
 venv: $(VENV)/.installed
 
+# EDITABLE_QUIET: setuptools prints a notice on every editable install made through an import
+# finder (which the package-dir mappings of pyproject.toml need): information, not a fault to fix.
+EDITABLE_QUIET := PYTHONWARNINGS="ignore:Editable installation"
+
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[test]'
+	$(EDITABLE_QUIET) $(PY) -m pip install -q -e '.[test]'
 	touch $@
 
 # Where kernels run: the GPU extra (CuPy, nvidia-ml-py) on top of the test install.
 venv-gpu: $(VENV)/.installed-gpu
 
 $(VENV)/.installed-gpu: $(VENV)/.installed
-	$(PY) -m pip install -q -e '.[gpu,test]'
+	$(EDITABLE_QUIET) $(PY) -m pip install -q -e '.[gpu,test]'
 	touch $@
 
 # The README's main command on a machine without a GPU: renders the committed sample run.

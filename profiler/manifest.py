@@ -80,7 +80,7 @@ def extra_manifest_paths(value: str | None = None) -> tuple[Path, ...]:
     """The extra manifests named by $GEMMPROF_MANIFEST (or `value`), in order, each once."""
     value = os.environ.get(MANIFEST_ENV, "") if value is None else value
     paths = [Path(p).expanduser() for p in value.split(os.pathsep) if p.strip()]
-    return tuple(dict.fromkeys(p.resolve() for p in paths))
+    return tuple(dict.fromkeys(Path(os.path.realpath(p)) for p in paths))  # a symlink loop stays as named
 
 
 def load_manifest(path: Path | None = None) -> tuple[KernelSpec, ...]:

@@ -1,4 +1,7 @@
-"""Output folders written whole: a report (or a set of exported tables) is written into a
+"""Writing output: what fails while writing is one line naming the target (`writing`; the paths
+were checked before any work by `profiler.paths`), and output folders are written whole.
+
+An output folder written whole: a report (or a set of exported tables) is written into a
 temporary sibling and then takes the folder's place, so an interrupted command leaves the old
 output or the new one, never a mix of both, and pages of kernels no longer in the run go away.
 
@@ -14,6 +17,7 @@ from __future__ import annotations
 import os
 import shutil
 from collections.abc import Callable
+from contextlib import contextmanager
 from pathlib import Path
 
 from .errors import GemmprofError
@@ -39,6 +43,17 @@ def ours(folder: Path, signature: tuple[str, ...] = ()) -> bool:
     return bool(signature) and set(signature) <= names and only_outputs
 
 
+@contextmanager
+def writing(target: Path):
+    """What fails while writing `target` (after the checks: the disk fills, a folder is taken
+    away, a place that refuses new entries) is one line naming `target`, not a traceback."""
+    try:
+        yield
+    except OSError as exc:
+        raise GemmprofError(f"cannot write {target}: {exc.strerror or exc}",
+                            "check the place and the free space, or choose another") from None
+
+
 def _temporary(near: Path, what: str) -> Path:
     tmp = near.parent / f".{near.name}.{what}.{os.getpid()}"
     shutil.rmtree(tmp, ignore_errors=True)
@@ -49,27 +64,31 @@ def _temporary(near: Path, what: str) -> Path:
 def replace_dir(target: Path, fill: Callable[[Path], None], signature: tuple[str, ...] = ()) -> None:
     """`fill(folder)` writes the whole output into a temporary sibling of `target`, which then
     replaces `target` (its earlier contents removed). Refuses a `target` gemmprof did not write."""
+    given = target
     target = Path(target).resolve()  # '.' has no name to rename
     if target.exists() and not target.is_dir():
-        raise GemmprofError(f"{target} is a file, not a folder", "pass a folder for the output")
+        raise GemmprofError(f"{given} is a file, not a folder", "pass a folder for the output")
     if not ours(target, signature):
-        raise GemmprofError(f"{target} holds files gemmprof did not write; it will not be replaced",
+        raise GemmprofError(f"{given} holds files gemmprof did not write; it will not be replaced",
                             "choose a new or empty folder for the output")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = _temporary(target, "new")
+    tmp = None
     try:
-        fill(tmp)
-        (tmp / MARKER).write_text("written by gemmprof: the next write replaces this whole folder\n")
-        if target.exists():
-            old = target.parent / f".{target.name}.old.{os.getpid()}"
-            shutil.rmtree(old, ignore_errors=True)
-            target.rename(old)
-            tmp.rename(target)
-            shutil.rmtree(old, ignore_errors=True)
-        else:
-            tmp.rename(target)
+        with writing(given):
+            target.parent.mkdir(parents=True, exist_ok=True)
+            tmp = _temporary(target, "new")
+            fill(tmp)
+            (tmp / MARKER).write_text("written by gemmprof: the next write replaces this whole folder\n")
+            if target.exists():
+                old = target.parent / f".{target.name}.old.{os.getpid()}"
+                shutil.rmtree(old, ignore_errors=True)
+                target.rename(old)
+                tmp.rename(target)
+                shutil.rmtree(old, ignore_errors=True)
+            else:
+                tmp.rename(target)
     finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
 
 
 def write_files(folder: Path, fill: Callable[[Path], None], signature: tuple[str, ...] = ()) -> None:
@@ -82,13 +101,16 @@ def write_files(folder: Path, fill: Callable[[Path], None], signature: tuple[str
         return
     if not folder.is_dir():
         raise GemmprofError(f"{folder} is a file, not a folder", "pass a folder for the output")
-    tmp = _temporary(folder / "x", "gemmprof-tmp")  # .x.gemmprof-tmp.PID inside the folder
+    tmp = None
     try:
-        fill(tmp)
-        for path in sorted(tmp.rglob("*")):
-            if path.is_file():
-                destination = folder / path.relative_to(tmp)
-                destination.parent.mkdir(parents=True, exist_ok=True)
-                path.replace(destination)
+        with writing(folder):
+            tmp = _temporary(folder / "x", "gemmprof-tmp")  # .x.gemmprof-tmp.PID inside the folder
+            fill(tmp)
+            for path in sorted(tmp.rglob("*")):
+                if path.is_file():
+                    destination = folder / path.relative_to(tmp)
+                    destination.parent.mkdir(parents=True, exist_ok=True)
+                    path.replace(destination)
     finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)

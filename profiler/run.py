@@ -28,6 +28,7 @@ from typing import Iterable, Sequence
 import pandas as pd
 
 from .errors import GemmprofError
+from .paths import check_in_path
 from .rundir import REPORT_SUFFIXES, RUN_JSON, RunDir, read_meta_file
 
 CACHE_ENV = "GEMMPROF_CACHE_DIR"
@@ -75,9 +76,12 @@ def environment_from_kernels(kernels: pd.DataFrame) -> dict:
     return {**env, "driver": None, "cuda_runtime": None, "cublas_version": None, "ncu_version": None}
 
 
+def _is_report(path: Path) -> bool:
+    return path.name.endswith(REPORT_SUFFIXES) and not path.name.startswith(".")
+
+
 def _holds_reports(folder: Path) -> bool:
-    return folder.is_dir() and any(p.name.endswith(REPORT_SUFFIXES) and not p.name.startswith(".")
-                                   for p in folder.iterdir())
+    return folder.is_dir() and any(_is_report(p) for p in folder.iterdir())
 
 
 class Run:
@@ -296,8 +300,7 @@ def open_run(paths: str | os.PathLike | Iterable[str | os.PathLike], from_report
     if not paths:
         raise GemmprofError("no run named", "pass a run directory, a folder of reports or .ncu-rep files")
     for path in paths:
-        if not path.exists():
-            raise GemmprofError(f"{path}: no such file or directory")
+        check_in_path(path)
     if len(paths) == 1:
         run = _open_one(paths[0])
         run.from_reports = from_reports
@@ -314,9 +317,10 @@ def _open_one(path: Path) -> Run:
     if path.is_dir() and (path / RUN_JSON).is_file():
         run = RunDir(path)
         run.meta()  # checks the schema version now, not at the first table
-        folder = path / "ncu"
-        reports = _reports_in(folder) if folder.is_dir() else []
-        return Run(path, run_dir=run, reports=reports)
+        # its reports: in ncu/, where gemmprof writes them, else beside run.json (a run kept flat,
+        # as the captured fixtures in tests/data are)
+        folder = path / "ncu" if _holds_reports(path / "ncu") else path
+        return Run(path, run_dir=run, reports=_reports_in(folder))
     if path.is_dir():
         if not (_holds_reports(path) or _holds_reports(path / "ncu")):
             raise GemmprofError(f"{path} is not a gemmprof run (no {RUN_JSON}) and holds no .ncu-rep reports",
@@ -341,9 +345,10 @@ def _reports_of(path: Path) -> list[Path]:
 
 
 def _reports_in(folder: Path) -> list[Path]:
+    """The reports directly in `folder` (none for a folder that holds none)."""
     from .extract.tables import find_reports
 
-    return find_reports([folder]) if _holds_reports(folder) else []
+    return find_reports(sorted(p for p in folder.iterdir() if _is_report(p))) if _holds_reports(folder) else []
 
 
 def _unique(reports: list[Path]) -> list[Path]:

@@ -18,15 +18,15 @@ import pandas as pd
 from . import __version__
 from .errors import GemmprofError, warn
 from .kernel_paths import CHECKOUT_ROOT
+from .outdir import writing
 from .schema import check_profile_record, check_run_meta, check_table, read_frame
+from .shipped import SAMPLE_RUN
 
 SCHEMA_VERSION = 1
 RUN_JSON = "run.json"
 PROFILE_LOG = "profile.jsonl"
 REPORT_SUFFIXES = (".ncu-rep", ".ncu-rep.xz")  # what a run's ncu/ folder holds: reports, xz-packed or not
 REPO_ROOT = CHECKOUT_ROOT  # None when gemmprof runs installed, not from a checkout
-# Where runs go and are looked for: the checkout's reports/, or the current directory's when installed.
-DEFAULT_REPORTS_DIR = (REPO_ROOT or Path()) / "reports"
 
 
 def new_run_id(gpu_slug: str) -> str:
@@ -50,9 +50,10 @@ class RunDir:
     @classmethod
     def create(cls, path: Path, meta: dict) -> RunDir:
         run = cls(path)
-        run.path.mkdir(parents=True, exist_ok=True)
         existing = run.meta() if (run.path / RUN_JSON).is_file() else {}
-        run.write_meta({**existing, **meta})
+        with writing(run.path):
+            run.path.mkdir(parents=True, exist_ok=True)
+            run.write_meta({**existing, **meta})
         return run
 
     def meta(self) -> dict:
@@ -152,15 +153,6 @@ def newest_run(root: Path | None = None, need_table: str | None = None) -> Path:
         if runs:
             return max(runs, key=lambda p: (p / RUN_JSON).stat().st_mtime)
     what = f"run directory with a {need_table} table" if need_table else "run directory"
-    sample = f" (e.g. {DEFAULT_REPORTS_DIR / 'sample-h200'})" if REPO_ROOT else ""
     raise GemmprofError(f"no {what} found under {folder}/",
-                        f"pass one{sample}, or run gemmprof bench or profile first")
-
-
-def check_out_dir(path: Path, option: str = "--out") -> Path:
-    """An output folder must be a folder: not an existing file, nor anywhere under one."""
-    for p in (path, *path.parents):
-        if p.exists() and not p.is_dir():
-            where = "is a file" if p == path else f"is under {p}, which is a file"
-            raise GemmprofError(f"{option} {path} {where}", "give a folder (it is created if missing)")
-    return path
+                        f"pass one (e.g. the sample run that ships with gemmprof, {SAMPLE_RUN}), "
+                        f"or run gemmprof bench or profile first")

@@ -1,4 +1,5 @@
-"""Shape suites (`benchmarks/shapes.toml`): named lists of shapes that `bench --suite NAME` runs.
+"""Shape suites (kernels/shapes.toml, shipped with the kernel catalogue): named lists of shapes
+that `bench --suite NAME` runs.
 
 A suite is data, declared once in the TOML file; this module only reads and checks it.
 """
@@ -10,11 +11,10 @@ import tomllib
 from pathlib import Path
 
 from .errors import GemmprofError
-from .rundir import REPO_ROOT
+from .shapes import MAX_DIM, Shape
+from .shipped import KERNELS_DIR
 
-SUITES_PATH = REPO_ROOT / "benchmarks" / "shapes.toml"
-
-Shape = tuple[int, int, int]
+SUITES_PATH = KERNELS_DIR / "shapes.toml"
 
 
 def parse_suites(text: str, where: str = "shapes.toml") -> dict[str, list[Shape]]:
@@ -27,8 +27,6 @@ def parse_suites(text: str, where: str = "shapes.toml") -> dict[str, list[Shape]
     suites = data.get("suite")
     if not isinstance(suites, dict) or not suites:
         raise GemmprofError(f"{where}: no [suite.NAME] tables")
-    from .cli._options import MAX_DIM  # the one bound on a dimension, as for --sizes
-
     out: dict[str, list[Shape]] = {}
     for name, entry in suites.items():
         items = entry.get("shapes") if isinstance(entry, dict) else None

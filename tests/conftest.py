@@ -27,3 +27,12 @@ def _extraction_cache(tmp_path_factory):
 
     os.environ["GEMMPROF_CACHE_DIR"] = str(tmp_path_factory.mktemp("gemmprof-cache"))
     yield
+
+
+@pytest.fixture(scope="session")
+def installed(tmp_path_factory):
+    """gemmprof installed as a user gets it, outside the checkout (`helpers.installed`): one venv
+    for every test that needs it."""
+    from helpers.installed import install
+
+    return install(tmp_path_factory.mktemp("installed"))

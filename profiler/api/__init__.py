@@ -1,7 +1,7 @@
 """gemmprof for notebooks: `import gemmprof`.
 
     import gemmprof
-    run = gemmprof.open_run("reports/sample-h200")   # a run directory, a folder of reports, report files
+    run = gemmprof.open_run(gemmprof.sample_run())   # a run directory, a folder of reports, report files
     run.bench                                          # the bench table (None when not benchmarked)
     run.kernels                                        # one row per profiled launch
     diagnosis = run.diagnose()                         # a verdict per kernel
@@ -28,7 +28,18 @@ from profiler.errors import GemmprofError
 from profiler.run import Run, open_run
 
 __all__ = ["GemmprofError", "Run", "__version__", "bench", "capture", "open_run", "profile", "profile_function",
-           "read_reports"]
+           "read_reports", "sample_run"]
+
+
+def sample_run() -> Path:
+    """The folder of the real run that ships with gemmprof (an H200: every rung profiled at
+    2048^3 and benched at 512-4096), to try what reads a run without a GPU or a run of your own:
+    `gemmprof.open_run(gemmprof.sample_run())`, or `gemmprof report` on this path. Read it, do
+    not write into it: it is part of the installed package."""
+    from profiler.shipped import SAMPLE_RUN
+
+    return SAMPLE_RUN
+
 
 
 def read_reports(paths: str | os.PathLike | Iterable[str | os.PathLike],

@@ -24,6 +24,10 @@ def make_plan(gpus: str | None, scheduler: str | None, shared_dir: Path | None, 
             raise GemmprofError("--shared-dir applies with --gpus or --scheduler only")
         return None
     from ..fanout.fan import Plan
+    from ..paths import check_out_dir
+
+    if shared_dir is not None:
+        check_out_dir(shared_dir, "--shared-dir")
 
     chosen = parse_gpus(gpus or "all", list_gpus()) if gpus is not None or scheduler is None else []
     check_one_model(chosen, mixed)

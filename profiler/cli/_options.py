@@ -11,8 +11,7 @@ from typing import Annotated
 import typer
 
 from ..errors import GemmprofError
-
-MAX_DIM = 65536
+from ..shapes import check_shape
 
 
 def parse_sizes(text: str) -> list[tuple[int, int, int]]:
@@ -40,12 +39,6 @@ def parse_sizes(text: str) -> list[tuple[int, int, int]]:
     for shape in shapes:
         check_shape(shape)
     return shapes
-
-
-def check_shape(shape: tuple[int, int, int]) -> tuple[int, int, int]:
-    if any(d < 1 or d > MAX_DIM for d in shape):
-        raise GemmprofError(f"shape {'x'.join(map(str, shape))} is out of range", f"each of M, N, K must be between 1 and {MAX_DIM}")
-    return shape
 
 
 def gather_shapes(sizes: str | None, mnk: tuple[int, int, int] | None, default: str) -> list[tuple[int, int, int]]:
@@ -81,10 +74,13 @@ def add_manifests(paths: list[Path] | None) -> list[Path] | None:
     not a parameter, carries them: bench workers and ncu targets are child processes and must
     load the same kernels. Runs as the option's callback, before the command's body."""
     from ..kernel_paths import MANIFEST_ENV
+    from ..paths import check_in_path
 
+    for path in paths or []:
+        check_in_path(path, "file", "--manifest")
     if paths:
         before = [p for p in os.environ.get(MANIFEST_ENV, "").split(os.pathsep) if p]
-        added = [str(Path(p).expanduser().resolve()) for p in paths]
+        added = [os.path.realpath(Path(p).expanduser()) for p in paths]
         os.environ[MANIFEST_ENV] = os.pathsep.join(dict.fromkeys(before + added))
     return paths
 

@@ -16,7 +16,7 @@ from ..render.console import make_console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-from ..errors import GemmprofError
+from ..errors import Exit, GemmprofError
 
 
 def profile_program_cli(program: list[str], *, kernel_regex: list[str] | None, nvtx_include: list[str] | None,
@@ -31,7 +31,8 @@ def profile_program_cli(program: list[str], *, kernel_regex: list[str] | None, n
     from ..measure.program import (INTERRUPTED, NO_KERNELS, OK, PROGRAM_FAILED, SOURCE, check_command,
                                    profile_program)
     from ..names import check_run_id
-    from ..rundir import REPO_ROOT, RunDir, check_out_dir, command_line, new_run_id
+    from ..paths import check_out_dir
+    from ..rundir import REPO_ROOT, RunDir, command_line, new_run_id
 
     given = [name for name, value in ladder_only.items() if value]
     if given:
@@ -117,17 +118,17 @@ def no_report_error(record: dict, filters, run_path: Path, kept: bool = False) -
     if record["program_status"] == PROGRAM_FAILED:
         what = (f"the run keeps the {record['launches']} launch(es) profiled before: {run_path}" if kept
                 else "before ncu profiled any kernel")
-        return GemmprofError(f"the program exited with code {record['program_exit_code']}; {what}", log, exit_code=1)
+        return GemmprofError(f"the program exited with code {record['program_exit_code']}; {what}", log, exit_code=Exit.FAILED)
     if record["program_status"] == NCU_FAILED:
         return GemmprofError(f"ncu failed (exit code {record['ncu_exit_code']})"
-                             + (f"; the run keeps what it wrote: {run_path}" if kept else ""), log, exit_code=1)
+                             + (f"; the run keeps what it wrote: {run_path}" if kept else ""), log, exit_code=Exit.FAILED)
     if record["launches"] and not kept:
-        return GemmprofError(f"ncu named {record['launches']} launch(es) but wrote no report", log, exit_code=1)
+        return GemmprofError(f"ncu named {record['launches']} launch(es) but wrote no report", log, exit_code=Exit.FAILED)
     if filters.narrows or filters.launch_skip:
         return GemmprofError(f"no kernel launch matched the filter ({filters.describe()})",
                              "check the NVTX range names and the regular expression against the program; " + log,
-                             exit_code=1)
-    return GemmprofError("the program launched no CUDA kernel (no filter)", log, exit_code=1)
+                             exit_code=Exit.FAILED)
+    return GemmprofError("the program launched no CUDA kernel (no filter)", log, exit_code=Exit.FAILED)
 
 
 def guard(exe: Path, argv: list[str], filters, section_set: str, yes: bool, console: Console) -> int:
@@ -147,8 +148,8 @@ def guard(exe: Path, argv: list[str], filters, section_set: str, yes: bool, cons
     if counted.launches == 0:
         if counted.exit_code not in (0, None):
             raise GemmprofError(f"the program exited with code {counted.exit_code} before launching any kernel",
-                                "run it on its own first: " + " ".join(argv), exit_code=1)
-        raise GemmprofError("the program launched no CUDA kernel (no filter)", "is it using the GPU? run it on its own first", exit_code=1)
+                                "run it on its own first: " + " ".join(argv), exit_code=Exit.FAILED)
+        raise GemmprofError("the program launched no CUDA kernel (no filter)", "is it using the GPU? run it on its own first", exit_code=Exit.FAILED)
     launches = max(counted.launches - (filters.launch_skip or 0), 0)
     if launches <= GUARD_LAUNCHES:
         console.print(f"{launches} launch(es) to profile")

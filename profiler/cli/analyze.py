@@ -50,8 +50,7 @@ def analyze(
     from ..run import open_run
     from ..errors import GemmprofError
     from ..outdir import write_files
-
-    from ..rundir import check_out_dir
+    from ..paths import check_out_dir
 
     for folder, option in ((csv_dir, "--csv"), (parquet_dir, "--parquet")):
         if folder is not None:

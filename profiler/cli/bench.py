@@ -10,11 +10,11 @@ from typing import Annotated
 import typer
 
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from ..render.console import make_console
+from ..render.console import make_console, progress_bar
 from ._fanout import GpusOption, MixedOption, SchedulerOption, SharedDirOption
 from ._options import KERNEL_HELP, TIER_HELP, ManifestOption
+from ..errors import Exit
 from ..tiers import FAIL, FAILED_STATUSES
 
 DEFAULT_SIZES = "1024,2048,4096"
@@ -24,7 +24,7 @@ def bench(
     kernel: Annotated[list[str] | None, typer.Option("--kernel", "-k", help=KERNEL_HELP + "; dispatchers by name.")] = None,
     sizes: Annotated[str | None, typer.Option(help=f"Comma-separated square sizes, MxNxK items, or a doubling range like 256..8192. Default {DEFAULT_SIZES}.")] = None,
     mnk: Annotated[tuple[int, int, int] | None, typer.Option("--mnk", help="A rectangular shape: --mnk M N K (more via --sizes MxNxK).")] = None,
-    suite: Annotated[str | None, typer.Option(help="A named shape suite from benchmarks/shapes.toml (default, quick); not with --sizes/--mnk. Prints and writes its summary (suite.csv).")] = None,
+    suite: Annotated[str | None, typer.Option(help="A shape suite by name, of those that ship with gemmprof (kernels/shapes.toml: default, quick, small); not with --sizes/--mnk. Prints and writes its summary (suite.csv).")] = None,
     out: Annotated[Path, typer.Option(help="Directory under which the run directory is written.")] = Path("reports"),
     run_id: Annotated[str | None, typer.Option(help="Name of the run directory (default: date-time-gpu).")] = None,
     max_seconds: Annotated[float, typer.Option(help="Time budget per kernel and shape for the timed launches.")] = 3.0,
@@ -63,7 +63,8 @@ def bench(
     from ..analyze.suite import summarize
     from ..render.console import bench_table, suite_table
     from ..names import check_run_id
-    from ..rundir import REPO_ROOT, RUN_JSON, RunDir, check_out_dir, command_line, new_run_id
+    from ..paths import check_out_dir
+    from ..rundir import REPO_ROOT, RUN_JSON, RunDir, command_line, new_run_id
     from ._options import gather_shapes, only_tier
 
     if run_id is not None:  # checked before any GPU work: it must never leave --out
@@ -112,7 +113,7 @@ def bench(
     records: list[dict] = []
     names = ([CUBLAS] if cublas else []) + [s.name for s in specs] + [d.name for d in dispatchers]
     policy = TimingPolicy(min_reps=min_reps, max_seconds=max_seconds, target_cv=target_cv, warmup_seconds=warmup_seconds)
-    progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console)
+    progress = progress_bar(console)
     task = progress.add_task("bench", total=len(names) * len(shapes))
 
     def on_record(rec: dict) -> None:
@@ -156,7 +157,7 @@ def bench(
                 run.update_meta(suite={"name": suite, "shapes": [list(s) for s in shapes]})
                 console.print(suite_table(summary, f"suite {suite}: % of cuBLAS over {len(shapes)} shapes ({env['gpu_name']})"))
             if complete and n_bad:
-                raise typer.Exit(1)
+                raise typer.Exit(Exit.FAILED)
 
 
 def union(earlier: list | None, now: list) -> list:

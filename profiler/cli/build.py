@@ -9,7 +9,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from ..errors import GemmprofError
-from ..render.console import make_console
+from ..render.console import make_console, progress_bar
 from ._options import ManifestOption
 
 
@@ -26,7 +26,16 @@ def build(
 
     specs = select_kernels(kernel)
     arch = arch or detect_arch()
-    built = build_all(specs, arch, force=force)
+    console = make_console()
+    progress = progress_bar(console)
+    task = progress.add_task(f"nvcc for {arch}", total=len(specs))
+
+    def done(b) -> None:  # a line a kernel as it is ready, as bench and profile print theirs
+        progress.console.print(f"  {b.spec.name}: {'cached' if b.cached else 'built'}", markup=False, highlight=False)
+        progress.advance(task)
+
+    with progress:
+        built = build_all(specs, arch, force=force, on_built=done)
     table = Table(title=f"ptxas resources ({arch})", title_justify="left")
     # A row per kernel: its name, ptxas's numbers and whether its cubin was already built; the
     # cubins' folder once below (each row's path repeated it and pushed the names off an 80-column line).
@@ -43,12 +52,15 @@ def build(
         # ptxas sees only static shared memory; the manifest gives the dynamic bytes asked at launch
         table.add_row(escape(b.spec.name), str(r.registers), str(r.shared_bytes), escape(str(b.spec.smem_bytes)),
                       str(r.stack_bytes), spill, "cached" if b.cached else "built")
-    console = make_console()
     console.print(table)
     if built:
         console.print(f"cubins in {escape(str(cache_dir()))}", soft_wrap=True)
     if write_resources:
-        write_resources_table(built)
+        from ..outdir import writing
+        from ..measure.build import RESOURCES_TABLE
+
+        with writing(RESOURCES_TABLE):
+            write_resources_table(built)
     if bad:
         raise GemmprofError(f"kernels marked spill_free use local memory: {', '.join(bad)}", "reduce register pressure or unmark spill_free")
 

@@ -12,8 +12,7 @@ from typing import Annotated
 
 import typer
 
-EXIT_REGRESSION = 1
-EXIT_BAD_RUN = 3
+from ..errors import Exit
 
 
 def compare(
@@ -90,7 +89,7 @@ def compare(
         style = "bold red" if counts["regressions"] else "green"
         console.print(f"[{style}]{counts['regressions']} regression(s)[/] ({summary})", highlight=False)
     if counts["regressions"]:
-        raise typer.Exit(EXIT_REGRESSION)
+        raise typer.Exit(Exit.FAILED)
 
 
 def parse_threshold(text: str) -> float:
@@ -110,19 +109,19 @@ def parse_threshold(text: str) -> float:
 def load_run(path: Path):
     """(bench table, run.json, kernels table or None) of a run directory, or of a bench .csv /
     .parquet file with its run.json beside it (`<stem>.run.json`, else `run.json`). A run that
-    cannot be read or trusted is a GemmprofError with exit code EXIT_BAD_RUN."""
+    cannot be read or trusted is a GemmprofError with exit code Exit.BAD_RUN."""
     from ..errors import GemmprofError
 
     try:
         bench, meta, kernels = _read_run(path)
     except GemmprofError as exc:
-        raise GemmprofError(exc.message, exc.hint, exit_code=EXIT_BAD_RUN) from None
+        raise GemmprofError(exc.message, exc.hint, exit_code=Exit.BAD_RUN) from None
     if meta.get("complete") is False:
         raise GemmprofError(f"run {path} is incomplete (complete: false in its run.json): its bench was interrupted "
                             f"or is still running", "finish the bench (run it again with the same --run-id) before comparing",
-                            exit_code=EXIT_BAD_RUN)
+                            exit_code=Exit.BAD_RUN)
     if bench.empty:
-        raise GemmprofError(f"the bench table of {path} holds no rows", "rerun gemmprof bench", exit_code=EXIT_BAD_RUN)
+        raise GemmprofError(f"the bench table of {path} holds no rows", "rerun gemmprof bench", exit_code=Exit.BAD_RUN)
     return bench, meta, kernels
 
 

@@ -35,13 +35,15 @@ def dispatch(
     from ..kernel_paths import MANIFEST_PATH
     from ..manifest import TIERS, clear_caches, load_manifest
     from ..render.console import dispatch_table, make_console
+    from ..outdir import writing
+    from ..paths import check_in_path
     from ..rundir import RunDir, write_atomic
 
     if tier not in TIERS:
         raise GemmprofError(f"--tier must be one of {', '.join(TIERS)}")
     if not 0 <= tolerance < 1:
         raise GemmprofError("--tolerance must be a fraction in [0, 1), e.g. 0.03")
-    run = RunDir(run_dir)
+    run = RunDir(check_in_path(run_dir, "folder"))
     meta = run.meta()
     kernels = {s.name: s for s in load_manifest()}
     winners = fastest_per_shape(run.read_table("bench"), kernels, tier)
@@ -72,7 +74,8 @@ def dispatch(
         old = MANIFEST_PATH.read_text()
         new = replace_entry(old, name, entry)
         check_manifest_text(new, MANIFEST_PATH.name)  # refused before the file is touched
-        write_atomic(MANIFEST_PATH, new)
+        with writing(MANIFEST_PATH):
+            write_atomic(MANIFEST_PATH, new)
         try:  # what is on disk now, read afresh (no cache), must be a valid manifest
             check_manifest_text(MANIFEST_PATH.read_text(), MANIFEST_PATH.name)
         except GemmprofError:

@@ -26,7 +26,7 @@ def new(
 
         gemmprof bench --manifest mine/faster.toml -k faster -k spread128x256x8 --sizes 2048,4096"""
     from ..errors import GemmprofError
-    from ..rundir import check_out_dir
+    from ..paths import check_out_dir
     from ..scaffold import scaffold
 
     files = scaffold(kernel, check_out_dir(directory, "--dir"), base, tier)

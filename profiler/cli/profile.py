@@ -10,11 +10,10 @@ from typing import Annotated
 
 import typer
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from ._fanout import GpusOption, MixedOption, SchedulerOption, SharedDirOption
 from ._options import KERNEL_HELP, TIER_HELP, ManifestOption
-from ..render.console import make_console
+from ..render.console import make_console, progress_bar
 from ..tiers import FAIL
 
 
@@ -80,13 +79,15 @@ def profile(
     from ..manifest import reference_name, reference_tiers, select_kernels
     from ..tiers import CUBLAS
     from ..measure.build import build_all
+    from ..measure.device import require_cupy
     from ..measure.provenance import collect_environment, git_fields
     from ..measure.ncu import CLOCK_CONTROLS, NcuOptions, resolve_ncu
     from ..measure.profiling import Callbacks, ProfileJob, profile_jobs, report_stem
     from ..rundir import REPO_ROOT, REPORT_SUFFIXES, RunDir, command_line, new_run_id
     from ..names import check_run_id
-    from ..rundir import check_out_dir
-    from ._options import check_shape, only_tier
+    from ..paths import check_out_dir
+    from ..shapes import check_shape
+    from ._options import only_tier
 
     if run_id is not None:  # checked before any GPU work: it must never leave --out
         check_run_id(run_id)
@@ -97,7 +98,7 @@ def profile(
     with_cublas = "all" in names or CUBLAS in names
     ladder_names = [n for n in names if n != CUBLAS]
     specs = only_tier(tier, select_kernels(ladder_names) if ladder_names else [])[0]
-    shape = check_shape(tuple(mnk)) if mnk else check_shape((size or 2048,) * 3)
+    shape = check_shape(tuple(mnk)) if mnk else check_shape((2048 if size is None else size,) * 3)
     if timing_only:
         from .bench import bench
 
@@ -109,7 +110,7 @@ def profile(
     started = time.perf_counter()
     exe = resolve_ncu(ncu)
     console = make_console()
-    require_cupy()
+    require_cupy()  # the target needs it: said here rather than inside ncu's output
     # NVML only: the CUDA side (runtime, cuBLAS, SMs) is reported by the first target instead.
     env = collect_environment(ncu=str(exe), need_gpu=True, nvml_only=True)
     phases = {"environment_s": time.perf_counter() - started}
@@ -137,7 +138,7 @@ def profile(
     jobs = references + [ProfileJob(s.name, s.tier, s) for s in specs]
     console.print(f"[bold]{escape(str(env['gpu_name']))}[/]: ncu {env['ncu_version']} --set {section_set} --clock-control {clock_control}; "
                   f"{len(jobs)} kernels at {M}x{N}x{K} -> {run.path / 'ncu'}")
-    progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console)
+    progress = progress_bar(console)
     task = progress.add_task("profile", total=len(jobs))
 
     ncu_walls: list[float] = []
@@ -198,16 +199,6 @@ def profile(
     if plan is not None and ledger.failures:
         raise GemmprofError(f"{len(ledger.failures)} job(s) failed twice; the others are in {run.path}: "
                             + "; ".join(ledger.failures)[:600])
-
-
-def require_cupy() -> None:
-    """The target needs CuPy; say so here rather than inside ncu's output."""
-    import importlib.util
-
-    from ..errors import GemmprofError
-
-    if importlib.util.find_spec("cupy") is None:
-        raise GemmprofError("CuPy is not installed", "install the GPU extra: pip install 'gemmprof[gpu]' (needs a CUDA GPU)")
 
 
 def cubins(building) -> dict[str, Path]:

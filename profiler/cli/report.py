@@ -9,7 +9,8 @@ from typing import Annotated
 
 import typer
 
-from ._options import ManifestOption, check_shape
+from ..shapes import check_shape
+from ._options import ManifestOption
 
 # Where a report of reports (no run directory) goes by default: the current folder, never beside
 # a report gemmprof did not make.
@@ -21,7 +22,8 @@ def report(
         help="A run directory (default: the newest run under reports/), a folder of .ncu-rep files, or report "
              "files (.ncu-rep, .ncu-rep.xz) from any program.", show_default=False)] = None,
     out: Annotated[Path | None, typer.Option("--out", "-o", help=f"Where to write the report (default: RUN_DIR/report; "
-                                             f"./{FOREIGN_OUT} for reports).", show_default=False)] = None,
+                                             f"./{FOREIGN_OUT} for reports and the sample run that ships with gemmprof).",
+                                             show_default=False)] = None,
     manifest: ManifestOption = None,
     mnk: Annotated[tuple[int, int, int] | None, typer.Option(
         "--mnk", help="The GEMM shape of every launch whose report does not name it: --mnk M N K.",
@@ -46,26 +48,32 @@ def report(
 
     Examples:
 
-        gemmprof report reports/sample-h200 -o /tmp/report
+        gemmprof report reports/RUN_ID -o /tmp/report
 
         gemmprof report my_app.ncu-rep --mnk 4096 4096 1024 -o /tmp/mine
 
-        gemmprof report reports/sample-h200 --json | jq '.kernels[] | [.kernel, .cause]'"""
+        gemmprof report reports/RUN_ID --json | jq '.kernels[] | [.kernel, .cause]'
+
+    The sample run that ships with gemmprof: `python3 -c 'import gemmprof; print(gemmprof.sample_run())'`."""
     from rich.console import Console
     from rich.markup import escape
 
     from ..analyze.gemm_shape import ShapeRule, parse_shape_rule
     from ..errors import GemmprofError
     from ..names import slug
-    from ..outdir import write_files
     from ..render.report import diagnosis_json, report_files
     from ..run import open_run
-    from ..rundir import check_out_dir, newest_run, write_atomic
+    from ..outdir import write_files
+    from ..paths import check_out_dir
+    from ..rundir import newest_run, write_atomic
     from ..schema import require_columns
+    from ..shipped import inside_package
 
     console = Console() if sys.stdout.isatty() else Console(width=200)  # piped: do not wrap at 80
     rules = [parse_shape_rule(text) for text in mnk_for or []] + ([ShapeRule(check_shape(tuple(mnk)))] if mnk else [])
     run = open_run(paths or [newest_run()])
+    beside = run.run_dir is not None and not inside_package(run.path)  # a run of one's own gets its report inside
+    target = None if as_json else check_out_dir(out if out is not None else run.path / "report" if beside else FOREIGN_OUT, "-o")
     kernels, bench = run.kernels, run.bench
     if run.run_dir is not None:
         if kernels is not None and len(kernels):
@@ -83,7 +91,6 @@ def report(
         return
     for warning in diagnosis.warnings:
         console.print(f"[yellow]warning:[/] {escape(warning)}")
-    target = check_out_dir(out if out is not None else run.path / "report" if run.run_dir else FOREIGN_OUT, "-o")
     console.print(f"report of {run.path} ({len(diagnosis.kernels)} kernels, "
                   f"{sum(d.profiled for d in diagnosis.kernels)} profiled) -> {target}", markup=False)
     pages = {f"{slug(d.name)}.html": d for d in diagnosis.kernels}  # file name -> its kernel

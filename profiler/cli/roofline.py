@@ -42,15 +42,14 @@ def roofline(
     from ..render.ladder_chart import ladder_figure
     from ..render.roofline_chart import roofline_figure
 
-    from ..rundir import check_out_dir
+    from ..outdir import writing
+    from ..paths import check_out_file
 
     for target, option in ((output, "-o"), (ladder, "--ladder")):
         if target is not None and target.suffix.lower() not in FORMATS:
             raise GemmprofError(f"cannot write {target}: unknown image format", f"use one of {', '.join(FORMATS)}")
         if target is not None:
-            if target.is_dir():
-                raise GemmprofError(f"{option} {target} is a folder", "give the image's file name")
-            check_out_dir(target.parent, option)
+            check_out_file(target, option)
     from ..run import open_run
     from ..rundir import newest_run
 
@@ -61,8 +60,9 @@ def roofline(
         console.print(f"roofline of the newest run with a kernels table: {escape(str(run.path))}", highlight=False)
     rf = make_roofline(kernels)
     fig = roofline_figure(kernels, title=title, rf=rf)
-    output.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(output, dpi=dpi)
+    with writing(output):
+        output.parent.mkdir(parents=True, exist_ok=True)
+        fig.savefig(output, dpi=dpi)
     for note in rf.notes:
         console.print(f"[yellow]note:[/] {escape(str(note))}", highlight=False)
     ceilings = ", ".join(f"{c['name']} {si_rate(c['value'], c['unit'])}" for c in rf.ceilings.to_dict("records"))
@@ -76,10 +76,11 @@ def roofline(
                                 "run gemmprof bench --run-id <the same run> first")
         from ..render.ladder_chart import bench_tiers
 
-        ladder.parent.mkdir(parents=True, exist_ok=True)
         for i, tier in enumerate(bench_tiers(bench)):  # one chart per precision tier: FP32 at PATH, FP16 beside it
             target = ladder if i == 0 else ladder.with_name(f"{ladder.stem}-{tier}{ladder.suffix}")
-            ladder_figure(bench, tier=tier).savefig(target, dpi=dpi)
+            with writing(target):
+                target.parent.mkdir(parents=True, exist_ok=True)
+                ladder_figure(bench, tier=tier).savefig(target, dpi=dpi)
             typer.echo(f"wrote {target}")
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from ..errors import GemmprofError
+from ..errors import Exit, GemmprofError
 
 
 @dataclass(frozen=True)
@@ -61,7 +61,8 @@ def parse_gpus(option: str, available: list[Gpu]) -> list[Gpu]:
     """`--gpus all` or `--gpus 0,1,...` against the host's GPUs; refuses unknown or repeated ones."""
     if option.strip() == "all":
         if not available:
-            raise GemmprofError("--gpus all: no GPU found (NVML sees none)", "install nvidia-ml-py, or name GPUs: --gpus 0,1")
+            raise GemmprofError("--gpus all: no GPU found (NVML sees none)", "install nvidia-ml-py, or name GPUs: --gpus 0,1",
+                                exit_code=Exit.NO_GPU)
         return list(available)
     items = [item.strip() for item in option.split(",") if item.strip()]
     if not items:

@@ -12,11 +12,12 @@ import os
 import re
 import shutil
 import subprocess
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from ..errors import GemmprofError
+from ..errors import Exit, GemmprofError
 from ..kernel_paths import KERNELS_DIR
 from ..kernel_spec import KernelSpec
 from ..names import slug
@@ -86,7 +87,8 @@ def parse_ptxas(log: str, entry: str) -> dict[str, int]:
 def find_nvcc() -> Path:
     found = shutil.which("nvcc") or next((p for p in ("/usr/local/cuda/bin/nvcc",) if Path(p).is_file()), None)
     if not found:
-        raise GemmprofError("nvcc not found", "install the CUDA toolkit or put its bin/ directory on PATH")
+        raise GemmprofError("nvcc not found", "install the CUDA toolkit or put its bin/ directory on PATH",
+                            exit_code=Exit.NO_CUDA)
     return Path(found)
 
 
@@ -162,10 +164,18 @@ def build_kernel(spec: KernelSpec, arch: str, nvcc: Path | None = None, force: b
     return Built(spec, cubin, resources, cached=False)
 
 
-def build_all(specs: list[KernelSpec], arch: str, force: bool = False, jobs: int | None = None) -> list[Built]:
+def build_all(specs: list[KernelSpec], arch: str, force: bool = False, jobs: int | None = None,
+              on_built: Callable[[Built], None] | None = None) -> list[Built]:
+    """Every kernel of `specs` built (or taken from the cache), in their order, nvcc running
+    `jobs` at a time; `on_built(built)` as each is done, in the order they finish (the whole
+    ladder takes tens of seconds: a command shows each one as it comes)."""
     nvcc = find_nvcc()
     with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 2) as pool:
-        return list(pool.map(lambda s: build_kernel(s, arch, nvcc, force), specs))
+        futures = [pool.submit(build_kernel, s, arch, nvcc, force) for s in specs]
+        for future in as_completed(futures):
+            if on_built is not None and future.exception() is None:
+                on_built(future.result())
+        return [f.result() for f in futures]  # the first failure (in ladder order) raises here
 
 
 RESOURCES_TABLE = KERNELS_DIR / "resources.csv"

@@ -11,7 +11,22 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..errors import GemmprofError
+from ..errors import Exit, GemmprofError
+
+
+def no_cupy() -> GemmprofError:
+    """The error of a machine without CuPy (the [gpu] extra), which every GPU step needs."""
+    return GemmprofError("CuPy is not installed", "install the GPU extra: pip install 'gemmprof[gpu]' (needs a CUDA GPU)",
+                         exit_code=Exit.NO_CUDA)
+
+
+def require_cupy() -> None:
+    """CuPy is importable here (without importing it, which takes seconds): what a command
+    whose GPU work runs in child processes checks before it starts them."""
+    import importlib.util
+
+    if importlib.util.find_spec("cupy") is None:
+        raise no_cupy()
 
 
 def import_cupy():
@@ -19,15 +34,14 @@ def import_cupy():
     try:
         import cupy
     except ImportError:
-        raise GemmprofError(
-            "CuPy is not installed", "install the GPU extra: pip install 'gemmprof[gpu]' (needs a CUDA GPU)"
-        ) from None
+        raise no_cupy() from None
     try:
         count = cupy.cuda.runtime.getDeviceCount()
     except Exception as exc:  # CUDARuntimeError without a driver or device
-        raise GemmprofError(f"no CUDA GPU is usable here ({exc})", "run on a machine with an NVIDIA GPU and driver") from None
+        raise GemmprofError(f"no CUDA GPU is usable here ({exc})", "run on a machine with an NVIDIA GPU and driver",
+                            exit_code=Exit.NO_GPU) from None
     if count == 0:
-        raise GemmprofError("no CUDA GPU found", "run on a machine with an NVIDIA GPU and driver")
+        raise GemmprofError("no CUDA GPU found", "run on a machine with an NVIDIA GPU and driver", exit_code=Exit.NO_GPU)
     return cupy
 
 

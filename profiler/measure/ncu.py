@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..errors import GemmprofError
+from ..errors import Exit, GemmprofError
 from .tools import NCU_ENV, find_ncu
 from .target import NVTX_OUTER, TARGET_PREFIX
 
@@ -42,8 +42,14 @@ TIMELINE_SECTIONS = ("PmSampling", "PmSampling_WarpStates")
 def resolve_ncu(explicit: str | None) -> Path:
     exe = find_ncu(explicit)
     if exe is None:
-        where = f"{explicit} does not exist" if explicit else "ncu is not on PATH"
-        raise GemmprofError(f"Nsight Compute not found: {where}", f"pass --ncu /path/to/ncu or set {NCU_ENV}")
+        from ..paths import KIND_WORDS, path_kind
+
+        given = explicit or os.environ.get(NCU_ENV)  # the place named, where one was (find_ncu's order)
+        kind = path_kind(Path(given)) if given else None
+        where = ("ncu is not on PATH" if not given else f"{given} does not exist" if kind == "missing"
+                 else f"{given} is {KIND_WORDS[kind]}")
+        raise GemmprofError(f"Nsight Compute not found: {where}", f"pass --ncu /path/to/ncu or set {NCU_ENV}",
+                            exit_code=Exit.NO_NCU)
     return exe
 
 

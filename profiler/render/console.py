@@ -34,6 +34,15 @@ def make_console(stderr: bool = False) -> Console:
     return console if console.is_terminal else Console(stderr=stderr, width=LOG_WIDTH)
 
 
+def progress_bar(console: Console):
+    """The progress bar of a command's work list (bench's rows, profile's reports, build's
+    kernels): what it is at, a bar, done of total, time so far. Lines printed through its
+    console (`progress.console.print`, one a finished item) scroll above it."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console)
+
+
 def _first_number(*values):
     """The first value that is a number (runs recorded before `pct_of_peak` carry only the FP32 one)."""
     return next((v for v in values if isinstance(v, (int, float)) and not math.isnan(v)), None)

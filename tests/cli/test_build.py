@@ -75,3 +75,13 @@ def test_manifest_whose_kernel_has_the_signature_builds(tmp_path, monkeypatch):
     monkeypatch.setenv("GEMMPROF_CACHE_DIR", str(tmp_path / "cache"))
     r = gemmprof("build", "--manifest", str(manifest(tmp_path)), "-k", "mine", "--arch", "sm_90")
     assert r.returncode == 0, r.stderr
+
+
+@pytest.mark.nvcc
+def test_build_prints_a_line_a_kernel_as_it_is_ready_cached_ones_marked(tmp_path, monkeypatch):
+    monkeypatch.setenv("GEMMPROF_CACHE_DIR", str(tmp_path / "cache"))
+    first = gemmprof("build", "-k", "naive", "-k", "smem", "--arch", "sm_90")
+    again = gemmprof("build", "-k", "naive", "-k", "smem", "--arch", "sm_90")
+    assert first.returncode == 0 and again.returncode == 0, first.stderr + again.stderr
+    lines = lambda r: sorted(line.strip() for line in r.stdout.splitlines() if line.startswith("  "))  # noqa: E731
+    assert lines(first) == ["naive: built", "smem: built"] and lines(again) == ["naive: cached", "smem: cached"]

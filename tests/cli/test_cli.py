@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from profiler.errors import GemmprofError
+from profiler.errors import Exit, GemmprofError
 from profiler.subprocess_env import child_env
 
 
@@ -45,8 +45,8 @@ def test_profile_without_ncu_says_how_to_point_to_it(tmp_path):
     env["PATH"] = str(tmp_path)  # nothing on PATH
     env["GEMMPROF_NCU"] = str(tmp_path / "ncu")  # and an explicit path that does not exist
     r = subprocess.run([sys.executable, "-m", "profiler", "profile", "-k", "naive"], capture_output=True, text=True, env=env, timeout=120)
-    assert r.returncode == 2 and "Traceback" not in r.stderr
-    assert "Nsight Compute not found" in r.stderr and "--ncu" in r.stderr
+    assert r.returncode == Exit.NO_NCU and "Traceback" not in r.stderr
+    assert "Nsight Compute not found" in r.stderr and "--ncu" in r.stderr and f"{tmp_path / 'ncu'} does not exist" in r.stderr
 
 
 # --- bad manifests and commands, through the CLI (issue 11): one line each, no traceback -------

@@ -1,10 +1,12 @@
 """Shape options of the commands (profiler.cli._options): --sizes and --mnk parsed and merged."""
 
+import numpy as np
 import pytest
 
 from profiler.cli._options import gather_shapes, only_tier, parse_sizes
 from profiler.dispatchers import select_for_bench
 from profiler.errors import GemmprofError
+from profiler.shapes import MAX_DIM
 
 
 @pytest.mark.parametrize("text,shapes", [("256,512", [(256, 256, 256), (512, 512, 512)]),
@@ -15,10 +17,16 @@ def test_parse_sizes(text, shapes):
     assert parse_sizes(text) == shapes
 
 
-@pytest.mark.parametrize("text", ["", "abc", "12,-4", "0", "1x2", "100000", "512..256", "0..8"])
+@pytest.mark.parametrize("text", ["", "abc", "12,-4", "0", "1x2", "2147483648", "96x96x2147483648", "512..256", "0..8"])
 def test_parse_sizes_rejects_malformed(text):
     with pytest.raises(GemmprofError):
         parse_sizes(text)
+
+
+def test_the_bound_is_the_int32_the_kernels_and_cublas_take():
+    # a real K-large shape that cuBLAS takes, and the largest M, N or K an int holds
+    assert parse_sizes("96x96x131072,1x1x2147483647") == [(96, 96, 131072), (1, 1, 2**31 - 1)]
+    assert MAX_DIM == np.iinfo(np.int32).max
 
 
 def test_gather_shapes_merges_and_dedups():

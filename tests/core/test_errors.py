@@ -7,7 +7,7 @@ import warnings
 
 import pytest
 
-from profiler.errors import GemmprofError, GemmprofWarning, warn
+from profiler.errors import Exit, GemmprofError, GemmprofWarning, warn
 
 
 def test_error_is_message_then_hint_on_one_line():
@@ -26,3 +26,25 @@ def test_warn_raises_a_gemmprof_warning_and_prints_nothing(capsys):
         with pytest.raises(GemmprofWarning):
             warn("as an error")
     assert capsys.readouterr() == ("", "")
+
+
+def test_each_exit_status_is_its_own():
+    assert len({int(code) for code in Exit}) == len(Exit) and Exit.OK == 0 and GemmprofError("x").exit_code == Exit.USAGE
+    # what a machine may lack, each its own status: scripts tell them apart by the status alone
+    assert len({Exit.NO_GPU, Exit.NO_CUDA, Exit.NO_NCU} - {Exit.OK, Exit.FAILED, Exit.USAGE, Exit.BAD_RUN}) == 3
+
+
+def test_missing_cupy_nvcc_and_ncu_each_end_with_their_status(monkeypatch, tmp_path):
+    import importlib.util
+
+    from profiler.measure import build, device, ncu
+
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.delenv("GEMMPROF_NCU", raising=False)
+    monkeypatch.setattr(build.Path, "is_file", lambda self: False)
+    for call, code, words in [(device.require_cupy, Exit.NO_CUDA, "CuPy"), (build.find_nvcc, Exit.NO_CUDA, "nvcc"),
+                              (lambda: ncu.resolve_ncu(None), Exit.NO_NCU, "Nsight Compute")]:
+        with pytest.raises(GemmprofError, match=words) as err:
+            call()
+        assert err.value.exit_code == code

@@ -8,7 +8,7 @@ from profiler import kernel_paths
 
 
 def test_a_checkout_uses_its_own_kernels_folder():
-    assert kernel_paths.builtin_kernels_dir() == kernel_paths.KERNELS_DIR == REPO / "kernels"
+    assert kernel_paths.KERNELS_DIR == REPO / "kernels"
     assert kernel_paths.CHECKOUT_ROOT == REPO
     assert kernel_paths.MANIFEST_PATH == REPO / "kernels" / "ladder.toml" and kernel_paths.MANIFEST_PATH.is_file()
     assert kernel_paths.PROBES_MANIFEST.is_file() and kernel_paths.PROBES_MANIFEST.parent.parent == kernel_paths.KERNELS_DIR

@@ -109,6 +109,7 @@ def test_manifest_option_extends_the_variable(tmp_path, monkeypatch):
     from profiler.cli._options import add_manifests
 
     monkeypatch.setenv(MANIFEST_ENV, "/already/there.toml")
+    (tmp_path / "x.toml").write_text("")
     add_manifests([tmp_path / "x.toml", tmp_path / "x.toml"])
     assert os.environ[MANIFEST_ENV].split(os.pathsep) == ["/already/there.toml", str(tmp_path / "x.toml")]
 
@@ -160,4 +161,4 @@ def test_cli_reports_manifest_mistakes_in_one_line(tmp_path, entries, kernels, f
 def test_missing_manifest_file_is_one_line(tmp_path):
     r = gemmprof("bench", "--manifest", str(tmp_path / "nope.toml"), "-k", "naive", cache=tmp_path / "cache")
     assert r.returncode == 2 and "Traceback" not in r.stderr
-    assert "nope.toml not found" in r.stderr
+    assert f"--manifest {tmp_path / 'nope.toml'}: no such file or directory" in r.stderr

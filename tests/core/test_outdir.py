@@ -5,6 +5,7 @@ write is never emptied."""
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 
 import pytest
 from helpers.paths import SAMPLE_RUN
@@ -90,3 +91,15 @@ def test_analyze_exports_into_a_run_directory_keep_its_files(tmp_path):
     assert (run / "run.json").is_file() and (run / "ncu" / report.name).is_file()
     assert (run / "kernels.parquet").is_file() and (run / "kernels.csv").read_text() != "stale"
     assert not [p for p in run.iterdir() if p.name.startswith(".")]
+
+
+def test_a_write_that_fails_midway_is_one_line_naming_the_target(tmp_path):
+    def vanishes(folder):
+        shutil.rmtree(folder)
+        (folder / "index.html").write_text("x")
+
+    with pytest.raises(GemmprofError, match=f"cannot write {tmp_path / 'out'}"):
+        replace_dir(tmp_path / "out", vanishes)
+    with pytest.raises(GemmprofError, match="cannot write /proc/forbidden"):
+        replace_dir(Path("/proc/forbidden"), pages(None, ["index.html"]))
+

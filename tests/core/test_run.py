@@ -65,3 +65,12 @@ def test_open_run_of_foreign_reports(tmp_path, report, names):
     assert sorted(p.name for p in copy.parent.iterdir()) == [copy.name]  # nothing written beside it
     diagnosis = run.diagnose()
     assert {d.name for d in diagnosis.kernels} >= names and all(d.verdict for d in diagnosis.kernels)
+
+
+@pytest.mark.ncu
+def test_a_run_whose_reports_lie_beside_its_run_json(tmp_path):
+    # the captured fixtures keep run.json and the reports in one folder (no ncu/)
+    run = open_run(DATA / "profile-h200", from_reports=True)
+    assert run.is_gemmprof_run and [p.name for p in run.reports] == sorted(p.name for p in (DATA / "profile-h200").glob("*.ncu-rep.xz"))
+    assert set(run.kernels["kernel"]) >= {"sgemm_naive", "sgemm_smem", "sgemm_vectorized", "sgemm_warptile"}
+    assert not (DATA / "profile-h200" / "extract").exists()  # read through the user's cache, not beside them

@@ -9,7 +9,7 @@ import os
 import pytest
 
 from profiler.errors import GemmprofError
-from profiler.rundir import RUN_JSON, RunDir, check_out_dir, newest_run, write_atomic
+from profiler.rundir import RUN_JSON, RunDir, newest_run, write_atomic
 
 
 def test_create_merges_into_an_existing_run_json(tmp_path):
@@ -42,12 +42,3 @@ def test_newest_run_is_the_last_written_and_holds_the_table_asked_for(tmp_path):
         newest_run(tmp_path, need_table="bench")
     with pytest.raises(GemmprofError, match="no run directory"):
         newest_run(tmp_path / "missing")
-
-
-def test_an_output_folder_on_or_under_a_file_is_refused(tmp_path):
-    (tmp_path / "file").write_text("x")
-    assert check_out_dir(tmp_path / "new") == tmp_path / "new"
-    with pytest.raises(GemmprofError, match="is a file"):
-        check_out_dir(tmp_path / "file")
-    with pytest.raises(GemmprofError, match="is under .*file, which is a file"):
-        check_out_dir(tmp_path / "file" / "sub", option="-o")

@@ -37,7 +37,7 @@ def test_small_suite_is_the_defaults_small_squares_k_large_and_tall_skinny_shape
 
 @pytest.mark.parametrize("text,fragment", [
     ("[suite.a]\nshapes = ['1x2']", "is not MxNxK"),
-    ("[suite.a]\nshapes = ['1x2x70000']", "outside"),
+    ("[suite.a]\nshapes = ['1x2x2147483648']", "outside"),
     ("[suite.a]\nshapes = []", "non-empty list"),
     ("shapes = 1", r"no \[suite"),
     ("[suite.a\n", "not valid TOML"),

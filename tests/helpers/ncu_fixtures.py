@@ -186,7 +186,7 @@ LADDER_FAKE_NCU = textwrap.dedent(
 
 @pytest.fixture
 def fake_ncu(tmp_path, monkeypatch):
-    import profiler.cli.profile as profile_cli
+    import profiler.measure.device as device
 
-    monkeypatch.setattr(profile_cli, "require_cupy", lambda: None)
+    monkeypatch.setattr(device, "require_cupy", lambda: None)
     return install_fake_ncu(tmp_path, monkeypatch, LADDER_FAKE_NCU, DATA / "profile-h200")

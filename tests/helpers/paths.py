@@ -1,6 +1,6 @@
 """Where the tests' inputs are, declared once: the checkout, the committed fixtures in tests/data/
 and the committed sample run that the README's demo renders (reports/sample-h200, kept beside the
-other sample reports because `make demo` and the README name it)."""
+other sample reports; the package ships its tables, `profiler.shipped.SAMPLE_RUN`)."""
 
 from __future__ import annotations
 

@@ -130,9 +130,9 @@ def make_dry_run(target: str, *assignments: str) -> str:
 
 @pytest.mark.skipif(subprocess.run(["which", "make"], check=False, capture_output=True).returncode != 0, reason="no make")
 def test_make_demo_and_profile_commands():
-    demo = make_dry_run("demo")
-    assert "gemmprof report reports/sample-h200 -o reports/demo" in demo
-    assert "gemmprof roofline reports/sample-h200 -o reports/demo/roofline.png" in demo
+    demo = make_dry_run("demo")  # the sample run as the package finds it: the checkout's own here
+    assert f"gemmprof report {SAMPLE_RUN} -o reports/demo" in demo
+    assert f"gemmprof roofline {SAMPLE_RUN} -o reports/demo/roofline.png" in demo
     profile = make_dry_run("profile", "RUN_ID=ci-1")
     steps = [line for line in profile.splitlines() if "gemmprof " in line]
     assert [line.split("gemmprof ")[1].split()[0] for line in steps] == ["bench", "profile", "report", "roofline"]
