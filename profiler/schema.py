@@ -94,7 +94,8 @@ def _kernels_fields() -> tuple[Field, ...]:
             continue
         dtype = getattr(column, "dtype", "text" if getattr(column, "unit", "") == "text" else "float64")
         kind = INT if dtype == "Int64" else TEXT if dtype in ("str", "text", "object") else NUMBER
-        declared[name] = Field(name, kind, positive=name.startswith("peak_") or name in ("M", "N", "K"))
+        peak = name.startswith("peak_") and getattr(column, "unit", "") != "%"  # peak_pct of a launch with no math is 0
+        declared[name] = Field(name, kind, positive=peak or name in ("M", "N", "K"))
     return tuple(declared.values())
 
 

@@ -41,7 +41,6 @@ def sample_run() -> Path:
     return SAMPLE_RUN
 
 
-
 def read_reports(paths: str | os.PathLike | Iterable[str | os.PathLike],
                  tables: Iterable[str] = ("kernels", "rules", "source", "sass", "metrics")) -> dict[str, Any]:
     """The tables of Nsight Compute reports (files, folders of them, run directories), by name:
@@ -51,13 +50,14 @@ def read_reports(paths: str | os.PathLike | Iterable[str | os.PathLike],
 
 
 def profile_function(fn, configs=None, *, out: str | os.PathLike = "reports", run_id: str | None = None,
-                     timeline: bool = False, ncu: str | None = None) -> Run:
+                     captured_only: bool = True, timeline: bool = False, ncu: str | None = None) -> Run:
     """Profile `fn` under Nsight Compute, once per configuration, and open the run.
 
     `configs`: a list of argument tuples (or keyword dicts); `fn(*config)` runs for each, in a
-    child process under ncu, so this works from a notebook. Only what `fn` launches is profiled;
-    ranges of `capture` inside it name the shape (`with gemmprof.capture(f"gemm {M}x{N}x{K}"):`)
-    and narrow what is reported. `run.sweep()` gives one row per launch with its verdict:
+    child process under ncu, so this works from a notebook. Only what `fn` launches inside
+    `capture` (`with gemmprof.capture(f"gemm {M}x{N}x{K}"):`, directly in `fn`) is profiled, the
+    inputs' set-up and warm-ups not; `captured_only=False` profiles all `fn` launches. The
+    capture's name gives the shape. `run.sweep()` gives one row per launch with its verdict:
 
         def gemm(n):
             a, b = cupy.random.rand(n, n, dtype="float32"), cupy.random.rand(n, n, dtype="float32")
@@ -68,15 +68,16 @@ def profile_function(fn, configs=None, *, out: str | os.PathLike = "reports", ru
     """
     from profiler.measure.function import profile_function as _profile_function
 
-    return open_run(_profile_function(fn, configs, Path(out), run_id=run_id, ncu=ncu, timeline=timeline))
+    return open_run(_profile_function(fn, configs, Path(out), run_id=run_id, ncu=ncu, timeline=timeline,
+                                      captured_only=captured_only))
 
 
 def capture(name: str):
     """A context manager marking a region for the profiler: an NVTX range named `name` (no '/';
     a shape in it, `gemm 4096x4096x4096` or `bmm batch=8 64x64x64`, is read as the launches')."""
-    from profiler.measure.nvtx import nvtx_range
+    from profiler.measure.nvtx import capture as _capture
 
-    return nvtx_range(name)
+    return _capture(name)
 
 
 def bench(*args: str, out: str | os.PathLike = "reports", run_id: str | None = None, **options: Any) -> Run:

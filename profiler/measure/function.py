@@ -21,21 +21,25 @@ from typing import Any
 
 from ..errors import GemmprofError
 from .function_child import NVTX_ROOT, RAISED
+from .nvtx import CAPTURE
 
 SOURCE = "function"  # run.json's "source" for a function's run
 
 
 def profile_function(fn: Callable, configs: Sequence[Any] | None, out: Path, run_id: str | None = None,
-                     ncu: str | None = None, timeline: bool = False, on_kernel: Callable[[str, int], None] | None = None,
+                     ncu: str | None = None, timeline: bool = False, captured_only: bool = True,
+                     on_kernel: Callable[[str, int], None] | None = None,
                      on_line: Callable[[str], None] | None = None) -> Path:
     """Run `fn` once per configuration (a tuple: positional arguments; a dict: keywords; None or
     no configurations: one call with none) under `ncu --set full --clock-control none`, extract
-    the tables, and return the run directory. Errors are one line (GemmprofError): nothing to
+    the tables, and return the run directory. `captured_only`: profile only the launches inside
+    `nvtx.capture` ranges opened directly in `fn` (not its inputs' set-up or warm-ups); else all. Errors are one line (GemmprofError): nothing to
     call, a function that cannot be pickled, no ncu, counters not permitted, the function raising."""
     from ..extract import metrics as metric_table
     from ..extract.run import extract_run
     from ..names import check_run_id
-    from ..rundir import REPO_ROOT, RunDir, check_out_dir, new_run_id
+    from ..paths import check_out_dir
+    from ..rundir import REPO_ROOT, RunDir, new_run_id
     from .ncu import Filters, NcuOptions, resolve_ncu
     from .program import NCU_FAILED, OK, PROGRAM_FAILED, profile_program
     from .provenance import collect_environment, git_fields
@@ -62,7 +66,9 @@ def profile_function(fn: Callable, configs: Sequence[Any] | None, out: Path, run
     path.write_bytes(payload(str(error)))
     opts = NcuOptions(ncu=exe, clock_control="none", timeline=timeline, extra_metrics=metric_table.ncu_extra_metrics())
     argv = [sys.executable, "-m", "profiler.measure.function_child", str(path)]
-    done = profile_program(run, argv, opts, Filters(nvtx_include=(f"{NVTX_ROOT}/",)), compress=True, force=True,
+    ranges = (tuple(f"{NVTX_ROOT}/config {i}/{CAPTURE}/" for i in range(len(configs))) if captured_only
+              else (f"{NVTX_ROOT}/",))
+    done = profile_program(run, argv, opts, Filters(nvtx_include=ranges), compress=True, force=True,
                            on_kernel=on_kernel, on_line=on_line)
     status = done.record["program_status"]
     if status == PROGRAM_FAILED and done.record["program_exit_code"] == RAISED and error.is_file():
@@ -72,8 +78,11 @@ def profile_function(fn: Callable, configs: Sequence[Any] | None, out: Path, run
         raise GemmprofError(f"the function's process ended with code {done.record['program_exit_code']}",
                             f"ncu's output is in {run.path / done.record['log']}")
     if status == NCU_FAILED or done.report is None:
-        raise GemmprofError("ncu profiled nothing" if done.report is None else f"ncu failed (exit code {done.record['ncu_exit_code']})",
-                            f"did the function launch a kernel? ncu's output is in {run.path / done.record['log']}")
+        nothing = ("nothing was profiled: no launch inside gemmprof.capture(...)" if captured_only
+                   else "nothing was profiled: the function launched no kernel")
+        raise GemmprofError(nothing if done.report is None else f"ncu failed (exit code {done.record['ncu_exit_code']})",
+                            ("mark the region with `with gemmprof.capture(...)` directly in the function, or pass "
+                             "captured_only=False; " if captured_only else "") + f"ncu's output is in {run.path / done.record['log']}")
     extract_run(run)
     run.update_meta(complete=status == OK, program_status=status)
     return run.path

@@ -51,3 +51,17 @@ def nvtx_range(name: str) -> Iterator[None]:
         yield
     finally:
         pop()
+
+
+# The range `capture` opens around the user's own, so that a profiler can take only what was
+# captured: `gemmprof-function/config <i>/gemmprof-capture/` (function.py's filter).
+CAPTURE = "gemmprof-capture"
+
+
+@contextmanager
+def capture(name: str) -> Iterator[None]:
+    """A region marked for the profiler: `gemmprof-capture/<name>` (its shape, if it names one,
+    is the launches')."""
+    check_range_name(name)
+    with nvtx_range(CAPTURE), nvtx_range(name):
+        yield

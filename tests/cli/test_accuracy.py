@@ -43,4 +43,4 @@ def test_a_truth_table_that_cannot_be_read_is_one_line(tmp_path):
     result = CliRunner().invoke(app, ["accuracy", str(tmp_path / "truth.toml")])
     assert isinstance(result.exception, GemmprofError) and "needs a non-empty list of cause keys" in str(result.exception)
     result = CliRunner().invoke(app, ["accuracy", str(tmp_path / "none.toml")])
-    assert isinstance(result.exception, GemmprofError) and "cannot read the truth table" in str(result.exception)
+    assert isinstance(result.exception, GemmprofError) and "none.toml: no such file" in str(result.exception)

@@ -54,6 +54,8 @@ PATH_ARGUMENTS = [
     ("dispatch {path}", IN_RUN),
     ("dispatch --manifest {path} {run}", IN_FILE),
     ("new mine --dir {path}", OUT_DIR),
+    ("accuracy {path}", IN_FILE),
+    ("accuracy --probes {path} {run}/run.json", IN_RUN),
 ]
 
 

@@ -21,3 +21,14 @@ def test_the_range_is_popped_on_an_error(monkeypatch):
         with nvtx.nvtx_range("gemm 64x64x64"):
             raise RuntimeError("inside")
     assert seen == [("push", "gemm 64x64x64"), "pop"]
+
+
+def test_a_capture_opens_gemmprofs_range_around_the_users(monkeypatch):
+    seen = []
+    monkeypatch.setattr(nvtx, "_binding", lambda: (lambda name: seen.append(name), lambda: seen.append("pop")))
+    with nvtx.capture("gemm 64x64x64"):
+        pass
+    assert seen == [nvtx.CAPTURE, "gemm 64x64x64", "pop", "pop"]
+    with pytest.raises(GemmprofError):
+        with nvtx.capture("a/b"):
+            pass

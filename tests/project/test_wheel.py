@@ -95,6 +95,7 @@ GOOD = [
     ("roofline {sample} -o r.png --ladder l.png", ()),
     ("compare {sample} {sample}", ()),
     ("dispatch {sample}", ()),
+    ("accuracy --probes {sample}", ()),
 ]
 
 # Needs that make a command real GPU work: where the machine has them all, the command is not run here.
@@ -103,6 +104,8 @@ GPU_WORK = {"gpu", "nvml-gpu", "ncu"}
 # (arguments, exit status, what its one line must say)
 BAD = [
     ("nosuch", Exit.USAGE, "No such command"),
+    ("accuracy", Exit.USAGE, "nothing to grade"),
+    ("accuracy nosuch.toml", Exit.USAGE, "nosuch.toml: no such file"),
     ("bench --nosuch", Exit.USAGE, "--nosuch"),
     ("bench --sizes abc", Exit.USAGE, "'abc'"),
     ("bench -k nosuch", Exit.USAGE, "'nosuch'"),
