@@ -84,6 +84,8 @@ class Diagnosis:
     origin: str | None = None
     attribution: dict | None = None  # where its PC samples go (`attribution.attribute`'s row)
     timeline: object | None = None  # `timeline.Timeline` of its launch: pipes and SMs over its duration
+    # ncu's estimated speedups for the rung below and what this rung measured against it (`ladder`)
+    estimates: dict | None = None
     warnings: list[str] = field(default_factory=list)
 
     @property
@@ -205,6 +207,12 @@ def diagnose_run(tables: Mapping[str, pd.DataFrame], specs: Sequence[KernelSpec]
     for d in diagnoses:
         d.changes = changes[changes["kernel"] == d.name].reset_index(drop=True)
     fill.versus_reference(diagnoses, facts, specs)
+    by_name = {d.name: d for d in diagnoses}
+    for d in diagnoses:  # ncu's estimates for the rung below, beside what this rung measured against it
+        below = by_name.get(d.rung_below) if d.rung_below else None
+        if below is not None and d.profiled and below.profiled and fill.shape_of(d.launch) == fill.shape_of(below.launch):
+            d.estimates = ladder.estimates_beside_measured(below.rules, fill.number(below.launch.get("duration_ns")),
+                                                           fill.number(d.launch.get("duration_ns")))
     summary = pd.DataFrame([{
         "kernel": d.name, "rung": d.rung, "gflops": d.gflops, "pct_cublas": d.pct_cublas, "time_ms": d.time_ms,
         "gflops_source": d.gflops_source, "bound": d.verdict.bound if d.verdict else None,

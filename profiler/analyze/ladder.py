@@ -213,3 +213,30 @@ def _show(q: Quantity, value: float) -> str:
 
 def _missing(v) -> bool:
     return v is None or (not isinstance(v, str) and pd.isna(v))
+
+
+# ncu estimates shown beside a measured change, at most, and from this estimated speedup on.
+ESTIMATES_SHOWN = 3
+ESTIMATE_MIN_PCT = 1.0
+
+
+def estimates_beside_measured(below_rules: pd.DataFrame, below_ns: float, here_ns: float) -> dict | None:
+    """What ncu estimated fixing the rung below's problems would win (its rules' estimated
+    speedups, largest first), beside what this rung measured against it (the same shape's
+    launches: below's time over this one's, minus one, in %). None without both."""
+    if below_rules is None or below_rules.empty or not (below_ns > 0 and here_ns > 0):
+        return None
+    rules = below_rules[pd.to_numeric(below_rules["estimated_speedup_pct"], errors="coerce") >= ESTIMATE_MIN_PCT]
+    rules = rules.sort_values("estimated_speedup_pct", ascending=False, kind="stable").head(ESTIMATES_SHOWN)
+    if rules.empty:
+        return None
+    return {"measured_pct": 100.0 * (below_ns / here_ns - 1.0),
+            "estimates": [(_rule_name(r), float(r["estimated_speedup_pct"])) for r in rules.to_dict("records")]}
+
+
+def _rule_name(rule: dict) -> str:
+    """A rule's title, else its identifier (some of ncu's rules carry no title)."""
+    for key in ("title", "rule"):
+        if isinstance(rule.get(key), str) and rule[key].strip():
+            return rule[key].strip()
+    return "a rule"

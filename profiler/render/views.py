@@ -79,8 +79,19 @@ def kernel_view(d: Diagnosis, run: RunDiagnosis) -> dict[str, Any]:
         "memory_roof_beside": bool(d.verdict and "dram" in d.verdict.ranked),
         "timeline": ({"caption": describe_timeline(d.timeline), "findings": d.timeline.findings()}
                      if d.timeline is not None else None),
+        "estimates": _estimates(d),
     }
     return view
+
+
+def _estimates(d: Diagnosis) -> str | None:
+    """ncu's estimated speedups for the rung below beside the one measured, in one sentence."""
+    e = d.estimates
+    if not e:
+        return None
+    said = "; ".join(f"{title} (+{fmt_pct(pct)})" for title, pct in e["estimates"])
+    return (f"ncu's estimates for {d.rung_below}: {said}. Measured, {d.name} against it at the same shape: "
+            f"{e['measured_pct']:+.0f}% ({'faster' if e['measured_pct'] >= 0 else 'slower'}).")
 
 
 def index_view(run: RunDiagnosis) -> dict[str, Any]:

@@ -99,3 +99,19 @@ def test_tier_rung_of_the_manifest_tf32_rungs():
 
     specs = load_manifest()
     assert [ladder.tier_rung(n, specs) for n in ("tf32x1", "tf32x3", "tf32x3wg")] == [1, 2, 3]
+
+
+def test_ncus_estimates_for_the_rung_below_beside_the_measured_change():
+    from profiler.analyze.ladder import estimates_beside_measured
+
+    rules = pd.DataFrame([
+        {"rule": "UncoalescedGlobalAccess", "title": "L1TEX Global Load Access Pattern", "estimated_speedup_pct": 84.0},
+        {"rule": "Issue Slot Utilization", "title": float("nan"), "estimated_speedup_pct": 23.0},
+        {"rule": "Small", "title": "Small Grid", "estimated_speedup_pct": 0.5},  # under ESTIMATE_MIN_PCT
+        {"rule": "None", "title": "Launch Statistics", "estimated_speedup_pct": float("nan")},
+    ])
+    e = estimates_beside_measured(rules, below_ns=3000.0, here_ns=1000.0)
+    assert e == {"measured_pct": 200.0, "estimates": [("L1TEX Global Load Access Pattern", 84.0),
+                                                       ("Issue Slot Utilization", 23.0)]}
+    assert estimates_beside_measured(rules.iloc[2:], 3000.0, 1000.0) is None
+    assert estimates_beside_measured(rules, float("nan"), 1000.0) is None

@@ -267,3 +267,9 @@ def test_a_tail_wave_shows_on_the_timeline(tmp_path):
     assert "## Over the launch" in page and "The timeline ends in a tail: for the last 50% of the launch" in page
     html = (tmp_path / "out" / "probe-tail.html").read_text()
     assert "the launch&#39;s timeline" in html or "the launch's timeline" in html
+
+
+def test_a_rung_shows_ncus_estimates_for_the_rung_below_beside_the_measured_gain(out):
+    page = (out / "coalesced.md").read_text()
+    assert re.search(r"ncu's estimates for naive: [^.]*L1TEX Global Load Access Pattern \(\+\d+%\)", page)
+    assert re.search(r"Measured, coalesced against it at the same shape: \+\d+% \(faster\)", page)
