@@ -42,6 +42,7 @@ BLOCKS = {
     "make test": ("make", None),
     "make gpu-check": ("make", None),
     "import nvtx": ("fragment", None),
+    "def gemm(n": ("fragment", None),
     "import gemmprof": ("python", "ok"),
     "[[kernel]]": ("manifest", None),
     "gemmprof profile --nvtx-include app/": ("shell", "missing"),
