@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from .regions import label_regions
+from .values import per_launch
 
 BUCKETS = ("math", "mma_wait", "global_wait", "copy_queue", "shared_pipe", "barrier", "mbarrier", "issue",
            "prologue", "epilogue")
@@ -50,12 +51,7 @@ def attribute(sass: pd.DataFrame | None) -> pd.DataFrame:
     main loop is such a wait (waits_all_mma: no MMA is left in flight while the loop goes on), and
     the share at main-loop copies into shared memory (LDGSTS) narrower than 16 bytes with the
     width of the busiest of them (narrow_copy_pct, narrow_copy_bytes)."""
-    if sass is None or sass.empty or "samples" not in sass.columns:
-        return pd.DataFrame(columns=COLUMNS)
-    rows = []
-    for (report, launch), group in sass.groupby(["report", "launch"], sort=False, dropna=False):
-        rows.append({"report": report, "launch": launch, **_shares(group)})
-    return pd.DataFrame(rows, columns=COLUMNS)
+    return per_launch(sass, _shares, COLUMNS, need="samples")
 
 
 def bucket_of(cls: str, op: str, reason: str) -> str:

@@ -23,7 +23,7 @@ import pandas as pd
 
 from .instruction_mix import OPCODE_CLASSES, opcodes, operands
 from .techniques import HOT_SHARE
-from .values import file_name
+from .values import file_name, per_launch
 
 REGIONS = ("prologue", "loop", "epilogue")
 # Global loads in flight together at most this many: "lone" (`waits_on_lone_loads`). One or two
@@ -46,12 +46,7 @@ def time_regions(sass: pd.DataFrame) -> pd.DataFrame:
     (`waits_on_loads_after_store`) and, outside the main loop, those at the first use of loads
     issued one or two at a time (`waits_on_lone_loads`), as shares of all samples, with the source
     line that holds most of the latter (`lone_load_at`)."""
-    if sass is None or sass.empty or "samples" not in sass.columns:
-        return pd.DataFrame(columns=_COLUMNS)
-    rows = []
-    for (report, launch), group in sass.groupby(["report", "launch"], sort=False, dropna=False):
-        rows.append({"report": report, "launch": launch, **_split(group)})
-    return pd.DataFrame(rows, columns=_COLUMNS)
+    return per_launch(sass, _split, _COLUMNS, need="samples")
 
 
 def waits_on_loads_after_store(classes: np.ndarray, waits: np.ndarray) -> float:

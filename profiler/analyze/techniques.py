@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 
 from .instruction_mix import OPCODE_CLASSES, opcodes
+from .values import per_launch
 
 # Math instructions between a global load and the shared store of its value from which the load
 # overlaps the math (a register prefetch): a tile's worth of FMAs, not the few of an address calc.
@@ -57,14 +58,11 @@ def techniques(sass: pd.DataFrame) -> pd.DataFrame:
     """One row per launch of `sass`: a bool column per technique, barriers_per_tile,
     async_groups_in_flight (cp.async groups a thread leaves pending while it computes) and
     already_uses (the labels of the techniques present, in TECHNIQUES order)."""
-    if sass is None or sass.empty:
-        return pd.DataFrame(columns=_COLUMNS)
-    rows = []
-    for (report, launch), group in sass.groupby(["report", "launch"], sort=False, dropna=False):
-        row = {"report": report, "launch": launch, **_detect(group)}
-        row["already_uses"] = [LABELS[k] for k, _ in TECHNIQUES if row[k]]
-        rows.append(row)
-    return pd.DataFrame(rows, columns=_COLUMNS)
+    def read(group: pd.DataFrame) -> dict:
+        row = _detect(group)
+        return row | {"already_uses": [LABELS[k] for k, _ in TECHNIQUES if row[k]]}
+
+    return per_launch(sass, read, _COLUMNS)
 
 
 def _detect(group: pd.DataFrame) -> dict:

@@ -34,3 +34,14 @@ def file_name(path) -> str | None:
     """A source path's file name as a report shows it ('/src/kernels/fix.cuh' or 'C:\\k\\fix.cuh'
     -> 'fix.cuh'), whichever machine compiled it; None for a cell without one."""
     return posixpath.basename(path.replace("\\", "/")) if isinstance(path, str) else None
+
+
+def per_launch(sass: pd.DataFrame | None, read, columns: list[str], need: str = "sass") -> pd.DataFrame:
+    """One row per launch of an instruction-level table: `read(group)` (a dict of that launch's
+    facts) beside its report and launch, in a frame of `columns`; an empty frame of them where
+    the table is missing, empty or lacks the column `need`."""
+    if sass is None or sass.empty or need not in sass.columns:
+        return pd.DataFrame(columns=columns)
+    rows = [{"report": report, "launch": launch, **read(group)}
+            for (report, launch), group in sass.groupby(LAUNCH_KEYS, sort=False, dropna=False)]
+    return pd.DataFrame(rows, columns=columns)
