@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -14,7 +13,8 @@ from .expressions import Expr, evaluate
 from .kernel_spec import KernelSpec
 from . import kernel_paths
 from .manifest import load_manifest, select_kernels
-from .manifest_parse import entries, parse_manifest
+from .manifest_parse import parse_manifest
+from .toml_tables import entries, read_toml
 
 
 # The SM count a dispatch condition is checked with when no GPU is at hand (an H100 or H200).
@@ -69,10 +69,7 @@ class Dispatcher:
 
 
 def parse_dispatchers(text: str, kernels: tuple[KernelSpec, ...], where: str = "ladder.toml") -> tuple[Dispatcher, ...]:
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise GemmprofError(f"{where} is not valid TOML: {exc}") from None
+    data = read_toml(text, where)
     names = {s.name: s for s in kernels}
     out = []
     for i, entry in enumerate(entries(data, "dispatch", where), start=1):

@@ -5,12 +5,12 @@ key."""
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Iterable
 
 from .errors import GemmprofError
 from .kernel_spec import KernelSpec, TensorMapSpec
 from .tiers import TIERS as TIER_RECORDS
+from .toml_tables import entries, read_toml
 
 
 _REQUIRED = ("name", "file", "entry", "tier", "idea", "grid", "block")
@@ -56,10 +56,7 @@ def parse_manifest(text: str, where: str = "ladder.toml", known: Iterable[str] =
     `known`: kernels declared before this manifest (the ladder, for an extra manifest), which a
     `predecessor` may name. `first_index` numbers the kernels on after them; `directory` is where
     the kernels' `file`s are (the manifest's own directory)."""
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise GemmprofError(f"{where} is not valid TOML: {exc}") from None
+    data = read_toml(text, where)
     allow_host_flags = data.get(ALLOW_HOST_FLAGS_KEY, False)
     if not isinstance(allow_host_flags, bool):
         raise GemmprofError(f"{where}: {ALLOW_HOST_FLAGS_KEY} must be true or false")
@@ -147,14 +144,6 @@ _KEY_TYPES = {
 
 
 _ELEMENT = {"expr": (int, str), "str": str, "int": int, "table": dict}
-
-
-def entries(data: dict, key: str, where: str) -> list[dict]:
-    """`[[key]]` tables of the manifest: a list of tables, else a one-line error."""
-    entries = data.get(key, [])
-    if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
-        raise GemmprofError(f"{where}: '{key}' must be an array of tables ([[{key}]] entries)")
-    return entries
 
 
 def _check_types(entry: dict, label: str, where: str) -> None:

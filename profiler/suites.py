@@ -7,12 +7,12 @@ A suite is data, declared once in the TOML file; this module only reads and chec
 from __future__ import annotations
 
 import re
-import tomllib
 from pathlib import Path
 
 from .errors import GemmprofError
 from .shapes import MAX_DIM, Shape
 from .shipped import KERNELS_DIR
+from .toml_tables import named_tables, read_toml
 
 SUITES_PATH = KERNELS_DIR / "shapes.toml"
 
@@ -20,13 +20,7 @@ SUITES_PATH = KERNELS_DIR / "shapes.toml"
 def parse_suites(text: str, where: str = "shapes.toml") -> dict[str, list[Shape]]:
     """Every suite of a shapes file: name -> shapes (in file order, each once). Mistakes (bad
     TOML, a shape that is not MxNxK, a dimension out of range, an empty suite) are one line."""
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise GemmprofError(f"{where} is not valid TOML: {exc}") from None
-    suites = data.get("suite")
-    if not isinstance(suites, dict) or not suites:
-        raise GemmprofError(f"{where}: no [suite.NAME] tables")
+    suites = named_tables(read_toml(text, where), "suite", where)
     out: dict[str, list[Shape]] = {}
     for name, entry in suites.items():
         items = entry.get("shapes") if isinstance(entry, dict) else None

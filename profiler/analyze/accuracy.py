@@ -18,11 +18,11 @@ are not graded.
 from __future__ import annotations
 
 import re
-import tomllib
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
 from ..errors import GemmprofError
+from ..toml_tables import named_tables, read_toml
 
 RIGHT, PARTLY, WRONG = "right", "partly", "wrong"
 GRADES = (RIGHT, PARTLY, WRONG)
@@ -56,13 +56,7 @@ class Grade:
 def parse_truth(text: str, where: str = "truth.toml") -> list[Truth]:
     """The cases of a truth table; mistakes (bad TOML, a case without causes, a pattern that is
     not a regular expression) are one line."""
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise GemmprofError(f"{where} is not valid TOML: {exc}") from None
-    cases = data.get("case")
-    if not isinstance(cases, dict) or not cases:
-        raise GemmprofError(f"{where}: no [case.NAME] tables")
+    cases = named_tables(read_toml(text, where), "case", where)
     out = []
     for name, entry in cases.items():
         causes = entry.get("causes") if isinstance(entry, dict) else None
