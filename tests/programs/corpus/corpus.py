@@ -148,11 +148,16 @@ def torch_fp16_small():
     return _torch_mm("torch_fp16_small", (256, 256, 256), torch.float16)
 
 
+def _torch_bmm(name, label, batch, n, dtype, tol):
+    """`batch` n x n x n products in one torch.bmm launch, named by the NVTX `label` (both ways
+    of saying the batch count are read)."""
+    a, b = _randn(batch, n, n, dtype=dtype), _randn(batch, n, n, dtype=dtype)
+    c = _ranged(name, label, lambda: torch.bmm(a, b))
+    return _rel_error(c, torch.bmm(a.float(), b.float())), tol
+
+
 def torch_bmm_bf16():
-    batch, n = 4096, 128
-    a, b = _randn(batch, n, n, dtype=torch.bfloat16), _randn(batch, n, n, dtype=torch.bfloat16)
-    c = _ranged("torch_bmm_bf16", f"bmm batch={batch} {n}x{n}x{n}", lambda: torch.bmm(a, b))
-    return _rel_error(c, torch.bmm(a.float(), b.float())), 2e-2
+    return _torch_bmm("torch_bmm_bf16", "bmm batch=4096 128x128x128", 4096, 128, torch.bfloat16, 2e-2)
 
 
 def torch_decode_fp16():
@@ -260,10 +265,7 @@ def v_torch_small():
 
 
 def v_torch_bmm_fp16():
-    batch, n = 8192, 64
-    a, b = _randn(batch, n, n, dtype=torch.float16), _randn(batch, n, n, dtype=torch.float16)
-    c = _ranged("v_torch_bmm_fp16", f"bmm {batch}x{n}x{n}x{n}", lambda: torch.bmm(a, b))
-    return _rel_error(c, torch.bmm(a.float(), b.float())), 1e-2
+    return _torch_bmm("v_torch_bmm_fp16", "bmm 8192x64x64x64", 8192, 64, torch.float16, 1e-2)
 
 
 def v_transposed():
