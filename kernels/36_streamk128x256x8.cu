@@ -12,9 +12,9 @@
 // waits for another. H100 (benchmarks/results/2026-11-23-h100, shapes-suite-11, shapes-profile-4):
 // 3072^3 1.496 -> 1.258 ms, 87% -> 104% of cuBLAS, SMs busy 73% -> 99%; 2500^3 82% -> 98%. It
 // first trailed ragged128x256x8 where the waves are whole or nearly (4096^3: 95% against 101%).
-// Session 15 (the partials stored a float at a time, the epilogue's C read ahead, the lanes worked
-// out after each main loop) and session 16 (the partials stored as rotated float4s, summed with
-// every load of a pass in flight: spread_streamk.cuh's fixup) put it ahead on the squares 2500-8192
+// The partials stored as rotated float4s and summed with every load of a pass in flight
+// (spread_streamk.cuh's fixup), the epilogue's C read ahead and the lanes worked out after each
+// main loop put it ahead on the squares 2500-8192
 // but 4095^3 (shapes-suite-19: 3072^3 118%, 4096^3 105%, 5000^3 110%, 8192^3 107%; 4095^3 98%
 // against ragged128x256x8's 101%). `best` runs it from 4096^3 up, on the projections and on
 // 1536-3000^3.

@@ -4,7 +4,7 @@
 // Predecessor: splitk256x64x8rs. At 32768x64x1024 its 128 tiles split in two run eight warps an
 // SM in two blocks of four, and trail splitk64x64x8rs (83% of cuBLAS against 88%). Idea: the same
 // warps in blocks of two: 256 tiles, split in two, 512 blocks at four an SM; a block waits at its
-// barriers for one other warp, not three. Measured (H100, one bench call, session 12 in
+// barriers for one other warp, not three. Measured (H100, one bench run,
 // benchmarks/results/2026-11-23-h100/README.md): no better, 32768x64x1024 81.4% of cuBLAS against
 // splitk256x64x8rs's 82.3% and splitk64x64x8rs's 88.2%; 16384x128x4096 96.5 against 104.7 for
 // splitk256x128x8rs. Kept as a measured dead end.

@@ -16,7 +16,7 @@
 // the copies inside the buffer (2^23 floats); elsewhere it is splitk64x64x8rs (the decision is
 // the same in every CTA).
 //
-// Measured (H100, two bench calls, session 12 in benchmarks/results/2026-11-23-h100/README.md):
+// Measured (H100, two bench runs, benchmarks/results/2026-11-23-h100/README.md):
 // slower where it stages, 1023^3 0.088 ms (76% of cuBLAS) against splitk64x64x8rs's 0.085 and
 // splitk64x64x8's 0.082; the copy four float4s at a time gained 1 us of the 16 us it adds to
 // 1024^3's time. Kept as a measured dead end: the copy and the grid barrier cost more than the

@@ -102,7 +102,7 @@ def waits_on_lone_loads(texts: list[str], classes: np.ndarray, waits: np.ndarray
     of their registers ends, waiting for them. A group costs a whole memory latency, whatever its size, so a chain of
     groups of one or two loads waits a latency each where loads issued together would wait one in
     all. A loop of run-time length does that to the loads it holds (a few partial sums added in
-    turn: streamk128x256x8's fix-up before session 16, 16 L2 latencies a pass), as does a branch
+    turn: streamk128x256x8's fix-up once waited 16 L2 latencies a pass so), as does a branch
     between two loads (an edge check). Groups opened right after a global store are left to
     `waits_on_loads_after_store`, whose cure differs."""
     counted = np.zeros(len(texts))
