@@ -12,7 +12,7 @@ from .tiers import CUBLAS
 from .expressions import Expr, evaluate
 from .kernel_spec import KernelSpec
 from . import kernel_paths
-from .manifest import load_manifest, select_kernels
+from .manifest import forget_kernels, load_manifest, select_kernels
 from .manifest_parse import parse_manifest
 from .toml_tables import entries, read_toml
 
@@ -117,6 +117,14 @@ def load_dispatchers(path: Path | None = None) -> tuple[Dispatcher, ...]:
 @cache
 def _load_dispatchers(path: Path) -> tuple[Dispatcher, ...]:
     return parse_dispatchers(path.read_text(), load_manifest(path), where=str(path.name))
+
+
+def clear_caches(kernels: bool = True) -> None:
+    """Forget the manifests read so far: the dispatchers, and the kernels unless only the
+    dispatchers changed (`dispatch --write`)."""
+    if kernels:
+        forget_kernels()
+    _load_dispatchers.cache_clear()
 
 
 def select_for_bench(names: list[str] | None) -> tuple[list[KernelSpec], list[Dispatcher]]:

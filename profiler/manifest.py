@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import Protocol
 from functools import cache
 from pathlib import Path
 
@@ -23,8 +23,12 @@ from .manifest_parse import parse_manifest
 from . import kernel_paths
 from .kernel_paths import MANIFEST_ENV
 
-if TYPE_CHECKING:
-    from .dispatchers import Dispatcher
+
+
+class Tiered(Protocol):
+    """A kernel or a dispatcher: anything bench times in a tier."""
+
+    tier: str
 
 
 
@@ -41,7 +45,7 @@ def reference_name(tier: str) -> str:
 REFERENCES = {name: ref.tier for name, ref in REFERENCE_ROWS.items()}
 
 
-def reference_tiers(kernels: Iterable[KernelSpec | Dispatcher]) -> list[str]:
+def reference_tiers(kernels: Iterable[Tiered]) -> list[str]:
     """The tiers whose cuBLAS reference a selection is compared with: one per distinct reference
     among the tiers present (FP32 SGEMM, FP16 GemmEx; fp32-tc shares strict SGEMM with fp32), FP32
     alone for an empty selection. Profile uses it: each reference profiled once."""
@@ -51,7 +55,7 @@ def reference_tiers(kernels: Iterable[KernelSpec | Dispatcher]) -> list[str]:
     return list(first.values())
 
 
-def reference_rows(kernels: Iterable[KernelSpec | Dispatcher]) -> list[tuple[str, str]]:
+def reference_rows(kernels: Iterable[Tiered]) -> list[tuple[str, str]]:
     """(cuBLAS row, tier) pairs a bench of `kernels` times: per tier present, its yardstick, then
     its context rows (cuBLAS FAST_TF32 beside fp32-tc). Each tier's chart finds its own rows."""
     tiers = sorted({k.tier for k in kernels}) or ["fp32"]
@@ -170,14 +174,10 @@ def expand_ranges(names: list[str]) -> list[str]:
     return out
 
 
-# --- dispatchers: one name, a kernel chosen by shape (as cuBLAS's heuristics do) ---------------
-
-
-def clear_caches(kernels: bool = True) -> None:
-    """Forget the manifests read so far (`dispatch --write` changed the dispatchers only)."""
-    from .dispatchers import _load_dispatchers
-
-    for loader in (_load_one, _load_all, _load_dispatchers) if kernels else (_load_dispatchers,):
+def forget_kernels() -> None:
+    """Forget the kernels read so far (a test or `dispatch --write` changed a manifest);
+    `dispatchers.clear_caches` forgets the dispatchers too."""
+    for loader in (_load_one, _load_all):
         loader.cache_clear()
 
 

@@ -1,6 +1,6 @@
 """Every number gemmprof writes: in a verdict's sentence, a report table, a chart label, a
 terminal table. One place, so a number reads the same everywhere; `format_value` picks the
-formatter by the unit the metric table (`extract.metrics.UNITS`) gives a column, as nvbench's
+formatter by the unit the metric table (`metrics.UNITS`) gives a column, as nvbench's
 printers pick theirs by a summary's hint."""
 
 from __future__ import annotations

@@ -81,10 +81,10 @@ TABLES: dict[str, tuple[Field, ...]] = {
 
 
 def _kernels_fields() -> tuple[Field, ...]:
-    """The kernels table's columns, from the one metric table (`extract.metrics`): its dtypes
+    """The kernels table's columns, from the one metric table (`metrics`): its dtypes
     say which are numbers; (report, launch) names a launch (`report` needs them, see
     `require_columns`; a roofline of a hand-made table does not); times and peaks are above zero."""
-    from .extract import metrics as mt
+    from . import metrics as mt
 
     declared = {"report": Field("report", TEXT, filled=True), "launch": Field("launch", INT, filled=True),
                 "duration_ns": Field("duration_ns", NUMBER, required=True, positive=True)}

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..extract.metrics import describe
+from ..metrics import describe
 from .roofline import kernel_names
 from .values import numeric_column
 from ..tiers import PASS

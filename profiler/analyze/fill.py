@@ -14,11 +14,11 @@ from ..manifest import REFERENCES, reference_name
 from ..tiers import ERROR, FAIL, FAILED_STATUSES, PASS, REFERENCE_ROWS, SKIP, TIERS
 from . import ladder, shared_memory, stalls
 from .timeline import read_timeline
-from .gemm_shape import executed_per_gemm_flop, gemm_flop, math_flop
+from .gemm_shape import executed_per_gemm_flop, gemm_flop, math_flop, shape_of
 from .values import file_name, number
 
 if TYPE_CHECKING:
-    from .diagnosis import Diagnosis
+    from .diagnosis_record import Diagnosis
 
 # Bench statuses from worst to best: a kernel's status is its worst over all shapes run.
 STATUS_ORDER = (ERROR, FAIL, PASS, SKIP)
@@ -26,11 +26,6 @@ STATUS_ORDER = (ERROR, FAIL, PASS, SKIP)
 RULE_TYPES_SHOWN = ("optimization", "warning", "error", "ok")
 # How many source lines a kernel page shows.
 TOP_LINES = 8
-
-
-def shape_of(record: Mapping) -> tuple[int, int, int] | None:
-    values = [record.get(d) for d in "MNK"]
-    return None if any(v is None or pd.isna(v) for v in values) else tuple(int(v) for v in values)
 
 
 def _status(statuses: Sequence[str]) -> str | None:

@@ -171,3 +171,10 @@ def executed_per_gemm_flop(launch: Mapping) -> float:
     and no more, 3 for 3xTF32 (three MMAs a product), above 1 for math on the zero-filled padding
     of tiles past M, N or K. NaN without a shape or the counts."""
     return math_flop(launch) / gemm_flop(launch)
+
+
+def shape_of(record: Mapping) -> tuple[int, int, int] | None:
+    """(M, N, K) of a launch or bench row, None where any is unknown (another program's kernel
+    with no shape named): never guessed."""
+    values = [record.get(d) for d in "MNK"]
+    return None if any(v is None or pd.isna(v) for v in values) else tuple(int(v) for v in values)

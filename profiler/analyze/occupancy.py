@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from ..extract.metrics import OCCUPANCY_LIMITS
+from ..metrics import OCCUPANCY_LIMITS
 from .values import number
 
 # Registers in one SM's register file (64K 32-bit registers on every GPU since Maxwell).

@@ -1,7 +1,7 @@
 """The hierarchical roofline as tables: where each kernel sits at each memory level, and the ceilings.
 
 Pure functions over the `kernels` table (one row per profiled launch, see
-`profiler.extract.metrics`): no I/O, no printing, inputs never mutated.
+`profiler.metrics`): no I/O, no printing, inputs never mutated.
 
 - A *point* is one kernel (at one shape) at one memory level: arithmetic intensity = FLOP over the
   bytes moved at that level, and the FLOP/s it achieved. All levels of one kernel share the FLOP/s,
@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import GemmprofError
-from ..extract.metrics import describe
+from ..metrics import describe
 from ..manifest import REFERENCES, load_manifest
 from ..tiers import REFERENCE_ROWS
 from .shared_memory import shared_bytes, shared_unmeasured  # noqa: F401  (a roofline level; tests import it from here)

@@ -28,7 +28,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from ..extract.metrics import SHARED_BYTES_PER_WAVEFRONT
+from ..metrics import SHARED_BYTES_PER_WAVEFRONT
 from .instruction_mix import opcodes
 from .values import LAUNCH_KEYS, number, numeric_column
 

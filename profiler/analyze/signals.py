@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..extract.metrics import tensor_input
+from ..metrics import tensor_input
 from ..stall_table import BY_REASON
 from .shared_memory import shared_utilisation_pct
 from ..numbers import fmt_num, fmt_pct

@@ -23,7 +23,7 @@ def profile_program_cli(program: list[str], *, kernel_regex: list[str] | None, n
                         launch_skip: int | None, launch_count: int | None, replay_mode: str | None, yes: bool,
                         section_set: str, clock_control: str, timeline: bool = False, ncu: str | None, out: Path, run_id: str | None,
                         force: bool, compress: bool, ladder_only: dict) -> None:
-    from ..extract import metrics as metric_table
+    from .. import metrics as metric_table
     from ..extract.run import extract_run
     from ..measure.provenance import collect_environment, git_fields
     from ..measure.sampler import StateSampler

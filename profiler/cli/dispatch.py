@@ -31,9 +31,9 @@ def dispatch(
     """
     from ..analyze.dispatch import derive_rules, fastest_per_shape, predicted, render_toml, replace_entry, share_of_best
     from ..errors import GemmprofError
-    from ..dispatchers import DEFAULT_SMS, check_manifest_text, load_dispatchers
+    from ..dispatchers import DEFAULT_SMS, check_manifest_text, clear_caches, load_dispatchers
     from ..kernel_paths import MANIFEST_PATH
-    from ..manifest import TIERS, clear_caches, load_manifest
+    from ..manifest import TIERS, load_manifest
     from ..render.console import dispatch_table, make_console
     from ..outdir import writing
     from ..paths import check_in_path

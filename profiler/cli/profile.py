@@ -74,7 +74,7 @@ def profile(
         raise GemmprofError(f"{', '.join(given)} applies to a program only",
                             "name one after '--': gemmprof profile " + given[0] + " ... -- CMD ARGS")
     from ..errors import GemmprofError
-    from ..extract import metrics as metric_table
+    from .. import metrics as metric_table
     from ..extract.run import extract_run
     from ..manifest import reference_name, reference_tiers, select_kernels
     from ..tiers import CUBLAS

@@ -21,7 +21,7 @@ from pathlib import Path
 from types import ModuleType
 
 from ..errors import GemmprofError
-from ..measure.tools import NCU_ENV  # the path of the ncu executable (or its install folder) ncu_report is taken from
+from ..tools import NCU_ENV  # the path of the ncu executable (or its install folder) ncu_report is taken from
 
 NCU_INSTALL_GLOB = "/opt/nvidia/nsight-compute/*/extras/python"
 

@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
-from . import metrics as mt
+from .. import metrics as mt
 from .ncu_reader import Report, accessors, name_bases, value_kinds
 from .units import unit_factor
 

@@ -24,7 +24,7 @@ import pandas as pd
 
 from ..rundir import RunDir
 from ..subprocess_env import child_env
-from . import metrics as mt
+from .. import metrics as mt
 from .tables import TABLES, find_reports, read_tables
 
 CACHE_DIR = "extract"

@@ -26,7 +26,7 @@ import pandas as pd
 
 from ..errors import GemmprofError, warn
 from ..rundir import REPORT_SUFFIXES
-from . import metrics as mt
+from .. import metrics as mt
 from .ncu_import import must_isolate
 from .ncu_reader import Report, open_report
 from .report_file import prepare_file

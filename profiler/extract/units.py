@@ -2,7 +2,7 @@
 
 ncu reports each value in a unit of its choosing ("ns", "hz", "byte", "cycle/nsecond"; its CSV
 export scales further: "us", "Ghz", "Mbyte"). gemmprof reports every column in one fixed unit
-(see `metrics.py`), so the reader multiplies each value by `unit_factor(ncu_unit, our_unit)`
+(see `profiler/metrics.py`), so the reader multiplies each value by `unit_factor(ncu_unit, our_unit)`
 instead of trusting that ncu keeps its choice between versions.
 """
 

@@ -35,7 +35,7 @@ def profile_function(fn: Callable, configs: Sequence[Any] | None, out: Path, run
     the tables, and return the run directory. `captured_only`: profile only the launches inside
     `nvtx.capture` ranges opened directly in `fn` (not its inputs' set-up or warm-ups); else all. Errors are one line (GemmprofError): nothing to
     call, a function that cannot be pickled, no ncu, counters not permitted, the function raising."""
-    from ..extract import metrics as metric_table
+    from .. import metrics as metric_table
     from ..extract.run import extract_run
     from ..names import check_run_id
     from ..paths import check_out_dir

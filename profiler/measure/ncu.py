@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import Exit, GemmprofError
-from .tools import NCU_ENV, find_ncu
+from ..tools import NCU_ENV, find_ncu
 from .target import NVTX_OUTER, TARGET_PREFIX
 
 CLOCK_CONTROLS = ("none", "base", "reset")
@@ -148,7 +148,7 @@ def counting_command(ncu: Path, argv: list[str]) -> list[str]:
     """The cheapest ncu run that still names every launch: one launch-configuration metric (no
     hardware counter, one pass), no cache flush, no report. Used to price a profile before it
     starts."""
-    from ..extract.metrics import METRICS
+    from ..metrics import METRICS
 
     grid = next(m.ncu for m in METRICS if m.column == "grid_x")
     return [str(ncu), "--metrics", grid, "--clock-control", "none", "--cache-control", "none",

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from ..errors import GemmprofError
 from .device import gpu_fields_nvml, gpu_info
-from .tools import counters_permitted, find_ncu, ncu_version, nvcc_version
+from ..tools import counters_permitted, find_ncu, ncu_version, nvcc_version
 
 
 def git_commit(repo: Path | None) -> tuple[str | None, bool]:

@@ -9,7 +9,7 @@ from typing import Any
 
 import pandas as pd
 
-from ..analyze.diagnosis import Diagnosis
+from ..analyze.diagnosis_record import Diagnosis
 
 
 # PNG resolution of embedded figures (shown at 100 dpi size: crisp on high-density screens).

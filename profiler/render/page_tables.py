@@ -10,12 +10,12 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from ..analyze.diagnosis import Diagnosis
+from ..analyze.diagnosis_record import Diagnosis
 from ..analyze.gemm_shape import batch_of
 from ..analyze.global_memory import launch_min_bytes, writes_below_minimum
 from ..analyze.occupancy import LIMITS
 from ..numbers import count_of, fmt_bytes, fmt_count, fmt_num, fmt_pct, fmt_times, fmt_way
-from ..extract.metrics import describe
+from ..metrics import describe
 
 
 # A source line with at least this share of the samples is highlighted as hot.

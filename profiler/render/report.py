@@ -16,7 +16,7 @@ from typing import Iterator
 import pandas as pd
 from markupsafe import Markup
 
-from ..analyze.diagnosis import Diagnosis, RunDiagnosis, diagnosis_records
+from ..analyze.diagnosis_record import Diagnosis, RunDiagnosis, diagnosis_records
 from ..names import slug
 from .figures import data_uri_and_close, index_figures, kernel_figures
 from .templating import render
@@ -62,7 +62,7 @@ def report_files(run: RunDiagnosis, kernels: pd.DataFrame | None = None, bench: 
 
 
 def diagnosis_json(run: RunDiagnosis) -> str:
-    """`diagnosis.json`: the run's verdicts as plain records (`diagnosis.diagnosis_records`), for CI
+    """`diagnosis.json`: the run's verdicts as plain records (`diagnosis_record.diagnosis_records`), for CI
     and scripts; the shape and schema version on top."""
     return json.dumps({"schema_version": DIAGNOSIS_SCHEMA_VERSION, "shape": list(run.shape) if run.shape else None,
                        "kernels": diagnosis_records(run)}, indent=2, allow_nan=False) + "\n"

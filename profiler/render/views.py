@@ -10,7 +10,7 @@ import pandas as pd
 from ..analyze.bounds import BOUNDS
 from ..analyze.causes import meaning_of
 from ..analyze.timeline import describe as describe_timeline
-from ..analyze.diagnosis import Diagnosis, RunDiagnosis
+from ..analyze.diagnosis_record import Diagnosis, RunDiagnosis
 from ..analyze.gemm_shape import FROM_NVTX, FROM_OPTION, UNKNOWN_SHAPE
 from ..numbers import fmt_num, fmt_pct, fmt_times
 from ..analyze.values import flag

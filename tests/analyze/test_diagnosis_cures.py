@@ -8,7 +8,8 @@ import pandas as pd
 import pytest
 from helpers.paths import SAMPLE_RUN
 
-from profiler.analyze.diagnosis import diagnose_run, diagnosis_records
+from profiler.analyze.diagnosis import diagnose_run
+from profiler.analyze.diagnosis_record import diagnosis_records
 from profiler.analyze.techniques import LABELS
 from profiler.manifest import load_manifest
 from profiler.rundir import RunDir

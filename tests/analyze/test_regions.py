@@ -129,7 +129,7 @@ def test_tf32x3wg_main_loop_holds_most_samples():
 
 @pytest.mark.ncu
 def test_tf32x3wg_verdict_is_not_epilogue():
-    from profiler.analyze.diagnosis import diagnosis_records
+    from profiler.analyze.diagnosis_record import diagnosis_records
 
     records = {r["kernel"]: r for r in diagnosis_records(tf32_diagnosis())}
     assert records["tf32x3wg"]["cause"] != "epilogue", records["tf32x3wg"]["problem"]

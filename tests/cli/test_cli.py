@@ -69,7 +69,7 @@ def test_unparsable_dispatch_condition(tmp_path, monkeypatch):
     from typer.testing import CliRunner
 
     from profiler import kernel_paths
-    from profiler import manifest as m
+    from profiler import dispatchers as m
     from profiler.cli import app
 
     for source in kernel_paths.KERNELS_DIR.glob("*.cu*"):  # the copy's `file`s resolve beside it

@@ -288,15 +288,15 @@ INJECTION = ('H200"\n[[kernel]]\nname = "evil"\nfile = "naive.cu"\nentry = "sgem
 def manifest_copy(monkeypatch, tmp_path):
     import profiler.cli.dispatch  # noqa: F401
     import profiler.kernel_paths as kernel_paths
-    import profiler.manifest as manifest
+    import profiler.dispatchers as dispatchers
 
     # the whole folder: a manifest's .cu files are relative to it (and revalidation reads them)
     folder = shutil.copytree(kernel_paths.MANIFEST_PATH.parent, tmp_path / "kernels", ignore=shutil.ignore_patterns("probes", "experiments"))
     copy = folder / "ladder.toml"
-    manifest.clear_caches()
+    dispatchers.clear_caches()
     monkeypatch.setattr(kernel_paths, "MANIFEST_PATH", copy)
     yield copy
-    manifest.clear_caches()
+    dispatchers.clear_caches()
 
 
 def hostile_bench_run(tmp_path: Path) -> Path:

@@ -8,7 +8,7 @@ import pytest
 
 from profiler import numbers
 from profiler import numbers as prose
-from profiler.extract.metrics import UNITS
+from profiler.metrics import UNITS
 from profiler.numbers import count_of
 from profiler.numbers import si_rate
 

@@ -15,7 +15,7 @@ import pytest
 from helpers.ncu_fixtures import fixtures, no_fixtures_reason
 from helpers.ncu_fixtures import fixtures, no_fixtures_reason, read_raw_csv
 from profiler.errors import GemmprofError
-from profiler.extract import metrics as mt
+from profiler import metrics as mt
 from profiler.extract.tables import lines_from_sass, read_tables
 from profiler.extract.units import unit_factor
 
@@ -341,7 +341,7 @@ def test_the_timeline_of_a_full_set_report():
     the nearest of their own samples."""
     from helpers.paths import DATA
 
-    from profiler.extract import metrics as mt
+    from profiler import metrics as mt
     from profiler.extract.tables import read_tables
 
     full = [s.column for s in mt.TIMELINE if not s.column.startswith("stalled_")]

@@ -23,7 +23,7 @@ TIMING = {"report", "ncu_wall_s", "job_wall_s", "attempts"}  # columns that diff
 
 
 def fanned_profile(tmp_path, name, plan):
-    from profiler.extract import metrics
+    from profiler import metrics
     from profiler.extract.run import extract_run
     from profiler.measure.ncu import NcuOptions, resolve_ncu
 

@@ -10,7 +10,7 @@ import sys
 import pandas as pd
 import pytest
 
-from profiler.measure.tools import find_ncu
+from profiler.tools import find_ncu
 from profiler.subprocess_env import child_env
 from helpers.paths import REPO
 

@@ -72,7 +72,7 @@ def fixture_for(spec) -> Path | None:
 def diagnosis_records(run_dir: Path) -> dict[str, dict]:
     """The run diagnosed with the ladder's and the probes' manifest, one record per kernel as
     diagnosis.json holds them."""
-    from profiler.analyze.diagnosis import diagnosis_records
+    from profiler.analyze.diagnosis_record import diagnosis_records
 
     specs = (*load_manifest(), *PROBES)
     return {r["kernel"]: r for r in diagnosis_records(opened_copy(run_dir).diagnose(manifest=specs))}

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from profiler.extract import metrics as mt
+from profiler import metrics as mt
 from profiler.extract.units import parse_unit
 from profiler.stall_table import LAUNCH_REASONS
 from profiler.stall_table import LAUNCH_REASONS as STALL_REASONS
@@ -235,6 +235,6 @@ def launch(**stall_values) -> pd.DataFrame:
 
 
 def test_top_stall_column_is_never_a_reason_that_is_no_cost():
-    from profiler.extract.metrics import top_stall
+    from profiler.metrics import top_stall
     frame = launch(selected=5.0, not_selected=9.0, wait=0.5)
     assert top_stall(frame) == ["wait"]

@@ -22,7 +22,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..stall_table import BY_REASON, COST_REASONS, LAUNCH_REASONS, SAMPLED_NAMES
+from .stall_table import BY_REASON, COST_REASONS, LAUNCH_REASONS, SAMPLED_NAMES
 
 LAUNCH = "launch"
 INSTRUCTION = "instruction"

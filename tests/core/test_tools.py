@@ -1,11 +1,11 @@
-"""Finding the tools (profiler.measure.tools): ncu from --ncu, then $GEMMPROF_NCU, then PATH; a
+"""Finding the tools (profiler.tools): ncu from --ncu, then $GEMMPROF_NCU, then PATH; a
 tool's version read from its --version output."""
 
 from __future__ import annotations
 
 import pytest
 
-from profiler.measure import tools
+from profiler import tools
 
 
 def fake_tool(folder, name, output):
