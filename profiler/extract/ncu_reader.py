@@ -31,11 +31,11 @@ class Report:
     """An opened report. Use as a context manager, or call `close()`; iterate with `launches()`."""
 
     def __init__(self, path: str | os.PathLike, shown_as: str | os.PathLike | None = None, prepared: bool = False):
+        self._tmp: Path | None = None  # first: close() (from __del__ too) runs whatever fails after
+        self._context: Any = None
         self.path = Path(path)
         self.name = str(shown_as if shown_as is not None else path)  # for messages and tables
         self._prepared = prepared  # `path` already went through prepare_file()
-        self._tmp: Path | None = None
-        self._context: Any = None
         self.local_path = self.path  # where ncu_report reads it: the file, or its unpacked copy
         try:
             self._open()

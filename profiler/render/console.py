@@ -16,6 +16,7 @@ from rich.table import Table
 from ..analyze.values import flag
 from ..tiers import CONTEXT, ERROR, FAIL, FAILED_STATUSES, PASS, SKIP, TIMED_STATUSES
 from ..numbers import change, fixed, ms_spread
+from ..stall_table import explain
 from .fitted_table import NAME, NOTE, NUMBER, STATUS, TEXT, filled_table
 
 
@@ -214,7 +215,7 @@ def launch_summary_table(kernels: pd.DataFrame, title: str, per_kernel: bool = F
     """`analyze`'s summary of its reports: a row per launch, or per kernel of
     `analyze.launches.group_launches` (`per_kernel`). Without `launch_numbers` the '#' column
     goes (reports of one launch each: every number would be 0)."""
-    kinds = {"kernel": NAME, "top stall": NAME, "occupancy": TEXT}
+    kinds = {"kernel": NAME, "top stall": NAME, "occupancy": NAME}  # names break between words only
     columns = [(h, kinds.get(h, NUMBER)) for h in summary_headers(per_kernel)]
     rows = [list(map(escape, row)) for row in summary_rows(kernels, per_kernel)]  # kernel names are data: never markup
     if not launch_numbers and not per_kernel:
@@ -248,7 +249,7 @@ def summary_rows(kernels: pd.DataFrame, per_kernel: bool = False) -> list[list[s
         if isinstance(r["occupancy_limiter"], str):
             occupancy += f" ({r['occupancy_limiter']})"
         stall = r["top_stall"]
-        top = f"{stall} {num(r['stall_' + stall], '.1f')}" if isinstance(stall, str) else "-"
+        top = f"{explain(stall).label} {num(r['stall_' + stall], '.1f')}" if isinstance(stall, str) else "-"
         if per_kernel:
             first = [str(r["launches"]), name, shape, num(r["total_duration_ns"] / 1e6, ",.3f"),
                      num(r["share_pct"], ".1f") + "%", num(r["duration_ns"] / 1e3, ",.1f")]
