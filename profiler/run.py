@@ -273,6 +273,17 @@ class Run:
             raise GemmprofError(f"{self.path} has no bench table", "run gemmprof bench into it first")
         return ladder_figure(self.bench, tier=tier)
 
+    def suite(self, tier: str = "fp32"):
+        """The heatmap of a suite run (`bench --suite`): each kernel's % of cuBLAS at each shape,
+        a Figure."""
+        from .analyze.suite import suite_of_run
+        from .render.suite_chart import suite_figure
+
+        suite = suite_of_run(self.bench, self.meta)
+        if suite is None:
+            raise GemmprofError(f"{self.path} is not a suite run", "run gemmprof bench --suite NAME into it first")
+        return suite_figure(self.bench, suite.shapes, f"suite {suite.name}, {tier}: % of cuBLAS", tier)
+
     def require_kernels(self) -> pd.DataFrame:
         """The kernels table, or a GemmprofError saying why there is none."""
         kernels = self.kernels

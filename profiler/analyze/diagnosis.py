@@ -27,6 +27,7 @@ from .gemm_shape import shape_of
 from .regions import time_regions
 from .register_banks import register_bank_conflicts
 from .roofline import kernel_names
+from .suite import suite_of_run
 from .signals import utilisation
 from .diagnosis_record import Diagnosis, RunDiagnosis
 from .verdict import classify
@@ -106,7 +107,9 @@ def diagnose_run(tables: Mapping[str, pd.DataFrame], specs: Sequence[KernelSpec]
                                     "label", "problem", "status", "status_note"])
     if not diagnoses:
         warnings.append("This run holds no kernels: neither a profile nor a benchmark.")
-    return RunDiagnosis(diagnoses, summary, _sizes(bench, order), shape, dict(meta or {}), warnings)
+    suite = suite_of_run(bench, meta)
+    return RunDiagnosis(diagnoses, summary, _sizes(bench, order), shape, dict(meta or {}), warnings, suite)
+
 
 
 # ---------------------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ import pandas as pd
 
 from ..manifest import REFERENCES
 from .gemm_shape import shape_of
+from .suite import SuiteRun
 from .verdict import Verdict
 
 
@@ -98,6 +99,7 @@ class RunDiagnosis:
     shape: tuple[int, int, int] | None
     meta: dict
     warnings: list[str] = field(default_factory=list)
+    suite: SuiteRun | None = None  # a suite run's summary per kernel (`suite.suite_of_run`)
 
     def kernel(self, name: str) -> Diagnosis:
         return next(d for d in self.kernels if d.name == name)

@@ -9,6 +9,8 @@ a row is never ranked as covering the suite (`covers` is False).
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+from typing import Mapping
 
 import pandas as pd
 
@@ -40,3 +42,24 @@ def summarize(bench: pd.DataFrame, shapes: list[tuple[int, int, int]]) -> pd.Dat
             "min_shape": f"{int(worst['M'])}x{int(worst['N'])}x{int(worst['K'])}" if worst is not None else "",
         })
     return pd.DataFrame(rows, columns=COLUMNS)
+
+
+@dataclass(frozen=True)
+class SuiteRun:
+    """A bench run over a named suite: its shapes in the suite's order and `summarize`'s table,
+    best geometric mean first."""
+
+    name: str
+    shapes: tuple[tuple[int, int, int], ...]
+    summary: pd.DataFrame
+
+
+def suite_of_run(bench: pd.DataFrame | None, meta: Mapping | None) -> SuiteRun | None:
+    """The suite a run's `run.json` names (`bench --suite`), summarized over its bench table;
+    None for a run of no suite."""
+    named = (meta or {}).get("suite")
+    if bench is None or bench.empty or not isinstance(named, Mapping) or not named.get("shapes"):
+        return None
+    shapes = tuple(tuple(int(d) for d in s) for s in named["shapes"])
+    table = summarize(bench, list(shapes)).sort_values("geomean_pct_cublas", ascending=False, kind="stable")
+    return SuiteRun(str(named.get("name") or "suite"), shapes, table.reset_index(drop=True))

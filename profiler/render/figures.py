@@ -10,6 +10,7 @@ from typing import Any
 import pandas as pd
 
 from ..analyze.diagnosis_record import Diagnosis
+from ..analyze.suite import SuiteRun
 
 
 # PNG resolution of embedded figures (shown at 100 dpi size: crisp on high-density screens).
@@ -39,20 +40,28 @@ def kernel_figures(d: Diagnosis) -> dict[str, Any]:
     return figures
 
 
-def index_figures(kernels: pd.DataFrame | None, bench: pd.DataFrame | None) -> tuple[dict[str, Any], list[str]]:
+def index_figures(kernels: pd.DataFrame | None, bench: pd.DataFrame | None, suite: SuiteRun | None = None
+                  ) -> tuple[dict[str, Any], list[str]]:
     """The roofline and the ladder charts (one per precision tier, `render.roofline_chart` and
-    `render.ladder_chart`), where those modules exist and the tables allow; and a warning for
-    each chart that could not be drawn."""
+    `render.ladder_chart`), and for a suite run its heatmap per tier (`render.suite_chart`),
+    where the tables allow; and a warning for each chart that could not be drawn."""
     try:
         from .ladder_chart import bench_tiers, ladder_figure
         from .roofline_chart import roofline_figure
+        from .suite_chart import suite_figure
     except ImportError:
         return {}, []
     figures, problems = {}, []
     drawings = [("roofline", lambda: roofline_figure(kernels), kernels)]
     if bench is not None and not bench.empty:  # one ladder per precision tier: "ladder", "ladder-fp16"
+        tiers = bench_tiers(bench)
+        if suite is not None:  # a suite's shapes are no line over one size: a heatmap per tier
+            drawings += [("suite" if tier == "fp32" else f"suite-{tier}",
+                          lambda tier=tier: suite_figure(bench, suite.shapes, f"suite {suite.name}, {tier}: % of cuBLAS",
+                                                         tier), bench)
+                         for tier in tiers if tier in set(suite.summary["tier"])]
         drawings += [("ladder" if tier == "fp32" else f"ladder-{tier}",
-                      lambda tier=tier: ladder_figure(bench, tier=tier), bench) for tier in bench_tiers(bench)]
+                      lambda tier=tier: ladder_figure(bench, tier=tier), bench) for tier in tiers]
     for name, draw, table in drawings:
         if table is None or table.empty:
             continue

@@ -43,7 +43,8 @@ def render_index(run: RunDiagnosis, fmt: str, charts: dict[str, str] | None = No
     if fmt == "md":
         return body
     gpu = view["gpu"] or "GPU"
-    return render("page.html.j2", "html", title=f"gemmprof report: {gpu}, {view['shape']}", body=Markup(body))
+    scope = f"suite {view['suite']['name']}" if view["suite"] else view["shape"]
+    return render("page.html.j2", "html", title=f"gemmprof report: {gpu}, {scope}", body=Markup(body))
 
 
 def report_files(run: RunDiagnosis, kernels: pd.DataFrame | None = None, bench: pd.DataFrame | None = None
@@ -54,7 +55,7 @@ def report_files(run: RunDiagnosis, kernels: pd.DataFrame | None = None, bench: 
         figures = {name: data_uri_and_close(fig) for name, fig in kernel_figures(d).items()}
         yield f"{slug(d.name)}.html", render_kernel(d, run, "html", figures)
         yield f"{slug(d.name)}.md", render_kernel(d, run, "md")
-    charts, problems = index_figures(kernels, bench)
+    charts, problems = index_figures(kernels, bench, run.suite)
     uris = {name: data_uri_and_close(fig) for name, fig in charts.items()}
     yield "index.html", render_index(run, "html", uris, problems)
     yield "summary.md", render_index(run, "md", warnings=problems)

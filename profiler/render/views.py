@@ -136,8 +136,25 @@ def index_view(run: RunDiagnosis) -> dict[str, Any]:
             climbs.append((d.rung_below, d.name, change,
                            f"{d.verdict.label} ({d.verdict.problem})" if d.verdict else None))
     return {
-        "run": run, "summary": summary, "sizes": sizes, "shape": shape, "env": env, "meta": {"created": None, "command": None, **run.meta},  # the template asks for both
+        "run": run, "summary": summary, "sizes": sizes, "shape": shape, "env": env, "suite": suite_view(run), "meta": {"created": None, "command": None, **run.meta},  # the template asks for both
         "gpu": env.get("gpu_name"), "climbs": climbs,
         "from_bench": any(d.gflops_source == "bench" for d in run.kernels),
         "profiled": sum(1 for d in run.kernels if d.profiled),
     }
+
+
+def suite_view(run: RunDiagnosis) -> dict[str, Any] | None:
+    """A suite run's summary: per kernel the geometric mean and minimum of % of cuBLAS over the
+    suite's shapes, best first; a mean over fewer shapes than the suite is marked."""
+    if run.suite is None:
+        return None
+    profiled = {d.name for d in run.kernels}
+    table = Table(["kernel", "tier", "geometric mean", "minimum", "at", "shapes passed"], align="llrrlr", cls="suite")
+    for r in run.suite.summary.to_dict("records"):
+        short = "" if r["covers"] else " *"
+        table.rows.append([Cell(r["kernel"], "link", r["kernel"]) if r["kernel"] in profiled else Cell(r["kernel"]),
+                           Cell(r["tier"]), num_cell(fmt_pct(r["geomean_pct_cublas"]) + short),
+                           num_cell(fmt_pct(r["min_pct_cublas"])), Cell(r["min_shape"] or "-"),
+                           num_cell(f"{r['passed']} of {r['shapes']}")])
+    return {"name": run.suite.name, "shapes": len(run.suite.shapes), "table": table,
+            "partial": not run.suite.summary["covers"].all()}

@@ -41,3 +41,15 @@ def test_shapes_outside_the_suite_and_tiers_are_kept_apart():
 def test_a_kernel_that_failed_everywhere_has_no_mean():
     (row,) = summarize(pd.DataFrame(rows("a", [None] * 3, status="FAIL")), SHAPES).to_dict("records")
     assert row["passed"] == 0 and math.isnan(row["geomean_pct_cublas"])
+
+
+def test_a_run_of_a_suite_is_summarized_best_first_and_a_run_of_none_is_not():
+    from profiler.analyze.suite import suite_of_run
+
+    bench = pd.DataFrame(rows("slow", [50.0, 60.0, 70.0]) + rows("fast", [110.0, 120.0, 90.0]))
+    meta = {"suite": {"name": "mine", "shapes": [list(s) for s in SHAPES]}}
+    suite = suite_of_run(bench, meta)
+    assert suite.name == "mine" and suite.shapes == tuple(SHAPES)
+    assert list(suite.summary["kernel"]) == ["fast", "slow"]
+    assert suite_of_run(bench, {}) is None and suite_of_run(None, meta) is None
+    assert suite_of_run(bench, {"suite": {"name": "x", "shapes": []}}) is None

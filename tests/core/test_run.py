@@ -74,3 +74,20 @@ def test_a_run_whose_reports_lie_beside_its_run_json(tmp_path):
     assert run.is_gemmprof_run and [p.name for p in run.reports] == sorted(p.name for p in (DATA / "profile-h200").glob("*.ncu-rep.xz"))
     assert set(run.kernels["kernel"]) >= {"sgemm_naive", "sgemm_smem", "sgemm_vectorized", "sgemm_warptile"}
     assert not (DATA / "profile-h200" / "extract").exists()  # read through the user's cache, not beside them
+
+
+def test_suite_heatmap_of_a_suite_run_and_one_line_for_another(tmp_path):
+    import json
+
+    copy = shutil.copytree(SAMPLE, tmp_path / "run")
+    with pytest.raises(GemmprofError, match="is not a suite run"):
+        open_run(copy).suite()
+    meta = json.loads((copy / "run.json").read_text())
+    shapes = sorted({(int(m), int(n), int(k)) for m, n, k in open_run(copy).bench[["M", "N", "K"]].itertuples(index=False)})
+    meta["suite"] = {"name": "squares", "shapes": [list(s) for s in shapes]}
+    (copy / "run.json").write_text(json.dumps(meta))
+    fig = open_run(copy).suite()
+    ax = fig.axes[0]
+    assert ax.get_title(loc="left") == "suite squares, fp32: % of cuBLAS"
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["x".join(map(str, s)) for s in shapes]
+    assert len(ax.get_yticklabels()) >= 10  # the sample's FP32 rungs

@@ -273,3 +273,27 @@ def test_a_rung_shows_ncus_estimates_for_the_rung_below_beside_the_measured_gain
     page = (out / "coalesced.md").read_text()
     assert re.search(r"ncu's estimates for naive: [^.]*L1TEX Global Load Access Pattern \(\+\d+%\)", page)
     assert re.search(r"Measured, coalesced against it at the same shape: \+\d+% \(faster\)", page)
+
+
+def test_a_suite_run_is_titled_by_its_suite_with_its_summary_and_heatmap():
+    """A suite's report was titled with one shape and never showed the suite's geometric mean:
+    now the title names the suite, a table ranks its kernels and a heatmap shows every shape."""
+    from profiler.analyze.diagnosis import diagnose_run
+    from profiler.render.report import report_files
+
+    shapes = [(512, 512, 512), (16, 4096, 4096), (128, 128, 65536)]
+    rows = [{"kernel": kernel, "tier": "fp32", "M": m, "N": n, "K": k, "status": "PASS", "gflops": 1000.0 * pct,
+             "median_ms": 1.0, "pct_of_cublas": pct}
+            for kernel, pcts in (("vectorized", (40.0, 30.0, 20.0)), ("best", (110.0, 95.0, 90.0)),
+                                 ("cublas", (100.0, 100.0, 100.0)))
+            for (m, n, k), pct in zip(shapes, pcts)]
+    bench = pd.DataFrame(rows)
+    run = diagnose_run({"bench": bench}, load_manifest(), {"suite": {"name": "decode", "shapes": shapes}})
+    files = dict(report_files(run, bench=bench))
+    summary = files["summary.md"]
+    assert summary.startswith("# SGEMM ladder: GPU, suite decode (3 shapes)")
+    suite_rows = table_rows(summary.split("## The suite")[1])
+    assert list(suite_rows)[:2] == ["best", "vectorized"]
+    assert suite_rows["best"][1:5] == ["fp32", "98%", "90%", "128x128x65536"]
+    assert 'alt="% of cuBLAS of each kernel at each shape of the suite (fp32)"' in files["index.html"]
+    assert "<title>gemmprof report: GPU, suite decode</title>" in files["index.html"]
