@@ -24,12 +24,10 @@ from . import kernel_paths
 from .kernel_paths import MANIFEST_ENV
 
 
-
 class Tiered(Protocol):
     """A kernel or a dispatcher: anything bench times in a tier."""
 
     tier: str
-
 
 
 TIERS = tuple(TIER_RECORDS)

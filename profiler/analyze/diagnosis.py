@@ -111,7 +111,6 @@ def diagnose_run(tables: Mapping[str, pd.DataFrame], specs: Sequence[KernelSpec]
     return RunDiagnosis(diagnoses, summary, _sizes(bench, order), shape, dict(meta or {}), warnings, suite)
 
 
-
 # ---------------------------------------------------------------------------------------------
 # Choosing what to diagnose
 

@@ -28,8 +28,7 @@ def profile_program_cli(program: list[str], *, kernel_regex: list[str] | None, n
     from ..measure.provenance import collect_environment, git_fields
     from ..measure.sampler import StateSampler
     from ..measure.ncu import REPLAY_MODES, Filters, NcuOptions, resolve_ncu
-    from ..measure.program import (INTERRUPTED, NO_KERNELS, OK, PROGRAM_FAILED, SOURCE, check_command,
-                                   profile_program)
+    from ..measure.program import INTERRUPTED, OK, SOURCE, check_command, profile_program
     from ..names import check_run_id
     from ..paths import check_out_dir
     from ..rundir import REPO_ROOT, RunDir, command_line, new_run_id

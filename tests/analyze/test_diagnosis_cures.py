@@ -4,7 +4,6 @@ and the report name the same top stall."""
 
 from __future__ import annotations
 
-import pandas as pd
 import pytest
 from helpers.paths import SAMPLE_RUN
 

@@ -4,7 +4,6 @@ within noise named together (verdict's ranking)."""
 
 from __future__ import annotations
 
-import pytest
 from helpers.cause_signals import signals
 
 from profiler.analyze import loop_causes as lc

@@ -5,7 +5,6 @@ import math
 import pytest
 
 from profiler.specs import peak_flops, peak_fp32_flops
-from profiler.specs import peak_fp32_flops
 
 
 def test_peak_fp32_is_lanes_times_sms_times_two_times_clock():

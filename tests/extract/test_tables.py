@@ -12,7 +12,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from helpers.ncu_fixtures import fixtures, no_fixtures_reason
 from helpers.ncu_fixtures import fixtures, no_fixtures_reason, read_raw_csv
 from profiler.errors import GemmprofError
 from profiler import metrics as mt

@@ -5,7 +5,6 @@ for CuPy."""
 
 import types
 
-import numpy as np
 import pytest
 
 from helpers.device_arrays import FakeArray

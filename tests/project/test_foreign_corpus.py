@@ -8,8 +8,6 @@ from __future__ import annotations
 import ast
 import functools
 import re
-import tomllib
-from pathlib import Path
 
 import pytest
 

@@ -6,7 +6,6 @@ probe is set up so that its cause can dominate at its profile shape."""
 from __future__ import annotations
 
 import functools
-import json
 from pathlib import Path
 
 import pytest

@@ -16,7 +16,6 @@ pytestmark = pytest.mark.skipif(not (SAMPLE / "kernels.parquet").is_file(), reas
 
 def test_kernel_figures():
     from profiler.analyze.diagnosis import diagnose_run
-    from profiler.manifest import load_manifest
     from profiler.render import kernel_figures as kf
     from profiler.render.figures import figure_data_uri, kernel_figures
 

@@ -186,8 +186,6 @@ def test_power_capped_rows_carry_the_throttle_marker(out):
 
 
 def test_diagnosis_json_names_each_rungs_predecessor(out):
-    import json
-
     kernels = {k["kernel"]: k for k in json.loads((out / "diagnosis.json").read_text())["kernels"]}
     specs = {s.name: s for s in load_manifest()}
     for name, record in kernels.items():
