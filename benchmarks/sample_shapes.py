@@ -1,0 +1,86 @@
+"""A reproducible sample of GEMM shapes no suite lists, to test dispatch rules on shapes they were
+not derived from: log-uniform M, N, K (odd sizes included), LLM decode steps (M 1-256 against the
+weights of 7B-70B models), prefill projections, and a few batched-attention-sized products run
+as one GEMM. Printed as a `[suite.NAME]` table for kernels/shapes.toml.
+
+    python benchmarks/sample_shapes.py --name unseen --count 40 --seed 34
+
+The same seed gives the same shapes. Shapes of the default suite are left out, and every shape
+fits the budget below (memory and time a row may take on one GPU).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import random
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from profiler.suites import load_suite  # noqa: E402
+
+# Per shape: at most 2 GiB of FP32 operands and result, at most 2^38 multiply-adds (about 10 ms
+# of FP32 at 50 TFLOP/s): a sample of 80 shapes benches in minutes.
+MAX_BYTES = 2 << 30
+MAX_VOLUME = 1 << 38
+LOW, HIGH = 16, 65536
+
+# Weight shapes (N x K of x @ W^T) of common decoder layers: Llama-2 7B / 13B, Llama-3 8B / 70B.
+WEIGHTS = [(4096, 4096), (11008, 4096), (4096, 11008), (5120, 5120), (13824, 5120), (14336, 4096),
+           (4096, 14336), (8192, 8192), (28672, 8192), (8192, 28672)]
+DECODE_M = [1, 2, 8, 16, 32, 64, 128, 256]
+PREFILL_M = [500, 2000, 3000]
+
+
+def fits(m: int, n: int, k: int) -> bool:
+    return 4 * (m * k + k * n + m * n) <= MAX_BYTES and m * n * k <= MAX_VOLUME
+
+
+def log_uniform(rng: random.Random) -> int:
+    return int(round(math.exp(rng.uniform(math.log(LOW), math.log(HIGH)))))
+
+
+def sample(count: int, seed: int) -> list[tuple[int, int, int]]:
+    rng = random.Random(seed)
+    taken = set(load_suite("default"))
+    out: list[tuple[int, int, int]] = []
+
+    def add(shape: tuple[int, int, int]) -> None:
+        if shape not in taken and fits(*shape):
+            taken.add(shape)
+            out.append(shape)
+
+    while len(out) < count:
+        add((log_uniform(rng), log_uniform(rng), log_uniform(rng)))
+    for m in DECODE_M:  # two weights per decode size, drawn
+        for n, k in rng.sample(WEIGHTS, 2):
+            add((m, n, k))
+    for m in PREFILL_M:
+        for n, k in rng.sample(WEIGHTS, 2):
+            add((m, n, k))
+    for heads, seq, dim in ((32, 512, 128), (64, 1024, 64)):  # Q K^T of one layer, heads stacked in M
+        add((heads * seq, seq, dim))
+    return out
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--name", default="unseen")
+    parser.add_argument("--count", type=int, default=40, help="log-uniform shapes (the LLM shapes come on top)")
+    parser.add_argument("--seed", type=int, default=34)
+    args = parser.parse_args(argv)
+    shapes = sample(args.count, args.seed)
+    items = [f'"{m}x{n}x{k}"' for m, n, k in shapes]
+    lines = [", ".join(items[i:i + 6]) + "," for i in range(0, len(items), 6)]
+    print(f"[suite.{args.name}]")
+    print(f'description = "{len(shapes)} shapes no other suite lists (benchmarks/sample_shapes.py --name {args.name} '
+          f'--count {args.count} --seed {args.seed}): log-uniform M, N, K 16-65536, LLM decode M 1-256 and prefill '
+          f'against 7B-70B weights, attention-sized products"')
+    print("shapes = [\n  " + "\n  ".join(lines) + "\n]")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
