@@ -22,6 +22,9 @@ from .escape import mpl_text
 PARITY, LOW, HIGH = 100.0, 50.0, 150.0
 # Cells are labelled with their number up to this many (beyond, the colour alone reads better).
 MAX_LABELLED_CELLS = 800
+# Up to this many kernels the shapes run down the chart (one kernel over 64 shapes is a strip too
+# long to read across); more kernels run down and the shapes across.
+TRANSPOSE_KERNELS = 3
 
 
 def suite_frame(bench: pd.DataFrame, shapes, tier: str = "fp32") -> pd.DataFrame:
@@ -53,18 +56,26 @@ def suite_figure(bench: pd.DataFrame, shapes, title: str, tier: str = "fp32") ->
     table = suite_frame(bench, shapes, tier)
     if table.empty or table.isna().all().all():
         raise GemmprofError(f"no {tier} kernel passed at a shape of the suite: nothing to chart")
-    rows, columns = table.shape
-    fig = Figure(figsize=(max(6.0, 0.34 * columns + 2.8), max(2.4, 0.32 * rows + 2.2)))
+    across = len(table.index) > TRANSPOSE_KERNELS  # few kernels: shapes down, a column per kernel
+    shown = table if across else table.T
+    rows, columns = shown.shape
+    if across:
+        fig = Figure(figsize=(max(6.0, 0.34 * columns + 2.8), max(2.4, 0.32 * rows + 2.2)))
+    else:
+        fig = Figure(figsize=(max(4.5, 1.1 * columns + 3.2), max(2.4, 0.24 * rows + 1.6)))
     ax = fig.add_subplot()
     ax.set_facecolor("#e6e6e6")  # no number: not passed, or not run
     labelled = rows * columns <= MAX_LABELLED_CELLS
-    sns.heatmap(table, ax=ax, cmap="RdBu", center=PARITY, vmin=LOW, vmax=HIGH, annot=labelled, fmt=".0f",
+    sns.heatmap(shown, ax=ax, cmap="RdBu", center=PARITY, vmin=LOW, vmax=HIGH, annot=labelled, fmt=".0f",
                 annot_kws={"fontsize": FONT - 3}, linewidths=0.5, linecolor="white",
                 cbar_kws={"label": "% of cuBLAS (same shape, same run)", "shrink": 0.8})
-    ax.set_xlabel("shape (MxNxK), in the suite's order", fontsize=FONT)
-    ax.set_ylabel("")
-    ax.set_yticklabels([mpl_text(t.get_text()) for t in ax.get_yticklabels()], rotation=0, fontsize=FONT - 1)
-    ax.set_xticklabels([t.get_text() for t in ax.get_xticklabels()], rotation=90, fontsize=FONT - 2)
+    shape_label = "shape (MxNxK), in the suite's order"
+    ax.set_xlabel(shape_label if across else "", fontsize=FONT)
+    ax.set_ylabel("" if across else shape_label, fontsize=FONT)
+    ax.set_yticklabels([mpl_text(t.get_text()) for t in ax.get_yticklabels()], rotation=0,
+                       fontsize=FONT - 1 if across else FONT - 2)
+    ax.set_xticklabels([mpl_text(t.get_text()) for t in ax.get_xticklabels()], rotation=90 if across else 0,
+                       fontsize=FONT - 2 if across else FONT - 1)
     ax.set_title(mpl_text(title), fontsize=FONT + 1, loc="left")
     missing = int(table.isna().sum().sum())
     notes = [f"{missing} grey cells: the kernel did not pass verification there, or was not run."] if missing else []

@@ -36,7 +36,8 @@ def test_the_figure_labels_each_cell_and_counts_the_grey_ones():
     ax = fig.axes[0]
     labels = sorted(t.get_text() for t in ax.texts)
     assert labels == sorted(["105", "80", "50", "40", "30"])  # five passed cells, one failed
-    assert [t.get_text() for t in ax.get_yticklabels()] == ["fast", "slow"]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["fast", "slow"]  # few kernels: across
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["4096x4096x4096", "16x4096x4096", "128x128x65536"]
     notes = [t.get_text() for t in fig.texts if t.get_gid() == "notes"]
     assert notes and "1 grey cells" in notes[0]
 
@@ -44,3 +45,10 @@ def test_the_figure_labels_each_cell_and_counts_the_grey_ones():
 def test_a_tier_with_nothing_passed_is_one_line():
     with pytest.raises(GemmprofError, match="no fp32-tc kernel passed"):
         suite_figure(bench(), SHAPES, "t", tier="fp32-tc")
+
+
+def test_many_kernels_run_down_and_the_shapes_across():
+    many = pd.concat([bench(), *(pd.DataFrame(rows(f"k{i}", [60.0 + i] * 3)) for i in range(3))])
+    ax = suite_figure(many, SHAPES, "t").axes[0]
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["fast", "k2", "k1", "k0", "slow"]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["4096x4096x4096", "16x4096x4096", "128x128x65536"]
