@@ -24,7 +24,7 @@ DEFAULT_TOLERANCE = 0.03
 # At most this many derived rules (the last takes any shape). Greedy rules peel shapes off the
 # sweep a few at a time; when the cap runs out first, the last rule takes what is left, whatever
 # its share there: 14, with splitk64x64x8rs and streamk128x256x8 among the FP32 candidates, sent
-# 2048^3 to a kernel at 79% of the fastest (benchmarks/results/2026-11-23-h100/shapes-suite-9).
+# 2048^3 to a kernel at 79% of the fastest (the H100 sweep tests/data/sweeps-h100/shapes-suite-9).
 DEFAULT_MAX_RULES = 16
 
 

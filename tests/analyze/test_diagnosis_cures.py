@@ -109,11 +109,11 @@ def test_a_tensor_bound_kernel_on_wgmma_and_tma_is_not_told_to_use_them():
     unit: the tensor verdict. The usual cure names wgmma fed by TMA, which it already is; its cure is
     the tensor pipe's idle cycles instead (30% of active cycles in that profile)."""
     from helpers.ncu_fixtures import opened_copy
-    from helpers.paths import REPO
+    from helpers.paths import DATA
 
     from profiler.analyze.bounds import BOUNDS
 
-    run = opened_copy(REPO / "benchmarks" / "results" / "2026-11-23-h100" / "tf32-bits" / "profile")
+    run = opened_copy(DATA / "ladder-runs-h100" / "tf32-bits")
     d = {k.name: k for k in run.diagnose().kernels}["tf32x3bits"]
     assert d.verdict.bound == "tensor" and "68% of their dense TF32 peak" in d.verdict.summary
     assert d.verdict.cure != BOUNDS["tensor"].cure and "bulk tensor copy engine" not in d.verdict.cure
@@ -128,9 +128,9 @@ def test_waiting_for_its_own_wgmmas_is_not_a_barrier_problem():
     "warps wait at barriers"; and 56% replays on its epilogue's few shared loads (0.3% of the cycles)
     are not the bound either."""
     from helpers.ncu_fixtures import opened_copy
-    from helpers.paths import REPO
+    from helpers.paths import DATA
 
-    run = opened_copy(REPO / "benchmarks" / "results" / "2026-11-23-h100" / "fp16-tma" / "profile")
+    run = opened_copy(DATA / "ladder-runs-h100" / "fp16-tma")
     d = {k.name: k for k in run.diagnose().kernels}["wgmma_tmastore"]
     assert d.verdict.bound == "tensor" and d.verdict.cause == "tensor_roof", (d.verdict.cause, d.verdict.problem)
     assert "75% of their dense FP16 peak" in d.verdict.summary

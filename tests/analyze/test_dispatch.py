@@ -6,11 +6,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from helpers.paths import DATA
 from profiler.analyze.dispatch import derive_rules, fastest_per_shape, predicted, render_toml, share_of_best
 from profiler.dispatchers import DispatchRule, Dispatcher, load_dispatchers, parse_dispatchers
 from profiler.errors import GemmprofError
 from profiler.expressions import evaluate
 from profiler.manifest import load_manifest
+
+SWEEPS = DATA / "sweeps-h100"  # real H100 sweeps of the FP32 candidates (README there)
 
 KERNELS = {s.name: s for s in load_manifest()}
 
@@ -165,7 +168,7 @@ def test_committed_rules_reach_97_percent_of_the_fastest_at_every_shape_of_their
     from profiler.rundir import REPO_ROOT, RunDir
 
     (best,) = [d for d in load_dispatchers() if d.name == "best"]
-    run = RunDir(REPO_ROOT / (best.derived_from or "benchmarks/results/2026-11-23-h100/shapes-suite-2"))
+    run = RunDir(REPO_ROOT / best.derived_from)
     share = share_of_best(run.read_table("bench"), KERNELS, best.tier)
     chosen = predicted(share, best.rules, KERNELS, run.meta()["environment"]["sm_count"])
     assert len(chosen) == 37
@@ -245,9 +248,9 @@ def test_a_winner_no_one_condition_isolates_gets_a_rule_of_two_conditions():
     condition holds at 2048^3 (the 128x256 rung's) without a shape where that rung is far behind
     (1024x1024x8192 has the same volume); without conjunctions the derivation stopped and sent
     2048^3 to splitk64x64x8 at 77% of the fastest. With them every shape gets a kernel within 3%."""
-    from profiler.rundir import REPO_ROOT, RunDir
+    from profiler.rundir import RunDir
 
-    run = RunDir(REPO_ROOT / "benchmarks/results/2026-11-23-h100/shapes-suite-4")
+    run = RunDir(SWEEPS / "shapes-suite-4")
     rules = derive_rules(run.read_table("bench"), KERNELS, "fp32", 132)
     assert any(" and " in str(r.when) for r in rules), rules
     share = share_of_best(run.read_table("bench"), KERNELS, "fp32")
@@ -268,9 +271,9 @@ def test_the_default_cap_keeps_every_shape_of_a_ten_candidate_sweep_within_toler
     2048^3 and the last one sent it to streamk128x128x8 at 79% of the fastest; the default cap
     derives rules that keep every shape within 3% of the fastest."""
     from profiler.dispatchers import DEFAULT_MAX_RULES
-    from profiler.rundir import REPO_ROOT, RunDir
+    from profiler.rundir import RunDir
 
-    run = RunDir(REPO_ROOT / "benchmarks/results/2026-11-23-h100/shapes-suite-9")
+    run = RunDir(SWEEPS / "shapes-suite-9")
     bench, sms = run.read_table("bench"), run.meta()["environment"]["sm_count"]
     share = share_of_best(bench, KERNELS, "fp32")
     rules = derive_rules(bench, KERNELS, "fp32", sms)

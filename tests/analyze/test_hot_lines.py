@@ -7,18 +7,18 @@ from __future__ import annotations
 import pytest
 
 from helpers.ncu_fixtures import opened_copy
-from helpers.paths import REPO
+from helpers.paths import DATA
 
-RESULTS = REPO / "benchmarks" / "results" / "2026-11-23-h100"
+RUNS = DATA / "ladder-runs-h100"  # H100 profiles of the TF32 and FP16 rungs (README there)
 
 
 def diagnosed(run: str):
-    return {d.name: d for d in opened_copy(RESULTS / run).diagnose().kernels}
+    return {d.name: d for d in opened_copy(RUNS / run).diagnose().kernels}
 
 
 @pytest.mark.ncu
 def test_long_scoreboard_in_the_mbarrier_wait_is_a_stage_not_ready_not_global_latency():
-    d = diagnosed("tf32-next/profile")["tf32x3raw"]
+    d = diagnosed("tf32-next")["tf32x3raw"]
     assert d.verdict.cause == "latency_pipeline" and d.verdict.problem.startswith("pipeline stages not ready in time")
     assert "mbarrier wait" in d.verdict.cure and "more producer warps" in d.verdict.cure
     assert any("mbar_try_wait" in line for line in d.verdict.evidence)
@@ -29,7 +29,7 @@ def test_long_scoreboard_at_the_epilogues_loads_of_c_read_by_turns_is_the_serial
     """wgmma_persist's long-scoreboard samples sit at its epilogue's loads of C, each issued right after
     the store before it. It prefetches C into L2 already: the cure loads C ahead by TMA (what
     wgmma_tmastore went on to do) and says that the L2 prefetch keeps the waits in a row."""
-    d = diagnosed("fp16-2/profile")["wgmma_persist"]
+    d = diagnosed("fp16-2")["wgmma_persist"]
     assert d.verdict.cause == "serial_epilogue" and d.verdict.problem.startswith("the epilogue's loads of C wait")
     assert "by TMA into shared memory" in d.verdict.cure and "already prefetches into L2" in d.verdict.cure
 

@@ -2,7 +2,7 @@
 
 from typer.testing import CliRunner
 
-from helpers.paths import SAMPLE_RUN
+from helpers.paths import DATA, SAMPLE_RUN
 from profiler.cli import app
 from profiler.dispatchers import parse_dispatchers
 from profiler.errors import GemmprofError
@@ -39,9 +39,9 @@ def test_the_printed_entry_pastes_back_whole_at_a_narrow_terminal():
     to the rules derived, so it can be pasted into a manifest. (shapes-suite-7's rules have
     conjunctions: the H100 sweep behind `best` in session 10.)"""
     from profiler.analyze.dispatch import derive_rules
-    from profiler.rundir import REPO_ROOT, RunDir
+    from profiler.rundir import RunDir
 
-    run = RunDir(REPO_ROOT / "benchmarks/results/2026-11-23-h100/shapes-suite-7")
+    run = RunDir(DATA / "sweeps-h100" / "shapes-suite-7")
     result = CliRunner(env={"COLUMNS": "60"}).invoke(app, ["dispatch", str(run.path)])
     assert result.exit_code == 0, result.output
     text = result.output[result.output.index("[[dispatch]]"):]
