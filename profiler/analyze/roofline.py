@@ -134,7 +134,7 @@ def per_kernel(kernels: pd.DataFrame) -> pd.DataFrame:
     summed["order"] = [labels[k][0] for k in summed["kernel"]]
     shapes = summed[["M", "N", "K"]].drop_duplicates()
     summed["label"] = [
-        labels[k][1] + ("" if len(shapes) == 1 or np.isnan(m) else f" {int(m)}x{int(n)}x{int(kk)}")
+        labels[k][1] + ("" if len(shapes) == 1 or np.isnan([m, n, kk]).any() else f" {int(m)}x{int(n)}x{int(kk)}")
         for k, m, n, kk in zip(summed["kernel"], summed["M"], summed["N"], summed["K"])
     ]
     return summed.sort_values(["order", "M", "N", "K"], kind="stable").reset_index(drop=True)

@@ -178,3 +178,13 @@ def test_tf32_launches_get_the_tf32_tensor_ceiling():
     smem = roofline_points(frame).set_index(["kernel", "level"]).loc["smem"]
     assert smem.loc["DRAM", "roof"] == pytest.approx(200e12) and smem.loc["DRAM", "limit"] == "tensor TF32"
     assert points.loc["naive"].loc["DRAM", "limit"] == "FP32 FMA"
+
+
+def test_a_launch_with_part_of_its_shape_unknown_is_labelled_without_one():
+    """A kernels table where N is missing on one row (found by the fuzz test of `gemmprof roofline`)
+    once raised 'cannot convert float NaN to integer' while labelling it."""
+    kernels = synthetic_kernels()
+    kernels.loc[0, "N"] = float("nan")
+    kernels.loc[1, "M"] = 1000  # two shapes, so the labels carry them
+    labels = per_kernel(kernels)["label"].tolist()
+    assert labels[0] == "1 naive" and any("x" in label for label in labels[1:]), labels
