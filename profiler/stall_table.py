@@ -85,7 +85,7 @@ STALLS: tuple[Stall, ...] = (
           "Rarely significant; look at the other reasons first.", "pipes / issue"),
     Stall("no_instruction", "no_instruction", "no_instructions", "no instruction",
           "No instruction to issue: an instruction-cache miss, or just after a branch or barrier.",
-          "Keep the hot loop small enough for the instruction cache (less unrolling); usually small.",
+          "Roll loops a warp runs only a few times (#pragma unroll 1), so the code it fetches is reused; usually small.",
           "pipes / issue"),
     Stall("not_selected", "not_selected", "not_selected", "not selected",
           "The warp was ready, but the scheduler issued another warp's instruction that cycle.",

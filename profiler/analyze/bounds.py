@@ -47,6 +47,9 @@ BOUNDS: dict[str, Bound] = {b.key: b for b in (
     Bound("waste", "wasted math",
           "Do only the GEMM's math: a tile no larger than the short side of C (M or N), or one per shape chosen "
           "by a dispatcher, so no tile computes far past the matrix's edges."),
+    Bound("fetch", "instruction fetch",
+          "Keep the code each warp runs small enough to be reused from the instruction cache: roll the loops a "
+          "warp runs only a few times."),
     Bound("latency", "latency and occupancy",
           "Hide latency with independent work: prefetch the next tile while computing this one, more accumulators "
           "per thread, or more warps per SM."),

@@ -26,8 +26,8 @@ from dataclasses import dataclass
 from typing import Callable
 
 from . import speed_of_light as sol
-from .code_causes import (atomics, bank_conflicts, barrier, divergence, epilogue, fp64, local_memory, lone_loads,
-                          scattered, serial_epilogue, wasted_math)
+from .code_causes import (atomics, bank_conflicts, barrier, divergence, epilogue, fp64, instruction_fetch, local_memory,
+                          lone_loads, scattered, serial_epilogue, wasted_math)
 from .idle_causes import occupancy_capped, small_grid, tail
 from .loop_causes import (memory_roof, narrow_copies, no_math, no_pipelining, occupancy, shared_pipe, small_tiles,
                           sync_wgmma, too_small)
@@ -63,6 +63,7 @@ CODE = (
     Cause(("uncoalesced_load", "uncoalesced_store"), scattered, "scattered global accesses"),
     Cause(("bank_conflicts",), bank_conflicts, "bank conflicts on most shared loads"),
     Cause(("barrier",), barrier, "warps waiting at __syncthreads much of the time"),
+    Cause(("instruction_fetch",), instruction_fetch, "warps waiting for their instructions: code fetched, not reused"),
 )
 LOOP = (  # in the order that breaks a tie of costs
     Cause(OCCUPANCY_KEYS, occupancy, "occupancy capped so low that the loop's waits show"),

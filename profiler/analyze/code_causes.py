@@ -2,7 +2,7 @@
 matrix's edges (tiles that do not fit the shape), math done in double, arrays or spills in local
 memory, atomics to a few addresses, divergent warps, scattered global accesses, bank conflicts on
 every shared load, an epilogue that holds most of the time, loads waited for one or two at a time,
-barriers. Each returns a `Verdict` naming its cause, or None (`causes`, the table, orders them).
+barriers, code fetched faster than it is reused. Each returns a `Verdict` naming its cause, or None (`causes`, the table, orders them).
 Thresholds are module constants, each with the reason for its value; cures never prescribe a
 technique the kernel already uses (`Signals.techniques`)."""
 
@@ -76,6 +76,17 @@ LONE_LOADS_MIN_PCT = 20.0
 LONE_LOADS_NOTE_PCT = 1.0
 # Barrier stalls from this share of all cycles between issues: barrier-bound.
 BARRIER_MIN_PCT = 30.0
+# "No instruction" stalls (a warp waiting for its next instruction to be fetched) from this share of
+# all cycles between issues: instruction fetch is the cause. The corpus's decode_unrolled, a split-K
+# kernel whose loops the compiler unrolled (each instruction run about twice a warp): 63%; the same
+# kernel rolled (skinny): 7%, and 72% -> 92% of cuBLAS. Every other launch of the corpus and of the
+# committed ladder runs: 10% at most (cuBLAS's split-K reduction kernel, 9.4%).
+NO_INSTRUCTION_MIN_PCT = 30.0
+# Runs of each instruction a warp below this: the code is fetched for a use or two, so rolling the
+# loops is the cure (a main loop reuses its body hundreds of times; decode_unrolled: 2).
+FETCHED_FOR_FEW_RUNS_MAX = 4.0
+# Bytes of one SASS instruction (sm_70 and later).
+SASS_INSTRUCTION_BYTES = 16
 # Math instructions in double from this share of FLOPs: the kernel computes in FP64.
 FP64_FLOP_SHARE_MIN = 0.5
 
@@ -328,6 +339,32 @@ def lone_loads_cure() -> str:
             "branch between two loads (an edge check) keeps the second behind the first's use. Unroll to a fixed "
             "count with the loads past the end predicated off, and check edges by predicating each load, not by "
             "leaving the loop; 8-16 loads in flight wait one latency where a chain waits one each.")
+
+
+def instruction_fetch(s: Signals) -> Verdict | None:
+    cycles, share = s.stall("no_instruction")
+    if share < NO_INSTRUCTION_MIN_PCT:
+        return None
+    k, mix = s.launch, s.mix or {}
+    warps = (number(k.get("grid_x")) * number(k.get("grid_y")) * number(k.get("grid_z"))
+             * np.ceil(number(k.get("block_x")) * number(k.get("block_y")) * number(k.get("block_z")) / 32))
+    distinct = number(mix.get("distinct_run"))
+    per_warp = number(mix.get("total")) / warps if warps > 0 else np.nan
+    runs = per_warp / distinct if distinct > 0 else np.nan
+    code = (f"{fmt_bytes(distinct * SASS_INSTRUCTION_BYTES)} of code ran, {fmt_count(per_warp)} instructions a warp: "
+            f"each instruction about {fmt_num(runs)} times per warp." if runs > 0 else "")
+    if runs < FETCHED_FOR_FEW_RUNS_MAX:
+        cure = ("Roll the loops each warp runs only a few times (#pragma unroll 1 on the k-tile loop, the copy loops and "
+                "the epilogue's; unroll only the innermost MMA or FMA steps), so one copy of the body is fetched and "
+                "then reused from the instruction cache.")
+    else:
+        cure = ("The code is reused, so the waits follow branches and barriers: fewer, longer branch-free stretches in "
+                "the hot loop (edge checks hoisted out of it or predicated instead of branched around).")
+    return cause("fetch", "instruction fetch", "instruction_fetch", "warps waiting for their instructions",
+                 f"Warps wait for their next instruction {fmt_pct(share)} of the time ({fmt_num(cycles)} cycles per "
+                 f"issued instruction)" + (": each is fetched for a use or two and not reused." if runs < FETCHED_FOR_FEW_RUNS_MAX
+                                           else ", though each runs many times: after branches and barriers."),
+                 [*stall_lines(s, ("no_instruction",)), code, s.sides()], cure)
 
 
 def barrier(s: Signals) -> Verdict | None:

@@ -82,8 +82,9 @@ def with_opcodes(sass: pd.DataFrame | None) -> pd.DataFrame | None:
 
 def instruction_mix(sass: pd.DataFrame) -> pd.DataFrame:
     """Warp instructions executed per class (ffma, mma, global/shared loads and stores, async
-    copies, barriers, other) per launch, and each memory class and all instructions per math
-    instruction (`<class>_per_math`, `all_per_math`). The math instruction (`math_op`) is the MMA
+    copies, barriers, other) per launch, the SASS instructions that ran at least once
+    (`distinct_run`: the code the launch fetched), and each memory class and all instructions per
+    math instruction (`<class>_per_math`, `all_per_math`). The math instruction (`math_op`) is the MMA
     where the launch ran tensor-core instructions (its few FFMAs are the epilogue), the FP64
     instruction where those outnumber the FFMAs, else the FFMA."""
     if sass.empty:
@@ -94,6 +95,8 @@ def instruction_mix(sass: pd.DataFrame) -> pd.DataFrame:
     mix = frame.pivot_table(index=LAUNCH_KEYS, columns="cls", values="n", aggfunc="sum", fill_value=0.0)
     mix = mix.reindex(columns=list(MIX_CLASSES), fill_value=0.0)
     mix["total"] = mix.sum(axis=1)
+    ran = frame[frame["n"] > 0].groupby(LAUNCH_KEYS).size()
+    mix["distinct_run"] = ran.reindex(mix.index, fill_value=0).astype("float64")
     tensor = mix["mma"] > 0
     double = ~tensor & (mix["fp64"] > mix["ffma"])
     mix["math_op"] = np.where(tensor, "MMA", np.where(double, "DFMA", "FFMA"))

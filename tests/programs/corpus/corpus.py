@@ -223,6 +223,23 @@ def stream_scale():
 
 # --- the held-out set: cases the diagnosis was not tuned on ----------------------------------------
 
+def decode_unrolled():
+    """FP16 decode product (M = 1) by a hand-written split-K mma.sync kernel whose loops the
+    compiler unrolled (hand_written_decode.cu): beta = 0, alpha = 1."""
+    import cupy as cp
+    M, N, K = 1, 4096, 4096
+    a, b = _randn(M, K, dtype=torch.float16), _randn(K, N, dtype=torch.float16)
+    c = torch.full((M, N), float("nan"), device="cuda")
+    kernel = _cuda("skinny_unrolled", "hand_written_decode.cu", ("-arch=sm_90",))
+    kernel.max_dynamic_shared_size_bytes = 110592
+    splits = max(1, min(K // 256, 264 // (N // 128)))
+    args = (cp.int32(M), cp.int32(N), cp.int32(K), cp.float32(1.0), cp.asarray(a), cp.asarray(b),
+            cp.float32(0.0), cp.asarray(c))
+    _ranged("decode_unrolled", f"gemm {M}x{N}x{K}",
+            lambda: kernel((1, N // 128, splits), (128,), args, shared_mem=110592))
+    return _rel_error(c, _strict_fp32(a.float(), b.float())), 1e-2
+
+
 def v_tt_bf16():
     return _triton("v_tt_bf16", tc.v_tt_bf16, (4096, 4096, 4096), (128, 256, 64), dtype=torch.bfloat16, stages=3)
 
@@ -334,7 +351,7 @@ CASES = {f.__name__: f for f in (
     tt_pipelined, tt_one_stage, tt_row_order, tt_group_order, tt_sync_mma, tt_small_tiles, tt_tf32_one_stage, tt_tf32_transpose,
     tt_tail_wave,
     torch_fp16, torch_fp32, torch_tf32, torch_fp16_small, torch_bmm_bf16, torch_decode_fp16,
-    naive, smem, divergent, stream_scale,
+    naive, smem, divergent, stream_scale, decode_unrolled,
     v_tt_bf16, v_tt_one_stage, v_tt_sync, v_tt_tiny, v_tt_row_order, v_tt_tail,
     v_torch_bf16, v_torch_gemv, v_torch_small, v_torch_bmm_fp16,
     v_transposed, v_conflicts, v_fp64, v_atomic_splitk, v_local, v_stream4, v_wg_sync,
