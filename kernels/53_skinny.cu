@@ -27,7 +27,7 @@
 
 #define BN 128
 #define BK 64
-#define NTHREADS 128
+#define MAX_THREADS 256                            // 128 a CTA up to 32 rows, 256 for 64
 #define SMEM_BYTES 110592                            // the manifest's smem_bytes: 6 stages of 16 rows
 #define WS_FLOATS (1LL << 22)                        // 16 MiB: 264 partial tiles of 64x128 take 8.3
 #define MAX_TILES 4096                               // arrival counters (split grids have <= 264 tiles)
@@ -60,9 +60,11 @@ __device__ __forceinline__ void mma16816(float (&d)[4], const unsigned (&a)[4], 
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
-// One CTA: rows [m0, m0 + 16 MT) of C, columns [n0, n0 + 128), k tiles [kt0, kt1) of split z.
-// Warp w owns columns n0 + 32 w .. + 31 (four n8 tiles) of all the rows (MT m16 tiles).
-template <int MT>
+// One CTA of 128 WM threads: rows [m0, m0 + 16 MT) of C, columns [n0, n0 + 128), k tiles
+// [kt0, kt1) of split z. Warp w owns columns n0 + 32 (w % 4) .. + 31 (four n8 tiles) of MT / WM
+// m16 tiles from row 16 (MT / WM) (w / 4): a 64-row tile takes 8 warps, so that two of them
+// per scheduler hide the MMAs' latency.
+template <int MT, int WM>
 __device__ __forceinline__ void body(int M, int N, int K, float alpha, const __half* __restrict__ A,
                                      const __half* __restrict__ B, float beta, float* __restrict__ C,
                                      unsigned char* smem)
@@ -71,11 +73,13 @@ __device__ __forceinline__ void body(int M, int N, int K, float alpha, const __h
     constexpr int A_CHUNKS = BK / 8;                 // 16-byte chunks per row of the A tile (8)
     constexpr int B_CHUNKS = BN / 8;                 // and of the B tile (16)
     constexpr int A_STAGE = BM * BK * 2, B_STAGE = BK * BN * 2;
-    constexpr int ACC = MT * 4 * 4;                  // MT m16 tiles x 4 n8 tiles x 4 floats
+    constexpr int NTHREADS = 128 * WM, MW = MT / WM;  // threads; m16 tiles a warp
+    constexpr int ACC = MW * 4 * 4;                  // MW m16 tiles x 4 n8 tiles x 4 floats
     constexpr int STAGES = MT == 1 ? 6 : MT == 2 ? 5 : 4;  // <= 110,592 bytes: two CTAs per SM
     static_assert(STAGES * (A_STAGE + B_STAGE) <= SMEM_BYTES, "the manifest's smem_bytes holds the stages");
 
     const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
+    const int wn = warp % 4, wr = 16 * MW * (warp / 4);  // the warp's column group, first row
     const int m0 = blockIdx.x * BM, n0 = blockIdx.y * BN;
     const int S = gridDim.z, z = blockIdx.z;
     const int kTiles = (K + BK - 1) / BK;
@@ -85,23 +89,28 @@ __device__ __forceinline__ void body(int M, int N, int K, float alpha, const __h
     const unsigned sA = smem_u32(smem), sB = sA + STAGES * A_STAGE;
     if (S > 1 && (long long)gridDim.x * gridDim.y * S * BM * BN > WS_FLOATS) __trap();
 
-    // Loads of k tile t into stage s: zero-filled past M, N and K (N, K multiples of 8: a chunk is
-    // all in or all out).
+    // Loads of k tile t into stage s, zero-filled past M, N and K (N, K multiples of 8: a chunk is
+    // all in or all out). Thread tid copies chunk tid % 16 of B rows tid / 16 + 8 j and chunk tid % 8
+    // of A rows tid / 8 + 16 j: rows 8 apart share a swizzle, so one base offset serves every j.
+    constexpr int B_ROWS_PER_PASS = NTHREADS / B_CHUNKS, A_ROWS_PER_PASS = NTHREADS / A_CHUNKS;
+    const int bc = tid % B_CHUNKS, br = tid / B_CHUNKS, ac = tid % A_CHUNKS, ar = tid / A_CHUNKS;
+    const bool bIn = n0 + 8 * bc < N;
+    const __half* const bSrc = B + (size_t)(kt0 * BK + br) * N + n0 + 8 * bc;
+    const __half* const aSrc = A + (size_t)(m0 + ar) * K + kt0 * BK + 8 * ac;
+    const unsigned bDst = sB + 16 * swz(br, bc, B_CHUNKS), aDst = sA + 16 * swz(ar, ac, A_CHUNKS);
     auto load = [&](int t, int s) {
-        const int k0 = (kt0 + t) * BK;
+        const int k = (kt0 + t) * BK;
 #pragma unroll
-        for (int i = tid; i < BM * A_CHUNKS; i += NTHREADS) {
-            const int r = i / A_CHUNKS, c = i % A_CHUNKS;
-            const int gr = m0 + r, gk = k0 + 8 * c;
-            const bool in = gr < M && gk < K;
-            cp_async_16z(sA + s * A_STAGE + 16 * swz(r, c, A_CHUNKS), in ? A + (size_t)gr * K + gk : A, in ? 16 : 0);
+        for (int j = 0; j < BK / B_ROWS_PER_PASS; ++j) {
+            const bool in = bIn && k + br + B_ROWS_PER_PASS * j < K;
+            cp_async_16z(bDst + s * B_STAGE + j * B_ROWS_PER_PASS * BN * 2,
+                         in ? bSrc + (size_t)(t * BK + B_ROWS_PER_PASS * j) * N : B, in ? 16 : 0);
         }
 #pragma unroll
-        for (int i = tid; i < BK * B_CHUNKS; i += NTHREADS) {
-            const int r = i / B_CHUNKS, c = i % B_CHUNKS;
-            const int gk = k0 + r, gn = n0 + 8 * c;
-            const bool in = gk < K && gn < N;
-            cp_async_16z(sB + s * B_STAGE + 16 * swz(r, c, B_CHUNKS), in ? B + (size_t)gk * N + gn : B, in ? 16 : 0);
+        for (int j = 0; j < BM / A_ROWS_PER_PASS; ++j) {
+            const bool in = m0 + ar + A_ROWS_PER_PASS * j < M && k + 8 * ac < K;
+            cp_async_16z(aDst + s * A_STAGE + j * A_ROWS_PER_PASS * BK * 2,
+                         in ? aSrc + (size_t)A_ROWS_PER_PASS * j * K + t * BK : A, in ? 16 : 0);
         }
     };
 
@@ -109,17 +118,20 @@ __device__ __forceinline__ void body(int M, int N, int K, float alpha, const __h
 #pragma unroll
     for (int i = 0; i < ACC; ++i) d[i] = 0.0f;
 
-#pragma unroll
-    for (int s = 0; s < STAGES - 1; ++s) {
-        if (s < nk) load(s, s);
+    // Rolled loops: a CTA runs a handful of k tiles, so an unrolled body would be fetched from
+    // memory once per warp and never reused (the instruction fetch, not DRAM, set the pace).
+#pragma unroll 1
+    for (int t = 0; t < STAGES - 1; ++t) {
+        if (t < nk) load(t, t);
         cp_async_commit();
     }
+    int s = 0, sNext = STAGES - 1;                   // stages of tile t and of tile t + STAGES - 1
+#pragma unroll 1
     for (int t = 0; t < nk; ++t) {
         cp_async_wait<STAGES - 2>();
         __syncthreads();                             // tile t landed; every warp is done with t - 1's stage
-        if (t + STAGES - 1 < nk) load(t + STAGES - 1, (t + STAGES - 1) % STAGES);
+        if (t + STAGES - 1 < nk) load(t + STAGES - 1, sNext);
         cp_async_commit();
-        const int s = t % STAGES;
 #pragma unroll
         for (int kk = 0; kk < BK / 16; ++kk) {
             // B: four 8x8 matrices per ldmatrix.x4.trans, (k 0-7 | 8-15) x (n 0-7 | 8-15) of 16 columns.
@@ -127,21 +139,23 @@ __device__ __forceinline__ void body(int M, int N, int K, float alpha, const __h
 #pragma unroll
             for (int h = 0; h < 2; ++h) {
                 const int kr = 16 * kk + (lane / 8 % 2) * 8 + lane % 8;
-                const int nc = (32 * warp + 16 * h + (lane / 16) * 8) / 8;
+                const int nc = (32 * wn + 16 * h + (lane / 16) * 8) / 8;
                 unsigned r[4];
                 ldmatrix_x4_trans(r, sB + s * B_STAGE + 16 * swz(kr, nc, B_CHUNKS));
                 b[2 * h][0] = r[0]; b[2 * h][1] = r[1]; b[2 * h + 1][0] = r[2]; b[2 * h + 1][1] = r[3];
             }
 #pragma unroll
-            for (int mt = 0; mt < MT; ++mt) {
+            for (int mt = 0; mt < MW; ++mt) {
                 unsigned a[4];
-                const int ar = 16 * mt + lane % 16, ac = 2 * kk + lane / 16;
-                ldmatrix_x4(a, sA + s * A_STAGE + 16 * swz(ar, ac, A_CHUNKS));
+                const int ar16 = wr + 16 * mt + lane % 16, ac16 = 2 * kk + lane / 16;
+                ldmatrix_x4(a, sA + s * A_STAGE + 16 * swz(ar16, ac16, A_CHUNKS));
 #pragma unroll
                 for (int j = 0; j < 4; ++j)
                     mma16816(*reinterpret_cast<float(*)[4]>(&d[(mt * 4 + j) * 4]), a, b[j][0], b[j][1]);
             }
         }
+        s = s + 1 == STAGES ? 0 : s + 1;
+        sNext = sNext + 1 == STAGES ? 0 : sNext + 1;
     }
     cp_async_wait<0>();
 
@@ -164,7 +178,7 @@ __device__ __forceinline__ void body(int M, int N, int K, float alpha, const __h
         // A split's Q float4s are loaded together, then added: S round trips to L2, not S * Q.
 #pragma unroll
         for (int i = 0; i < ACC; ++i) d[i] = 0.0f;
-#pragma unroll 2
+#pragma unroll 1
         for (int k = 0; k < S; ++k) {
             float4 v[Q];
 #pragma unroll
@@ -177,44 +191,39 @@ __device__ __forceinline__ void body(int M, int N, int K, float alpha, const __h
         if (tid == 0) g_counters[g] = 0;             // ready for the next launch
     }
 
-    // d[(mt * 4 + j) * 4 + {0,1}] = (row 16 mt + lane / 4, column 32 warp + 8 j + 2 (lane % 4) + {0,1}),
+    // d[(mt * 4 + j) * 4 + {0,1}] = (row wr + 16 mt + lane / 4, column 32 wn + 8 j + 2 (lane % 4) + {0,1}),
     // + {2,3}: the same columns 8 rows down. N is a multiple of 8: an n8 tile is all in or all out,
-    // and a float2 of C is 8-byte aligned.
+    // and a float2 of C is 8-byte aligned. With beta != 0 the thread's C is read whole before its
+    // first store: a load cannot pass the store before it, so reads between stores wait one by one.
+    float2 old[MW * 8];
 #pragma unroll
-    for (int mt = 0; mt < MT; ++mt) {
+    for (int i = 0; i < MW * 8; ++i) {
+        const int mt = i / 8, j = i / 2 % 4, h = i % 2;
+        const int row = m0 + wr + 16 * mt + lane / 4 + 8 * h, col = n0 + 32 * wn + 8 * j + 2 * (lane % 4);
+        old[i] = beta != 0.0f && row < M && col < N ? *reinterpret_cast<const float2*>(C + (size_t)row * N + col)
+                                                    : make_float2(0.0f, 0.0f);
+    }
 #pragma unroll
-        for (int j = 0; j < 4; ++j) {
-            const int col = n0 + 32 * warp + 8 * j + 2 * (lane % 4);
-            if (col >= N) continue;
-#pragma unroll
-            for (int h = 0; h < 2; ++h) {
-                const int row = m0 + 16 * mt + lane / 4 + 8 * h;
-                if (row >= M) continue;
-                float2* const c = reinterpret_cast<float2*>(C + (size_t)row * N + col);
-                const float* v = &d[(mt * 4 + j) * 4 + 2 * h];
-                float2 out = make_float2(alpha * v[0], alpha * v[1]);
-                if (beta != 0.0f) {
-                    const float2 old = *c;
-                    out.x += beta * old.x;
-                    out.y += beta * old.y;
-                }
-                *c = out;
-            }
-        }
+    for (int i = 0; i < MW * 8; ++i) {
+        const int mt = i / 8, j = i / 2 % 4, h = i % 2;
+        const int row = m0 + wr + 16 * mt + lane / 4 + 8 * h, col = n0 + 32 * wn + 8 * j + 2 * (lane % 4);
+        if (row < M && col < N)
+            *reinterpret_cast<float2*>(C + (size_t)row * N + col) =
+                make_float2(alpha * d[4 * (i / 2) + 2 * h] + beta * old[i].x, alpha * d[4 * (i / 2) + 2 * h + 1] + beta * old[i].y);
     }
 }
 
 }  // namespace skinny
 
-extern "C" __global__ void __launch_bounds__(NTHREADS)
+extern "C" __global__ void __launch_bounds__(MAX_THREADS, 2)
 hgemm_skinny(int M, int N, int K, float alpha, const __half* __restrict__ A, const __half* __restrict__ B,
              float beta, float* __restrict__ C)
 {
     extern __shared__ __align__(128) unsigned char smem_raw[];
     if (M <= 16)
-        skinny::body<1>(M, N, K, alpha, A, B, beta, C, smem_raw);
+        skinny::body<1, 1>(M, N, K, alpha, A, B, beta, C, smem_raw);
     else if (M <= 32)
-        skinny::body<2>(M, N, K, alpha, A, B, beta, C, smem_raw);
+        skinny::body<2, 1>(M, N, K, alpha, A, B, beta, C, smem_raw);
     else
-        skinny::body<4>(M, N, K, alpha, A, B, beta, C, smem_raw);
+        skinny::body<4, 2>(M, N, K, alpha, A, B, beta, C, smem_raw);
 }

@@ -36,7 +36,9 @@ class DispatchRule:
 
 @dataclass(frozen=True)
 class Dispatcher:
-    """`[[dispatch]]` in the manifest: rules derived from a sweep (`gemmprof dispatch RUN`)."""
+    """`[[dispatch]]` in the manifest: rules derived from a sweep (`gemmprof dispatch RUN`), after
+    the `ahead` rules: those for shapes the sweep did not hold (a kernel added for a regime it
+    never timed), each measured apart, in the run `ahead_from` names."""
 
     name: str
     tier: str
@@ -44,6 +46,13 @@ class Dispatcher:
     rules: tuple[DispatchRule, ...]
     derived_from: str = ""  # the run whose sweep the rules come from
     tolerance: float = DEFAULT_TOLERANCE  # how close to the fastest a rule's kernel had to be there
+    ahead: tuple[DispatchRule, ...] = ()  # tried before `rules`
+    ahead_from: str = ""  # the run that measured them
+
+    @property
+    def ordered(self) -> tuple[DispatchRule, ...]:
+        """Every rule in the order they are tried: `ahead`, then the derived `rules`."""
+        return self.ahead + self.rules
 
     def choose(self, M: int, N: int, K: int, kernels: dict[str, KernelSpec], sms: int = DEFAULT_SMS) -> KernelSpec | None:
         picked = self.pick(M, N, K, kernels, sms)
@@ -51,7 +60,7 @@ class Dispatcher:
 
     def pick(self, M: int, N: int, K: int, kernels: dict[str, KernelSpec], sms: int = DEFAULT_SMS) -> tuple[KernelSpec, int] | None:
         """(the kernel, the index of the rule that chose it) at this shape on a GPU of `sms` SMs."""
-        for i, rule in enumerate(self.rules):
+        for i, rule in enumerate(self.ordered):
             spec = kernels[rule.kernel]
             try:
                 holds = evaluate(rule.when, M, N, K, sms)
@@ -64,7 +73,7 @@ class Dispatcher:
 
     def reason(self, index: int) -> str:
         """Why rule `index` was chosen, for the bench row: its number and condition."""
-        when = self.rules[index].when
+        when = self.ordered[index].when
         return f"rule {index + 1}: " + ("always" if when == 1 else str(when))
 
 
@@ -74,32 +83,36 @@ def parse_dispatchers(text: str, kernels: tuple[KernelSpec, ...], where: str = "
     out = []
     for i, entry in enumerate(entries(data, "dispatch", where), start=1):
         label = entry.get("name", f"dispatch #{i}")
-        unknown = sorted(set(entry) - {"name", "tier", "idea", "rules", "derived_from", "tolerance"})
+        unknown = sorted(set(entry) - {"name", "tier", "idea", "rules", "derived_from", "tolerance", "ahead", "ahead_from"})
         if unknown or not all(k in entry for k in ("name", "tier", "idea", "rules")):
             raise GemmprofError(f"{where}: dispatch {label}: needs name, tier, idea, rules" + (f"; unknown keys {unknown}" if unknown else ""))
-        if not all(isinstance(entry[k], str) for k in ("name", "tier", "idea")) or not isinstance(entry.get("derived_from", ""), str):
-            raise GemmprofError(f"{where}: dispatch {label}: name, tier, idea and derived_from must be strings")
+        if not all(isinstance(entry.get(k, ""), str) for k in ("name", "tier", "idea", "derived_from", "ahead_from")):
+            raise GemmprofError(f"{where}: dispatch {label}: name, tier, idea, derived_from and ahead_from must be strings")
         tolerance = entry.get("tolerance", DEFAULT_TOLERANCE)
         if isinstance(tolerance, bool) or not isinstance(tolerance, (int, float)) or not 0 <= tolerance < 1:
             raise GemmprofError(f"{where}: dispatch {label}: tolerance must be a fraction in [0, 1), e.g. 0.05")
-        if not isinstance(entry["rules"], list) or not all(isinstance(r, dict) for r in entry["rules"]):
-            raise GemmprofError(f"{where}: dispatch {label}: rules must be an array of tables ({{kernel = ..., when = ...}})")
+        for key in ("rules", "ahead"):
+            if not isinstance(entry.get(key, []), list) or not all(isinstance(r, dict) for r in entry.get(key, [])):
+                raise GemmprofError(f"{where}: dispatch {label}: {key} must be an array of tables ({{kernel = ..., when = ...}})")
         if label in names or label == CUBLAS:
             raise GemmprofError(f"{where}: dispatch {label}: the name is taken by a kernel")
-        rules = []
-        for rule in entry["rules"]:
-            if rule.get("kernel") not in names:
-                raise GemmprofError(f"{where}: dispatch {label}: rule names unknown kernel {rule.get('kernel')!r}")
-            if names[rule["kernel"]].tier != entry["tier"]:
-                raise GemmprofError(f"{where}: dispatch {label}: {rule['kernel']} is not a {entry['tier']} kernel")
-            try:
-                evaluate(rule.get("when", 1), 1024, 1024, 1024, DEFAULT_SMS)
-            except ValueError as exc:
-                raise GemmprofError(f"{where}: dispatch {label}: rule for {rule['kernel']}: bad condition: {exc}") from None
-            rules.append(DispatchRule(rule["kernel"], rule.get("when", 1)))
-        out.append(Dispatcher(entry["name"], entry["tier"], entry["idea"], tuple(rules), entry.get("derived_from", ""),
-                              float(tolerance)))
+        rules, ahead = (tuple(_rule(r, label, entry["tier"], names, where) for r in entry.get(key, []))
+                        for key in ("rules", "ahead"))
+        out.append(Dispatcher(entry["name"], entry["tier"], entry["idea"], rules, entry.get("derived_from", ""),
+                              float(tolerance), ahead, entry.get("ahead_from", "")))
     return tuple(out)
+
+
+def _rule(rule: dict, label: str, tier: str, names: dict[str, KernelSpec], where: str) -> DispatchRule:
+    if rule.get("kernel") not in names:
+        raise GemmprofError(f"{where}: dispatch {label}: rule names unknown kernel {rule.get('kernel')!r}")
+    if names[rule["kernel"]].tier != tier:
+        raise GemmprofError(f"{where}: dispatch {label}: {rule['kernel']} is not a {tier} kernel")
+    try:
+        evaluate(rule.get("when", 1), 1024, 1024, 1024, DEFAULT_SMS)
+    except ValueError as exc:
+        raise GemmprofError(f"{where}: dispatch {label}: rule for {rule['kernel']}: bad condition: {exc}") from None
+    return DispatchRule(rule["kernel"], rule.get("when", 1))
 
 
 def check_manifest_text(text: str, where: str = "ladder.toml") -> None:

@@ -253,7 +253,7 @@ def predicted(share: pd.DataFrame, rules: tuple[DispatchRule, ...], kernels: dic
 
 
 def _entry(name: str, tier: str, rules: tuple[DispatchRule, ...], derived_from: str, idea: str,
-           tolerance: float = DEFAULT_TOLERANCE):
+           tolerance: float = DEFAULT_TOLERANCE, ahead: tuple[DispatchRule, ...] = (), ahead_from: str = ""):
     """The `[[dispatch]]` table as a tomlkit item: every value is escaped by the TOML writer, so
     text from a run (its path, its GPU name) can never close a string and add keys or tables."""
     import tomlkit
@@ -263,6 +263,16 @@ def _entry(name: str, tier: str, rules: tuple[DispatchRule, ...], derived_from: 
         table.add(key, str(value))
     if tolerance != DEFAULT_TOLERANCE:  # recorded, so the rules can be derived again as they were
         table.add("tolerance", float(tolerance))
+    if ahead:  # kept as they were: the sweep does not derive them
+        table.add("ahead", _rule_array(ahead))
+        table.add("ahead_from", str(ahead_from))
+    table.add("rules", _rule_array(rules))
+    return table
+
+
+def _rule_array(rules: tuple[DispatchRule, ...]):
+    import tomlkit
+
     array = tomlkit.array()
     array.multiline(True)
     for rule in rules:
@@ -271,18 +281,17 @@ def _entry(name: str, tier: str, rules: tuple[DispatchRule, ...], derived_from: 
             item.append("when", str(rule.when))
         item.append("kernel", str(rule.kernel))
         array.append(item)
-    table.add("rules", array)
-    return table
+    return array
 
 
 def render_toml(name: str, tier: str, rules: tuple[DispatchRule, ...], derived_from: str, idea: str,
-                tolerance: float = DEFAULT_TOLERANCE) -> str:
+                tolerance: float = DEFAULT_TOLERANCE, ahead: tuple[DispatchRule, ...] = (), ahead_from: str = "") -> str:
     """The manifest entry, ready to paste into kernels/ladder.toml (written by a TOML writer)."""
     import tomlkit
 
     doc = tomlkit.document()
     entries = tomlkit.aot()
-    entries.append(_entry(name, tier, rules, derived_from, idea, tolerance))
+    entries.append(_entry(name, tier, rules, derived_from, idea, tolerance, ahead, ahead_from))
     doc.append("dispatch", entries)
     return tomlkit.dumps(doc)
 

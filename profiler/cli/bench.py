@@ -74,7 +74,7 @@ def bench(
     if predecessors:
         specs = with_predecessors(specs)
     every = {s.name: s for s in load_manifest()}
-    needed = list({s.name: s for s in specs + [every[r.kernel] for d in dispatchers for r in d.rules]}.values())
+    needed = list({s.name: s for s in specs + [every[r.kernel] for d in dispatchers for r in d.ordered]}.values())
     if suite is not None and (sizes or mnk):
         raise GemmprofError("--suite names its own shapes: give it without --sizes and --mnk")
     shapes = load_suite(suite) if suite is not None else gather_shapes(sizes, mnk, DEFAULT_SIZES)
@@ -99,7 +99,7 @@ def bench(
         **git_fields(REPO_ROOT), "environment": env, "complete": False,
         "shapes": union(before.get("shapes"), [list(s) for s in shapes]),
         "kernels": union(before.get("kernels"), [s.name for s in specs]),
-        "dispatchers": {d.name: [r.__dict__ for r in d.rules] for d in dispatchers},
+        "dispatchers": {d.name: [r.__dict__ for r in d.ordered] for d in dispatchers},
         "policy": {"max_seconds": max_seconds, "min_reps": min_reps, "target_cv": target_cv, "warmup_seconds": warmup_seconds},
         "cublas_math_mode": "CUBLAS_DEFAULT_MATH (strict FP32, no TF32)",
         "resources": {b.spec.name: b.resources.__dict__ for b in built},

@@ -61,7 +61,9 @@ def dispatch(
     console = make_console()
     console.print(table)
     gpu = environment.get("gpu_name", "unknown GPU")
-    entry = render_toml(name, tier, rules, str(run_dir), f"fastest passing {tier} kernel by shape and SM count, from a sweep on the {gpu}", tolerance)
+    kept = next((d for d in load_dispatchers() if d.name == name and d.tier == tier), None)  # its `ahead` rules stay
+    entry = render_toml(name, tier, rules, str(run_dir), f"fastest passing {tier} kernel by shape and SM count, from a sweep on the {gpu}",
+                        tolerance, kept.ahead if kept else (), kept.ahead_from if kept else "")
     console.print(entry, markup=False, highlight=False, soft_wrap=True)  # TOML to paste: lines kept whole
     if kernels[rules[-1].kernel].contract:
         console.print(f"note: no {tier} kernel without a contract: shapes outside {rules[-1].kernel}'s "

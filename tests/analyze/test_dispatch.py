@@ -279,3 +279,17 @@ def test_the_default_cap_keeps_every_shape_of_a_ten_candidate_sweep_within_toler
     rules = derive_rules(bench, KERNELS, "fp32", sms)
     assert len(rules) <= DEFAULT_MAX_RULES
     assert predicted(share, rules, KERNELS, sms)["share_of_best"].min() >= 0.97
+
+
+def test_ahead_rules_are_tried_first_and_survive_a_rewrite():
+    """`ahead` rules (a regime the sweep never timed) come before the derived ones, and
+    `dispatch --write` keeps them when it replaces the derived rules."""
+    rules = (DispatchRule("smem", 1),)
+    ahead = (DispatchRule("warptile", "M <= 64"),)
+    text = render_toml("fast", "fp32", rules, "somewhere", "idea", ahead=ahead, ahead_from="a run")
+    (d,) = parse_dispatchers(text, load_manifest())
+    assert d.rules == rules and d.ahead == ahead and d.ahead_from == "a run"
+    kernels = {s.name: s for s in load_manifest()}
+    assert d.choose(32, 1024, 1024, kernels).name == "warptile"
+    assert d.choose(256, 1024, 1024, kernels).name == "smem"
+    assert d.reason(0) == "rule 1: M <= 64" and d.reason(1) == "rule 2: always"
