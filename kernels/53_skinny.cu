@@ -6,21 +6,25 @@
 // cuBLAS). Idea: a tile as tall as M needs (BM = 16, 32 or 64 rows, picked from M at run time)
 // and 128 columns wide, mma.sync m16n8k16 (the math is a few percent of the time; wgmma's
 // 64-row minimum would be the waste this kernel removes), and K split S ways so that the grid
-// holds about two CTAs per SM. Each CTA streams its B slice through a cp.async pipeline of 16 KB
-// stages, 6 deep at BM = 16 and 4 at BM = 64 (XOR-swizzled rows: ldmatrix reads them without bank
-// conflicts). Split partials
-// meet as in wgmma_splitk128: every split writes its FP32 partial to a module-scope workspace and
-// counts itself in; the last to arrive sums the S partials in split order and runs the epilogue.
-// No CTA waits for another, so any grid runs.
+// fills the SMs. Each CTA streams its B slice through a cp.async pipeline of 16 KB stages, 6 deep
+// at BM = 16 and 4 at BM = 64 (XOR-swizzled rows: ldmatrix reads them without bank conflicts).
+// Its loops stay rolled: a CTA runs a handful of k tiles, and unrolled they were code fetched
+// once per warp (corpus case decode_unrolled). Split partials meet as in wgmma_splitk128: every
+// split writes its FP32 partial to a module-scope workspace and counts itself in; the last to
+// arrive sums the S partials in split order and runs the epilogue. No CTA waits for another, so
+// any grid runs.
 //
-// Grid (the manifest's): x = cdiv(M, BM) row tiles (fastest, so the CTAs sharing a B slice run
-// together and B comes from L2 the second time), y = cdiv(N, 128) column tiles, z = S, with S =
-// max(1, min(K // 256, 264 // (x * y))): about two CTAs per SM of a 132-SM GPU and at least 4 k
-// tiles a split; more than 264 tiles run unsplit. S * x * y <= 264 partial tiles of at most 32 KB
-// fit the workspace (WS_FLOATS); a split grid that would not traps.
+// Grid (the manifest's): x = cdiv(M, 64) row tiles (fastest, so the CTAs sharing a B slice run
+// together and B comes from L2 the second time), y = cdiv(N, 128) column tiles, z = S: at least
+// 4 k tiles a split, and S x y <= 264 (two CTAs an SM of a 132-SM GPU), or <= 132 for one 64-row
+// tile (its partials are the largest: 78% of cuBLAS at 64x4096x4096 where 264 gave 65%); more
+// tiles than that run unsplit. S * x * y <= 264 partial tiles of at most 32 KB fit the workspace (WS_FLOATS); a
+// split grid that would not traps.
 //
-// Contract: block (128), grid as above, 110,592 bytes of dynamic shared memory, sm_80+. M any; N and K multiples of 8 (16-byte rows). beta == 0: C is
-// not read. Launches must not overlap in time (one workspace per loaded module).
+// Contract: block (128 up to M = 32, 256 above: two warps a scheduler for the 64-row tile's
+// MMAs), grid as above, 110,592 bytes of dynamic shared memory, sm_80+. M any; N and K
+// multiples of 8 (16-byte rows). beta == 0: C is not read. Launches must not overlap in time
+// (one workspace per loaded module).
 
 #include <cuda_fp16.h>
 #include "cp_async.cuh"
