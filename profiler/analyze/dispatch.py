@@ -19,6 +19,7 @@ Pure: a bench table and the ladder in, rules out; `render_toml` writes them for 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import pandas as pd
 
@@ -250,6 +251,63 @@ def predicted(share: pd.DataFrame, rules: tuple[DispatchRule, ...], kernels: dic
         out.append({"M": shape[0], "N": shape[1], "K": shape[2], "kernel": name, "rule": i + 1,
                     "share_of_best": float(share.at[shape, name]) if name in share.columns else math.nan})
     return pd.DataFrame(out)
+
+
+@dataclass(frozen=True)
+class Scored:
+    """Rules scored on a sweep: per shape the kernel they choose and its % of cuBLAS there
+    (`rows`), and over the shapes where it ran the geometric mean and minimum of that %, beside
+    the same for the fastest kernel at each shape (the best any rules could do on this sweep)."""
+
+    rows: pd.DataFrame  # M, N, K, kernel, rule, pct (% of cuBLAS), best_pct, share_of_best
+    geomean_pct: float
+    min_pct: float
+    min_shape: tuple[int, int, int] | None
+    best_geomean_pct: float
+    unmeasured: int  # shapes whose chosen kernel was not run (or failed) in the sweep
+
+
+def score(rules: tuple[DispatchRule, ...], bench: pd.DataFrame, kernels: dict[str, KernelSpec], tier: str = "fp32",
+          sms: int = DEFAULT_SMS) -> Scored:
+    """How `rules` do on a sweep (every candidate timed at each shape, paired with cuBLAS): on the
+    sweep they were derived from, the fit; on another, the validation (`gemmprof dispatch RUN
+    --validate RUN2`)."""
+    rows = _passed(bench, kernels, tier)
+    pct = rows.assign(shape=[(int(m), int(n), int(k)) for m, n, k in zip(rows["M"], rows["N"], rows["K"])],
+                      pct=pd.to_numeric(rows.get("pct_of_cublas"), errors="coerce"))
+    pct = pct.pivot_table(index="shape", columns="kernel", values="pct", aggfunc="max") if len(pct) else pd.DataFrame()
+    chosen = predicted(share_of_best(bench, kernels, tier), rules, kernels, sms)
+    chosen["pct"] = [float(pct.at[(m, n, k), name]) if name in pct.columns else math.nan
+                     for m, n, k, name in zip(chosen["M"], chosen["N"], chosen["K"], chosen["kernel"])]
+    chosen["best_pct"] = [float(pct.loc[[(m, n, k)]].max(axis=1).iloc[0]) if len(pct) else math.nan
+                          for m, n, k in zip(chosen["M"], chosen["N"], chosen["K"])]
+    ran = chosen[chosen["pct"] > 0]
+    low = ran.loc[ran["pct"].idxmin()] if len(ran) else None
+    return Scored(chosen, _geomean(ran["pct"]), float(low["pct"]) if low is not None else math.nan,
+                  (int(low["M"]), int(low["N"]), int(low["K"])) if low is not None else None,
+                  _geomean(chosen["best_pct"][chosen["best_pct"] > 0]), int(len(chosen) - len(ran)))
+
+
+def split_shapes(bench: pd.DataFrame, held_out: float, seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """A sweep cut in two by shape: (derivation rows, validation rows), about `held_out` of the
+    shapes in the second. Which half a shape falls in depends only on the shape and `seed` (a
+    hash, not the row order), so a sweep extended by more shapes keeps its earlier split."""
+    import hashlib
+
+    if not 0 < held_out < 1:
+        raise ValueError(f"the held-out share must be between 0 and 1, not {held_out}")
+
+    def out(m: int, n: int, k: int) -> bool:
+        digest = hashlib.sha256(f"{seed}:{m}x{n}x{k}".encode()).digest()
+        return int.from_bytes(digest[:8], "big") / 2 ** 64 < held_out
+
+    mask = pd.Series([out(int(m), int(n), int(k)) for m, n, k in zip(bench["M"], bench["N"], bench["K"])],
+                     index=bench.index)
+    return bench[~mask], bench[mask]
+
+
+def _geomean(values: pd.Series) -> float:
+    return float(math.exp(sum(math.log(v) for v in values) / len(values))) if len(values) else math.nan
 
 
 def _entry(name: str, tier: str, rules: tuple[DispatchRule, ...], derived_from: str, idea: str,

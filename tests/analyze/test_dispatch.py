@@ -293,3 +293,35 @@ def test_ahead_rules_are_tried_first_and_survive_a_rewrite():
     assert d.choose(32, 1024, 1024, kernels).name == "warptile"
     assert d.choose(256, 1024, 1024, kernels).name == "smem"
     assert d.reason(0) == "rule 1: M <= 64" and d.reason(1) == "rule 2: always"
+
+
+def test_rules_score_their_own_sweep_at_its_best_and_no_better():
+    """`score` on the sweep the rules came from: every shape measured, the chosen kernel's % of
+    cuBLAS at most the fastest's there, and the minimum at the shape it names."""
+    from profiler.analyze.dispatch import score
+    from profiler.rundir import RunDir
+
+    bench = RunDir(SWEEPS / "shapes-suite-9").read_table("bench")
+    rules = derive_rules(bench, KERNELS, "fp32", 132)
+    s = score(rules, bench, KERNELS, "fp32", 132)
+    assert s.unmeasured == 0 and len(s.rows) == bench[["M", "N", "K"]].drop_duplicates().shape[0]
+    assert (s.rows["pct"] <= s.rows["best_pct"] + 1e-9).all()
+    assert s.geomean_pct <= s.best_geomean_pct + 1e-9
+    low = s.rows.set_index(["M", "N", "K"]).loc[s.min_shape, "pct"]
+    assert low == s.min_pct == s.rows["pct"].min()
+
+
+def test_a_split_is_by_shape_and_seed_and_keeps_every_row():
+    from profiler.analyze.dispatch import split_shapes
+    from profiler.rundir import RunDir
+
+    bench = RunDir(SWEEPS / "shapes-suite-9").read_table("bench")
+    derive, validate = split_shapes(bench, 0.5, seed=1)
+    assert len(derive) + len(validate) == len(bench)
+    shapes = lambda frame: set(zip(frame["M"], frame["N"], frame["K"]))  # noqa: E731
+    assert not shapes(derive) & shapes(validate) and shapes(derive) and shapes(validate)
+    again, _ = split_shapes(bench.iloc[::-1], 0.5, seed=1)
+    assert shapes(again) == shapes(derive)
+    assert shapes(split_shapes(bench, 0.5, seed=2)[0]) != shapes(derive)
+    with pytest.raises(ValueError):
+        split_shapes(bench, 1.0)
