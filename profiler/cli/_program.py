@@ -31,7 +31,7 @@ def profile_program_cli(program: list[str], *, kernel_regex: list[str] | None, n
     from ..measure.program import INTERRUPTED, OK, SOURCE, check_command, profile_program
     from ..names import check_run_id
     from ..paths import check_out_dir
-    from ..rundir import REPO_ROOT, RunDir, command_line, new_run_id
+    from ..runs.rundir import REPO_ROOT, RunDir, command_line, new_run_id
 
     given = [name for name, value in ladder_only.items() if value]
     if given:

@@ -90,7 +90,7 @@ def _export(frames: dict, folder: Path, suffixes: list[str]) -> None:
 def _print_summary(kernels: Any, rows: Rows, where: Path) -> None:
     """One table for all the reports, in ladder order with the cuBLAS references last."""
     from ..analyze.launches import group_launches, in_ladder_order
-    from ..manifest import load_manifest
+    from ..catalogue.manifest import load_manifest
     from ..numbers import count_of
     from ..render.console import launch_summary_table, make_console
 

@@ -50,12 +50,12 @@ def bench(
     clocks and throttle reasons from NVML. A kernel that fails is shown as FAIL, never timed.
     cuBLAS runs strict FP32 (CUBLAS_DEFAULT_MATH: no TF32).
     """
-    from ..bench_log import as_table, merge_rows
+    from ..runs.bench_log import as_table, merge_rows
     from ..errors import GemmprofError
-    from ..dispatchers import select_for_bench
-    from ..manifest import load_manifest, with_predecessors
+    from ..catalogue.dispatchers import select_for_bench
+    from ..catalogue.manifest import load_manifest, with_predecessors
     from ..tiers import CUBLAS
-    from ..suites import load_suite
+    from ..catalogue.suites import load_suite
     from ..measure.bench import bench as run_bench
     from ..measure.build import build_all
     from ..measure.provenance import collect_environment, git_fields
@@ -64,8 +64,9 @@ def bench(
     from ..render.console import bench_table, suite_table
     from ..names import check_run_id
     from ..paths import check_out_dir
-    from ..rundir import REPO_ROOT, RUN_JSON, RunDir, command_line, new_run_id
-    from ._options import gather_shapes, only_tier
+    from ..runs.rundir import REPO_ROOT, RUN_JSON, RunDir, command_line, new_run_id
+    from ..catalogue.manifest import only_tier
+    from ..catalogue.shapes import gather_shapes
 
     if run_id is not None:  # checked before any GPU work: it must never leave --out
         check_run_id(run_id)

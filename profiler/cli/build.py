@@ -21,7 +21,7 @@ def build(
     manifest: ManifestOption = None,
 ) -> None:
     """Compile kernels with nvcc -O3 -lineinfo into cached cubins; fail if a spill-free kernel spills."""
-    from ..manifest import select_kernels
+    from ..catalogue.manifest import select_kernels
     from ..measure.build import build_all, cache_dir, write_resources_table
 
     specs = select_kernels(kernel)

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from ..dispatchers import DEFAULT_MAX_RULES, DEFAULT_TOLERANCE
+from ..catalogue.dispatchers import DEFAULT_MAX_RULES, DEFAULT_TOLERANCE
 from ._options import ManifestOption
 
 
@@ -31,13 +31,13 @@ def dispatch(
     """
     from ..analyze.dispatch import derive_rules, fastest_per_shape, predicted, render_toml, replace_entry, share_of_best
     from ..errors import GemmprofError
-    from ..dispatchers import DEFAULT_SMS, check_manifest_text, clear_caches, load_dispatchers
-    from ..kernel_paths import MANIFEST_PATH
-    from ..manifest import TIERS, load_manifest
+    from ..catalogue.dispatchers import DEFAULT_SMS, check_manifest_text, clear_caches, load_dispatchers
+    from ..catalogue.kernel_paths import MANIFEST_PATH
+    from ..catalogue.manifest import TIERS, load_manifest
     from ..render.console import dispatch_table, make_console
     from ..outdir import writing
     from ..paths import check_in_path
-    from ..rundir import RunDir, write_atomic
+    from ..runs.rundir import RunDir, write_atomic
 
     if tier not in TIERS:
         raise GemmprofError(f"--tier must be one of {', '.join(TIERS)}")

@@ -76,18 +76,18 @@ def profile(
     from ..errors import GemmprofError
     from .. import metrics as metric_table
     from ..extract.run import extract_run
-    from ..manifest import reference_name, reference_tiers, select_kernels
+    from ..catalogue.manifest import reference_name, reference_tiers, select_kernels
     from ..tiers import CUBLAS
     from ..measure.build import build_all
     from ..measure.device import require_cupy
     from ..measure.provenance import collect_environment, git_fields
     from ..measure.ncu import CLOCK_CONTROLS, NcuOptions, resolve_ncu
     from ..measure.profiling import Callbacks, ProfileJob, profile_jobs, report_stem
-    from ..rundir import REPO_ROOT, REPORT_SUFFIXES, RunDir, command_line, new_run_id
+    from ..runs.rundir import REPO_ROOT, REPORT_SUFFIXES, RunDir, command_line, new_run_id
     from ..names import check_run_id
     from ..paths import check_out_dir
-    from ..shapes import check_shape
-    from ._options import only_tier
+    from ..catalogue.shapes import check_shape
+    from ..catalogue.manifest import only_tier
 
     if run_id is not None:  # checked before any GPU work: it must never leave --out
         check_run_id(run_id)

@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from ..shapes import check_shape
+from ..catalogue.shapes import check_shape
 from ._options import ManifestOption
 
 # Where a report of reports (no run directory) goes by default: the current folder, never beside
@@ -65,8 +65,8 @@ def report(
     from ..run import open_run
     from ..outdir import write_files
     from ..paths import check_out_dir
-    from ..rundir import newest_run, write_atomic
-    from ..schema import require_columns
+    from ..runs.rundir import newest_run, write_atomic
+    from ..runs.schema import require_columns
     from ..shipped import inside_package
 
     console = Console() if sys.stdout.isatty() else Console(width=200)  # piped: do not wrap at 80

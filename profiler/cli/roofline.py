@@ -51,7 +51,7 @@ def roofline(
         if target is not None:
             check_out_file(target, option)
     from ..run import open_run
-    from ..rundir import newest_run
+    from ..runs.rundir import newest_run
 
     run = open_run(paths or [newest_run(need_table="kernels")])
     kernels = run.require_kernels()

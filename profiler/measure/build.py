@@ -18,8 +18,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from ..errors import Exit, GemmprofError
-from ..kernel_paths import KERNELS_DIR
-from ..kernel_spec import KernelSpec
+from ..catalogue.kernel_paths import KERNELS_DIR
+from ..catalogue.kernel_spec import KernelSpec
 from ..names import slug
 
 BASE_FLAGS = ("-O3", "-lineinfo", "--cubin", "-Xptxas", "-v")

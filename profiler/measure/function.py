@@ -39,7 +39,7 @@ def profile_function(fn: Callable, configs: Sequence[Any] | None, out: Path, run
     from ..extract.run import extract_run
     from ..names import check_run_id
     from ..paths import check_out_dir
-    from ..rundir import REPO_ROOT, RunDir, new_run_id
+    from ..runs.rundir import REPO_ROOT, RunDir, new_run_id
     from .ncu import Filters, NcuOptions, resolve_ncu
     from .program import NCU_FAILED, OK, PROGRAM_FAILED, profile_program
     from .provenance import collect_environment, git_fields

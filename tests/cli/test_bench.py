@@ -29,8 +29,8 @@ def test_the_header_names_each_benched_tiers_cublas():
     """An FP16 bench is against GemmEx, not strict SGEMM: the header line says which cuBLAS call
     each benched tier is timed against."""
     from profiler.cli.bench import _yardsticks
-    from profiler.dispatchers import load_dispatchers
-    from profiler.manifest import select_kernels
+    from profiler.catalogue.dispatchers import load_dispatchers
+    from profiler.catalogue.manifest import select_kernels
 
     fp16 = next(d for d in load_dispatchers() if d.name == "best-fp16")
     assert _yardsticks([], [fp16]) == "cuBLAS fp16: GemmEx, FP16 in, FP32 accumulate"

@@ -122,7 +122,7 @@ def tf32_run():
 @functools.cache
 def tf32_diagnosis():
     """The tf32-h100 run diagnosed against the ladder's manifest."""
-    from profiler.manifest import load_manifest
+    from profiler.catalogue.manifest import load_manifest
 
     return tf32_run().diagnose(manifest=load_manifest())
 

@@ -4,7 +4,10 @@ manifests."""
 
 from __future__ import annotations
 
-from .shipped import KERNELS_DIR
+import os
+from pathlib import Path
+
+from ..shipped import KERNELS_DIR
 
 
 # The source checkout gemmprof runs from, or None when it runs installed: the root of defaults
@@ -22,3 +25,19 @@ MANIFEST_ENV = "GEMMPROF_MANIFEST"
 
 # The probe kernels (one planted bottleneck each), an extra manifest that ships with the ladder.
 PROBES_MANIFEST = KERNELS_DIR / "probes" / "probes.toml"
+
+
+def add_manifests(paths: list[Path] | None) -> list[Path] | None:
+    """Put --manifest paths (absolute) after those already in $GEMMPROF_MANIFEST. The variable,
+    not a parameter, carries them: bench workers and ncu targets are child processes and must
+    load the same kernels. The command line runs it as --manifest's callback, before the command's
+    body; the notebook API before the workflow."""
+    from ..paths import check_in_path
+
+    for path in paths or []:
+        check_in_path(path, "file", "--manifest")
+    if paths:
+        before = [p for p in os.environ.get(MANIFEST_ENV, "").split(os.pathsep) if p]
+        added = [os.path.realpath(Path(p).expanduser()) for p in paths]
+        os.environ[MANIFEST_ENV] = os.pathsep.join(dict.fromkeys(before + added))
+    return paths

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from profiler.cli import app
 from profiler.errors import GemmprofError
-from profiler.schema import check_run_meta, check_table
+from profiler.runs.schema import check_run_meta, check_table
 
 BENCH = pd.read_parquet(SAMPLE_RUN / "bench.parquet")
 
@@ -116,7 +116,7 @@ def test_a_bad_profile_log_line_is_skipped_with_a_warning(tmp_path):
 
 def test_profile_log_reader_names_file_and_line(tmp_path):
     from profiler.errors import GemmprofWarning
-    from profiler.rundir import RunDir
+    from profiler.runs.rundir import RunDir
 
     (tmp_path / "profile.jsonl").write_text('{"kernel": "a", "report": "ncu/a.ncu-rep"}\n{oops\n{"kernel": 5, "report": "x"}\n')
     with pytest.warns(GemmprofWarning) as caught:

@@ -15,9 +15,9 @@ from typing import Protocol
 from functools import cache
 from pathlib import Path
 
-from .errors import GemmprofError
-from .tiers import REFERENCE_ROWS
-from .tiers import TIERS as TIER_RECORDS
+from ..errors import GemmprofError
+from ..tiers import REFERENCE_ROWS
+from ..tiers import TIERS as TIER_RECORDS
 from .kernel_spec import KernelSpec
 from .manifest_parse import parse_manifest
 from . import kernel_paths
@@ -179,3 +179,15 @@ def forget_kernels() -> None:
         loader.cache_clear()
 
 
+def only_tier(tier: str | None, specs: list, dispatchers: list = ()) -> tuple[list, list]:
+    """The kernels and dispatchers of the selection that belong to `--tier` (all of them for
+    None); an unknown tier, or a selection with none of that tier, is a one-line error."""
+    if tier is None:
+        return list(specs), list(dispatchers)
+    from ..tiers import tier as tier_record
+
+    tier_record(tier)
+    specs, dispatchers = [s for s in specs if s.tier == tier], [d for d in dispatchers if d.tier == tier]
+    if not specs and not dispatchers:
+        raise GemmprofError(f"no {tier} kernel among the selection", "drop --kernel, or name kernels of that tier")
+    return specs, dispatchers

@@ -9,9 +9,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from .errors import GemmprofError
+from ..errors import GemmprofError
 from .shapes import MAX_DIM, Shape
-from .shipped import KERNELS_DIR
+from ..shipped import KERNELS_DIR
 from .toml_tables import named_tables, read_toml
 
 SUITES_PATH = KERNELS_DIR / "shapes.toml"

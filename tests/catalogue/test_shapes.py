@@ -1,12 +1,26 @@
-"""Shape options of the commands (profiler.cli._options): --sizes and --mnk parsed and merged."""
+"""The one bound on a GEMM dimension (profiler.catalogue.shapes): the int32 the kernels and cuBLAS take;
+--sizes and --mnk parsed and merged."""
+
+from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from profiler.cli._options import gather_shapes, only_tier, parse_sizes
-from profiler.dispatchers import select_for_bench
 from profiler.errors import GemmprofError
-from profiler.shapes import MAX_DIM
+from profiler.catalogue.shapes import MAX_DIM, check_shape, gather_shapes, parse_sizes
+
+
+def test_the_bound_is_an_int32():
+    assert MAX_DIM == np.iinfo(np.int32).max
+    assert check_shape((96, 96, 131072)) == (96, 96, 131072)  # K-large, as cuBLAS takes it
+    assert check_shape((MAX_DIM, 1, 1)) == (MAX_DIM, 1, 1)
+
+
+@pytest.mark.parametrize("shape", [(0, 1, 1), (1, -1, 1), (1, 1, MAX_DIM + 1)])
+def test_out_of_range_is_one_line_naming_the_shape(shape):
+    with pytest.raises(GemmprofError) as err:
+        check_shape(shape)
+    assert "x".join(map(str, shape)) in err.value.message and str(MAX_DIM) in err.value.hint
 
 
 @pytest.mark.parametrize("text,shapes", [("256,512", [(256, 256, 256), (512, 512, 512)]),
@@ -33,22 +47,3 @@ def test_gather_shapes_merges_and_dedups():
     assert gather_shapes("128,256", (1536, 512, 2048), "1024") == [(128, 128, 128), (256, 256, 256), (1536, 512, 2048)]
     assert gather_shapes(None, None, "1024") == [(1024, 1024, 1024)]
     assert gather_shapes("128,128", None, "1") == [(128, 128, 128)]
-
-
-def test_only_tier_keeps_the_kernels_and_dispatchers_of_that_tier():
-    specs, dispatchers = only_tier("fp16", *select_for_bench(None))
-    assert specs and {s.tier for s in specs} == {"fp16"}
-    assert all(d.tier == "fp16" for d in dispatchers)
-    specs, dispatchers = only_tier("fp32", *select_for_bench(None))
-    assert "naive" in [s.name for s in specs] and "wgmma" not in [s.name for s in specs]
-    assert "best" in [d.name for d in dispatchers]
-
-
-def test_no_tier_keeps_everything():
-    specs, dispatchers = select_for_bench(["naive..smem", "best"])
-    assert only_tier(None, specs, dispatchers) == (specs, dispatchers)
-
-
-def test_a_tier_the_selection_lacks_is_an_error():
-    with pytest.raises(GemmprofError, match="no fp32-tc kernel among the selection"):
-        only_tier("fp32-tc", *select_for_bench(["naive..smem"]))

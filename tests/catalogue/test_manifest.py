@@ -3,7 +3,8 @@
 import pytest
 
 from profiler.errors import GemmprofError
-from profiler.manifest import load_manifest, select_kernels
+from profiler.catalogue.dispatchers import select_for_bench
+from profiler.catalogue.manifest import load_manifest, only_tier, select_kernels
 
 LADDER_ORDER = ["naive", "coalesced", "smem", "blocktile1d", "blocktile2d", "vectorized", "warptile"]
 
@@ -60,8 +61,8 @@ def test_unknown_kernel_lists_the_choices():
 
 
 def test_reference_tiers_of_a_selection():
-    from profiler.dispatchers import load_dispatchers
-    from profiler.manifest import reference_tiers, select_kernels
+    from profiler.catalogue.dispatchers import load_dispatchers
+    from profiler.catalogue.manifest import reference_tiers, select_kernels
 
     assert reference_tiers([]) == ["fp32"]
     assert reference_tiers(select_kernels(["naive", "smem"])) == ["fp32"]
@@ -107,7 +108,7 @@ def test_bad_ranges_are_one_line_errors(name, fragment):
 
 
 def test_a_range_names_no_dispatcher():
-    from profiler.dispatchers import select_for_bench
+    from profiler.catalogue.dispatchers import select_for_bench
 
     specs, dispatchers = select_for_bench([".."])
     assert dispatchers == [] and len(specs) == len(load_manifest())
@@ -115,9 +116,28 @@ def test_a_range_names_no_dispatcher():
 
 
 def test_with_predecessors_adds_the_rung_each_kernel_improves_on():
-    from profiler.manifest import with_predecessors
+    from profiler.catalogue.manifest import with_predecessors
 
     by_name = {s.name: s for s in load_manifest()}
     chosen = with_predecessors([by_name["spread128x256x8"], by_name["smem"]])
     assert [s.name for s in chosen] == ["coalesced", "smem", "regbank128x256x8", "spread128x256x8"]
     assert with_predecessors([by_name["naive"]]) == [by_name["naive"]]  # the first rung has none
+
+
+def test_only_tier_keeps_the_kernels_and_dispatchers_of_that_tier():
+    specs, dispatchers = only_tier("fp16", *select_for_bench(None))
+    assert specs and {s.tier for s in specs} == {"fp16"}
+    assert all(d.tier == "fp16" for d in dispatchers)
+    specs, dispatchers = only_tier("fp32", *select_for_bench(None))
+    assert "naive" in [s.name for s in specs] and "wgmma" not in [s.name for s in specs]
+    assert "best" in [d.name for d in dispatchers]
+
+
+def test_no_tier_keeps_everything():
+    specs, dispatchers = select_for_bench(["naive..smem", "best"])
+    assert only_tier(None, specs, dispatchers) == (specs, dispatchers)
+
+
+def test_a_tier_the_selection_lacks_is_an_error():
+    with pytest.raises(GemmprofError, match="no fp32-tc kernel among the selection"):
+        only_tier("fp32-tc", *select_for_bench(["naive..smem"]))

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from .errors import GemmprofError
-from .tiers import CUBLAS
+from ..errors import GemmprofError
+from ..tiers import CUBLAS
 from .expressions import Expr, evaluate
 from .kernel_spec import KernelSpec
 from . import kernel_paths

@@ -5,7 +5,7 @@ from typer.testing import CliRunner
 
 from profiler.cli import app
 from profiler.errors import GemmprofError
-from profiler.suites import load_suite, parse_suites
+from profiler.catalogue.suites import load_suite, parse_suites
 
 ISSUE_SQUARES = [256, 512, 768, 1000, 1023, 1024, 1536, 2048, 2500, 3000, 4095, 4096, 5000, 6000, 7168, 8192]
 

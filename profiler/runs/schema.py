@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .errors import GemmprofError
+from ..errors import GemmprofError
 
 # Kinds of value: JSON types for run.json and profile.jsonl, column kinds for tables.
 TEXT, INT, NUMBER, BOOL, OBJECT, LIST = "text", "integer", "number", "true/false", "object", "list"
@@ -84,7 +84,7 @@ def _kernels_fields() -> tuple[Field, ...]:
     """The kernels table's columns, from the one metric table (`metrics`): its dtypes
     say which are numbers; (report, launch) names a launch (`report` needs them, see
     `require_columns`; a roofline of a hand-made table does not); times and peaks are above zero."""
-    from . import metrics as mt
+    from .. import metrics as mt
 
     declared = {"report": Field("report", TEXT, filled=True), "launch": Field("launch", INT, filled=True),
                 "duration_ns": Field("duration_ns", NUMBER, required=True, positive=True)}

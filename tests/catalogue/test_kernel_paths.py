@@ -1,10 +1,10 @@
-"""Where the kernels are (profiler.kernel_paths): in a checkout, its kernels/ folder with the
+"""Where the kernels are (profiler.catalogue.kernel_paths): in a checkout, its kernels/ folder with the
 ladder and the probes' manifest, and the checkout as the root of project defaults."""
 
 from __future__ import annotations
 
 from helpers.paths import REPO
-from profiler import kernel_paths
+from profiler.catalogue import kernel_paths
 
 
 def test_a_checkout_uses_its_own_kernels_folder():

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from .errors import GemmprofError, warn
+from ..errors import GemmprofError, warn
 from .schema import check_table
 
 LOG = "bench.jsonl"

@@ -20,10 +20,10 @@ from typer.testing import CliRunner
 from helpers import bench_fakes
 from helpers.paths import REPO
 from helpers.processes import interruptible
-from profiler.bench_log import as_table, merge_rows, read_log, stale_bench_table
+from profiler.runs.bench_log import as_table, merge_rows, read_log, stale_bench_table
 from profiler.cli import app
 from profiler.errors import GemmprofWarning
-from profiler.rundir import RunDir
+from profiler.runs.rundir import RunDir
 from profiler.subprocess_env import child_env
 
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .tiers import TIERS as TIER_RECORDS
+from ..tiers import TIERS as TIER_RECORDS
 from .expressions import Expr, evaluate
 from .kernel_paths import KERNELS_DIR
-from .tiers import ELEMENT_TYPES
+from ..tiers import ELEMENT_TYPES
 
 
 # Bytes of one element of each element type (fp16 inputs; fp32 inputs and every C).

@@ -15,12 +15,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import __version__
-from .errors import GemmprofError, warn
-from .kernel_paths import CHECKOUT_ROOT
-from .outdir import writing
+from .. import __version__
+from ..errors import GemmprofError, warn
+from ..catalogue.kernel_paths import CHECKOUT_ROOT
+from ..outdir import writing
 from .schema import check_profile_record, check_run_meta, check_table, read_frame
-from .shipped import SAMPLE_RUN
+from ..shipped import SAMPLE_RUN
 
 SCHEMA_VERSION = 1
 RUN_JSON = "run.json"
@@ -83,7 +83,7 @@ class RunDir:
         return next((f for f in (self.path / f"{name}.parquet", self.path / f"{name}.csv") if f.is_file()), None)
 
     def read_table(self, name: str) -> pd.DataFrame:
-        """A table, checked against its schema (`profiler.schema`). The bench table is rebuilt
+        """A table, checked against its schema (`profiler.runs.schema`). The bench table is rebuilt
         from bench.jsonl when the table is missing or older than it (an interrupted bench)."""
         from .bench_log import stale_bench_table
 

@@ -7,12 +7,12 @@ import sys
 
 import pytest
 
-from profiler import manifest
+from profiler.catalogue import manifest
 from profiler.errors import GemmprofError
-from profiler import kernel_paths
-from profiler.kernel_paths import MANIFEST_ENV
-from profiler.kernel_spec import KernelSpec
-from profiler.manifest import load_manifest, select_kernels
+from profiler.catalogue import kernel_paths
+from profiler.catalogue.kernel_paths import MANIFEST_ENV
+from profiler.catalogue.kernel_spec import KernelSpec
+from profiler.catalogue.manifest import load_manifest, select_kernels
 from profiler.subprocess_env import child_env
 
 KERNEL = """\
@@ -106,7 +106,7 @@ def test_a_clash_between_two_extra_manifests_names_both(tmp_path, monkeypatch):
 
 
 def test_manifest_option_extends_the_variable(tmp_path, monkeypatch):
-    from profiler.cli._options import add_manifests
+    from profiler.catalogue.kernel_paths import add_manifests
 
     monkeypatch.setenv(MANIFEST_ENV, "/already/there.toml")
     (tmp_path / "x.toml").write_text("")

@@ -1,8 +1,8 @@
-"""Conditions of the manifest (profiler.expressions): arithmetic over M, N, K and the SM count."""
+"""Conditions of the manifest (profiler.catalogue.expressions): arithmetic over M, N, K and the SM count."""
 
 import pytest
 
-from profiler.expressions import evaluate
+from profiler.catalogue.expressions import evaluate
 
 
 @pytest.mark.parametrize("expr,value", [("M * N * K >= 1000000", 1), ("M * N * K >= 1000001", 0), ("M > 64 and K % 4 == 0", 1),

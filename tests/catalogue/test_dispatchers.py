@@ -1,11 +1,11 @@
-"""Dispatchers of the manifest (profiler.dispatchers): rule order, contract fallback, parsing, and
+"""Dispatchers of the manifest (profiler.catalogue.dispatchers): rule order, contract fallback, parsing, and
 which names a bench times."""
 
 import pytest
 
-from profiler.dispatchers import DispatchRule, Dispatcher, load_dispatchers, parse_dispatchers, split_names
+from profiler.catalogue.dispatchers import DispatchRule, Dispatcher, load_dispatchers, parse_dispatchers, split_names
 from profiler.errors import GemmprofError
-from profiler.manifest import load_manifest
+from profiler.catalogue.manifest import load_manifest
 
 KERNELS = {s.name: s for s in load_manifest()}
 
@@ -37,7 +37,7 @@ def test_kernel_options_split_into_kernels_and_dispatchers():
 
 def test_bench_without_a_kernel_list_times_every_kernel_and_every_dispatcher():
     # (a regression: with dispatchers in the manifest, a plain `gemmprof bench` timed `best` alone)
-    from profiler.dispatchers import select_for_bench
+    from profiler.catalogue.dispatchers import select_for_bench
 
     every = [s.name for s in load_manifest()]
     for names in (None, [], ["all"]):
@@ -58,8 +58,8 @@ def test_a_small_grid_rule_depends_on_the_gpu_and_names_its_reason():
 
 
 def test_a_dispatch_rule_dividing_by_zero_names_dispatcher_and_kernel():
-    from profiler.dispatchers import DispatchRule, Dispatcher, parse_dispatchers
-    from profiler.manifest import load_manifest
+    from profiler.catalogue.dispatchers import DispatchRule, Dispatcher, parse_dispatchers
+    from profiler.catalogue.manifest import load_manifest
 
     kernels = load_manifest()
     text = '[[dispatch]]\nname = "b"\ntier = "fp32"\nidea = "i"\nrules = [{kernel = "naive", when = "K // (M - 1024)"}]\n'

@@ -1,4 +1,4 @@
-"""The manifest's parser (profiler.manifest_parse): every mistake in ladder.toml is one line naming the
+"""The manifest's parser (profiler.catalogue.manifest_parse): every mistake in ladder.toml is one line naming the
 kernel."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import json
 import pytest
 
 from profiler.errors import GemmprofError
-from profiler.manifest_parse import parse_manifest
+from profiler.catalogue.manifest_parse import parse_manifest
 
 
 BASE = """
@@ -53,7 +53,7 @@ def test_bad_manifest_is_one_clear_error(text, fragment):
     ('["M ** 9"]', "unsupported expression"),
 ])
 def test_bad_expressions_are_one_line_naming_the_kernel(grid, fragment):
-    from profiler.manifest_parse import parse_manifest
+    from profiler.catalogue.manifest_parse import parse_manifest
 
     with pytest.raises(GemmprofError) as caught:
         parse_manifest(_ENTRY + f"grid = {grid}\n")
@@ -63,7 +63,7 @@ def test_bad_expressions_are_one_line_naming_the_kernel(grid, fragment):
 
 @pytest.mark.parametrize("text", ["kernel = 5", "kernel = [1, 2]", "[kernel]\nname = 'x'"])
 def test_kernel_must_be_an_array_of_tables(text):
-    from profiler.manifest_parse import parse_manifest
+    from profiler.catalogue.manifest_parse import parse_manifest
 
     with pytest.raises(GemmprofError, match="array of tables"):
         parse_manifest(text)
@@ -93,7 +93,7 @@ def test_manifest_checks_tier_and_expect_fail_types():
 @pytest.mark.parametrize("flag", ["-ccbin=/tmp/evil", "--compiler-bindir", "-Xcompiler=-fplugin=/tmp/p.so",
                                   "-Xcompiler", "--compiler-options=-B/tmp", "-optf", "--run", "-Xlinker"])
 def test_host_compiler_flags_need_the_files_permission(flag):
-    from profiler.manifest_parse import parse_manifest
+    from profiler.catalogue.manifest_parse import parse_manifest
 
     entry = ('[[kernel]]\nname = "k"\nfile = "naive.cu"\nentry = "sgemm_naive"\ntier = "fp32"\nidea = "x"\n'
              f'grid = [1, 1, 1]\nblock = [1, 1, 1]\nnvcc_flags = ["-lineinfo", {json.dumps(flag)}]\n')
@@ -104,9 +104,9 @@ def test_host_compiler_flags_need_the_files_permission(flag):
 
 
 def test_the_builtin_ladder_needs_no_host_compiler_flags():
-    from profiler.kernel_paths import MANIFEST_PATH
-    from profiler.manifest import load_manifest
-    from profiler.manifest_parse import ALLOW_HOST_FLAGS_KEY, guarded_nvcc_flags
+    from profiler.catalogue.kernel_paths import MANIFEST_PATH
+    from profiler.catalogue.manifest import load_manifest
+    from profiler.catalogue.manifest_parse import ALLOW_HOST_FLAGS_KEY, guarded_nvcc_flags
 
     assert ALLOW_HOST_FLAGS_KEY not in MANIFEST_PATH.read_text()
     assert all(not guarded_nvcc_flags(s.nvcc_flags) for s in load_manifest())

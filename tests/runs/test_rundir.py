@@ -1,4 +1,4 @@
-"""Run directories (profiler.rundir): run.json merged on re-create, atomic writes, the newest run
+"""Run directories (profiler.runs.rundir): run.json merged on re-create, atomic writes, the newest run
 chosen by default, and output folders that are files refused in one line."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import os
 import pytest
 
 from profiler.errors import GemmprofError
-from profiler.rundir import RUN_JSON, RunDir, newest_run, write_atomic
+from profiler.runs.rundir import RUN_JSON, RunDir, newest_run, write_atomic
 
 
 def test_create_merges_into_an_existing_run_json(tmp_path):

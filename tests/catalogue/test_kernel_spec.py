@@ -1,10 +1,10 @@
-"""KernelSpec (profiler.kernel_spec): what a kernel of the manifest says about where it runs."""
+"""KernelSpec (profiler.catalogue.kernel_spec): what a kernel of the manifest says about where it runs."""
 
-from profiler.manifest import load_manifest
+from profiler.catalogue.manifest import load_manifest
 
 
 def test_kernels_for_a_newer_gpu_are_skipped_with_the_reason():
-    from profiler.manifest import load_manifest
+    from profiler.catalogue.manifest import load_manifest
 
     by_name = {s.name: s for s in load_manifest()}
     wgmma, cpasync, naive = by_name["wgmma"], by_name["cpasync"], by_name["naive"]
@@ -19,7 +19,7 @@ def test_spec_survives_the_trip_to_a_child_process():
     import json
     from dataclasses import asdict
 
-    from profiler.kernel_spec import KernelSpec
+    from profiler.catalogue.kernel_spec import KernelSpec
 
     for spec in load_manifest():
         again = KernelSpec.from_dict(json.loads(json.dumps(asdict(spec))))

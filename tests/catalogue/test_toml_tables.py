@@ -3,7 +3,7 @@
 import pytest
 
 from profiler.errors import GemmprofError
-from profiler.toml_tables import entries, named_tables, read_toml
+from profiler.catalogue.toml_tables import entries, named_tables, read_toml
 
 
 def test_bad_toml_names_the_file_and_the_line():

@@ -16,12 +16,12 @@ from string import Template
 
 import tomlkit
 
-from .errors import GemmprofError
+from ..errors import GemmprofError
 from .dispatchers import load_dispatchers
 from .kernel_spec import KernelSpec
 from .manifest import REFERENCES, TIERS, load_manifest
 from .manifest_parse import parse_manifest
-from .names import is_plain
+from ..names import is_plain
 
 # The element type of A and B per tier (C and the accumulator are float in every tier).
 INPUT_TYPE = {"fp32": "float", "fp16": "__half"}

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import tomllib
 
-from .errors import GemmprofError
+from ..errors import GemmprofError
 
 
 def read_toml(text: str, where: str) -> dict:

@@ -7,9 +7,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from .errors import GemmprofError
+from ..errors import GemmprofError
 from .kernel_spec import KernelSpec, TensorMapSpec
-from .tiers import TIERS as TIER_RECORDS
+from ..tiers import TIERS as TIER_RECORDS
 from .toml_tables import entries, read_toml
 
 

@@ -1,4 +1,4 @@
-"""`gemmprof new` (profiler.scaffold and cli/new.py): the files it writes parse, carry the
+"""`gemmprof new` (profiler.catalogue.scaffold and cli/new.py): the files it writes parse, carry the
 signature and the rung's launch, build with nvcc (marker nvcc) and pass verification on a GPU
 (marker gpu); it never overwrites and refuses bad or taken names in one line."""
 
@@ -9,8 +9,8 @@ import tomllib
 import pytest
 
 from profiler.errors import GemmprofError
-from profiler.manifest import load_manifest, read_manifest
-from profiler.scaffold import entry_name, scaffold, signature
+from profiler.catalogue.manifest import load_manifest, read_manifest
+from profiler.catalogue.scaffold import entry_name, scaffold, signature
 from profiler.subprocess_env import child_env
 
 LADDER = {s.name: s for s in load_manifest()}
