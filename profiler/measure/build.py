@@ -55,6 +55,11 @@ class Built:
     resources: Resources
     cached: bool
 
+    @property
+    def breaks_spill_free(self) -> bool:
+        """Marked spill_free in the manifest, yet ptxas gave it local memory (spills or a stack)."""
+        return self.spec.spill_free and bool(self.resources.spills or self.resources.stack_bytes)
+
 
 _PTXAS_PROPS = re.compile(
     r"Function properties for (?P<entry>\S+)\s*\n\s*(?P<stack>\d+) bytes stack frame, "

@@ -98,6 +98,24 @@ def _dispatched(row: dict) -> str:
     return f" -> {escape(to)}" if isinstance(to, str) else ""
 
 
+def ptxas_table(built: list, arch: str) -> Table:
+    """A row per built kernel: its name, ptxas's numbers and whether its cubin was already built
+    (the cubins' folder is said once below: each row's path repeated it and pushed the names off
+    an 80-column line). The spills of a kernel marked spill_free are red."""
+    table = Table(title=f"ptxas resources ({arch})", title_justify="left")
+    table.add_column("kernel", no_wrap=True)
+    for col in ("registers", "static\nsmem B", "dynamic\nsmem B", "stack", "spills\nst/ld", "cubin"):
+        table.add_column(col, justify="right", no_wrap=True)
+    for b in built:
+        r = b.resources
+        spill = f"{r.spill_store_bytes}/{r.spill_load_bytes}"
+        # ptxas sees only static shared memory; the manifest gives the dynamic bytes asked at launch
+        table.add_row(escape(b.spec.name), str(r.registers), str(r.shared_bytes), escape(str(b.spec.smem_bytes)),
+                      str(r.stack_bytes), f"[red]{spill}[/]" if b.breaks_spill_free else spill,
+                      "cached" if b.cached else "built")
+    return table
+
+
 def suite_table(summary: pd.DataFrame, title: str = "") -> Table:
     """A suite's summary: per tier and kernel, geometric mean and minimum of % of cuBLAS, and
     how many of the suite's shapes it passed (a mean over fewer shapes is marked)."""
