@@ -116,6 +116,22 @@ def ptxas_table(built: list, arch: str) -> Table:
     return table
 
 
+def points_table(points, bound):
+    """Rich table: per kernel, GFLOP/s, intensity at each level, and the ceiling it is closest to."""
+    from ..analyze.roofline import LEVELS
+
+    levels = [lv.name for lv in LEVELS if lv.name in set(points["level"])]
+    table = Table(title="roofline points (intensity in FLOP/byte at each level)", title_justify="left")
+    for header in ["kernel", "GFLOP/s", *levels, "closest ceiling", "% of it"]:
+        table.add_column(header, justify="left" if header in ("kernel", "closest ceiling") else "right")
+    for row in bound.to_dict("records"):
+        at = points[points["label"] == row["label"]].set_index("level")["intensity"]
+        table.add_row(escape(str(row["label"])), f"{row['flops'] / 1e9:,.0f}",
+                      *[f"{at[lv]:.3g}" if lv in at else "-" for lv in levels],
+                      row["bound"], f"{row['pct_of_roof']:.0f}%")
+    return table
+
+
 def suite_table(summary: pd.DataFrame, title: str = "") -> Table:
     """A suite's summary: per tier and kernel, geometric mean and minimum of % of cuBLAS, and
     how many of the suite's shapes it passed (a mean over fewer shapes is marked)."""
