@@ -132,6 +132,18 @@ def points_table(points, bound):
     return table
 
 
+def grades_table(grades: list) -> Table:
+    """A row per graded case: its name, the grade (green, yellow, red), the verdict's lead cause,
+    the causes expected and why the grade."""
+    table = Table(show_edge=False, pad_edge=False)
+    for column in ("case", "grade", "lead cause", "expected", "why"):
+        table.add_column(column, overflow="fold")
+    for g in grades:
+        style = {"right": "green", "partly": "yellow", "wrong": "red"}[g.grade]
+        table.add_row(g.name, f"[{style}]{g.grade}[/]", g.lead or "-", ", ".join(g.expected), g.why)
+    return table
+
+
 def suite_table(summary: pd.DataFrame, title: str = "") -> Table:
     """A suite's summary: per tier and kernel, geometric mean and minimum of % of cuBLAS, and
     how many of the suite's shapes it passed (a mean over fewer shapes is marked)."""
