@@ -7,21 +7,20 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass
-from pathlib import Path
 
 import pandas as pd
 from rich.markup import escape
 
 from ..errors import GemmprofError
 from ..tiers import FAIL, FAILED_STATUSES
-from .options import FanoutOptions
+from .options import FanoutOptions, RunOptions
 from .progress import Progress
 
 DEFAULT_SIZES = "1024,2048,4096"
 
 
 @dataclass(frozen=True)
-class BenchOptions(FanoutOptions):
+class BenchOptions(RunOptions, FanoutOptions):
     """What `gemmprof bench` is asked: the kernels (names, FIRST..LAST ranges, 'all', dispatchers),
     the shapes (sizes, one MxNxK, or a named suite), where the run goes, the timing policy."""
 
@@ -29,8 +28,6 @@ class BenchOptions(FanoutOptions):
     sizes: str | None = None
     mnk: tuple[int, int, int] | None = None
     suite: str | None = None
-    out: Path = Path("reports")
-    run_id: str | None = None
     max_seconds: float = 3.0
     min_reps: int = 10
     warmup_seconds: float = 0.3

@@ -1,6 +1,7 @@
 """What the options records of the workflows share: the fan-out over GPUs (`--gpus`,
-`--mixed-gpus`, `--scheduler`, `--shared-dir` on bench and profile) and turning it into a plan,
-and building a record from named values (a command's parameters, a notebook call's keywords)."""
+`--mixed-gpus`, `--scheduler`, `--shared-dir` on bench and profile) and turning it into a plan;
+where a run goes; what a profile under ncu is asked; and building a record from named values
+(a command's parameters, a notebook call's keywords)."""
 
 from __future__ import annotations
 
@@ -42,6 +43,31 @@ class FanoutOptions:
 
             require_distributed()
         return plan
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """Where a measuring workflow writes its run directory: `out`/`run_id` (a new date-time-gpu
+    name by default; an existing run is extended)."""
+
+    out: Path = Path("reports")
+    run_id: str | None = None
+
+
+@dataclass(frozen=True)
+class NcuRunOptions(RunOptions):
+    """What a profile under Nsight Compute is asked, of the ladder or of a program: the kernels
+    (names; of a program, regexes on its kernels' names), ncu's section set and clock control,
+    warp-state sampling over each launch, which ncu, whether finished reports are redone and
+    stored xz-compressed."""
+
+    kernel: list[str] | None = None
+    section_set: str = "full"
+    timeline: bool = False
+    clock_control: str = "none"
+    ncu: str | None = None
+    force: bool = False
+    compress: bool = False
 
 
 def record_of(record: type, values: dict):

@@ -14,28 +14,19 @@ from rich.markup import escape
 from ..errors import GemmprofError
 from ..tiers import FAIL
 from .bench import BenchOptions, BenchResult, bench
-from .options import FanoutOptions
+from .options import FanoutOptions, NcuRunOptions
 from .progress import Progress
 
 
 @dataclass(frozen=True)
-class ProfileOptions(FanoutOptions):
-    """What `gemmprof profile` is asked for the ladder: the kernels ('cublas' for cuBLAS alone,
-    'all' by default), one shape, ncu's section set and clock control, where the run goes, whether
-    finished reports are redone and stored xz-compressed."""
+class ProfileOptions(NcuRunOptions, FanoutOptions):
+    """What `gemmprof profile` is asked for the ladder: besides what any profile under ncu is
+    asked, the kernels' tier, one shape (`size` square, 2048 by default, or `mnk`), and
+    `timing_only`: no counters, a bench of the same kernels and shape instead."""
 
-    kernel: list[str] | None = None
     tier: str | None = None
     size: int | None = None
     mnk: tuple[int, int, int] | None = None
-    section_set: str = "full"
-    timeline: bool = False
-    clock_control: str = "none"
-    ncu: str | None = None
-    out: Path = Path("reports")
-    run_id: str | None = None
-    force: bool = False
-    compress: bool = False
     timing_only: bool = False
 
 

@@ -12,30 +12,23 @@ from pathlib import Path
 from rich.markup import escape
 
 from ..errors import Exit, GemmprofError
+from .options import NcuRunOptions
 from .progress import Progress
 
 
 @dataclass(frozen=True)
-class ProgramOptions:
-    """What `gemmprof profile -- CMD ARGS` is asked: the program, the filters on its launches
-    (NVTX ranges, kernel-name regexes, skip and count, ncu's replay mode), ncu's section set,
-    where the run goes; `yes`: profile every launch without asking."""
+class ProgramOptions(NcuRunOptions):
+    """What `gemmprof profile -- CMD ARGS` is asked: the program, and besides what any profile
+    under ncu is asked (`kernel`: regexes on the names of its kernels), the filters on its
+    launches (NVTX ranges, skip and count, ncu's replay mode); `yes`: profile every launch
+    without asking."""
 
     program: list[str] = field(default_factory=list)
-    kernel: list[str] | None = None
     nvtx_include: list[str] | None = None
     launch_skip: int | None = None
     launch_count: int | None = None
     replay_mode: str | None = None
     yes: bool = False
-    section_set: str = "full"
-    timeline: bool = False
-    clock_control: str = "none"
-    ncu: str | None = None
-    out: Path = Path("reports")
-    run_id: str | None = None
-    force: bool = False
-    compress: bool = False
 
 
 @dataclass(frozen=True)
