@@ -66,10 +66,12 @@ def profile_function(fn, configs=None, *, out: str | os.PathLike = "reports", ru
         run = gemmprof.profile_function(gemm, [(1024,), (2048,), (4096,)])
         run.sweep()
     """
-    from profiler.measure.function import profile_function as _profile_function
+    from profiler.workflows.function import FunctionOptions
+    from profiler.workflows.function import profile_function as workflow
+    from profiler.workflows.progress import Quiet
 
-    return open_run(_profile_function(fn, configs, Path(out), run_id=run_id, ncu=ncu, timeline=timeline,
-                                      captured_only=captured_only))
+    options = FunctionOptions(out=Path(out), run_id=run_id, ncu=ncu, timeline=timeline, captured_only=captured_only)
+    return open_run(workflow(fn, configs, options, Quiet()).run.path)
 
 
 def capture(name: str):
