@@ -76,10 +76,11 @@ def record_of(record: type, values: dict):
     one item where a list is wanted (`kernel="naive"`, as a notebook writes it), a list where a
     tuple is (`mnk=[M, N, K]`), a string where a path is."""
     kinds = {f.name: str(f.type) for f in fields(record)}
-    return record(**{name: _as(kinds[name], value) for name, value in values.items() if name in kinds})
+    return record(**{name: _as_field(kinds[name], value) for name, value in values.items() if name in kinds})
 
 
-def _as(kind: str, value):
+def _as_field(kind: str, value):
+    """`value` as a field annotated `kind` (the annotation's text) takes it."""
     if value is None:
         return None
     if kind.startswith("list[") and isinstance(value, (str, int, float)):
