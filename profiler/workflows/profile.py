@@ -45,6 +45,7 @@ def profile(options: ProfileOptions, progress: Progress) -> ProfileResult | Benc
     """Profile the kernels of `options` into a run directory (an existing run is extended; a
     report already there is skipped unless `force`)."""
     from ..catalogue.manifest import reference_tiers
+    from ..measure.build import build_all
     from ..measure.device import require_cupy
     from ..measure.ncu import resolve_ncu
     from ..measure.provenance import collect_environment
@@ -64,8 +65,6 @@ def profile(options: ProfileOptions, progress: Progress) -> ProfileResult | Benc
     specs = _runnable(specs, shape, env, progress)
     # Compile in the background: cuBLAS is profiled first and needs no cubin.
     builder = ThreadPoolExecutor(max_workers=1)
-    from ..measure.build import build_all
-
     building = builder.submit(build_all, specs, env["arch"]) if specs else None
     work = _Work(options, exe, env, shape, _open_run(options, env), tiers, specs, with_cublas, building)
     ncu_walls, ledger, background = _profile_all(work, plan, progress)
