@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from profiler.manifest import select_kernels  # noqa: E402
+from profiler.catalogue.manifest import select_kernels  # noqa: E402
 from profiler.measure.build import build_kernel  # noqa: E402
 from profiler.measure.device import gpu_info  # noqa: E402
 

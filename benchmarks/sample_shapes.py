@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from profiler.suites import load_suite  # noqa: E402
+from profiler.catalogue.suites import load_suite  # noqa: E402
 
 # Per shape: at most 2 GiB of FP32 operands and result, at most 2^38 multiply-adds (about 10 ms
 # of FP32 at 50 TFLOP/s): a sample of 80 shapes benches in minutes.

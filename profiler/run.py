@@ -29,7 +29,7 @@ import pandas as pd
 
 from .errors import GemmprofError
 from .paths import check_in_path
-from .rundir import REPORT_SUFFIXES, RUN_JSON, RunDir, read_meta_file
+from .runs.rundir import REPORT_SUFFIXES, RUN_JSON, RunDir, read_meta_file
 
 CACHE_ENV = "GEMMPROF_CACHE_DIR"
 CACHE_OFF = ("off", "none", "0")
@@ -127,7 +127,7 @@ class Run:
     def bench(self) -> pd.DataFrame | None:
         """The bench table (timings against cuBLAS), None when the run was not benchmarked."""
         if self._bench_file is not None:
-            from .schema import check_table, read_frame
+            from .runs.schema import check_table, read_frame
 
             return check_table("bench", read_frame(self._bench_file), str(self._bench_file))
         if self.run_dir is not None and self.run_dir.has_table("bench"):
@@ -220,7 +220,7 @@ class Run:
         name, as `analyze.gemm_shape.ShapeRule`s, (M, N, K) tuples or 'REGEX=MxNxK' strings."""
         from .analyze.diagnosis import diagnose_run
         from .analyze.gemm_shape import fill_shapes
-        from .manifest import load_manifest
+        from .catalogue.manifest import load_manifest
 
         rules = self._rules(mnk)
         tables = self.tables(("kernels", "rules", "source", "sass"))
@@ -372,8 +372,8 @@ def score_verdicts(truth_files: Iterable[str | os.PathLike] = (), probe_runs: It
     table (its `run` relative to the table) and every planted probe profiled in `probe_runs` (the
     cause from the probes' manifest). Returns one `accuracy.Grade` per case, in order."""
     from .analyze.accuracy import grade, parse_truth, probe_truths, verdict_words
-    from .kernel_paths import PROBES_MANIFEST
-    from .manifest import load_manifest
+    from .catalogue.kernel_paths import PROBES_MANIFEST
+    from .catalogue.manifest import load_manifest
 
     specs = (load_manifest() + load_manifest(PROBES_MANIFEST)) if manifest is None else manifest
     jobs: list[tuple[Path, list]] = []

@@ -20,8 +20,8 @@ step() { echo; echo "=== $* ($(date +%T))"; }
 groups=$(python3 - ${PROBES:-} <<'PY'
 import sys
 from collections import defaultdict
-from profiler.kernel_paths import PROBES_MANIFEST
-from profiler.manifest import load_manifest
+from profiler.catalogue.kernel_paths import PROBES_MANIFEST
+from profiler.catalogue.manifest import load_manifest
 chosen = set(sys.argv[1:])
 by_shape = defaultdict(list)
 for s in load_manifest(PROBES_MANIFEST):
@@ -51,8 +51,8 @@ python3 -m profiler report --manifest "$MANIFEST" "$RUN" -o "$RUN/report" || sta
 step "SASS instruction mix of each probe (cuobjdump -sass)"
 python3 - <<'PY' || status=1
 import collections, re, subprocess
-from profiler.kernel_paths import PROBES_MANIFEST
-from profiler.manifest import load_manifest
+from profiler.catalogue.kernel_paths import PROBES_MANIFEST
+from profiler.catalogue.manifest import load_manifest
 from profiler.measure.build import build_kernel
 WATCH = ("DFMA", "DADD", "DMUL", "F2F", "FFMA", "LDL", "STL", "LDS", "STS", "ATOM", "ATOMG", "RED", "REDG", "BAR", "BSSY", "HGMMA", "STG", "LDG")
 for spec in load_manifest(PROBES_MANIFEST):

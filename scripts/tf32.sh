@@ -27,7 +27,7 @@ export GEMMPROF_CACHE_DIR=${GEMMPROF_CACHE_DIR:-$WORK/cache}
 SIZES=${TF32_SIZES:-1024,2048,4096,8192}
 PROFILE_SIZE=${TF32_PROFILE_SIZE:-4096}
 MAX_SECONDS=${TF32_MAX_SECONDS:-1.0}
-RUNGS=${TF32_RUNGS:-$(python3 -c "from profiler.manifest import load_manifest; print(' '.join(s.name for s in load_manifest() if s.tier == 'fp32-tc'))")} || exit 1
+RUNGS=${TF32_RUNGS:-$(python3 -c "from profiler.catalogue.manifest import load_manifest; print(' '.join(s.name for s in load_manifest() if s.tier == 'fp32-tc'))")} || exit 1
 PROFILE_RUNGS=${TF32_PROFILE_RUNGS:-$RUNGS}
 status=0
 step() { echo; echo "=== $* ($(date +%T))"; }
@@ -43,7 +43,7 @@ for s in ${TF32_STEPS:-build tests bench profile}; do
            cat "$OUT_DIR/build.txt"
            python3 - $RUNGS <<'PY' || status=1
 import collections, re, shutil, subprocess, sys
-from profiler.manifest import select_kernels
+from profiler.catalogue.manifest import select_kernels
 from profiler.measure.build import build_kernel
 if not shutil.which("cuobjdump"):
     sys.exit(print("cuobjdump not on PATH: no SASS mix"))

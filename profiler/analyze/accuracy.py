@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
 from ..errors import GemmprofError
-from ..toml_tables import named_tables, read_toml
+from ..catalogue.toml_tables import named_tables, read_toml
 
 RIGHT, PARTLY, WRONG = "right", "partly", "wrong"
 GRADES = (RIGHT, PARTLY, WRONG)

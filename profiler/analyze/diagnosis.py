@@ -18,8 +18,8 @@ from typing import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from ..kernel_spec import KernelSpec
-from ..manifest import REFERENCES
+from ..catalogue.kernel_spec import KernelSpec
+from ..catalogue.manifest import REFERENCES
 from ..tiers import PASS, TIMED_STATUSES
 from . import fill, global_memory, instruction_mix, ladder, shared_memory, stalls
 from .occupancy import occupancy

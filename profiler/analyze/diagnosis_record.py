@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..manifest import REFERENCES
+from ..catalogue.manifest import REFERENCES
 from .gemm_shape import shape_of
 from .suite import SuiteRun
 from .verdict import Verdict

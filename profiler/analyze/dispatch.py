@@ -23,9 +23,9 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from ..dispatchers import DEFAULT_MAX_RULES, DEFAULT_SMS, DEFAULT_TOLERANCE, DispatchRule
-from ..expressions import evaluate
-from ..kernel_spec import KernelSpec
+from ..catalogue.dispatchers import DEFAULT_MAX_RULES, DEFAULT_SMS, DEFAULT_TOLERANCE, DispatchRule
+from ..catalogue.expressions import evaluate
+from ..catalogue.kernel_spec import KernelSpec
 from ..tiers import PASS
 
 TILES = "cdiv(M, {t}) * cdiv(N, {t})"
@@ -241,7 +241,7 @@ def predicted(share: pd.DataFrame, rules: tuple[DispatchRule, ...], kernels: dic
               sms: int = DEFAULT_SMS) -> pd.DataFrame:
     """Per shape of the sweep: the kernel the rules choose, the rule, and its share of the
     fastest kernel measured there (what the dispatcher would lose; NaN where it was not run)."""
-    from ..dispatchers import Dispatcher
+    from ..catalogue.dispatchers import Dispatcher
 
     d = Dispatcher("derived", "", "", rules)
     out = []

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from ..kernel_spec import KernelSpec
-from ..manifest import REFERENCES, reference_name
+from ..catalogue.kernel_spec import KernelSpec
+from ..catalogue.manifest import REFERENCES, reference_name
 from ..tiers import ERROR, FAIL, FAILED_STATUSES, PASS, REFERENCE_ROWS, SKIP, TIERS
 from . import ladder, shared_memory, stalls
 from .timeline import read_timeline

@@ -16,7 +16,7 @@ from functools import cache
 import numpy as np
 import pandas as pd
 
-from ..manifest import REFERENCES, load_manifest
+from ..catalogue.manifest import REFERENCES, load_manifest
 from ..tiers import tier as tier_record
 from .instruction_mix import opcodes
 from .values import LAUNCH_KEYS, number

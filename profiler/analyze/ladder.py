@@ -13,8 +13,8 @@ from typing import Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from ..kernel_spec import KernelSpec
-from ..manifest import REFERENCES
+from ..catalogue.kernel_spec import KernelSpec
+from ..catalogue.manifest import REFERENCES
 from ..numbers import fmt_bytes, fmt_count, fmt_num, fmt_pct, fmt_ratio, fmt_way
 
 # A ratio within this factor of 1 (or a percentage within this many points) is 'unchanged'.

@@ -11,8 +11,8 @@ from typing import Sequence
 
 import pandas as pd
 
-from ..kernel_spec import KernelSpec
-from ..manifest import REFERENCES
+from ..catalogue.kernel_spec import KernelSpec
+from ..catalogue.manifest import REFERENCES
 from .roofline import kernel_names
 
 # Launches are the same kernel when they run the same function on the same launch shape and GEMM shape.

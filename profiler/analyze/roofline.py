@@ -21,7 +21,7 @@ import pandas as pd
 
 from ..errors import GemmprofError
 from ..metrics import describe
-from ..manifest import REFERENCES, load_manifest
+from ..catalogue.manifest import REFERENCES, load_manifest
 from ..tiers import REFERENCE_ROWS
 from .shared_memory import shared_bytes, shared_unmeasured  # noqa: F401  (a roofline level; tests import it from here)
 from .values import numeric_column

@@ -21,7 +21,7 @@ from typing import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from ..manifest import REFERENCES
+from ..catalogue.manifest import REFERENCES
 from ..specs import ATTAINABLE_PCT, ATTAINABLE_SOURCE, ROOF_SHARE
 from .gemm_shape import batch_of, gemm_flop
 from .global_memory import launch_min_bytes

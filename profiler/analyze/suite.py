@@ -14,7 +14,7 @@ from typing import Mapping
 
 import pandas as pd
 
-from ..manifest import REFERENCES
+from ..catalogue.manifest import REFERENCES
 from ..tiers import PASS
 
 COLUMNS = ["tier", "kernel", "shapes", "passed", "covers", "geomean_pct_cublas", "min_pct_cublas", "min_shape"]

@@ -10,9 +10,9 @@
 This package is `profiler/api/` installed under the import name `gemmprof` (pyproject.toml's
 package-dir): `profiler` is the project's layout, `gemmprof` the name users type and one no
 other package on PyPI takes for a module. It only re-exports the library (the run facade,
-the report reader) and wraps the CLI's measuring commands; it holds no logic of its own, so the
-notebook and the command line cannot disagree. Imports are absolute (`profiler.…`) because
-the package is imported under two names. Nothing here imports CuPy or touches a GPU until
+the report reader) and calls the measuring workflows (`profiler.workflows`) the commands call;
+it holds no logic of its own, so the notebook and the command line cannot disagree. Imports are
+absolute (`profiler.…`) because the package is imported under two names. Nothing here imports CuPy or touches a GPU until
 `bench` or `profile` is called.
 """
 
@@ -66,10 +66,12 @@ def profile_function(fn, configs=None, *, out: str | os.PathLike = "reports", ru
         run = gemmprof.profile_function(gemm, [(1024,), (2048,), (4096,)])
         run.sweep()
     """
-    from profiler.measure.function import profile_function as _profile_function
+    from profiler.workflows.function import FunctionOptions
+    from profiler.workflows.function import profile_function as workflow
+    from profiler.workflows.progress import Quiet
 
-    return open_run(_profile_function(fn, configs, Path(out), run_id=run_id, ncu=ncu, timeline=timeline,
-                                      captured_only=captured_only))
+    options = FunctionOptions(out=Path(out), run_id=run_id, ncu=ncu, timeline=timeline, captured_only=captured_only)
+    return open_run(workflow(fn, configs, options, Quiet()).run.path)
 
 
 def capture(name: str):
@@ -81,46 +83,54 @@ def capture(name: str):
 
 
 def bench(*args: str, out: str | os.PathLike = "reports", run_id: str | None = None, **options: Any) -> Run:
-    """Run `gemmprof bench` here (a GPU machine with the `[gpu]` extra) and open the run it wrote.
+    """Bench here (a GPU machine with the `[gpu]` extra), as `gemmprof bench` does, and open the
+    run it wrote.
 
-    Options are the command line's, as keywords (`kernel=["vectorized", "cublas"]`,
-    `sizes="1024,2048"`, `mnk=(4096, 4096, 1024)`) or as strings in `args`. Returns the Run, so a
-    notebook goes on with `.bench`, `.ladder()` without finding the folder."""
-    return _command("bench", args, out, run_id, options)
+    Options are `profiler.workflows.bench.BenchOptions`'s, as keywords (`kernel=["vectorized",
+    "cublas"]`, `sizes="1024,2048"`, `mnk=(4096, 4096, 1024)`, `manifest=["mine.toml"]`), or the
+    command line's words in `args` (`"--tier", "fp16"`). Returns the Run, so a notebook goes on
+    with `.bench`, `.ladder()` without finding the folder."""
+    from profiler.workflows.bench import BenchOptions
+    from profiler.workflows.bench import bench as workflow
+
+    return _run(workflow, BenchOptions, "bench", args, out, run_id, options)
 
 
 def profile(*args: str, out: str | os.PathLike = "reports", run_id: str | None = None, **options: Any) -> Run:
-    """Run `gemmprof profile` here (a GPU machine with ncu) and open the run it wrote; options as
-    for `bench` (`kernel="vectorized"`, `size=2048`)."""
-    return _command("profile", args, out, run_id, options)
+    """Profile here (a GPU machine with ncu), as `gemmprof profile` does, and open the run it
+    wrote; options as for `bench`, `profiler.workflows.profile.ProfileOptions`'s (`kernel="vectorized"`,
+    `size=2048`, `compress=True` for --xz)."""
+    from profiler.workflows.profile import ProfileOptions
+    from profiler.workflows.profile import profile as workflow
+
+    return _run(workflow, ProfileOptions, "profile", args, out, run_id, options)
 
 
-def _command(name: str, args: tuple[str, ...], out: str | os.PathLike, run_id: str | None, options: dict) -> Run:
-    """The CLI command in this process (errors raise GemmprofError, not exit), into a run
-    directory whose name is known beforehand, then that directory opened."""
-    from profiler.cli import app  # the CLI, only when asked: it sets up one-line warnings
+def _run(workflow, record: type, name: str, args: tuple[str, ...], out: str | os.PathLike, run_id: str | None,
+         options: dict) -> Run:
+    """The workflow in this process, its progress printed as the command prints it, into a run
+    directory whose name is known beforehand; then that directory opened."""
+    from profiler.catalogue.kernel_paths import add_manifests
+    from profiler.render.progress import ConsoleProgress
+    from profiler.workflows.options import check_names, record_of
 
+    values = {**(_words(name, args) if args else {}), **options}
+    add_manifests(values.pop("manifest", None))
+    check_names(record, values, f"gemmprof.{name}()")
     run_id = run_id or time.strftime(f"%Y%m%d-%H%M%S-{name}")
-    argv = [name, *map(str, args), *_flags(options), "--out", str(out), "--run-id", run_id]
-    app(argv, standalone_mode=False)
-    return open_run(Path(out) / run_id)
+    result = workflow(record_of(record, {**values, "out": Path(out), "run_id": run_id}), ConsoleProgress())
+    return open_run(result.run.path)
 
 
-def _flags(options: dict) -> list[str]:
-    """kernel=["a", "b"] -> --kernel a --kernel b; mnk=(1, 2, 3) -> --mnk 1 2 3; flag=True -> --flag;
-    flag=False -> --no-flag."""
-    argv: list[str] = []
-    for key, value in options.items():
-        flag = "--" + key.replace("_", "-")
-        if value is None:
-            continue
-        if isinstance(value, bool):
-            argv.append(flag if value else f"--no-{key.replace('_', '-')}")
-        elif isinstance(value, tuple):
-            argv += [flag, *map(str, value)]
-        elif isinstance(value, list):
-            for item in value:
-                argv += [flag, str(item)]
-        else:
-            argv += [flag, str(value)]
-    return argv
+def _words(name: str, args: tuple[str, ...]) -> dict:
+    """Command-line words (`"--kernel", "naive"`) read by the command's own option table into
+    its parameters (those not given at their defaults), one line for a word it does not take."""
+    from profiler.cli import command
+
+    try:
+        context = command().commands[name].make_context(name, [str(a) for a in args])
+    except Exception as exc:  # click's usage errors (typer may carry its own copy of click): one line
+        if not callable(getattr(exc, "format_message", None)):
+            raise
+        raise GemmprofError(f"gemmprof.{name}(): {exc.format_message()}") from None
+    return {key: value for key, value in context.params.items() if context.get_parameter_source(key).name != "DEFAULT"}

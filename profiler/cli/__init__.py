@@ -1,7 +1,7 @@
 """The `gemmprof` command line: one thin module per command, registered here.
 
-Commands parse options, call the library, write files. Mistakes the user can fix surface as one
-line (`GemmprofError`), never a traceback.
+Commands parse options, call the workflow (`profiler.workflows`) and print its result. Mistakes
+the user can fix surface as one line (`GemmprofError`), never a traceback.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""`gemmprof accuracy`: score the diagnosis against what is known to be true."""
+"""`gemmprof accuracy`: score the diagnosis against what is known to be true
+(`profiler.workflows.accuracy`)."""
 
 from __future__ import annotations
 
@@ -21,31 +22,14 @@ def accuracy(
     Examples: `gemmprof accuracy tests/data/foreign-h200/truth.toml --probes tests/data/probes-h100`;
     `gemmprof accuracy --probes RUN` grades the probes of a run alone.
     """
-    from rich.table import Table
+    from ..render.console import grades_table, make_console
+    from ..workflows.accuracy import AccuracyOptions
+    from ..workflows.accuracy import accuracy as grade
+    from ..workflows.options import record_of
 
-    from ..analyze.accuracy import tally
-    from ..errors import GemmprofError
-    from ..paths import check_in_path
-    from ..render.console import make_console
-    from ..run import open_run, score_verdicts
-
-    truth = truth or []
-    if not truth and not probes:
-        raise GemmprofError("nothing to grade", "pass truth tables, --probes RUN, or both")
-    for path in truth:  # every path checked before any diagnosis
-        check_in_path(path, "file")
-    for path in probes:  # a run of the probes: a folder holding their reports
-        open_run(check_in_path(path, "folder", "--probes"))
-    grades = score_verdicts(truth, probes)
+    result = grade(record_of(AccuracyOptions, locals()))
     console = make_console()
-    table = Table(show_edge=False, pad_edge=False)
-    for column in ("case", "grade", "lead cause", "expected", "why"):
-        table.add_column(column, overflow="fold")
-    for g in grades:
-        style = {"right": "green", "partly": "yellow", "wrong": "red"}[g.grade]
-        table.add_row(g.name, f"[{style}]{g.grade}[/]", g.lead or "-", ", ".join(g.expected), g.why)
-    console.print(table)
-    counts = tally(grades)
-    total = len(grades)
+    console.print(grades_table(result.grades))
+    counts, total = result.counts, len(result.grades)
     console.print(f"{total} verdicts: {counts['right']} right ({100 * counts['right'] / max(total, 1):.0f}%), "
                   f"{counts['partly']} partly, {counts['wrong']} wrong")

@@ -1,16 +1,16 @@
-"""`gemmprof analyze`: read Nsight Compute reports into tables, summarise them, export them."""
+"""`gemmprof analyze`: read Nsight Compute reports into tables, summarise them, export them
+(`profiler.workflows.analyze`)."""
 
 from __future__ import annotations
 
 import json
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
-# Beyond this many launches in a report, `--rows auto` prints one row per kernel.
-AUTO_ROWS_MAX_LAUNCHES = 40
+from ..workflows.analyze import AUTO_ROWS_MAX_LAUNCHES
 
 
 class Rows(str, Enum):
@@ -46,63 +46,19 @@ def analyze(
 
     The summary: time, GFLOP/s, share of the peak (FP32; FP16 tensor cores for a launch that used
     them), DRAM traffic, bank conflicts, occupancy and its limiter, the top stall. Exports: kernels, rules, source, sass and metrics tables."""
-    from ..extract.tables import TABLES
-    from ..run import open_run
-    from ..errors import GemmprofError
-    from ..outdir import write_files
-    from ..paths import check_out_dir
+    from ..render.console import launch_summary_table, make_console
+    from ..workflows.analyze import AnalyzeOptions, summarize
+    from ..workflows.analyze import analyze as read_reports
+    from ..workflows.options import record_of
 
-    for folder, option in ((csv_dir, "--csv"), (parquet_dir, "--parquet")):
-        if folder is not None:
-            check_out_dir(folder, option)
-    exporting = csv_dir is not None or parquet_dir is not None
-    tables = TABLES if exporting else ("kernels",)
-    run = open_run(reports, from_reports=True)  # analyze extracts: a run's own tables may be what it rewrites
-    frames = run.tables(tables)
-    if "kernels" not in frames:
-        raise GemmprofError(f"{run.path} holds no Nsight Compute reports", "pass .ncu-rep files, folders of them or a profiled run")
-    formats: dict[Path, list[str]] = {}  # --csv and --parquet may name one folder: written together
-    for folder, suffix in ((csv_dir, "csv"), (parquet_dir, "parquet")):
-        if folder is not None:
-            formats.setdefault(folder, []).append(suffix)
-    for folder, suffixes in formats.items():
-        write_files(folder, lambda tmp, suffixes=suffixes: _export(frames, tmp, suffixes),
-                    signature=tuple(f"kernels.{suffix}" for suffix in suffixes))
-    kernels = frames["kernels"]
+    result = read_reports(record_of(AnalyzeOptions, locals()))
+    kernels = result.tables["kernels"]
     if json_out:
         # pandas writes NaN and NA as null; a round trip drops its escaped slashes ("gp\/naive").
         typer.echo(json.dumps(json.loads(kernels.to_json(orient="records", double_precision=15))))
         return
-    _print_summary(kernels, rows, run.path)
-    for folder in (csv_dir, parquet_dir):
-        if folder is not None:
-            typer.echo(f"wrote {', '.join(frames)} to {folder}")
-
-
-def _export(frames: dict, folder: Path, suffixes: list[str]) -> None:
-    for name, frame in frames.items():
-        if "csv" in suffixes:
-            frame.to_csv(folder / f"{name}.csv", index=False)
-        if "parquet" in suffixes:
-            frame.to_parquet(folder / f"{name}.parquet", index=False)
-
-
-def _print_summary(kernels: Any, rows: Rows, where: Path) -> None:
-    """One table for all the reports, in ladder order with the cuBLAS references last."""
-    from ..analyze.launches import group_launches, in_ladder_order
-    from ..manifest import load_manifest
-    from ..numbers import count_of
-    from ..render.console import launch_summary_table, make_console
-
-    most = int(kernels.groupby("report", sort=False).size().max()) if len(kernels) else 0
-    per_kernel = rows == Rows.kernel or (rows == Rows.auto and most > AUTO_ROWS_MAX_LAUNCHES)
-    from ..analyze.gemm_shape import fill_shapes
-
-    kernels = fill_shapes(kernels)  # shapes named by NVTX ranges, as the report reads them
-    shown = in_ladder_order(group_launches(kernels) if per_kernel else kernels, load_manifest())
-    reports = kernels["report"].nunique()
-    title = (str(kernels["report"].iloc[0]) if reports == 1
-             else count_of(reports, "report") + (f" in {where}" if where.is_dir() else ""))
-    if per_kernel:
-        title += f"  ({count_of(len(kernels), 'launch')} of {count_of(len(shown), 'kernel')}; --rows launch lists each)"
-    make_console().print(launch_summary_table(shown, title, per_kernel, launch_numbers=reports == 1 or most > 1))
+    summary = summarize(kernels, rows.value, result.run.path)
+    make_console().print(launch_summary_table(summary.rows, summary.title, summary.per_kernel,
+                                              launch_numbers=summary.launch_numbers))
+    for folder in result.exported:
+        typer.echo(f"wrote {', '.join(result.tables)} to {folder}")

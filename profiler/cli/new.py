@@ -27,7 +27,7 @@ def new(
         gemmprof bench --manifest mine/faster.toml -k faster -k spread128x256x8 --sizes 2048,4096"""
     from ..errors import GemmprofError
     from ..paths import check_out_dir
-    from ..scaffold import scaffold
+    from ..catalogue.scaffold import scaffold
 
     files = scaffold(kernel, check_out_dir(directory, "--dir"), base, tier)
     try:

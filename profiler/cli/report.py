@@ -1,5 +1,6 @@
 """`gemmprof report`: a recorded run, or any program's Nsight Compute reports -> a diagnostic report
-per kernel (Markdown and HTML) and a run index (index.html, summary.md, diagnosis.json)."""
+per kernel (Markdown and HTML) and a run index (index.html, summary.md, diagnosis.json)
+(`profiler.workflows.report`)."""
 
 from __future__ import annotations
 
@@ -9,12 +10,8 @@ from typing import Annotated
 
 import typer
 
-from ..shapes import check_shape
+from ..workflows.report import FOREIGN_OUT
 from ._options import ManifestOption
-
-# Where a report of reports (no run directory) goes by default: the current folder, never beside
-# a report gemmprof did not make.
-FOREIGN_OUT = Path("gemmprof-report")
 
 
 def report(
@@ -56,58 +53,13 @@ def report(
 
     The sample run that ships with gemmprof: `python3 -c 'import gemmprof; print(gemmprof.sample_run())'`."""
     from rich.console import Console
-    from rich.markup import escape
 
-    from ..analyze.gemm_shape import ShapeRule, parse_shape_rule
-    from ..errors import GemmprofError
-    from ..names import slug
-    from ..render.report import diagnosis_json, report_files
-    from ..run import open_run
-    from ..outdir import write_files
-    from ..paths import check_out_dir
-    from ..rundir import newest_run, write_atomic
-    from ..schema import require_columns
-    from ..shipped import inside_package
+    from ..render.progress import ConsoleProgress
+    from ..workflows.options import record_of
+    from ..workflows.report import ReportOptions
+    from ..workflows.report import report as run_report
 
     console = Console() if sys.stdout.isatty() else Console(width=200)  # piped: do not wrap at 80
-    rules = [parse_shape_rule(text) for text in mnk_for or []] + ([ShapeRule(check_shape(tuple(mnk)))] if mnk else [])
-    run = open_run(paths or [newest_run()])
-    beside = run.run_dir is not None and not inside_package(run.path)  # a run of one's own gets its report inside
-    target = None if as_json else check_out_dir(out if out is not None else run.path / "report" if beside else FOREIGN_OUT, "-o")
-    kernels, bench = run.kernels, run.bench
-    if run.run_dir is not None:
-        if kernels is not None and len(kernels):
-            require_columns(kernels, ("report", "launch"), str(run.run_dir.table_file("kernels") or run.path),
-                            "the report names each launch by its report and launch number")
-        if kernels is None and bench is None:
-            raise GemmprofError(f"run {run.path} holds no kernels: neither a profile (kernels table) nor a benchmark "
-                                f"(bench table)", "run gemmprof bench or gemmprof profile into it")
-    elif kernels is None or kernels.empty:
-        raise GemmprofError(f"{run.path}: the reports hold no kernel launches", "profile a program that runs kernels")
-
-    diagnosis = run.diagnose(mnk=rules)
-    if as_json:  # for scripts and CI: the verdicts only, on stdout, nothing written
-        sys.stdout.write(diagnosis_json(diagnosis))
-        return
-    for warning in diagnosis.warnings:
-        console.print(f"[yellow]warning:[/] {escape(warning)}")
-    console.print(f"report of {run.path} ({len(diagnosis.kernels)} kernels, "
-                  f"{sum(d.profiled for d in diagnosis.kernels)} profiled) -> {target}", markup=False)
-    pages = {f"{slug(d.name)}.html": d for d in diagnosis.kernels}  # file name -> its kernel
-    written = 0
-
-    def fill(folder: Path) -> None:  # the whole report, into a folder that then replaces `target` (if ours)
-        nonlocal written
-        with console.status("rendering") as status:
-            for name, content in report_files(diagnosis, kernels, bench):
-                write_atomic(folder / name, content)
-                written += 1
-                status.update(f"rendering: wrote {escape(name)}")
-                if name in pages:
-                    d = pages[name]
-                    verdict = f"{d.verdict.label}: {d.verdict.problem}" if d.verdict else "not profiled"
-                    console.print(f"  {d.name:<12} {verdict}", markup=False, highlight=False)
-
-    write_files(target, fill, signature=("index.html", "summary.md"))
-    console.print(f"wrote {written} files; open {target / 'index.html'} (summary for CI: {target / 'summary.md'})",
-                  markup=False)
+    result = run_report(record_of(ReportOptions, locals()), ConsoleProgress(console))
+    if result.json is not None:
+        sys.stdout.write(result.json)

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..rundir import RunDir
+from ..runs.rundir import RunDir
 from ..subprocess_env import child_env
 from .. import metrics as mt
 from .tables import TABLES, find_reports, read_tables

@@ -25,7 +25,7 @@ from typing import Any, Iterable
 import pandas as pd
 
 from ..errors import GemmprofError, warn
-from ..rundir import REPORT_SUFFIXES
+from ..runs.rundir import REPORT_SUFFIXES
 from .. import metrics as mt
 from .ncu_import import must_isolate
 from .ncu_reader import Report, open_report

@@ -13,9 +13,9 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import asdict
 
-from ..dispatchers import DEFAULT_SMS, Dispatcher
-from ..kernel_spec import KernelSpec
-from ..manifest import reference_rows
+from ..catalogue.dispatchers import DEFAULT_SMS, Dispatcher
+from ..catalogue.kernel_spec import KernelSpec
+from ..catalogue.manifest import reference_rows
 from ..subprocess_env import child_env, pin_env
 from .timing import TimingPolicy
 from ..tiers import ERROR, SKIP

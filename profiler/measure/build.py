@@ -18,8 +18,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from ..errors import Exit, GemmprofError
-from ..kernel_paths import KERNELS_DIR
-from ..kernel_spec import KernelSpec
+from ..catalogue.kernel_paths import KERNELS_DIR
+from ..catalogue.kernel_spec import KernelSpec
 from ..names import slug
 
 BASE_FLAGS = ("-O3", "-lineinfo", "--cubin", "-Xptxas", "-v")
@@ -54,6 +54,11 @@ class Built:
     cubin: Path
     resources: Resources
     cached: bool
+
+    @property
+    def breaks_spill_free(self) -> bool:
+        """Marked spill_free in the manifest, yet ptxas gave it local memory (spills or a stack)."""
+        return self.spec.spill_free and bool(self.resources.spills or self.resources.stack_bytes)
 
 
 _PTXAS_PROPS = re.compile(

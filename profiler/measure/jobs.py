@@ -15,9 +15,9 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from ..dispatchers import DEFAULT_SMS, Dispatcher
-from ..kernel_spec import KernelSpec
-from ..manifest import reference_name, reference_rows
+from ..catalogue.dispatchers import DEFAULT_SMS, Dispatcher
+from ..catalogue.kernel_spec import KernelSpec
+from ..catalogue.manifest import reference_name, reference_rows
 
 Shape = tuple[int, int, int]
 BENCH, PROFILE = "bench", "profile"

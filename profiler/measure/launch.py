@@ -16,8 +16,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import GemmprofError
-from ..kernel_spec import KernelSpec
-from ..manifest_parse import TEXEL_FLOATS
+from ..catalogue.kernel_spec import KernelSpec
+from ..catalogue.manifest_parse import TEXEL_FLOATS
 from ..tiers import REFERENCE_ROWS
 from ..tiers import tier as tier_record
 

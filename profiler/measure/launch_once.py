@@ -19,7 +19,7 @@ import argparse
 import sys
 import time
 
-from ..kernel_spec import KernelSpec
+from ..catalogue.kernel_spec import KernelSpec
 from ..tiers import tier as tier_record
 
 # Multiples of the contract, odd (3) and even (2, 4): whole tiles for kernels that need them,
@@ -49,7 +49,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--arch", default="", help="target (default: the GPU's own)")
     args = p.parse_args(argv)
 
-    from ..manifest import select_kernels
+    from ..catalogue.manifest import select_kernels
     from .build import build_all
     from .device import gpu_info, import_cupy
     from .launch import Gemm, KernelRunner

@@ -13,9 +13,9 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from ..kernel_spec import KernelSpec
+from ..catalogue.kernel_spec import KernelSpec
 from ..names import slug
-from ..rundir import REPORT_SUFFIXES, RunDir, write_atomic
+from ..runs.rundir import REPORT_SUFFIXES, RunDir, write_atomic
 from ..subprocess_env import child_env
 from .ncu import NcuOptions, NcuResult, failure, ncu_command, run_ncu, target_argv
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from ..errors import GemmprofError
 from ..names import slug
-from ..rundir import PROFILE_LOG, REPORT_SUFFIXES, RunDir
+from ..runs.rundir import PROFILE_LOG, REPORT_SUFFIXES, RunDir
 from ..subprocess_env import child_env
 from .ncu import Filters, NcuOptions, NcuResult, counters_refused, counting_command, program_command, program_exit_code, run_ncu
 from .profiling import finish_report, remove_twin, write_record

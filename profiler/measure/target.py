@@ -34,7 +34,7 @@ def main(argv: list[str] | None = None) -> int:
     cp = import_cupy()
     from cupy.cuda import nvtx
 
-    from ..kernel_spec import KernelSpec
+    from ..catalogue.kernel_spec import KernelSpec
     from ..tiers import REFERENCE_ROWS
     from ..tiers import tier as tier_record
 

@@ -24,7 +24,7 @@ import ctypes
 from dataclasses import dataclass
 
 from ..errors import GemmprofError
-from ..kernel_spec import ELEMENT_BYTES, TensorMapSpec, staged_pitch
+from ..catalogue.kernel_spec import ELEMENT_BYTES, TensorMapSpec, staged_pitch
 from ..tiers import ELEMENT_TYPES, TIERS
 
 # CUtensorMapDataType (tiers.ELEMENT_TYPES), CUtensorMapSwizzle, ... (cuda.h)

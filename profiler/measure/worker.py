@@ -13,8 +13,8 @@ import sys
 import traceback
 from dataclasses import asdict
 
-from ..kernel_spec import KernelSpec
-from ..manifest import REFERENCES, reference_name
+from ..catalogue.kernel_spec import KernelSpec
+from ..catalogue.manifest import REFERENCES, reference_name
 from ..tiers import CONTEXT, CUBLAS, ERROR, FAIL, PASS, REFERENCE_ROWS, SKIP
 from ..specs import peak_flops, peak_fp32_flops
 from ..tiers import tier as tier_record

@@ -11,7 +11,7 @@ from matplotlib import colormaps as mpl_colormaps
 from matplotlib.colors import to_rgb
 from matplotlib.figure import Figure
 
-from ..manifest import REFERENCES
+from ..catalogue.manifest import REFERENCES
 from .escape import mpl_text
 
 LEVEL_MARKERS = {"DRAM": "o", "L2": "s", "shared": "D", "L1": "^"}
@@ -86,7 +86,7 @@ def reference_style(name: str) -> tuple[str, str, object]:
 def _ladder(names) -> list[str]:
     """The whole manifest ladder in order, then kernels outside it: colours and markers are taken
     by position in it, so a chart of one tier styles a kernel as the roofline of all does."""
-    from ..manifest import load_manifest
+    from ..catalogue.manifest import load_manifest
 
     manifest = [s.name for s in load_manifest()]
     present = [n for n in dict.fromkeys(names) if n not in REFERENCES]

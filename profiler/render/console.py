@@ -98,6 +98,52 @@ def _dispatched(row: dict) -> str:
     return f" -> {escape(to)}" if isinstance(to, str) else ""
 
 
+def ptxas_table(built: list, arch: str) -> Table:
+    """A row per built kernel: its name, ptxas's numbers and whether its cubin was already built
+    (the cubins' folder is said once below: each row's path repeated it and pushed the names off
+    an 80-column line). The spills of a kernel marked spill_free are red."""
+    table = Table(title=f"ptxas resources ({arch})", title_justify="left")
+    table.add_column("kernel", no_wrap=True)
+    for col in ("registers", "static\nsmem B", "dynamic\nsmem B", "stack", "spills\nst/ld", "cubin"):
+        table.add_column(col, justify="right", no_wrap=True)
+    for b in built:
+        r = b.resources
+        spill = f"{r.spill_store_bytes}/{r.spill_load_bytes}"
+        # ptxas sees only static shared memory; the manifest gives the dynamic bytes asked at launch
+        table.add_row(escape(b.spec.name), str(r.registers), str(r.shared_bytes), escape(str(b.spec.smem_bytes)),
+                      str(r.stack_bytes), f"[red]{spill}[/]" if b.breaks_spill_free else spill,
+                      "cached" if b.cached else "built")
+    return table
+
+
+def points_table(points, bound):
+    """Rich table: per kernel, GFLOP/s, intensity at each level, and the ceiling it is closest to."""
+    from ..analyze.roofline import LEVELS
+
+    levels = [lv.name for lv in LEVELS if lv.name in set(points["level"])]
+    table = Table(title="roofline points (intensity in FLOP/byte at each level)", title_justify="left")
+    for header in ["kernel", "GFLOP/s", *levels, "closest ceiling", "% of it"]:
+        table.add_column(header, justify="left" if header in ("kernel", "closest ceiling") else "right")
+    for row in bound.to_dict("records"):
+        at = points[points["label"] == row["label"]].set_index("level")["intensity"]
+        table.add_row(escape(str(row["label"])), f"{row['flops'] / 1e9:,.0f}",
+                      *[f"{at[lv]:.3g}" if lv in at else "-" for lv in levels],
+                      row["bound"], f"{row['pct_of_roof']:.0f}%")
+    return table
+
+
+def grades_table(grades: list) -> Table:
+    """A row per graded case: its name, the grade (green, yellow, red), the verdict's lead cause,
+    the causes expected and why the grade."""
+    table = Table(show_edge=False, pad_edge=False)
+    for column in ("case", "grade", "lead cause", "expected", "why"):
+        table.add_column(column, overflow="fold")
+    for g in grades:
+        style = {"right": "green", "partly": "yellow", "wrong": "red"}[g.grade]
+        table.add_row(g.name, f"[{style}]{g.grade}[/]", g.lead or "-", ", ".join(g.expected), g.why)
+    return table
+
+
 def suite_table(summary: pd.DataFrame, title: str = "") -> Table:
     """A suite's summary: per tier and kernel, geometric mean and minimum of % of cuBLAS, and
     how many of the suite's shapes it passed (a mean over fewer shapes is marked)."""
@@ -199,6 +245,21 @@ def dispatch_table(winners: pd.DataFrame, chosen: pd.DataFrame, title: str) -> T
                ("runner-up GFLOP/s", NUMBER), ("runner-up % cuBLAS", NUMBER), ("rules choose", NAME), ("rule", NUMBER),
                ("% of fastest", NUMBER)]
     return filled_table(escape(title), columns, rows, optional=DISPATCH_OPTIONAL)
+
+
+def scored_table(fit, validation, where: str) -> Table:
+    """`dispatch --validate/--hold-out`: the rules on the shapes they were derived from and on the
+    validation shapes (`analyze.dispatch.Scored` each): the chosen kernels' geometric mean and
+    minimum % of cuBLAS, beside the fastest kernel's geometric mean (what any rules could do)."""
+    rows = []
+    for label, s in (("derivation", fit), ("validation", validation)):
+        low = "x".join(map(str, s.min_shape)) if s.min_shape else ""
+        rows.append([escape(label), str(len(s.rows)), fixed(s.geomean_pct, ".1f"), fixed(s.min_pct, ".1f"), low,
+                     fixed(s.best_geomean_pct, ".1f"), str(s.unmeasured)])
+    columns = [("shapes", NAME), ("n", NUMBER), ("geomean % cuBLAS", NUMBER), ("min %", NUMBER), ("at", NUMBER),
+               ("fastest's geomean", NUMBER), ("not run", NUMBER)]
+    return filled_table(escape(f"the rules, scored (validation: {where})"), columns, rows,
+                        optional=("not run", "fastest's geomean"))
 
 
 # What a narrow `dispatch` table leaves out first: the shape, the fastest kernel and what the

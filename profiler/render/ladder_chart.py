@@ -15,7 +15,7 @@ from matplotlib.lines import Line2D
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter, NullLocator
 
 from ..analyze.roofline import ladder_labels
-from ..manifest import REFERENCES, TIERS
+from ..catalogue.manifest import REFERENCES, TIERS
 from ..numbers import si_rate
 from ..tiers import TIERS as TIER_RECORDS
 from ..tiers import TIMED_STATUSES

@@ -17,7 +17,7 @@ from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from ..analyze.roofline import LEVELS, Roofline, roofline
-from ..manifest import REFERENCES
+from ..catalogue.manifest import REFERENCES
 from ..numbers import si_rate, si_tick
 from .chart_style import CEILING_COLOR, FONT, LEVEL_MARKERS, add_footnote, kernel_colors
 from .escape import mpl_label, mpl_text

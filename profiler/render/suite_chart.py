@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.figure import Figure
 
-from ..manifest import REFERENCES
+from ..catalogue.manifest import REFERENCES
 from ..tiers import PASS
 from .chart_style import FONT, add_footnote
 from .escape import mpl_text

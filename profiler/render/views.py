@@ -15,7 +15,7 @@ from ..analyze.gemm_shape import FROM_NVTX, FROM_OPTION, UNKNOWN_SHAPE
 from ..numbers import fmt_num, fmt_pct, fmt_times
 from ..analyze.values import flag
 from ..analyze.sentences import tensor_peak_name, uses_tensor_cores
-from ..manifest import REFERENCES
+from ..catalogue.manifest import REFERENCES
 from ..tiers import CONTEXT, TIMED_STATUSES
 from .page_tables import (Cell, Table, changes_table, conflict_lines_table, conflicts_table, gflops_change,
                           hot_lines_table, is_missing, listing, mix_table, num_cell, occupancy_view, rules_table,

@@ -8,8 +8,8 @@ import tomllib
 from helpers.paths import DATA
 
 from profiler.analyze import causes
-from profiler.kernel_paths import PROBES_MANIFEST
-from profiler.manifest import load_manifest
+from profiler.catalogue.kernel_paths import PROBES_MANIFEST
+from profiler.catalogue.manifest import load_manifest
 
 
 def test_every_row_has_keys_a_finder_and_a_meaning():

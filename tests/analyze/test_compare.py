@@ -20,7 +20,7 @@ from profiler.analyze.compare import (
     per_kernel_metrics,
     summarize,
 )
-from profiler.manifest import load_manifest
+from profiler.catalogue.manifest import load_manifest
 
 SAMPLE = SAMPLE_RUN
 # rows of the sample sweep that passed verification and were timed (every kernel and size)

@@ -9,7 +9,7 @@ import pytest
 from helpers.paths import SAMPLE_RUN
 
 from profiler.analyze.diagnosis import diagnose_run
-from profiler.manifest import load_manifest
+from profiler.catalogue.manifest import load_manifest
 
 SAMPLE = SAMPLE_RUN
 TABLES = ("kernels", "rules", "source", "sass", "bench")

@@ -10,8 +10,8 @@ from helpers.paths import SAMPLE_RUN
 from profiler.analyze.diagnosis import diagnose_run
 from profiler.analyze.diagnosis_record import diagnosis_records
 from profiler.analyze.techniques import LABELS
-from profiler.manifest import load_manifest
-from profiler.rundir import RunDir
+from profiler.catalogue.manifest import load_manifest
+from profiler.runs.rundir import RunDir
 
 RUNS = [SAMPLE_RUN, SAMPLE_RUN.parent / "sample-h200-fast"]
 # What a cure says when it prescribes a technique (the phrase only a prescription uses).

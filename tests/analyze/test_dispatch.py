@@ -8,10 +8,10 @@ from hypothesis import strategies as st
 
 from helpers.paths import DATA
 from profiler.analyze.dispatch import derive_rules, fastest_per_shape, predicted, render_toml, share_of_best
-from profiler.dispatchers import DispatchRule, Dispatcher, load_dispatchers, parse_dispatchers
+from profiler.catalogue.dispatchers import DispatchRule, Dispatcher, load_dispatchers, parse_dispatchers
 from profiler.errors import GemmprofError
-from profiler.expressions import evaluate
-from profiler.manifest import load_manifest
+from profiler.catalogue.expressions import evaluate
+from profiler.catalogue.manifest import load_manifest
 
 SWEEPS = DATA / "sweeps-h100"  # real H100 sweeps of the FP32 candidates (README there)
 
@@ -48,7 +48,7 @@ def test_a_fallback_is_added_when_the_smallest_winner_has_a_contract():
 def test_committed_best_is_what_its_sweep_derives():
     """The manifest's rules must be the ones gemmprof derives from the run they cite (rules
     written by hand cite none)."""
-    from profiler.rundir import REPO_ROOT, RunDir
+    from profiler.runs.rundir import REPO_ROOT, RunDir
 
     for d in load_dispatchers():
         if not d.derived_from:
@@ -76,7 +76,7 @@ def test_a_dispatcher_tolerance_outside_0_to_1_is_a_one_line_error(bad):
 
 def test_replace_entry_swaps_only_the_named_dispatcher():
     from profiler.analyze.dispatch import replace_entry
-    from profiler.kernel_paths import MANIFEST_PATH
+    from profiler.catalogue.kernel_paths import MANIFEST_PATH
 
     text = MANIFEST_PATH.read_text()
     entry = render_toml("best", "fp32", (DispatchRule("smem", 1),), "reports/x", "test")
@@ -165,7 +165,7 @@ def test_committed_rules_reach_97_percent_of_the_fastest_at_every_shape_of_their
     """On the committed H100 suite run, the rules in the manifest send every shape to a kernel
     within 3% of the fastest measured there (caps of 8 and 12 rules sent 2048^3 to a kernel at
     80% of the fastest there)."""
-    from profiler.rundir import REPO_ROOT, RunDir
+    from profiler.runs.rundir import REPO_ROOT, RunDir
 
     (best,) = [d for d in load_dispatchers() if d.name == "best"]
     run = RunDir(REPO_ROOT / best.derived_from)
@@ -248,7 +248,7 @@ def test_a_winner_no_one_condition_isolates_gets_a_rule_of_two_conditions():
     condition holds at 2048^3 (the 128x256 rung's) without a shape where that rung is far behind
     (1024x1024x8192 has the same volume); without conjunctions the derivation stopped and sent
     2048^3 to splitk64x64x8 at 77% of the fastest. With them every shape gets a kernel within 3%."""
-    from profiler.rundir import RunDir
+    from profiler.runs.rundir import RunDir
 
     run = RunDir(SWEEPS / "shapes-suite-4")
     rules = derive_rules(run.read_table("bench"), KERNELS, "fp32", 132)
@@ -270,8 +270,8 @@ def test_the_default_cap_keeps_every_shape_of_a_ten_candidate_sweep_within_toler
     """shapes-suite-9 (H100, ten FP32 candidates): ranked by GFLOP/s, 14 rules ran out before
     2048^3 and the last one sent it to streamk128x128x8 at 79% of the fastest; the default cap
     derives rules that keep every shape within 3% of the fastest."""
-    from profiler.dispatchers import DEFAULT_MAX_RULES
-    from profiler.rundir import RunDir
+    from profiler.catalogue.dispatchers import DEFAULT_MAX_RULES
+    from profiler.runs.rundir import RunDir
 
     run = RunDir(SWEEPS / "shapes-suite-9")
     bench, sms = run.read_table("bench"), run.meta()["environment"]["sm_count"]
@@ -299,7 +299,7 @@ def test_rules_score_their_own_sweep_at_its_best_and_no_better():
     """`score` on the sweep the rules came from: every shape measured, the chosen kernel's % of
     cuBLAS at most the fastest's there, and the minimum at the shape it names."""
     from profiler.analyze.dispatch import score
-    from profiler.rundir import RunDir
+    from profiler.runs.rundir import RunDir
 
     bench = RunDir(SWEEPS / "shapes-suite-9").read_table("bench")
     rules = derive_rules(bench, KERNELS, "fp32", 132)
@@ -313,7 +313,7 @@ def test_rules_score_their_own_sweep_at_its_best_and_no_better():
 
 def test_a_split_is_by_shape_and_seed_and_keeps_every_row():
     from profiler.analyze.dispatch import split_shapes
-    from profiler.rundir import RunDir
+    from profiler.runs.rundir import RunDir
 
     bench = RunDir(SWEEPS / "shapes-suite-9").read_table("bench")
     derive, validate = split_shapes(bench, 0.5, seed=1)

@@ -17,7 +17,7 @@ RUN = DATA / "lean-copies-h100"
 
 @pytest.fixture(scope="module")
 def run():
-    from profiler.manifest import load_manifest
+    from profiler.catalogue.manifest import load_manifest
 
     specs = list(load_manifest())
     rung = next(s for s in specs if s.name == "splitk64x64x8")

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 from profiler.analyze import ladder
-from profiler.manifest_parse import parse_manifest
+from profiler.catalogue.manifest_parse import parse_manifest
 
 MANIFEST = """
 [[kernel]]
@@ -95,7 +95,7 @@ block = [32]
 
 
 def test_tier_rung_of_the_manifest_tf32_rungs():
-    from profiler.manifest import load_manifest
+    from profiler.catalogue.manifest import load_manifest
 
     specs = load_manifest()
     assert [ladder.tier_rung(n, specs) for n in ("tf32x1", "tf32x3", "tf32x3wg")] == [1, 2, 3]

@@ -125,7 +125,7 @@ def test_rows_auto_lists_a_short_report_per_launch_and_kernel_folds_it(monkeypat
 
 def test_in_ladder_order_puts_rungs_by_index_unknown_by_appearance_and_cublas_last():
     from profiler.analyze.launches import in_ladder_order
-    from profiler.manifest import load_manifest
+    from profiler.catalogue.manifest import load_manifest
 
     names = ["cublas", "zeta_fn", "smem", "cublas-fp16", "naive", "alpha_fn", "smem"]
     frame = pd.DataFrame({"kernel_key": names, "launch": range(len(names))})

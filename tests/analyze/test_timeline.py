@@ -73,8 +73,8 @@ def test_three_kernels_whose_structure_is_known_read_off_their_timelines():
     from helpers.ncu_fixtures import opened_copy
     from helpers.paths import DATA
 
-    from profiler.kernel_paths import PROBES_MANIFEST
-    from profiler.manifest import load_manifest
+    from profiler.catalogue.kernel_paths import PROBES_MANIFEST
+    from profiler.catalogue.manifest import load_manifest
 
     run = opened_copy(DATA / "timelines-h200").diagnose(manifest=load_manifest() + load_manifest(PROBES_MANIFEST))
     tl = {d.name: d.timeline for d in run.kernels}

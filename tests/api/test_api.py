@@ -23,11 +23,32 @@ def test_import_gemmprof_needs_no_gpu_and_no_cli():
     assert out.split() == ["profiler.run", "False", "False"]
 
 
-def test_flags_from_keywords():
-    from profiler.api import _flags
+def test_keywords_and_words_become_the_workflows_options(tmp_path):
+    """`gemmprof.bench(...)` calls the bench workflow itself: keywords as a notebook writes them,
+    command-line words read by the command's own table, a misspelt keyword one line."""
+    from types import SimpleNamespace
 
-    assert _flags({"kernel": ["a", "b"], "mnk": (1, 2, 3), "cublas": False, "xz": True, "run_x": None, "size": 5}) == [
-        "--kernel", "a", "--kernel", "b", "--mnk", "1", "2", "3", "--no-cublas", "--xz", "--size", "5"]
+    import pytest
+
+    from profiler.api import _run
+    from profiler.errors import GemmprofError
+    from profiler.workflows.bench import BenchOptions
+
+    seen = []
+
+    def workflow(options, progress):
+        seen.append(options)
+        return SimpleNamespace(run=SimpleNamespace(path=SAMPLE_RUN))
+
+    run = _run(workflow, BenchOptions, "bench", ("--tier", "fp16", "--sizes", "64"), tmp_path, "r",
+               {"kernel": "naive", "mnk": [1, 2, 3], "cublas": False, "sizes": "128"})
+    assert run.is_gemmprof_run
+    assert seen == [BenchOptions(kernel=["naive"], tier="fp16", sizes="128", mnk=(1, 2, 3), cublas=False, out=tmp_path,
+                                 run_id="r")]
+    with pytest.raises(GemmprofError, match="takes no kernl"):
+        _run(workflow, BenchOptions, "bench", (), tmp_path, "r", {"kernl": "naive"})
+    with pytest.raises(GemmprofError, match="No such option"):
+        _run(workflow, BenchOptions, "bench", ("--kernl", "naive"), tmp_path, "r", {})
 
 
 def test_readme_notebook_example_gives_what_it_says(monkeypatch, tmp_path):

@@ -23,16 +23,3 @@ def test_bench_without_a_gpu_says_what_to_do():
     # what is missing, in words and in the exit status kept for it
     assert (r.returncode == Exit.NO_CUDA and "CuPy is not installed" in r.stderr and "gemmprof[gpu]" in r.stderr
             or r.returncode == Exit.NO_GPU and "GPU" in r.stderr), (r.returncode, r.stderr)
-
-
-def test_the_header_names_each_benched_tiers_cublas():
-    """An FP16 bench is against GemmEx, not strict SGEMM: the header line says which cuBLAS call
-    each benched tier is timed against."""
-    from profiler.cli.bench import _yardsticks
-    from profiler.dispatchers import load_dispatchers
-    from profiler.manifest import select_kernels
-
-    fp16 = next(d for d in load_dispatchers() if d.name == "best-fp16")
-    assert _yardsticks([], [fp16]) == "cuBLAS fp16: GemmEx, FP16 in, FP32 accumulate"
-    both = _yardsticks(select_kernels(["naive", "tf32x3bits"]), [])
-    assert both == "cuBLAS fp32: SGEMM, strict FP32 (no TF32); fp32-tc: SGEMM, strict FP32 (no TF32)"

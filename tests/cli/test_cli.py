@@ -68,8 +68,8 @@ def test_unparsable_dispatch_condition(tmp_path, monkeypatch):
     command that reads the dispatchers, in one line."""
     from typer.testing import CliRunner
 
-    from profiler import kernel_paths
-    from profiler import dispatchers as m
+    from profiler.catalogue import kernel_paths
+    from profiler.catalogue import dispatchers as m
     from profiler.cli import app
 
     for source in kernel_paths.KERNELS_DIR.glob("*.cu*"):  # the copy's `file`s resolve beside it

@@ -23,11 +23,11 @@ from typer.testing import CliRunner
 
 from profiler.cli import app
 from profiler.errors import GemmprofError
-from profiler.dispatchers import parse_dispatchers
-from profiler.expressions import evaluate
-from profiler.kernel_paths import MANIFEST_PATH
-from profiler.manifest import load_manifest
-from profiler.manifest_parse import parse_manifest
+from profiler.catalogue.dispatchers import parse_dispatchers
+from profiler.catalogue.expressions import evaluate
+from profiler.catalogue.kernel_paths import MANIFEST_PATH
+from profiler.catalogue.manifest import load_manifest
+from profiler.catalogue.manifest_parse import parse_manifest
 
 FUZZ = settings(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 # `report` renders charts (about a second a run): few examples, and no shrinking of a failure.
@@ -245,7 +245,7 @@ log_lines = st.one_of(st.text(max_size=40).filter(lambda s: "\n" not in s and "\
 def test_profile_log_reader_survives_any_lines(lines):
     import warnings
 
-    from profiler.rundir import RunDir
+    from profiler.runs.rundir import RunDir
 
     run = make_run(profile_log="\n".join(lines) + "\n")
     with warnings.catch_warnings():

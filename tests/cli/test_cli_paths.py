@@ -53,6 +53,7 @@ PATH_ARGUMENTS = [
     ("compare {run} {path}", IN_RUN),
     ("dispatch {path}", IN_RUN),
     ("dispatch --manifest {path} {run}", IN_FILE),
+    ("dispatch {run} --validate {path}", IN_RUN),
     ("new mine --dir {path}", OUT_DIR),
     ("accuracy {path}", IN_FILE),
     ("accuracy --probes {path} {run}/run.json", IN_RUN),

@@ -287,8 +287,8 @@ INJECTION = ('H200"\n[[kernel]]\nname = "evil"\nfile = "naive.cu"\nentry = "sgem
 @pytest.fixture
 def manifest_copy(monkeypatch, tmp_path):
     import profiler.cli.dispatch  # noqa: F401
-    import profiler.kernel_paths as kernel_paths
-    import profiler.dispatchers as dispatchers
+    import profiler.catalogue.kernel_paths as kernel_paths
+    import profiler.catalogue.dispatchers as dispatchers
 
     # the whole folder: a manifest's .cu files are relative to it (and revalidation reads them)
     folder = shutil.copytree(kernel_paths.MANIFEST_PATH.parent, tmp_path / "kernels", ignore=shutil.ignore_patterns("probes", "experiments"))
@@ -328,7 +328,7 @@ def test_dispatch_write_cannot_inject_a_kernel(manifest_copy, tmp_path):
 
 
 def test_dispatch_write_restores_the_manifest_when_the_written_file_is_invalid(manifest_copy, monkeypatch):
-    import profiler.rundir as rundir
+    import profiler.runs.rundir as rundir
     from typer.testing import CliRunner
 
     from profiler.cli import app

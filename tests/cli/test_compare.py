@@ -1,5 +1,4 @@
-"""`gemmprof compare` end to end: exit codes, --json, one-line errors, and the --threshold option's
-parser."""
+"""`gemmprof compare` end to end: exit codes, --json, one-line errors."""
 
 from __future__ import annotations
 
@@ -14,8 +13,6 @@ import pandas as pd
 import pytest
 
 from helpers.paths import REPO, SAMPLE_RUN
-from profiler.cli.compare import parse_threshold
-from profiler.errors import GemmprofError
 
 SAMPLE = SAMPLE_RUN
 
@@ -65,17 +62,6 @@ def bad_new_run(tmp_path, kind):
         data = (SAMPLE / "bench.parquet").read_bytes()
         (path / "bench.parquet").write_bytes(data[: len(data) // 3])
     return path
-
-
-@pytest.mark.parametrize("text, value", [("3%", 0.03), ("3", 0.03), ("0.5 %", 0.005), ("0", 0.0)])
-def test_parse_threshold(text, value):
-    assert parse_threshold(text) == pytest.approx(value)
-
-
-@pytest.mark.parametrize("text", ["-1%", "abc", "nan"])
-def test_parse_threshold_rejects(text):
-    with pytest.raises(GemmprofError):
-        parse_threshold(text)
 
 
 def test_cli_sample_with_itself_exits_0():

@@ -4,9 +4,9 @@ from typer.testing import CliRunner
 
 from helpers.paths import DATA, SAMPLE_RUN
 from profiler.cli import app
-from profiler.dispatchers import parse_dispatchers
+from profiler.catalogue.dispatchers import parse_dispatchers
 from profiler.errors import GemmprofError
-from profiler.manifest import load_manifest
+from profiler.catalogue.manifest import load_manifest
 
 
 def test_dispatch_command_prints_the_manifest_entry():
@@ -18,8 +18,8 @@ def test_dispatch_command_prints_the_manifest_entry():
 
 def test_write_refuses_to_replace_a_dispatcher_of_another_tier(monkeypatch, tmp_path):
     import profiler.cli.dispatch  # noqa: F401  (the command reads MANIFEST_PATH from kernel_paths)
-    import profiler.dispatchers as dispatchers
-    import profiler.kernel_paths as kernel_paths
+    import profiler.catalogue.dispatchers as dispatchers
+    import profiler.catalogue.kernel_paths as kernel_paths
 
     copy = tmp_path / "ladder.toml"
     copy.write_text(kernel_paths.MANIFEST_PATH.read_text())
@@ -39,7 +39,7 @@ def test_the_printed_entry_pastes_back_whole_at_a_narrow_terminal():
     to the rules derived, so it can be pasted into a manifest. (shapes-suite-7's rules have
     conjunctions: the H100 sweep behind `best` in session 10.)"""
     from profiler.analyze.dispatch import derive_rules
-    from profiler.rundir import RunDir
+    from profiler.runs.rundir import RunDir
 
     run = RunDir(DATA / "sweeps-h100" / "shapes-suite-7")
     result = CliRunner(env={"COLUMNS": "60"}).invoke(app, ["dispatch", str(run.path)])
@@ -50,3 +50,12 @@ def test_the_printed_entry_pastes_back_whole_at_a_narrow_terminal():
     assert any(" and " in str(r.when) for r in printed.rules)
     kernels = {s.name: s for s in load_manifest()}
     assert printed.rules == derive_rules(run.read_table("bench"), kernels, "fp32", run.meta()["environment"]["sm_count"])
+
+
+def test_hold_out_prints_the_rules_scored_and_refuses_write():
+    sweep = str(DATA / "sweeps-h100" / "shapes-suite-9")
+    result = CliRunner().invoke(app, ["dispatch", sweep, "--hold-out", "0.5", "--seed", "1"])
+    assert result.exit_code == 0, result.output
+    assert "the rules, scored" in result.output and "validation" in result.output
+    result = CliRunner().invoke(app, ["dispatch", sweep, "--hold-out", "0.5", "--write"])
+    assert isinstance(result.exception, GemmprofError) and "drop --hold-out" in str(result.exception)

@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 from helpers.paths import DATA
 from helpers.paths import SAMPLE_RUN
 from profiler.cli.report import report
-from profiler.rundir import REPO_ROOT
+from profiler.runs.rundir import REPO_ROOT
 
 SAMPLE = SAMPLE_RUN
 
@@ -137,7 +137,7 @@ def test_a_bench_only_run(tmp_path):
 
 
 def test_newest_run_is_the_default(tmp_path, monkeypatch):
-    from profiler.rundir import newest_run
+    from profiler.runs.rundir import newest_run
 
     for name, mtime in (("old", 1_000_000), ("new", 2_000_000)):
         (tmp_path / name).mkdir()

@@ -6,8 +6,8 @@ cuBLAS FAST_TF32 as a context row."""
 import pytest
 
 from profiler.errors import GemmprofError
-from profiler.kernel_spec import ELEMENT_BYTES, TensorMapSpec
-from profiler.manifest import REFERENCES, reference_name, reference_rows, reference_tiers, select_kernels
+from profiler.catalogue.kernel_spec import ELEMENT_BYTES, TensorMapSpec
+from profiler.catalogue.manifest import REFERENCES, reference_name, reference_rows, reference_tiers, select_kernels
 from profiler.measure.tensormap import DATA_TYPE
 from profiler.specs import peak_flops
 from profiler.tiers import ELEMENT_TYPES, REFERENCE_ROWS, TIERS, cublas_rows, fp32_tolerance, tier

@@ -13,9 +13,9 @@ from helpers.ncu_fixtures import fake_ncu  # noqa: F401  (the stand-in ncu fixtu
 from profiler.cli import app
 from profiler.fanout.fan import Plan, bench_failed, fan_bench, fan_profile
 from profiler.fanout.gpus import Gpu
-from profiler.manifest import select_kernels
+from profiler.catalogue.manifest import select_kernels
 from profiler.measure.jobs import bench_jobs, profile_jobs
-from profiler.rundir import RunDir
+from profiler.runs.rundir import RunDir
 
 SHAPE = (512, 256, 128)
 TWO = [Gpu("0", "GPU-aaa", "NVIDIA H200", 1980, 3201), Gpu("1", "GPU-bbb", "NVIDIA H200", 1980, 3201)]

@@ -10,8 +10,8 @@ NaN-poisoned C, then beta != 0). Runs on the device machine (scripts/fp16.sh); s
 
 import pytest
 
-from profiler.dispatchers import load_dispatchers
-from profiler.manifest import load_manifest
+from profiler.catalogue.dispatchers import load_dispatchers
+from profiler.catalogue.manifest import load_manifest
 from profiler.measure.bench import bench
 from profiler.measure.build import build_all
 

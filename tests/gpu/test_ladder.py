@@ -5,8 +5,8 @@ kernels are reported as FAIL / ERROR without taking the run down. Runs on the de
 
 import pytest
 
-from profiler.kernel_spec import KernelSpec
-from profiler.manifest import load_manifest
+from profiler.catalogue.kernel_spec import KernelSpec
+from profiler.catalogue.manifest import load_manifest
 from profiler.measure.build import build_kernel
 from helpers.gpu_runs import QUICK, run
 from helpers.paths import FAULTY_KERNEL
@@ -70,7 +70,7 @@ def test_faulting_kernel_is_an_error_and_the_run_goes_on():
 
 
 def test_dispatcher_runs_the_kernel_its_rules_choose():
-    from profiler.dispatchers import load_dispatchers
+    from profiler.catalogue.dispatchers import load_dispatchers
     from profiler.measure.bench import bench
     from profiler.measure.build import build_all
 

@@ -5,8 +5,8 @@ elsewhere."""
 
 import pytest
 
-from profiler.kernel_paths import PROBES_MANIFEST
-from profiler.manifest import load_manifest
+from profiler.catalogue.kernel_paths import PROBES_MANIFEST
+from profiler.catalogue.manifest import load_manifest
 from profiler.measure.bench import bench_kernel
 from profiler.measure.build import build_kernel
 from profiler.measure.launch_once import small_shapes

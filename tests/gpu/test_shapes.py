@@ -12,8 +12,8 @@ import dataclasses
 import numpy as np
 import pytest
 
-from profiler.kernel_paths import KERNELS_DIR
-from profiler.manifest import load_manifest
+from profiler.catalogue.kernel_paths import KERNELS_DIR
+from profiler.catalogue.manifest import load_manifest
 from profiler.measure.build import build_kernel
 
 from helpers.gpu_runs import run

@@ -6,7 +6,7 @@ contract are SKIPped. Runs on the device machine (scripts/tf32.sh); skipped else
 
 import pytest
 
-from profiler.manifest import select_kernels
+from profiler.catalogue.manifest import select_kernels
 from profiler.measure.bench import bench_kernel
 from profiler.measure.build import build_kernel
 from profiler.measure.timing import TimingPolicy

@@ -32,7 +32,7 @@ def patch(setattr, hang: bool = False, median: float = 1.0) -> None:
     import profiler.measure.bench as measure_bench
     import profiler.measure.build as build
     import profiler.measure.provenance as provenance
-    from profiler.manifest import reference_name
+    from profiler.catalogue.manifest import reference_name
 
     def built(specs, arch, force=False, jobs=None):
         resources = build.Resources("k", arch, 32, 0, 0, 0, 0, 0)

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import re
 
-from profiler.expressions import evaluate
-from profiler.kernel_paths import KERNELS_DIR
+from profiler.catalogue.expressions import evaluate
+from profiler.catalogue.kernel_paths import KERNELS_DIR
 
 
 def code(text: str) -> str:

@@ -3,7 +3,7 @@ ladder and of the shape suite share it)."""
 
 from __future__ import annotations
 
-from profiler.kernel_spec import KernelSpec
+from profiler.catalogue.kernel_spec import KernelSpec
 from profiler.measure.bench import bench_kernel
 from profiler.measure.build import build_kernel
 from profiler.measure.timing import TimingPolicy

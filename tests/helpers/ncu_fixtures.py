@@ -122,7 +122,7 @@ def tf32_run():
 @functools.cache
 def tf32_diagnosis():
     """The tf32-h100 run diagnosed against the ladder's manifest."""
-    from profiler.manifest import load_manifest
+    from profiler.catalogue.manifest import load_manifest
 
     return tf32_run().diagnose(manifest=load_manifest())
 
@@ -190,3 +190,54 @@ def fake_ncu(tmp_path, monkeypatch):
 
     monkeypatch.setattr(device, "require_cupy", lambda: None)
     return install_fake_ncu(tmp_path, monkeypatch, LADDER_FAKE_NCU, DATA / "profile-h200")
+
+
+# The stand-in ncu of `gemmprof profile -- CMD`: runs the program for real (its exit code and output
+# are the program's), claims FAKE_LAUNCHES launches (FAKE_COUNT_LAUNCHES when counting them), writes
+# a real captured report where --export points, and logs each command line it was given to
+# FAKE_NCU_LOG.
+PROGRAM_FAKE_NCU = textwrap.dedent(
+    """\
+    #!{python}
+    # Stand-in for ncu: runs the program after the options, then writes a real report.
+    import json, lzma, os, subprocess, sys
+    args = sys.argv[1:]
+    if args == ["--version"]:
+        print("Version 2025.3.1.0 (fake)"); sys.exit(0)
+    with open(os.environ["FAKE_NCU_LOG"], "a") as log:
+        log.write(json.dumps(args) + "\\n")
+    if os.environ.get("FAKE_NCU_MODE") == "perm":
+        print("==ERROR== ERR_NVGPUCTRPERM - The user does not have permission to access NVIDIA GPU Performance Counters")
+        sys.exit(1)
+    WITH_VALUE = {{"--set", "--clock-control", "--import-source", "--target-processes", "--export", "--metrics",
+                  "--nvtx-include", "--kernel-name", "--launch-skip", "--launch-count", "--replay-mode", "--cache-control"}}
+    i = 0
+    while i < len(args) and args[i].startswith("--"):
+        i += 2 if args[i] in WITH_VALUE else 1
+    program = args[i:]
+    counting = "--export" not in args
+    launches = int(os.environ.get("FAKE_COUNT_LAUNCHES" if counting else "FAKE_LAUNCHES", "3"))
+    for n in range(launches):
+        print('==PROF== Profiling "sgemm_naive" - ' + str(n) + ': 0%....50%....100% - ' + ("1 pass" if counting else "38 passes"), flush=True)
+    if os.environ.get("FAKE_REPORT_FIRST") and not counting:  # as if ncu had saved a launch, then got a signal
+        base = args[args.index("--export") + 1]
+        with lzma.open(os.path.join({fixtures!r}, "naive_512x256x128.ncu-rep.xz")) as src, open(base + ".ncu-rep", "wb") as dst:
+            dst.write(src.read())
+    code = subprocess.run(program).returncode
+    if launches and not counting:
+        base = args[args.index("--export") + 1]
+        with lzma.open(os.path.join({fixtures!r}, "naive_512x256x128.ncu-rep.xz")) as src, open(base + ".ncu-rep", "wb") as dst:
+            dst.write(src.read())
+    if code:
+        print("==ERROR== The application returned an error code (" + str(code) + ").")
+    if not launches:
+        print("==WARNING== No kernels were profiled.")
+    sys.exit(code)
+    """
+)
+
+
+def install_program_ncu(tmp_path, monkeypatch) -> Path:
+    """PROGRAM_FAKE_NCU where gemmprof looks for ncu, logging to tmp_path/ncu-calls.jsonl."""
+    return install_fake_ncu(tmp_path, monkeypatch, PROGRAM_FAKE_NCU, DATA / "profile-h200", allow_gpu=False,
+                            FAKE_NCU_LOG=str(tmp_path / "ncu-calls.jsonl"))

@@ -2,8 +2,8 @@
 and which rule chose it."""
 
 
-from profiler.dispatchers import DispatchRule, Dispatcher
-from profiler.manifest import load_manifest
+from profiler.catalogue.dispatchers import DispatchRule, Dispatcher
+from profiler.catalogue.manifest import load_manifest
 
 KERNELS = {s.name: s for s in load_manifest()}
 

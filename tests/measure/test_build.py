@@ -4,8 +4,8 @@ resources are as planted. (CI compiles; no GPU needed.)"""
 
 import pytest
 
-from profiler.kernel_paths import PROBES_MANIFEST
-from profiler.manifest import load_manifest
+from profiler.catalogue.kernel_paths import PROBES_MANIFEST
+from profiler.catalogue.manifest import load_manifest
 from profiler.measure.build import RESOURCES_TABLE, build_all, read_resources_table
 
 pytestmark = pytest.mark.nvcc

@@ -4,7 +4,7 @@ order."""
 import json
 
 from helpers.ncu_fixtures import fake_ncu  # noqa: F401  (the stand-in ncu fixture)
-from profiler.manifest import select_kernels
+from profiler.catalogue.manifest import select_kernels
 from profiler.measure.jobs import Job, bench_jobs
 
 

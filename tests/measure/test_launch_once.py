@@ -3,9 +3,9 @@ contract (so every kernel runs under every tool, none is skipped)."""
 
 import pytest
 
-from profiler.kernel_paths import PROBES_MANIFEST
-from profiler.kernel_spec import KernelSpec
-from profiler.manifest import load_manifest
+from profiler.catalogue.kernel_paths import PROBES_MANIFEST
+from profiler.catalogue.kernel_spec import KernelSpec
+from profiler.catalogue.manifest import load_manifest
 from profiler.measure.launch_once import small_shapes
 
 EVERY = [*load_manifest(), *load_manifest(PROBES_MANIFEST)]

@@ -13,9 +13,9 @@ import pytest
 from helpers.device_arrays import FakeArray
 
 from profiler.errors import GemmprofError
-from profiler.kernel_spec import KernelSpec
-from profiler.manifest import load_manifest
-from profiler.manifest_parse import parse_manifest
+from profiler.catalogue.kernel_spec import KernelSpec
+from profiler.catalogue.manifest import load_manifest
+from profiler.catalogue.manifest_parse import parse_manifest
 from profiler.measure.launch import Gemm, KernelRunner, linear_texture_plan
 
 TEXTURED = """

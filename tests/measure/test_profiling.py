@@ -12,7 +12,7 @@ import pytest
 from profiler.measure import profiling
 from profiler.measure.ncu import NcuOptions, NcuResult
 from profiler.measure.profiling import Callbacks, ProfileJob, TargetRun, commit_report, report_stem, write_record
-from profiler.rundir import RunDir
+from profiler.runs.rundir import RunDir
 
 SHAPE = (512, 256, 128)
 

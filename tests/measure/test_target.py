@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from profiler.manifest import load_manifest
+from profiler.catalogue.manifest import load_manifest
 from profiler.measure import target
 from profiler.measure.ncu import NcuOptions, ncu_command, target_argv
 

@@ -8,9 +8,9 @@ from dataclasses import asdict
 import pytest
 
 from profiler.errors import GemmprofError
-from profiler.kernel_spec import KernelSpec, TensorMapSpec
-from profiler.manifest import load_manifest
-from profiler.manifest_parse import parse_manifest
+from profiler.catalogue.kernel_spec import KernelSpec, TensorMapSpec
+from profiler.catalogue.manifest import load_manifest
+from profiler.catalogue.manifest_parse import parse_manifest
 from profiler.measure.tensormap import DATA_TYPE, L2_PROMOTION_256B, Encoding, Staged, encoding, staged_operands
 
 WGMMA = next(s for s in load_manifest() if s.name == "wgmma")
@@ -38,7 +38,7 @@ def test_manifest_declares_the_maps_of_the_wgmma_rung_in_parameter_order():
 def test_kernels_without_the_key_take_no_maps():
     import tomllib
 
-    from profiler.kernel_paths import MANIFEST_PATH
+    from profiler.catalogue.kernel_paths import MANIFEST_PATH
 
     declared = {k["name"] for k in tomllib.loads(MANIFEST_PATH.read_text())["kernel"] if "tensor_maps" in k}
     assert {"wgmma", "tf32x3wg"} <= declared

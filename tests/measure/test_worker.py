@@ -12,7 +12,7 @@ from dataclasses import asdict
 
 import pytest
 
-from profiler.manifest import load_manifest
+from profiler.catalogue.manifest import load_manifest
 from profiler.measure import worker
 from profiler.measure.timing import TimingPolicy
 

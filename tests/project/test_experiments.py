@@ -7,9 +7,9 @@ import sys
 
 import pytest
 
-from profiler.dispatchers import select_for_bench
-from profiler.kernel_paths import KERNELS_DIR, MANIFEST_ENV, MANIFEST_PATH
-from profiler.manifest import load_manifest
+from profiler.catalogue.dispatchers import select_for_bench
+from profiler.catalogue.kernel_paths import KERNELS_DIR, MANIFEST_ENV, MANIFEST_PATH
+from profiler.catalogue.manifest import load_manifest
 from profiler.subprocess_env import child_env
 
 EXPERIMENTS = KERNELS_DIR / "experiments" / "experiments.toml"

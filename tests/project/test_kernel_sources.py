@@ -10,8 +10,8 @@ import re
 import pytest
 
 from helpers.c_source import c_int, code, macros, with_headers
-from profiler.kernel_paths import KERNELS_DIR
-from profiler.manifest import load_manifest
+from profiler.catalogue.kernel_paths import KERNELS_DIR
+from profiler.catalogue.manifest import load_manifest
 from profiler.tiers import TIERS
 
 SPECS = load_manifest()

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from helpers.ncu_fixtures import opened_copy
-from profiler.kernel_paths import KERNELS_DIR, PROBES_MANIFEST
-from profiler.manifest import load_manifest
+from profiler.catalogue.kernel_paths import KERNELS_DIR, PROBES_MANIFEST
+from profiler.catalogue.manifest import load_manifest
 from profiler.measure.profiling import report_stem
 from helpers.paths import DATA
 

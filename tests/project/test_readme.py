@@ -115,7 +115,7 @@ def check_make(installed, text: str, expect: None) -> None:
 
 
 def check_manifest(installed, text: str, expect: None) -> None:
-    code = ("import sys; from profiler.manifest import load_manifest; from profiler.manifest_parse import parse_manifest; "
+    code = ("import sys; from profiler.catalogue.manifest import load_manifest; from profiler.catalogue.manifest_parse import parse_manifest; "
             "ladder = load_manifest(); parse_manifest(sys.stdin.read(), 'README', [s.name for s in ladder], len(ladder) + 1)")
     r = subprocess.run([str(installed.venv / "bin" / "python"), "-c", code], input=text, capture_output=True, text=True,
                        cwd=installed.folder(), env=installed.env, timeout=120)

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from helpers.c_source import macros, with_headers
-from profiler.manifest import load_manifest
+from profiler.catalogue.manifest import load_manifest
 
 pytestmark = pytest.mark.nvcc
 

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from profiler.kernel_paths import KERNELS_DIR
+from profiler.catalogue.kernel_paths import KERNELS_DIR
 
 HEADER = (KERNELS_DIR / "tf32x3_ra.cuh").read_text()
 
@@ -130,7 +130,7 @@ def test_epilogue_writes_each_element_of_the_tile_once_from_the_accumulator_hold
 def test_manifest_boxes_and_launch_agree_with_the_header(name):
     """A: one 128-byte swizzle row of k per m row (K-major, as wgmma's smem operand reads it); B: four
     32(n) x 32(k) boxes per stage in the same swizzle (what the fragment addresses above decode)."""
-    from profiler.manifest import select_kernels
+    from profiler.catalogue.manifest import select_kernels
 
     (spec,) = select_kernels([name])
     a_map, b_map = spec.tensor_maps

@@ -14,10 +14,10 @@ from collections import Counter
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from profiler.dispatchers import load_dispatchers
-from profiler.kernel_paths import KERNELS_DIR
-from profiler.manifest import load_manifest
-from profiler.suites import load_suite
+from profiler.catalogue.dispatchers import load_dispatchers
+from profiler.catalogue.kernel_paths import KERNELS_DIR
+from profiler.catalogue.manifest import load_manifest
+from profiler.catalogue.suites import load_suite
 
 BY_NAME = {s.name: s for s in load_manifest()}
 TMASTORES = ("wgmma_tmastore", "wgmma_tmastore_deep")
@@ -290,7 +290,7 @@ def test_best_fp16_sends_every_shape_of_its_sweep_within_its_tolerance_of_the_fa
     contract-free staging rungs, behind the last rule of the TMA rungs (which takes any aligned
     shape), not a size rule an aligned shape could meet first."""
     from profiler.analyze.dispatch import predicted, share_of_best
-    from profiler.rundir import REPO_ROOT, RunDir
+    from profiler.runs.rundir import REPO_ROOT, RunDir
 
     run = RunDir(REPO_ROOT / BEST.derived_from)
     share = share_of_best(run.read_table("bench"), BY_NAME, "fp16")

@@ -32,7 +32,8 @@ def site(installed) -> Path:
 
 def test_the_installed_package_is_the_one_imported(installed, sample):
     where = site(installed)
-    out = installed.value("import profiler, profiler.manifest as m, profiler.kernel_paths as kp, profiler.suites as s; "
+    out = installed.value("import profiler, profiler.catalogue.manifest as m, profiler.catalogue.kernel_paths as kp, "
+                          "profiler.catalogue.suites as s; "
                           "print(profiler.__file__); print(kp.KERNELS_DIR); print(kp.CHECKOUT_ROOT); "
                           "print(len(m.load_manifest())); print(s.SUITES_PATH)")
     package, kernels, checkout, count, suites = out.split("\n")
@@ -40,7 +41,7 @@ def test_the_installed_package_is_the_one_imported(installed, sample):
     assert Path(kernels) == where / "profiler" / "_kernels" and checkout == "None"
     assert Path(suites) == where / "profiler" / "_kernels" / "shapes.toml"
     assert sample == where / "profiler" / "_sample"
-    from profiler.manifest import load_manifest
+    from profiler.catalogue.manifest import load_manifest
 
     assert int(count) == len(load_manifest())  # the whole ladder shipped
     for name in ("ladder.toml", "resources.csv", "shapes.toml", "probes/probes.toml", "experiments/experiments.toml",

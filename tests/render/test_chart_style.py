@@ -7,7 +7,7 @@ import itertools
 
 import pytest
 
-from profiler.manifest import REFERENCES, load_manifest
+from profiler.catalogue.manifest import REFERENCES, load_manifest
 from profiler.render.chart_style import CLOSE_COLORS, color_distance, distinct_colors, kernel_colors, kernel_markers
 
 

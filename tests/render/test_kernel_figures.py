@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from helpers.paths import SAMPLE_RUN
-from profiler.manifest import load_manifest
+from profiler.catalogue.manifest import load_manifest
 
 SAMPLE = SAMPLE_RUN
 

@@ -13,7 +13,7 @@ from matplotlib.lines import Line2D
 from matplotlib.text import Text
 
 from profiler.errors import GemmprofError
-from profiler.manifest import load_manifest
+from profiler.catalogue.manifest import load_manifest
 from profiler.render.chart_style import color_distance, kernel_colors, kernel_markers
 from profiler.render.ladder_chart import ladder_figure
 

@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 
 from helpers.paths import SAMPLE_RUN
 from profiler.cli.report import report
-from profiler.manifest import load_manifest
+from profiler.catalogue.manifest import load_manifest
 from profiler.numbers import fmt_num
 
 SAMPLE = SAMPLE_RUN
@@ -239,7 +239,7 @@ def test_a_foreign_page_states_its_clock_its_roof_and_its_batch(tmp_path):
 @pytest.mark.ncu
 def test_a_cause_held_below_its_memory_roof_names_the_roof_beside_it(tmp_path):
     from helpers.paths import DATA
-    from profiler.kernel_paths import PROBES_MANIFEST
+    from profiler.catalogue.kernel_paths import PROBES_MANIFEST
 
     run = tmp_path / "probes"
     shutil.copytree(DATA / "probes-h100", run, ignore=shutil.ignore_patterns("extract", "report"))
@@ -255,7 +255,7 @@ def test_a_cause_held_below_its_memory_roof_names_the_roof_beside_it(tmp_path):
 def test_a_tail_wave_shows_on_the_timeline(tmp_path):
     """probe-tail (133 blocks of one wave's size on 132 SMs): its page's timeline reads the tail."""
     from helpers.paths import DATA
-    from profiler.kernel_paths import PROBES_MANIFEST
+    from profiler.catalogue.kernel_paths import PROBES_MANIFEST
 
     run = tmp_path / "probes"
     shutil.copytree(DATA / "probes-h100", run, ignore=shutil.ignore_patterns("extract", "report"))

@@ -19,7 +19,7 @@ from matplotlib.text import Text
 
 from profiler.analyze.roofline import kernel_names
 from profiler.errors import GemmprofError
-from profiler.manifest import load_manifest
+from profiler.catalogue.manifest import load_manifest
 from profiler.render.chart_style import LEVEL_MARKERS
 from profiler.render.roofline_chart import roofline_figure
 

@@ -1,0 +1,56 @@
+"""The bench workflow (profiler.workflows.bench) called as a library, the GPU parts replaced
+(`helpers.bench_fakes`): the run it writes, the result it returns, the words it says."""
+
+import json
+
+import pytest
+
+from helpers import bench_fakes
+from profiler.catalogue.dispatchers import load_dispatchers
+from profiler.catalogue.manifest import select_kernels
+from profiler.errors import GemmprofError
+from profiler.workflows.bench import BenchOptions, bench, union, yardsticks
+from profiler.workflows.progress import Quiet
+
+
+class Lines(Quiet):
+    """A Progress that keeps what it is told to say."""
+
+    def __init__(self):
+        self.said: list[str] = []
+
+    def say(self, text, **style):
+        self.said.append(text)
+
+
+def test_bench_returns_its_run_and_rows(tmp_path, monkeypatch):
+    bench_fakes.patch(monkeypatch.setattr)
+    lines = Lines()
+    result = bench(BenchOptions(kernel=["naive"], sizes="64,128", out=tmp_path, run_id="r"), lines)
+    assert result.complete and result.failures == 0 and result.run.path == tmp_path / "r"
+    assert sorted(set(result.table["kernel"])) == ["cublas", "naive"] and len(result.table) == 4
+    assert (tmp_path / "r" / "bench.parquet").is_file() and len((tmp_path / "r" / "bench.jsonl").read_text().splitlines()) == 4
+    assert json.loads((tmp_path / "r" / "run.json").read_text())["complete"] is True
+    assert lines.said[0].startswith("[bold]NVIDIA H200 (fake)[/] (sm_90, 132 SMs")
+    assert lines.said[-1].startswith("4 results, 0 FAIL/ERROR; tables in")
+
+
+def test_bad_options_are_one_line_before_any_gpu_work(tmp_path):
+    with pytest.raises(GemmprofError, match="--suite names its own shapes"):
+        bench(BenchOptions(kernel=["naive"], suite="quick", sizes="64", out=tmp_path), Quiet())
+    with pytest.raises(GemmprofError, match="--max-seconds must be positive"):
+        bench(BenchOptions(kernel=["naive"], max_seconds=0, out=tmp_path), Quiet())
+
+
+def test_the_header_names_each_benched_tiers_cublas():
+    """An FP16 bench is against GemmEx, not strict SGEMM: the header line says which cuBLAS call
+    each benched tier is timed against."""
+    fp16 = next(d for d in load_dispatchers() if d.name == "best-fp16")
+    assert yardsticks([], [fp16]) == "cuBLAS fp16: GemmEx, FP16 in, FP32 accumulate"
+    both = yardsticks(select_kernels(["naive", "tf32x3bits"]), [])
+    assert both == "cuBLAS fp32: SGEMM, strict FP32 (no TF32); fp32-tc: SGEMM, strict FP32 (no TF32)"
+
+
+def test_union_keeps_the_earlier_order_once():
+    assert union([[64, 64, 64], "a"], ["b", "a", [64, 64, 64]]) == [[64, 64, 64], "a", "b"]
+    assert union(None, [1, 1]) == [1]

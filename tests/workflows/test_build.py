@@ -1,0 +1,49 @@
+"""The build workflow (profiler.workflows.build) called as a library, nvcc replaced: the result,
+the ptxas table shown, a spill_free kernel that spills refused after it."""
+
+from pathlib import Path
+
+import pytest
+
+import profiler.measure.build as measure_build
+from profiler.catalogue.manifest import select_kernels
+from profiler.errors import GemmprofError
+from profiler.workflows.build import BuildOptions, build
+from profiler.workflows.progress import Quiet
+
+
+class Shown(Quiet):
+    def __init__(self):
+        self.shown = []
+
+    def show(self, renderable):
+        self.shown.append(renderable)
+
+
+def fake_build_all(stack_bytes: int):
+    def build_all(specs, arch, force=False, on_built=None):
+        built = [measure_build.Built(s, Path(f"/cache/{s.name}.cubin"),
+                                     measure_build.Resources(s.entry, arch, 32, 0, stack_bytes, 0, 0, 0), True) for s in specs]
+        for b in built:
+            on_built(b)
+        return built
+
+    return build_all
+
+
+def test_build_returns_what_it_built_and_shows_the_table(monkeypatch):
+    monkeypatch.setattr(measure_build, "build_all", fake_build_all(0))
+    shown = Shown()
+    result = build(BuildOptions(kernel=["naive", "smem"], arch="sm_90"), shown)
+    assert result.arch == "sm_90" and [b.spec.name for b in result.built] == ["naive", "smem"]
+    (table,) = shown.shown
+    assert table.title == "ptxas resources (sm_90)" and table.row_count == 2
+
+
+def test_a_spill_free_kernel_that_spills_is_refused(monkeypatch):
+    monkeypatch.setattr(measure_build, "build_all", fake_build_all(16))
+    spill_free = [s.name for s in select_kernels(None) if s.spill_free][:1]
+    if not spill_free:
+        pytest.skip("no kernel of the ladder is marked spill_free")
+    with pytest.raises(GemmprofError, match="kernels marked spill_free use local memory"):
+        build(BuildOptions(kernel=spill_free, arch="sm_90"), Quiet())
