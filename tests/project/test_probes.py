@@ -1,5 +1,5 @@
 """The probes (kernels/probes): a bench for the diagnosis itself. Each probe has one planted
-bottleneck; on its committed report (tests/data/probes-<gpu>/, made by scripts/probes.sh on the
+bottleneck; on its committed report (tests/data/probes-<gpu>/, made by `make gpu-probes` on the
 device) the diagnosis must name that cause and no other. The manifest tests check that each
 probe is set up so that its cause can dominate at its profile shape."""
 
