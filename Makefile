@@ -80,8 +80,8 @@ resources: venv
 # $(RUNS), what comes back (logs, packed runs, the manifest `dispatch` wrote) to $(GPU_OUT).
 #
 # `make gpu-check` runs the recipes GPU_CHECK_STEPS names (default "env tests events", about 6 min;
-# "sweep bench" is another call), in order, into one log, $(GPU_OUT)/gpu-check.log, and packs their run directories as
-# $(GPU_OUT)/gpu-check-runs.tar.xz; e.g. GPU_CHECK_STEPS="suite" make gpu-check.
+# "sweep bench" is another call), in order, into one log, $(GPU_OUT)/gpu-check.log, and packs their
+# run directories as $(GPU_OUT)/gpu-check-runs.tar.xz; e.g. GPU_CHECK_STEPS="suite" make gpu-check.
 GPU_OUT ?= $(or $(OUT),reports/gpu-check)
 RUNS ?= $(GPU_OUT)/runs
 GPU_CHECK_STEPS ?= env tests events
@@ -243,7 +243,7 @@ gpu-suite: gpu-site
 gpu-overhead:
 	python3 benchmarks/profile_overhead.py vectorized 2048 8
 
-# Test fixtures, each packed for tests/data/ (its README there says which):
+# Test fixtures, each packed for tests/data/ (tests/data/README.md says which):
 # small real reports and ncu's raw export of each (profile-<gpu>)
 gpu-fixtures:
 	$(GP) profile -k naive -k smem -k vectorized -k warptile -k cublas --mnk 512 256 128 --xz --out $(RUNS) --run-id fixtures
