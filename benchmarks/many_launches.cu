@@ -4,7 +4,7 @@
 // sections the tables read, on the H200), so 1,000 launches just fit one 600 s device call, and a
 // program with nothing but the driver API adds no start-up of its own to that. (Application replay,
 // which reruns the program once per pass, failed on the H200 with every section set tried, with this
-// program as with the Python launcher: "Failed to profile sgemm_<kernel>"; benchmarks/NOTES.md.)
+// program as with the Python launcher: "Failed to profile sgemm_<kernel>"; benchmarks/results/README.md, Open questions.)
 //
 //   many_launches LAUNCHES SIZE CUBIN ENTRY GX GY BX BY SMEM [CUBIN ENTRY GX GY BX BY SMEM ...]
 //

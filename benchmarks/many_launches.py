@@ -3,7 +3,7 @@
     python3 benchmarks/many_launches.py --args SIZE [KERNEL ...]   # default: naive smem
 
 prints SIZE, then CUBIN ENTRY GX GY BX BY SMEM per kernel (built for this GPU through gemmprof's
-build cache). `scripts/gpu_check.sh` step `many` runs, on the device (460 s on the H200):
+build cache). `make gpu-many` runs, on the device (460 s on the H200):
 
     ncu --cache-control none --section LaunchStats --section Occupancy --section SpeedOfLight \\
         --section WarpStateStats --section SourceCounters --import-source yes --clock-control none \\

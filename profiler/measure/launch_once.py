@@ -1,5 +1,5 @@
 """Launch every kernel once per mode at two small shapes, with nothing else around it: the
-program compute-sanitizer runs (`make sanitize`, scripts/sanitize.sh).
+program compute-sanitizer runs (`make gpu-sanitize`).
 
 No timing harness, no verification, no cuBLAS: under memcheck, racecheck, synccheck and
 initcheck every extra launch costs seconds, and pytest over the whole ladder did not finish in

@@ -24,7 +24,7 @@ from profiler.catalogue.manifest import load_manifest
 
 SAMPLE = SAMPLE_RUN
 # rows of the sample sweep that passed verification and were timed (every kernel and size)
-SAMPLE_TIMED = int((pd.read_csv(SAMPLE / "bench.csv")["status"] == "PASS").sum()) if (SAMPLE / "bench.csv").is_file() else 0
+SAMPLE_TIMED = int((pd.read_parquet(SAMPLE / "bench.parquet")["status"] == "PASS").sum())
 
 
 def row(kernel, median, p10, p90, status="PASS", M=1024):

@@ -18,13 +18,15 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from helpers.paths import REPO, SAMPLE_RUN
+from helpers.paths import DATA, REPO, SAMPLE_RUN
 from helpers.processes import interruptible
 from profiler.errors import GemmprofError
 from profiler.outdir import MARKER
 from profiler.subprocess_env import child_env
 
 pytestmark = pytest.mark.skipif(not (SAMPLE_RUN / "kernels.parquet").is_file(), reason="sample run not present")
+# A real report of one launch (naive at 512x256x128, H200), for the commands that read reports.
+NAIVE_REPORT = DATA / "profile-h200" / "naive_512x256x128.ncu-rep.xz"
 
 # Kernel of the sample run -> the hostile name it gets (one attack each).
 HOSTILE = {
@@ -350,8 +352,8 @@ def test_dispatch_write_restores_the_manifest_when_the_written_file_is_invalid(m
 @pytest.mark.parametrize("args", [
     ["roofline", str(SAMPLE_RUN), "-o", "{file}/x.png"],
     ["roofline", str(SAMPLE_RUN), "-o", "{tmp}/r.png", "--ladder", "{file}/l.png"],
-    ["analyze", str(SAMPLE_RUN / "ncu" / "naive_2048x2048x2048.ncu-rep.xz"), "--csv", "{file}"],
-    ["analyze", str(SAMPLE_RUN / "ncu" / "naive_2048x2048x2048.ncu-rep.xz"), "--parquet", "{file}/sub"],
+    ["analyze", str(NAIVE_REPORT), "--csv", "{file}"],
+    ["analyze", str(NAIVE_REPORT), "--parquet", "{file}/sub"],
 ])
 def test_outputs_onto_or_under_a_file_are_one_line(tmp_path, args):
     blocker = tmp_path / "file.txt"

@@ -12,14 +12,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from helpers.paths import REPO, SAMPLE_RUN
+from helpers.paths import DATA, REPO, SAMPLE_RUN
 
 SAMPLE = SAMPLE_RUN
 
 # rows of the sample sweep that passed verification and were timed (every kernel and size)
-SAMPLE_TIMED = int((pd.read_csv(SAMPLE / "bench.csv")["status"] == "PASS").sum()) if (SAMPLE / "bench.csv").is_file() else 0
+SAMPLE_TIMED = int((pd.read_parquet(SAMPLE / "bench.parquet")["status"] == "PASS").sum())
 
-RESULTS = REPO / "benchmarks" / "results" / "2026-11-22-h200"
+RESULTS = DATA / "gpu-check-h200"  # the first gpu-check: bench.csv with bench.run.json beside it
 
 
 def gemmprof(*args) -> subprocess.CompletedProcess:
@@ -139,7 +139,7 @@ def test_cli_wrong_input_is_one_line(tmp_path, setup, message):
 
 
 def test_cli_bench_csv_with_run_json_beside_it(tmp_path):
-    """benchmarks/results keeps bench.csv with bench.run.json beside it: that is a run too."""
+    """A bench.csv kept with bench.run.json beside it (as tests/data/gpu-check-h200 keeps it) is a run too."""
     result = gemmprof("compare", SAMPLE, RESULTS / "bench.csv")
     assert result.returncode == 0, result.stderr
     # the session-1 bench (rungs 1-7 and cuBLAS at 4096) against the sample: those 8 rows at 4096

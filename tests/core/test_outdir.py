@@ -8,7 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from helpers.paths import SAMPLE_RUN
+from helpers.paths import DATA, SAMPLE_RUN
 from typer.testing import CliRunner
 
 from profiler.cli import app
@@ -83,7 +83,7 @@ def test_analyze_exports_into_a_run_directory_keep_its_files(tmp_path):
     run = tmp_path / "run"
     (run / "ncu").mkdir(parents=True)
     (run / "run.json").write_text('{"schema_version": 1}')
-    report = SAMPLE_RUN / "ncu" / "naive_2048x2048x2048.ncu-rep.xz"
+    report = DATA / "profile-h200" / "naive_512x256x128.ncu-rep.xz"
     shutil.copy(report, run / "ncu" / report.name)
     (run / "kernels.csv").write_text("stale")
     result = CliRunner().invoke(app, ["analyze", str(run), "--parquet", str(run), "--csv", str(run)])

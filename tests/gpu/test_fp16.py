@@ -6,7 +6,8 @@ whole-tile and ragged shapes: M of one row and of a partial tile, N and K multip
 mid-tile, K below one k tile and ringing round the stages many times, more tiles than CTAs (each
 CTA of a persistent grid runs several, the ring continuing from tile to tile), and for wmma_ragged,
 wgmma_unaligned128 and the staging rungs odd leading dimensions. Verified by the bench (beta = 0 on
-NaN-poisoned C, then beta != 0). Runs on the device machine (scripts/fp16.sh); skipped elsewhere."""
+NaN-poisoned C, then beta != 0). Runs on the device machine (`make gpu-tests
+GPU_TESTS=tests/gpu/test_fp16.py`); skipped elsewhere."""
 
 import pytest
 

@@ -2,7 +2,8 @@
 3xTF32 (tf32x3 on mma.sync; tf32x3wg, tf32x3ra, tf32x3raw and tf32x3bits on wgmma) PASSes it at whole-tile
 shapes, with an error against FP64 within 2x of strict cuBLAS SGEMM's on the same inputs (issue
 14's target); cuBLAS FAST_TF32 is timed as CONTEXT with its error shown; shapes outside the rungs'
-contract are SKIPped. Runs on the device machine (scripts/tf32.sh); skipped elsewhere."""
+contract are SKIPped. Runs on the device machine (`make gpu-tests GPU_TESTS=tests/gpu/test_tf32.py`);
+skipped elsewhere."""
 
 import pytest
 

@@ -2,7 +2,7 @@
 
 Committed fixtures are captured by `gemmprof profile --xz` into tests/data/profile-h200/ as
 `<kernel>_<M>x<N>x<K>.ncu-rep.xz`, each with `ncu --import <report> --page raw --csv` beside it
-as `<same stem>.raw.csv`. Set GEMMPROF_TEST_REPORTS to another folder (or several, separated by
+as `<same stem>.raw.csv.xz` (or `.raw.csv`). Set GEMMPROF_TEST_REPORTS to another folder (or several, separated by
 os.pathsep) to run the same tests over other reports.
 """
 
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import functools
+import lzma
 import os
 import re
 from dataclasses import dataclass
@@ -64,9 +65,9 @@ def fixtures() -> tuple[Fixture, ...]:
             continue
         for path in sorted(folder.iterdir()):
             if path.name.endswith(SUFFIXES) and not path.name.startswith("."):
-                fixture = Fixture(path, None)
-                raw = path.with_name(fixture.stem + ".raw.csv")
-                found.append(Fixture(path, raw if raw.is_file() else None))
+                stem = Fixture(path, None).stem
+                raw = next((r for r in (path.with_name(stem + ".raw.csv.xz"), path.with_name(stem + ".raw.csv")) if r.is_file()), None)
+                found.append(Fixture(path, raw))
     return tuple(found)
 
 
@@ -91,7 +92,8 @@ class RawExport:
 
 
 def read_raw_csv(path: Path) -> RawExport:
-    with open(path, newline="") as f:
+    opener = lzma.open if path.name.endswith(".xz") else open
+    with opener(path, "rt", newline="") as f:
         rows = list(csv.reader(f))
     return RawExport(rows[0], rows[1], rows[2:])
 

@@ -1,5 +1,5 @@
 """The probes (kernels/probes): a bench for the diagnosis itself. Each probe has one planted
-bottleneck; on its committed report (tests/data/probes-<gpu>/, made by scripts/probes.sh on the
+bottleneck; on its committed report (tests/data/probes-<gpu>/, made by `make gpu-probes` on the
 device) the diagnosis must name that cause and no other. The manifest tests check that each
 probe is set up so that its cause can dominate at its profile shape."""
 
@@ -82,7 +82,7 @@ def diagnosis_records(run_dir: Path) -> dict[str, dict]:
 def test_diagnosis_names_the_planted_cause(spec):
     report = fixture_for(spec)
     assert report is not None, (f"no fixture: {report_stem(spec.name, *spec.probe_shape)}.ncu-rep.xz is not in tests/data/probes-<gpu>/ncu/ "
-                    "(make it on the device: scripts/probes.sh, see tests/data/probes-h100/README.md)")  # noqa
+                    "(make it on the device: make gpu-probes, see tests/data/README.md)")  # noqa
     record = diagnosis_records(report.parent.parent)[spec.name]
     assert record["cause"] == spec.planted, (spec.name, record.get("cause"), record.get("problem"), record.get("evidence"))
 

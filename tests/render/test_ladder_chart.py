@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from helpers.figure_geometry import by_gid, drawn, overlaps, text_outline
-from helpers.paths import REPO, SAMPLE_RUN
+from helpers.paths import DATA, REPO, SAMPLE_RUN
 from matplotlib.lines import Line2D
 from matplotlib.text import Text
 
@@ -18,7 +18,7 @@ from profiler.render.chart_style import color_distance, kernel_colors, kernel_ma
 from profiler.render.ladder_chart import ladder_figure
 
 SAMPLE = SAMPLE_RUN
-SWEEP = REPO / "benchmarks" / "results" / "2026-11-22-h200" / "sweep.csv"
+SWEEP = DATA / "gpu-check-h200" / "sweep.csv"
 
 
 def test_ladder_sample():
