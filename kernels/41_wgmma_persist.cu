@@ -5,15 +5,15 @@
 // the epilogue's load of C; with one tile per CTA nothing else runs on the SM while the
 // consumers wait on C and store, and every CTA pays the prologue (barrier init, tensor-map
 // fetch, filling the ring) again. Idea, all in kernels/wgmma_fp16.cuh's body:
-// (1) grid = min(tiles, 132) CTAs (the SM count of an H100 SXM and an H200: launch geometry is
-//     fixed per shape, not per GPU); CTA b takes tiles b, b + grid, ... of the grouped raster.
+// (1) grid = min(tiles, SMS) CTAs (SMS: the SM count of the GPU it runs on, 132 on an H100 SXM
+//     and an H200); CTA b takes tiles b, b + grid, ... of the grouped raster.
 // (2) the ring index runs on across tiles, so the producer starts the next tile's loads as soon
 //     as the last k tile's stages are released, before the epilogue is done;
 // (3) 8 k tiles before a tile's end each consumer warp prefetches its C rows to L2
 //     (prefetch.global.L2), so the epilogue's loads of C (beta != 0) come from L2.
 // On a GPU with fewer SMs the grid still runs (a second partial wave), only slower.
 //
-// Contract: block (384), grid (min(cdiv(M, 128) * cdiv(N, 256), 132)), 197,760 bytes of dynamic
+// Contract: block (384), grid (min(cdiv(M, 128) * cdiv(N, 256), SMS)), 197,760 bytes of dynamic
 // shared memory; sm_90a. M any; N and K multiples of 8. beta == 0: C is not read. Kernel
 // parameters: the fixed list, then the tensor maps of A and B.
 

@@ -9,7 +9,7 @@
 // per tile. The cost: each A tile is multiplied by half as much B per load (more L2 traffic per
 // FLOP), so large shapes stay with wgmma_persist.
 //
-// Contract: block (384), grid (min(cdiv(M, 128) * cdiv(N, 128), 132)), 197,760 bytes of dynamic
+// Contract: block (384), grid (min(cdiv(M, 128) * cdiv(N, 128), SMS)), 197,760 bytes of dynamic
 // shared memory; sm_90a. M any; N and K multiples of 8. beta == 0: C is not read. Kernel
 // parameters: the fixed list, then the tensor maps of A and B.
 

@@ -7,9 +7,9 @@
 // in on the tile's counter, and the last to arrive sums the S partials in split order and runs
 // the epilogue (kernels/wgmma_fp16.cuh, SPLIT). No CTA waits for another, so any grid runs.
 //
-// S (in the manifest's grid): max(1, min(32, K // 1024, 132 // tiles)), tiles = cdiv(M, 128) *
-// cdiv(N, 128): at most one CTA per SM of a 132-SM GPU, at least 16 k tiles per split. Then S *
-// tiles <= 132 partial tiles of 64 KB, inside the workspace (WS_FLOATS, 16 MiB); a grid that does
+// S (in the manifest's grid): max(1, min(32, K // 1024, SMS // tiles)), tiles = cdiv(M, 128) *
+// cdiv(N, 128): at most one CTA per SM, at least 16 k tiles per split. Then S * tiles <= SMS
+// partial tiles of 64 KB, inside the workspace (WS_FLOATS, 16 MiB: 256 of them); a grid that does
 // not fit runs unsplit. Launches must not overlap in time (one workspace per loaded module).
 //
 // Contract: block (384), grid (tiles * S), 197,760 bytes of dynamic shared memory; sm_90a. M

@@ -9,7 +9,7 @@
 // ring tile after tile, so the second warpgroup's main loop starts as the first one's loads end
 // and runs while the first stores; each stage is released by the 4 warps that read it.
 //
-// Contract: block (384), grid (min(cdiv(M, 128) * cdiv(N, 128), 132)), 197,760 bytes of dynamic
+// Contract: block (384), grid (min(cdiv(M, 128) * cdiv(N, 128), SMS)), 197,760 bytes of dynamic
 // shared memory; sm_90a. M any; N and K multiples of 8. beta == 0: C is not read. Kernel
 // parameters: the fixed list, then the tensor maps of A and B.
 

@@ -19,7 +19,7 @@
 //     one as soon as its buffer's store has read it; the consumers add beta * C in shared memory.
 // The 4-stage ring stays; the staging buffers (32 KB) take the shared memory left beside it.
 //
-// Contract: block (384), grid (min(cdiv(M, 128) * cdiv(N, 256), 132)), 230,528 bytes of dynamic
+// Contract: block (384), grid (min(cdiv(M, 128) * cdiv(N, 256), SMS)), 230,528 bytes of dynamic
 // shared memory; sm_90a. M any; N and K multiples of 8. beta == 0: C is not read. Kernel
 // parameters: the fixed list, then the tensor maps of A, B and C (FP32, box 32 x 64, 128B swizzle).
 

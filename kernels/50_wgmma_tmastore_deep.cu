@@ -12,7 +12,7 @@
 // whether a 3-stage ring (each stage ~1,000 cycles of MMAs at 128x256x64) still hides the loads
 // of A and B.
 //
-// Contract: block (384), grid (min(cdiv(M, 128) * cdiv(N, 256), 132)), 214,144 bytes of dynamic
+// Contract: block (384), grid (min(cdiv(M, 128) * cdiv(N, 256), SMS)), 214,144 bytes of dynamic
 // shared memory; sm_90a. M any; N and K multiples of 8. beta == 0: C is not read. Kernel
 // parameters: the fixed list, then the tensor maps of A, B and C (FP32, box 32 x 64, 128B swizzle).
 

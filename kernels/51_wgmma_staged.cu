@@ -11,7 +11,7 @@
 // them (true extent, padded pitch, so TMA still zero-fills past M, N, K). The epilogue stores
 // scalars when N is odd. The copy costs one read and one write of each staged operand per call.
 //
-// Contract: block (384), grid (min(cdiv(M, 128) * cdiv(N, 256), 132)), launched cooperatively,
+// Contract: block (384), grid (min(cdiv(M, 128) * cdiv(N, 256), SMS)), launched cooperatively,
 // 197,760 bytes of dynamic shared memory; sm_90a. Any M, N, K >= 1; A, B 4-byte aligned. beta == 0:
 // C is not read. Launches must not overlap in time (one grid barrier per loaded module). Kernel
 // parameters: the fixed list, the staging buffers of A and B (null: not staged), then the tensor

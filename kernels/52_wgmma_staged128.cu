@@ -4,7 +4,7 @@
 // Predecessor: wgmma_staged. Idea: the same staging copy and grid barrier
 // (kernels/staged_operands.cuh), then wgmma_persist128's body (STAGED_FEED).
 //
-// Contract: block (384), grid (min(cdiv(M, 128) * cdiv(N, 128), 132)), launched cooperatively,
+// Contract: block (384), grid (min(cdiv(M, 128) * cdiv(N, 128), SMS)), launched cooperatively,
 // 197,760 bytes of dynamic shared memory; sm_90a. Any M, N, K >= 1; A, B 4-byte aligned. beta == 0:
 // C is not read. Launches must not overlap in time (one grid barrier per loaded module). Kernel
 // parameters: the fixed list, the staging buffers of A and B (null: not staged), then the tensor

@@ -16,10 +16,10 @@
 //
 // Grid (the manifest's): x = cdiv(M, 64) row tiles (fastest, so the CTAs sharing a B slice run
 // together and B comes from L2 the second time), y = cdiv(N, 128) column tiles, z = S: at least
-// 4 k tiles a split, and S x y <= 264 (two CTAs an SM of a 132-SM GPU), or <= 132 for one 64-row
-// tile (its partials are the largest: 78% of cuBLAS at 64x4096x4096 where 264 gave 65%); more
-// tiles than that run unsplit. S * x * y <= 264 partial tiles of at most 32 KB fit the workspace (WS_FLOATS); a
-// split grid that would not traps.
+// 4 k tiles a split, and S x y <= 2 SMS (two CTAs an SM), or <= SMS for one 64-row tile (its
+// partials are the largest: 78% of cuBLAS at 64x4096x4096 where 2 SMS gave 65% on an H200); more
+// tiles than that run unsplit. S * x * y <= 2 SMS partial tiles of at most 32 KB fit the
+// workspace (WS_FLOATS: 512 of them); a split grid that would not traps.
 //
 // Contract: block (128 up to M = 32, 256 above: two warps a scheduler for the 64-row tile's
 // MMAs), grid as above, 110,592 bytes of dynamic shared memory, sm_80+. M any; N and K
@@ -33,8 +33,8 @@
 #define BK 64
 #define MAX_THREADS 256                            // 128 a CTA up to 32 rows, 256 for 64
 #define SMEM_BYTES 110592                            // the manifest's smem_bytes: 6 stages of 16 rows
-#define WS_FLOATS (1LL << 22)                        // 16 MiB: 264 partial tiles of 64x128 take 8.3
-#define MAX_TILES 4096                               // arrival counters (split grids have <= 264 tiles)
+#define WS_FLOATS (1LL << 22)                        // 16 MiB: 512 partial tiles of 64x128
+#define MAX_TILES 4096                               // arrival counters (split grids have <= 2 SMS tiles)
 
 __device__ __align__(16) float g_partials[WS_FLOATS];
 __device__ unsigned g_counters[MAX_TILES];           // zero at module load; the last split resets its own

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ..errors import GemmprofError
 from ..tiers import CUBLAS
-from .expressions import Expr, evaluate
+from .expressions import DEFAULT_SMS, Expr, evaluate
 from .kernel_spec import KernelSpec
 from . import kernel_paths
 from .manifest import forget_kernels, load_manifest, select_kernels
@@ -17,8 +17,6 @@ from .manifest_parse import parse_manifest
 from .toml_tables import entries, read_toml
 
 
-# The SM count a dispatch condition is checked with when no GPU is at hand (an H100 or H200).
-DEFAULT_SMS = 132
 # A derived rule may send a sweep shape only to a kernel within this share of the fastest there.
 DEFAULT_TOLERANCE = 0.03
 # At most this many derived rules (the last takes any shape). Greedy rules peel shapes off the

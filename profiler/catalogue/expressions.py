@@ -42,10 +42,16 @@ MAX_EXPR_CHARS = 400
 MAX_EXPR_DEPTH = 24  # nested parentheses or calls
 
 
+# The SM count an expression is evaluated with where no GPU is at hand (checking a manifest,
+# deriving rules from a run that did not record its GPU): an H100 SXM's and an H200's.
+DEFAULT_SMS = 132
+
+
 def evaluate(expr: Expr, M: int, N: int, K: int, SMS: int | None = None) -> int:
     """Evaluate an integer expression over M, N, K (arithmetic, cdiv, min, max, comparisons,
     and/or; nothing else). `SMS` (the GPU's SM count) is a name only where it is given: dispatch
-    conditions have it, launch geometry does not (a cubin's grid must not depend on the GPU).
+    conditions and launch geometry have it (a persistent grid of one CTA an SM is `min(tiles,
+    SMS)`, on whatever GPU it runs), a kernel's contract does not.
     Every way it can fail (syntax, size, division by zero, a name or operator not allowed, a
     value that is not an expression) is a ValueError."""
     try:

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..tiers import TIERS as TIER_RECORDS
-from .expressions import Expr, evaluate
+from .expressions import DEFAULT_SMS, Expr, evaluate
 from .kernel_paths import KERNELS_DIR
 from ..tiers import ELEMENT_TYPES
 
@@ -150,15 +150,16 @@ class KernelSpec:
         """Why this kernel cannot run shape (M, N, K) on a GPU of compute capability `cc`, or None."""
         return self.gpu_too_old(cc) or self.unsupported_reason(M, N, K)
 
-    def launch(self, M: int, N: int, K: int) -> Launch:
+    def launch(self, M: int, N: int, K: int, sms: int = DEFAULT_SMS) -> Launch:
+        """The launch at shape (M, N, K) on a GPU of `sms` SMs (the name SMS of the expressions)."""
         def dims(exprs: tuple[Expr, ...]) -> tuple[int, int, int]:
-            values = [evaluate(e, M, N, K) for e in exprs] + [1] * (3 - len(exprs))
+            values = [evaluate(e, M, N, K, sms) for e in exprs] + [1] * (3 - len(exprs))
             return (values[0], values[1], values[2])
 
         # Staging kernels wait for the whole grid's copy at every shape.
         c = self.cooperative
-        cooperative = bool(self.staging) or (c if isinstance(c, bool) else evaluate(c, M, N, K) != 0)
-        return Launch(dims(self.grid), dims(self.block), evaluate(self.smem_bytes, M, N, K), cooperative)
+        cooperative = bool(self.staging) or (c if isinstance(c, bool) else evaluate(c, M, N, K, sms) != 0)
+        return Launch(dims(self.grid), dims(self.block), evaluate(self.smem_bytes, M, N, K, sms), cooperative)
 
     def flop(self, M: int, N: int, K: int) -> int:
         return 2 * M * N * K

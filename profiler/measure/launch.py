@@ -179,9 +179,10 @@ class KernelRunner:
 
             self._tma = TensorMapLauncher(spec, self.function)
         self.textures = LinearTextures(cp, spec.textures) if spec.textures else None
+        self.sms = int(cp.cuda.Device().attributes["MultiProcessorCount"])  # SMS in the launch geometry
 
     def __call__(self, g: Gemm, alpha: float, beta: float) -> None:
-        launch = self.spec.launch(g.M, g.N, g.K)
+        launch = self.spec.launch(g.M, g.N, g.K, self.sms)
         function = self.function if self._tma is not None or not launch.cooperative else self._cooperative_function()
         if launch.smem_bytes > 48 * 1024 and launch.smem_bytes > self._dynamic_limit.get(id(function), 0):
             function.max_dynamic_shared_size_bytes = launch.smem_bytes
