@@ -33,10 +33,10 @@ def test_predecessors_are_ladder_rungs_and_names_are_new():
 
 def test_manifest_option_makes_experiments_benchable_next_to_rungs(monkeypatch):
     monkeypatch.setenv(MANIFEST_ENV, str(EXPERIMENTS))
-    kernels, dispatchers = select_for_bench(["regbank128x256x8", "flat128x256"])
-    assert [k.name for k in kernels] == ["regbank128x256x8", "flat128x256"] and not dispatchers
-    assert kernels[1].smem_bytes == 49664 and kernels[1].unsupported_reason(4096, 4096, 4096) is None
-    assert kernels[1].unsupported_reason(4096, 4096 + 128, 4096)  # N must be a multiple of 256
+    kernels, dispatchers = select_for_bench(["splitk256x64x8rs", "splitk128x64x8rs"])
+    assert [k.name for k in kernels] == ["splitk256x64x8rs", "splitk128x64x8rs"] and not dispatchers
+    assert kernels[1].smem_bytes == 25088 and kernels[1].predecessor == "splitk256x64x8rs"
+    assert kernels[1].unsupported_reason(4095, 4097, 4099) is None  # any shape
 
 
 @pytest.mark.nvcc
@@ -53,7 +53,7 @@ def test_experiments_compile_spill_free_and_build_from_the_cli(tmp_path, monkeyp
     env = child_env()
     env.pop(MANIFEST_ENV, None)
     env.update(GEMMPROF_CACHE_DIR=str(tmp_path), COLUMNS="200")
-    r = subprocess.run([sys.executable, "-m", "profiler", "build", "--manifest", str(EXPERIMENTS), "-k", "bankrot128x128",
+    r = subprocess.run([sys.executable, "-m", "profiler", "build", "--manifest", str(EXPERIMENTS), "-k", "splitk64x32x8t4",
                         "--arch", "sm_90"], capture_output=True, text=True, env=env, timeout=300)
     assert r.returncode == 0, r.stderr
-    assert "bankrot128x128" in r.stdout
+    assert "splitk64x32x8t4" in r.stdout
