@@ -61,7 +61,8 @@ def profile(options: ProfileOptions, progress: Progress) -> ProfileResult | Benc
     # NVML only: the CUDA side (runtime, cuBLAS, SMs) is reported by the first target instead.
     env = collect_environment(ncu=str(exe), need_gpu=True, nvml_only=True)
     phases = {"environment_s": time.perf_counter() - started}
-    tiers = reference_tiers(specs)  # of the selection, before kernels that cannot run are dropped
+    # of the selection, before kernels that cannot run are dropped; cuBLAS alone: that of --tier
+    tiers = reference_tiers(specs) if specs or options.tier is None else [options.tier]
     specs = _runnable(specs, shape, env, progress)
     # Compile in the background: cuBLAS is profiled first and needs no cubin.
     builder = ThreadPoolExecutor(max_workers=1)
@@ -80,6 +81,7 @@ def _select(options: ProfileOptions) -> tuple[list, tuple[int, int, int], bool]:
     from ..names import check_run_id
     from ..paths import check_out_dir
     from ..tiers import CUBLAS
+    from ..tiers import tier as tier_record
 
     if options.run_id is not None:  # checked before any GPU work: it must never leave --out
         check_run_id(options.run_id)
@@ -88,7 +90,12 @@ def _select(options: ProfileOptions) -> tuple[list, tuple[int, int, int], bool]:
         raise GemmprofError(f"--clock-control must be one of {', '.join(CLOCK_CONTROLS)}")
     names = options.kernel or ["all"]
     ladder_names = [n for n in names if n != CUBLAS]
-    specs = only_tier(options.tier, select_kernels(ladder_names) if ladder_names else [])[0]
+    if ladder_names:
+        specs = only_tier(options.tier, select_kernels(ladder_names))[0]
+    else:  # cuBLAS alone: --tier says which reference (FP16 GemmEx for fp16)
+        specs = []
+        if options.tier is not None:
+            tier_record(options.tier)
     size = 2048 if options.size is None else options.size
     shape = check_shape(tuple(options.mnk)) if options.mnk else check_shape((size,) * 3)
     return specs, shape, "all" in names or CUBLAS in names

@@ -32,3 +32,13 @@ def test_timing_only_benches_the_same_kernels_and_shape(tmp_path, monkeypatch):
 def test_an_unknown_clock_control_is_one_line(tmp_path):
     with pytest.raises(GemmprofError, match="--clock-control must be one of"):
         profile(ProfileOptions(kernel=["naive"], clock_control="fast", out=tmp_path), Quiet())
+
+
+@pytest.mark.ncu
+def test_cublas_alone_profiles_the_reference_of_the_tier(fake_ncu, tmp_path):
+    """`-k cublas --tier fp16`: no ladder kernel, and the FP16 reference (cuBLAS GemmEx)."""
+    options = ProfileOptions(kernel=["cublas"], tier="fp16", mnk=(512, 256, 128), out=tmp_path, run_id="r")
+    result = profile(options, Quiet())
+    assert sorted(p.name.split("_")[0] for p in (result.run.path / "ncu").glob("*.ncu-rep*")) == ["cublas-fp16"]
+    with pytest.raises(GemmprofError, match="unknown precision tier"):
+        profile(ProfileOptions(kernel=["cublas"], tier="fp64", out=tmp_path), Quiet())
