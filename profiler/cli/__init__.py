@@ -7,6 +7,7 @@ the user can fix surface as one line (`GemmprofError`), never a traceback.
 from __future__ import annotations
 
 import importlib
+import shutil
 import signal
 import sys
 import warnings
@@ -14,6 +15,11 @@ import warnings
 import typer
 
 from ..errors import GemmprofError, GemmprofWarning
+
+# Rich's boxed --help needs room: below this many columns (a CI log, a split terminal) --help is
+# click's plain text, which wraps each option's names and words whole (`profile -h` at 80 columns:
+# 89 lines, where the boxes took 171 and cut `--kernel-regex` short).
+RICH_HELP_MIN_COLUMNS = 100
 
 app = typer.Typer(
     name="gemmprof",
@@ -24,7 +30,8 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_show_locals=False,
-    rich_markup_mode="markdown",  # docstring paragraphs reflow to the terminal width
+    # docstring paragraphs reflow to the terminal width, boxed where it is wide enough
+    rich_markup_mode="markdown" if shutil.get_terminal_size().columns >= RICH_HELP_MIN_COLUMNS else None,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
@@ -135,10 +142,20 @@ def _one_line_usage_error(exc) -> None:
     typer.secho(f"gemmprof: error: {exc.format_message().rstrip('.')} (see '{where}')", fg=typer.colors.RED, err=True)
 
 
-# Typer looks this up when a usage error ends a command (typer.rich_utils.rich_format_error).
+# Typer looks this up when a usage error ends a command (typer.rich_utils.rich_format_error);
+# with the plain help of a narrow terminal, click shows the error itself (`show`: Typer's own
+# copy of click where it has one, else click's).
 import typer.rich_utils  # noqa: E402
 
 typer.rich_utils.rich_format_error = _one_line_usage_error
+try:
+    from typer._click import exceptions as _click_exceptions  # noqa: E402
+except ImportError:
+    from click import exceptions as _click_exceptions  # noqa: E402
+for _error in (_click_exceptions.ClickException, _click_exceptions.UsageError):
+    _error.show = lambda self, file=None: _one_line_usage_error(self)
+# `gemmprof` alone: the help, on standard output as -h prints it.
+_click_exceptions.NoArgsIsHelpError.show = lambda self, file=None: typer.echo(self.format_message())
 
 
 _signal_seen: list[int] = []  # the signal that interrupted this run, if any

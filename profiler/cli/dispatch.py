@@ -24,7 +24,7 @@ def dispatch(
     seed: Annotated[int, typer.Option(help="Which shapes --hold-out keeps apart.")] = DispatchOptions.seed,
     manifest: ManifestOption = None,
 ) -> None:
-    """Derive dispatch rules from a sweep (e.g. `gemmprof bench --suite default`): an ordered list
+    """Derive dispatch rules from a sweep (a suite run: `gemmprof bench --suite default`): an ordered list
     of readable conditions over M, N, K and the GPU's SM count (SMS), the last one taking any shape.
 
     Prints the fastest kernel per shape, what the rules choose there (rule and share of the

@@ -35,3 +35,18 @@ def test_roofline_without_a_run_says_which_it_drew(tmp_path):
     proc = gemmprof("roofline", "-o", str(out), cwd=SAMPLE_RUN.parent.parent)
     assert proc.returncode == 0, proc.stderr
     assert "roofline of the newest run with a kernels table: reports/" in proc.stderr
+
+
+@pytest.mark.parametrize("columns", ["80", "200"])
+def test_help_keeps_every_option_name_whole_at_80_and_200_columns(columns):
+    """Below 100 columns --help is plain text (boxes at 80 columns cut `--kernel-regex` and took
+    171 lines for profile); at 200 the boxes, every name whole in both."""
+    env = {**os.environ, "COLUMNS": columns}
+    for command in ("bench", "profile", "dispatch"):
+        out = subprocess.run([sys.executable, "-m", "profiler", command, "-h"], capture_output=True, text=True,
+                             env=env, timeout=300).stdout
+        assert "…" not in out, (command, columns)
+        assert all(len(line) <= int(columns) for line in out.splitlines()), (command, columns)
+    profile = subprocess.run([sys.executable, "-m", "profiler", "profile", "-h"], capture_output=True, text=True,
+                             env={**os.environ, "COLUMNS": "80"}, timeout=300).stdout
+    assert "--kernel-regex" in profile and len(profile.splitlines()) < 100
