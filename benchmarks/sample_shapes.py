@@ -5,7 +5,7 @@ as one GEMM. Printed as a `[suite.NAME]` table for kernels/shapes.toml.
 
     python benchmarks/sample_shapes.py --name unseen --count 40 --seed 34
 
-The same seed gives the same shapes. Shapes of the default suite are left out, and every shape
+The same seed gives the same shapes (over the same suites). Shapes of the other suites are left out, and every shape
 fits the budget below (memory and time a row may take on one GPU).
 """
 
@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from profiler.catalogue.suites import load_suite  # noqa: E402
+from profiler.catalogue.suites import SUITES_PATH, parse_suites  # noqa: E402
 
 # Per shape: at most 2 GiB of FP32 operands and result, at most 2^38 multiply-adds (about 10 ms
 # of FP32 at 50 TFLOP/s): a sample of 80 shapes benches in minutes.
@@ -42,9 +42,9 @@ def log_uniform(rng: random.Random) -> int:
     return int(round(math.exp(rng.uniform(math.log(LOW), math.log(HIGH)))))
 
 
-def sample(count: int, seed: int) -> list[tuple[int, int, int]]:
+def sample(count: int, seed: int, name: str) -> list[tuple[int, int, int]]:
     rng = random.Random(seed)
-    taken = set(load_suite("default"))
+    taken = {shape for suite, shapes in parse_suites(SUITES_PATH.read_text()).items() if suite != name for shape in shapes}
     out: list[tuple[int, int, int]] = []
 
     def add(shape: tuple[int, int, int]) -> None:
@@ -71,7 +71,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--count", type=int, default=40, help="log-uniform shapes (the LLM shapes come on top)")
     parser.add_argument("--seed", type=int, default=34)
     args = parser.parse_args(argv)
-    shapes = sample(args.count, args.seed)
+    shapes = sample(args.count, args.seed, args.name)
     items = [f'"{m}x{n}x{k}"' for m, n, k in shapes]
     lines = [", ".join(items[i:i + 6]) + "," for i in range(0, len(items), 6)]
     print(f"[suite.{args.name}]")
