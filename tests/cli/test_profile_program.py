@@ -206,3 +206,11 @@ def test_sigterm_keeps_what_was_written_and_says_so(fake_ncu, tmp_path, report_f
         assert (run / "ncu" / "sleeper.ncu-rep").is_file()
     else:
         assert not (run / "profile.jsonl").exists()
+
+
+def test_ncu_short_flags_for_skip_and_count(fake_ncu, tmp_path):
+    """-s and -c mean what they mean to ncu: --launch-skip and --launch-count."""
+    result, _ = profile(tmp_path, "-s", "1", "-c", "2", program=[sys.executable, "-c", "print('hi')"])
+    assert result.exit_code == 0, result.output
+    (profiled,) = calls(tmp_path)
+    assert profiled[profiled.index("--launch-skip") + 1] == "1" and profiled[profiled.index("--launch-count") + 1] == "2"
