@@ -31,7 +31,7 @@ from .roofline import kernel_names
 from .suite import suite_of_run
 from .signals import utilisation
 from .diagnosis_record import Diagnosis, RunDiagnosis
-from .verdict import classify
+from .verdict import LaunchEvidence, classify
 
 
 # How many stall reasons and conflicted source lines a kernel page shows.
@@ -219,9 +219,9 @@ def _per_launch(chosen: pd.DataFrame, tables: Mapping[str, pd.DataFrame]) -> dic
         "regions": time_regions(sass) if sass is not None else None,
         "timeline": timeline,
     }
-    out["verdicts"] = classify(chosen, out["mix"], out["conflicts"], out["coalescing"], source,
-                               util=out["utilisation"], occ=out["occupancy"], sass=sass, banks=out["banks"],
-                               regions=out["regions"])
+    out["verdicts"] = classify(chosen, LaunchEvidence(
+        mix=out["mix"], conflicts=out["conflicts"], coalescing=out["coalescing"], source=source, util=out["utilisation"],
+        occ=out["occupancy"], sass=sass, banks=out["banks"], regions=out["regions"]))
     return out
 
 
