@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 import numpy as np
@@ -30,7 +31,7 @@ from .roofline import kernel_names
 from .suite import suite_of_run
 from .signals import utilisation
 from .diagnosis_record import Diagnosis, RunDiagnosis
-from .verdict import classify
+from .verdict import LaunchEvidence, classify
 
 
 # How many stall reasons and conflicted source lines a kernel page shows.
@@ -58,34 +59,61 @@ def diagnose_run(tables: Mapping[str, pd.DataFrame], specs: Sequence[KernelSpec]
         names += [n for n in bench["kernel"].astype(str).unique() if n not in names]
     specs = [s for s in specs if s.name not in _foreign(chosen, bench)]
     order = ladder.ladder_order(names, specs)
-    by_spec = {s.name: s for s in specs}
-
     per_launch = _per_launch(chosen, tables) if len(chosen) else {}
-    diagnoses = []
-    for name in order:
-        spec = by_spec.get(name)
-        idea = spec.idea if spec else fill.reference_idea(name) if name in REFERENCES else None
-        d = Diagnosis(name=name, rung=ladder.tier_rung(name, specs), tier=spec.tier if spec else None, idea=idea,
-                      shape=shape)
-        d.predecessor = ladder.predecessor(name, order, specs)
-        d.successor = ladder.successor(name, order, specs)
-        if d.successor and d.successor in by_spec:
-            d.successor_idea = by_spec[d.successor].idea
-        elif d.successor in REFERENCES:
-            d.successor_idea = fill.reference_idea(d.successor)
-        fill.add_bench(d, bench, shape)
-        if len(chosen) and name in set(chosen["name"]):
-            fill.add_profile(d, chosen[chosen["name"] == name].iloc[0].to_dict(), per_launch)
-        elif kernels is not None:
-            d.warnings.append("Not profiled in this run: timing only.")
-        if d.status is None and profile_log is not None and "status" in profile_log.columns:
-            logged = profile_log[profile_log["kernel"] == name]["status"].dropna()
-            if len(logged):
-                d.status, d.status_note = str(logged.iloc[-1]), "verified when profiled"
-        if not d.profiled and np.isnan(d.gflops):
-            d.warnings.append("No timing and no profile for this kernel in this run.")
-        diagnoses.append(d)
+    evidence = _Evidence(bench, chosen, per_launch, kernels is not None, profile_log)
+    diagnoses = [_diagnose_kernel(name, order, specs, shape, evidence) for name in order]
+    _side_by_side(diagnoses, specs)
+    if not diagnoses:
+        warnings.append("This run holds no kernels: neither a profile nor a benchmark.")
+    suite = suite_of_run(bench, meta)
+    return RunDiagnosis(diagnoses, _summary(diagnoses), _sizes(bench, order), shape, dict(meta or {}), warnings, suite)
 
+
+@dataclass(frozen=True)
+class _Evidence:
+    """What a run holds about its kernels: the bench table, the launch chosen per kernel and
+    each launch's evidence, whether the run was profiled at all, profile.jsonl."""
+
+    bench: pd.DataFrame | None
+    chosen: pd.DataFrame
+    per_launch: dict
+    profiled: bool
+    profile_log: pd.DataFrame | None
+
+
+def _diagnose_kernel(name: str, order: list[str], specs: Sequence[KernelSpec], shape, evidence: _Evidence) -> Diagnosis:
+    """One kernel's diagnosis on its own: its place in the ladder, its bench row, its chosen
+    launch's evidence (or why there is none), its verification status."""
+    bench, chosen, profile_log = evidence.bench, evidence.chosen, evidence.profile_log
+    by_spec = {s.name: s for s in specs}
+    spec = by_spec.get(name)
+    idea = spec.idea if spec else fill.reference_idea(name) if name in REFERENCES else None
+    d = Diagnosis(name=name, rung=ladder.tier_rung(name, specs), tier=spec.tier if spec else None, idea=idea,
+                  shape=shape)
+    d.predecessor = ladder.predecessor(name, order, specs)
+    d.successor = ladder.successor(name, order, specs)
+    if d.successor and d.successor in by_spec:
+        d.successor_idea = by_spec[d.successor].idea
+    elif d.successor in REFERENCES:
+        d.successor_idea = fill.reference_idea(d.successor)
+    fill.add_bench(d, bench, shape)
+    if len(chosen) and name in set(chosen["name"]):
+        fill.add_profile(d, chosen[chosen["name"] == name].iloc[0].to_dict(), evidence.per_launch)
+    elif evidence.profiled:
+        d.warnings.append("Not profiled in this run: timing only.")
+    if d.status is None and profile_log is not None and "status" in profile_log.columns:
+        logged = profile_log[profile_log["kernel"] == name]["status"].dropna()
+        if len(logged):
+            d.status, d.status_note = str(logged.iloc[-1]), "verified when profiled"
+    if not d.profiled and np.isnan(d.gflops):
+        d.warnings.append("No timing and no profile for this kernel in this run.")
+    return d
+
+
+def _side_by_side(diagnoses: list[Diagnosis], specs: Sequence[KernelSpec]) -> None:
+    """What each diagnosis learns from the others: its share of cuBLAS from ncu, what changed from
+    the rung below, the reference beside it, and ncu's estimates for the rung below beside what
+    this rung measured against it."""
     fill.share_of_cublas_from_ncu(diagnoses, specs)
     facts = pd.DataFrame([fill.facts(d) for d in diagnoses]).set_index("kernel") if diagnoses else pd.DataFrame()
     changes = ladder.changes(facts, specs) if len(facts) else pd.DataFrame(columns=["kernel"])
@@ -93,22 +121,25 @@ def diagnose_run(tables: Mapping[str, pd.DataFrame], specs: Sequence[KernelSpec]
         d.changes = changes[changes["kernel"] == d.name].reset_index(drop=True)
     fill.versus_reference(diagnoses, facts, specs)
     by_name = {d.name: d for d in diagnoses}
-    for d in diagnoses:  # ncu's estimates for the rung below, beside what this rung measured against it
+    for d in diagnoses:
         below = by_name.get(d.rung_below) if d.rung_below else None
         if below is not None and d.profiled and below.profiled and shape_of(d.launch) == shape_of(below.launch):
             d.estimates = ladder.estimates_beside_measured(below.rules, fill.number(below.launch.get("duration_ns")),
                                                            fill.number(d.launch.get("duration_ns")))
-    summary = pd.DataFrame([{
+
+
+SUMMARY_COLUMNS = ["kernel", "rung", "gflops", "pct_cublas", "time_ms", "gflops_source", "bound", "label", "problem",
+                   "status", "status_note"]
+
+
+def _summary(diagnoses: list[Diagnosis]) -> pd.DataFrame:
+    """A row per kernel: its rung, speed, bound, verdict and verification status."""
+    return pd.DataFrame([{
         "kernel": d.name, "rung": d.rung, "gflops": d.gflops, "pct_cublas": d.pct_cublas, "time_ms": d.time_ms,
         "gflops_source": d.gflops_source, "bound": d.verdict.bound if d.verdict else None,
         "label": d.verdict.label if d.verdict else None, "problem": d.verdict.problem if d.verdict else None,
         "status": d.status, "status_note": d.status_note,
-    } for d in diagnoses], columns=["kernel", "rung", "gflops", "pct_cublas", "time_ms", "gflops_source", "bound",
-                                    "label", "problem", "status", "status_note"])
-    if not diagnoses:
-        warnings.append("This run holds no kernels: neither a profile nor a benchmark.")
-    suite = suite_of_run(bench, meta)
-    return RunDiagnosis(diagnoses, summary, _sizes(bench, order), shape, dict(meta or {}), warnings, suite)
+    } for d in diagnoses], columns=SUMMARY_COLUMNS)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -188,9 +219,9 @@ def _per_launch(chosen: pd.DataFrame, tables: Mapping[str, pd.DataFrame]) -> dic
         "regions": time_regions(sass) if sass is not None else None,
         "timeline": timeline,
     }
-    out["verdicts"] = classify(chosen, out["mix"], out["conflicts"], out["coalescing"], source,
-                               util=out["utilisation"], occ=out["occupancy"], sass=sass, banks=out["banks"],
-                               regions=out["regions"])
+    out["verdicts"] = classify(chosen, LaunchEvidence(
+        mix=out["mix"], conflicts=out["conflicts"], coalescing=out["coalescing"], source=source, util=out["utilisation"],
+        occ=out["occupancy"], sass=sass, banks=out["banks"], regions=out["regions"]))
     return out
 
 

@@ -321,40 +321,10 @@ def latency(s: Signals) -> Verdict:
 def _latency_cure(top: str | None, s: Signals) -> tuple[str, str, str]:
     """(problem, cause, cure) for a latency-bound launch from its top stall, never prescribing what
     the kernel already does (`s.techniques`): where the usual cure is there, what is left."""
-    t, o = s.techniques or {}, s.occupancy
-    capped = ""
-    if o.get("limiter") and o.get("theoretical_pct", 100) < 100:
-        capped = f" Occupancy is capped by {o['limiter']} at {count_of(o['blocks_per_sm'], 'block')} per SM"
-        if "registers" in o["limiter"] and not pd.isna(o.get("registers_for_next_block")) and s.origin in ("gemmprof", "cuda"):
-            capped += (f" ({fmt_num(o['registers_per_thread'])} registers per thread; at most "
-                       f"{fmt_num(o['registers_for_next_block'])} would fit one more block per SM)")
-        capped += "."
+    t = s.techniques or {}
+    capped = _occupancy_cap(s)
     if top == "long_scoreboard":
-        if (t.get("tma") or t.get("wgmma")) and waits_at_mbarrier(s):
-            return ("pipeline stages not ready in time (warps wait at mbarriers)", "latency_pipeline",
-                    "Most long-scoreboard samples are in the mbarrier wait, so the time goes to one side of the "
-                    "pipeline waiting for the other: consumers for a stage their producer has not filled (TMA "
-                    "latency, or the producer warps' own work on the stage: a split, a transpose), or the producer "
-                    "for a stage the consumers have not released. Give the late side more: more producer warps or "
-                    "less work per stage, more stages in flight, stages released as soon as their MMAs retire. Give "
-                    "each barrier its own wait call site, so the samples say which one.")
-        if t.get("tma") or t.get("wgmma"):
-            return ("global-memory latency in the async pipeline", "latency_pipeline",
-                    "The loads are already asynchronous (TMA into shared memory, mbarriers): keep more stages in "
-                    "flight (deeper pipeline), and look at where the long-scoreboard samples sit: in a TMA kernel "
-                    "they are plain global loads, usually C in the epilogue.")
-        if t.get("cp_async_pipeline"):
-            return ("global-load latency not hidden by the cp.async pipeline", "latency_global",
-                    f"cp.async already keeps {int(t.get('async_groups_in_flight', 0))} group(s) in flight: add a stage "
-                    f"(more shared memory per block), or issue the copies earlier in the k loop; check the samples' "
-                    f"line: loads outside the pipeline (the epilogue's C) are not covered by it." + capped)
-        if t.get("register_prefetch") or t.get("cp_async"):
-            return ("global-load latency not hidden", "latency_global",
-                    "The next tile is already loaded while this one is computed: make the prefetch distance longer "
-                    "(a multi-stage cp.async pipeline, two or three tiles ahead) or run more warps per SM." + capped)
-        return ("global-load latency not hidden", "latency_global",
-                "Prefetch the next tile (into registers, or with cp.async into a second shared buffer) while "
-                "computing this one, so global loads overlap the FMAs." + capped)
+        return _global_latency_cure(t, s, capped)
     if top == "barrier":
         return ("waits at barriers", "barrier", barrier_cure(s))
     full = _tile_at_register_limit(s)
@@ -373,21 +343,7 @@ def _latency_cure(top: str | None, s: Signals) -> tuple[str, str, str]:
                 "Keep more wgmma groups in flight before waiting (wgmma.wait_group with a larger count), and give "
                 "the consumer warpgroups more independent tiles.")
     if top in ("mio_throttle", "lg_throttle"):
-        kind = "shared" if top == "mio_throttle" else "global"
-        problem = f"{BY_REASON[top].label}: memory instruction queue full"
-        if not t.get(f"vector_{kind}_loads"):
-            return (problem, "latency_queue",
-                    f"Fewer, wider memory instructions. Use 128-bit {kind} loads, and more math per loaded value." + capped)
-        # Already 128-bit (cutlass128x256x8: MIO throttle at its fragment loads, issued four LDS.128 at a
-        # time): what is left is how they are issued, or a larger micro-tile where one still fits.
-        per = number((s.mix or {}).get(f"{kind}_load_per_math"))
-        full = _tile_at_register_limit(s)
-        return (problem, "latency_queue",
-                f"The {kind} loads are already 128-bit" + ("" if full else f" ({fmt_num(per)} per math instruction)")
-                + ". The queue fills when a warp issues them in a burst: spread them among the math, a few in a row "
-                "at most (the next k step's fragments loaded in parts between this step's FMAs)"
-                + (f". {full}" if full else ", or need fewer of them per math instruction: a larger micro-tile.")
-                + capped)
+        return _queue_cure(top, t, s, capped)
     if full:
         # Fragments loaded a k step ahead are advice only where shared-load waits still show.
         _, shared_waits = s.stall("short_scoreboard")
@@ -404,6 +360,69 @@ def _latency_cure(top: str | None, s: Signals) -> tuple[str, str, str]:
             "value) issues FMAs back to back with fewer warps." + capped)
 
 
+def _occupancy_cap(s: Signals) -> str:
+    """The sentence (with a leading space) saying what caps occupancy, and for kernels whose
+    registers the user sets, how many would fit one more block; "" when nothing caps it."""
+    o = s.occupancy
+    if not (o.get("limiter") and o.get("theoretical_pct", 100) < 100):
+        return ""
+    capped = f" Occupancy is capped by {o['limiter']} at {count_of(o['blocks_per_sm'], 'block')} per SM"
+    if "registers" in o["limiter"] and not pd.isna(o.get("registers_for_next_block")) and s.origin in ("gemmprof", "cuda"):
+        capped += (f" ({fmt_num(o['registers_per_thread'])} registers per thread; at most "
+                   f"{fmt_num(o['registers_for_next_block'])} would fit one more block per SM)")
+    return capped + "."
+
+
+def _global_latency_cure(t: dict, s: Signals, capped: str) -> tuple[str, str, str]:
+    """Long-scoreboard waits: global-memory latency, cured by what the kernel does not do yet
+    (an async pipeline's stages, a deeper cp.async pipeline, a longer prefetch, a prefetch)."""
+    if (t.get("tma") or t.get("wgmma")) and waits_at_mbarrier(s):
+        return ("pipeline stages not ready in time (warps wait at mbarriers)", "latency_pipeline",
+                "Most long-scoreboard samples are in the mbarrier wait, so the time goes to one side of the "
+                "pipeline waiting for the other: consumers for a stage their producer has not filled (TMA "
+                "latency, or the producer warps' own work on the stage: a split, a transpose), or the producer "
+                "for a stage the consumers have not released. Give the late side more: more producer warps or "
+                "less work per stage, more stages in flight, stages released as soon as their MMAs retire. Give "
+                "each barrier its own wait call site, so the samples say which one.")
+    if t.get("tma") or t.get("wgmma"):
+        return ("global-memory latency in the async pipeline", "latency_pipeline",
+                "The loads are already asynchronous (TMA into shared memory, mbarriers): keep more stages in "
+                "flight (deeper pipeline), and look at where the long-scoreboard samples sit: in a TMA kernel "
+                "they are plain global loads, usually C in the epilogue.")
+    if t.get("cp_async_pipeline"):
+        return ("global-load latency not hidden by the cp.async pipeline", "latency_global",
+                f"cp.async already keeps {int(t.get('async_groups_in_flight', 0))} group(s) in flight: add a stage "
+                f"(more shared memory per block), or issue the copies earlier in the k loop; check the samples' "
+                f"line: loads outside the pipeline (the epilogue's C) are not covered by it." + capped)
+    if t.get("register_prefetch") or t.get("cp_async"):
+        return ("global-load latency not hidden", "latency_global",
+                "The next tile is already loaded while this one is computed: make the prefetch distance longer "
+                "(a multi-stage cp.async pipeline, two or three tiles ahead) or run more warps per SM." + capped)
+    return ("global-load latency not hidden", "latency_global",
+            "Prefetch the next tile (into registers, or with cp.async into a second shared buffer) while "
+            "computing this one, so global loads overlap the FMAs." + capped)
+
+
+def _queue_cure(top: str, t: dict, s: Signals, capped: str) -> tuple[str, str, str]:
+    """A full memory instruction queue (MIO for shared, LG for global): fewer, wider instructions;
+    where they are 128-bit already, issued spread among the math, or fewer per math instruction."""
+    kind = "shared" if top == "mio_throttle" else "global"
+    problem = f"{BY_REASON[top].label}: memory instruction queue full"
+    if not t.get(f"vector_{kind}_loads"):
+        return (problem, "latency_queue",
+                f"Fewer, wider memory instructions. Use 128-bit {kind} loads, and more math per loaded value." + capped)
+    # Already 128-bit (cutlass128x256x8: MIO throttle at its fragment loads, issued four LDS.128 at a
+    # time): what is left is how they are issued, or a larger micro-tile where one still fits.
+    per = number((s.mix or {}).get(f"{kind}_load_per_math"))
+    full = _tile_at_register_limit(s)
+    return (problem, "latency_queue",
+            f"The {kind} loads are already 128-bit" + ("" if full else f" ({fmt_num(per)} per math instruction)")
+            + ". The queue fills when a warp issues them in a burst: spread them among the math, a few in a row "
+            "at most (the next k step's fragments loaded in parts between this step's FMAs)"
+            + (f". {full}" if full else ", or need fewer of them per math instruction: a larger micro-tile.")
+            + capped)
+
+
 def _tile_at_register_limit(s: Signals) -> str:
     """The sentence saying the register micro-tile is already as large as it can be (few shared
     loads per FFMA and most of the register file), or "" when it can still grow."""
@@ -417,7 +436,14 @@ def _tile_at_register_limit(s: Signals) -> str:
 
 
 def notes(key: str, cause: str, s: Signals) -> list[str]:
-    """Problems worth knowing that are not the bound."""
+    """Problems worth knowing that are not the bound: in memory accesses, in how the blocks fill
+    the GPU, in the code itself."""
+    return [*_access_notes(key, s), *_fill_notes(cause, s), *_code_notes(key, cause, s)]
+
+
+def _access_notes(key: str, s: Signals) -> list[str]:
+    """Bank conflicts (all of them unless shared memory is the bound, whose verdict says them),
+    conflicted lines, extra wavefronts no address explains, uncoalesced global accesses."""
     notes = []
     if key != "shared":
         for c in _conflicted(s):
@@ -438,6 +464,13 @@ def notes(key: str, cause: str, s: Signals) -> list[str]:
     if key != "global" and not pd.isna(c.get("excess_pct", np.nan)) and c["excess_pct"] >= CONFLICT_NOTABLE_PCT:
         notes.append(f"{fmt_pct(c['excess_pct'])} of the L2 sectors requested by global accesses are excess "
                      f"(partly uncoalesced access).")
+    return notes
+
+
+def _fill_notes(cause: str, s: Signals) -> list[str]:
+    """Achieved occupancy well below the theoretical, a costly partial last wave, blocks of one
+    wave that end unevenly."""
+    notes = []
     o = s.occupancy
     if o.get("achieved_gap"):
         notes.append(f"Achieved occupancy {fmt_pct(o['achieved_pct'])} is well below the theoretical "
@@ -453,6 +486,14 @@ def notes(key: str, cause: str, s: Signals) -> list[str]:
                      f"{fmt_pct(busy)} of the launch: the blocks end unevenly, and an SM whose blocks are done idles "
                      f"until the last one ends" + (" (K is split along the grid's z: the blocks that sum a tile's "
                                                    "partials end last)." if split else "."))
+    return notes
+
+
+def _code_notes(key: str, cause: str, s: Signals) -> list[str]:
+    """What the code costs beside the bound: math on tile padding, issue slots spent off the
+    FFMAs, register-bank conflicts, a serial epilogue, lone loads outside the loop, shared reads
+    of wgmma no counter sees."""
+    notes = []
     ratio = executed_per_gemm_flop(s.launch)
     if cause != "wasted_math" and s.launch.get("math_pipe") == "fp32" and ratio >= WASTED_MATH_NOTE_RATIO:
         notes.append(f"It executed {fmt_times(ratio)} the GEMM's 2MNK FLOPs: {fmt_pct(100.0 * (1.0 - 1.0 / ratio))} of "

@@ -11,7 +11,7 @@ bound) and what the kernel already uses are attached last. This module only deci
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -32,20 +32,33 @@ from .techniques import techniques as techniques_of
 from .values import number
 
 
-def classify(kernels: pd.DataFrame, mix: pd.DataFrame | None = None, conflicts: pd.DataFrame | None = None,
-             coalescing: pd.DataFrame | None = None, source: pd.DataFrame | None = None,
-             util: pd.DataFrame | None = None, occ: pd.DataFrame | None = None,
-             sass: pd.DataFrame | None = None, banks: pd.DataFrame | None = None,
-             regions: pd.DataFrame | None = None) -> pd.DataFrame:
-    """One verdict per launch of `kernels`. The optional frames add evidence: `mix` from
-    `instruction_mix.instruction_mix`, `conflicts` from `shared_memory.bank_conflicts`, `coalescing` from
-    `global_memory.coalescing`, `source` (the run's table) where the deciding stalls happen, `sass` what
-    the kernel already does (`techniques`), where its time goes (`regions`) and which FFMAs collide in
-    the register banks (`register_banks`); `util`, `occ`, `banks` and `regions`, `utilisation(kernels)`,
-    `occupancy(kernels)`, `register_bank_conflicts(sass)` and `time_regions(sass)` when the caller has
-    them already.
+@dataclass(frozen=True)
+class LaunchEvidence:
+    """What a verdict weighs besides the launches themselves, each optional: `mix` from
+    `instruction_mix.instruction_mix`, `conflicts` from `shared_memory.bank_conflicts`, `coalescing`
+    from `global_memory.coalescing`, `source` (the run's table) where the deciding stalls happen,
+    `sass` what the kernel already does (`techniques`), where its time goes (`regions`) and which
+    FFMAs collide in the register banks (`register_banks`); `util`, `occ`, `banks` and `regions`,
+    `utilisation(kernels)`, `occupancy(kernels)`, `register_bank_conflicts(sass)` and
+    `time_regions(sass)` when the caller has them already."""
+
+    mix: pd.DataFrame | None = None
+    conflicts: pd.DataFrame | None = None
+    coalescing: pd.DataFrame | None = None
+    source: pd.DataFrame | None = None
+    util: pd.DataFrame | None = None
+    occ: pd.DataFrame | None = None
+    sass: pd.DataFrame | None = None
+    banks: pd.DataFrame | None = None
+    regions: pd.DataFrame | None = None
+
+
+def classify(kernels: pd.DataFrame, evidence: LaunchEvidence = LaunchEvidence()) -> pd.DataFrame:
+    """One verdict per launch of `kernels`, from the launches and the `evidence` at hand.
     Columns: report, launch, verdict (a `Verdict`), bound, cause, label, problem, origin (who
     compiled the kernel: `roofs.origin`) and attribution (where its samples go: `attribution`)."""
+    mix, conflicts, coalescing, source = evidence.mix, evidence.conflicts, evidence.coalescing, evidence.source
+    util, occ, sass, banks, regions = evidence.util, evidence.occ, evidence.sass, evidence.banks, evidence.regions
     util = utilisation(kernels) if util is None else util
     occ = occupancy(kernels) if occ is None else occ
     stalls = stall_breakdown(kernels)

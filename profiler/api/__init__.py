@@ -93,28 +93,39 @@ def bench(*args: str, out: str | os.PathLike = "reports", run_id: str | None = N
     from profiler.workflows.bench import BenchOptions
     from profiler.workflows.bench import bench as workflow
 
-    return _run(workflow, BenchOptions, "bench", args, out, run_id, options)
+    return _run(workflow, BenchOptions, "bench", _values("bench", args, options), out, run_id)
 
 
 def profile(*args: str, out: str | os.PathLike = "reports", run_id: str | None = None, **options: Any) -> Run:
     """Profile here (a GPU machine with ncu), as `gemmprof profile` does, and open the run it
     wrote; options as for `bench`, `profiler.workflows.profile.ProfileOptions`'s (`kernel="vectorized"`,
-    `size=2048`, `compress=True` for --xz)."""
+    `size=2048`, `compress=True` for --xz), or with a program (`program=["./app"]`, or after "--"
+    in `args`) `profiler.workflows.program.ProgramOptions`'s."""
+    values = _values("profile", args, options)
+    if values.get("program"):
+        from profiler.workflows.program import ProgramOptions
+        from profiler.workflows.program import profile_program as workflow
+
+        return _run(workflow, ProgramOptions, "profile", values, out, run_id)
     from profiler.workflows.profile import ProfileOptions
     from profiler.workflows.profile import profile as workflow
 
-    return _run(workflow, ProfileOptions, "profile", args, out, run_id, options)
+    return _run(workflow, ProfileOptions, "profile", {k: v for k, v in values.items() if k != "program"}, out, run_id)
 
 
-def _run(workflow, record: type, name: str, args: tuple[str, ...], out: str | os.PathLike, run_id: str | None,
-         options: dict) -> Run:
+def _values(name: str, args: tuple[str, ...], options: dict) -> dict:
+    """The options of a call: the command line's words in `args`, then the keywords."""
+    return {**(_words(name, args) if args else {}), **options}
+
+
+def _run(workflow, record: type, name: str, values: dict, out: str | os.PathLike, run_id: str | None) -> Run:
     """The workflow in this process, its progress printed as the command prints it, into a run
     directory whose name is known beforehand; then that directory opened."""
     from profiler.catalogue.kernel_paths import add_manifests
     from profiler.render.progress import ConsoleProgress
     from profiler.workflows.options import check_names, record_of
 
-    values = {**(_words(name, args) if args else {}), **options}
+    values = dict(values)
     add_manifests(values.pop("manifest", None))
     check_names(record, values, f"gemmprof.{name}()")
     run_id = run_id or time.strftime(f"%Y%m%d-%H%M%S-{name}")

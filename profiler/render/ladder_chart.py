@@ -54,6 +54,40 @@ def ladder_figure(bench: pd.DataFrame, title: str | None = None, tier: str = "fp
     reference at the same size (right). Kernel order, labels and colours come from the manifest;
     cuBLAS is the thick black line. Only rows that passed verification are drawn; the others are
     listed under the chart."""
+    bench = _of_tier(bench, tier)
+    frame, left_out = _drawn_rows(bench)
+    frame["x"], xlabel, ticks = _size_axis(frame)
+    labels = {k: (order, mpl_label(text)) for k, (order, text) in ladder_labels(frame["kernel"]).items()}
+    names = sorted(labels, key=lambda n: (n not in REFERENCES, labels[n][0]))  # cuBLAS first in the legend
+    notes = _notes(bench, frame, left_out)
+    footnote_lines = sum(len(textwrap.wrap(f"Note: {n}", 150)) for n in notes)
+    rotate = any("x" in t for t in ticks.values())
+    tick_room = 0.35 if rotate else 0.0
+    height = 5.2 + 0.16 * footnote_lines + tick_room
+    width = 13.0
+    # room on the right for the legend: its longest label (about 0.66 em per character) plus the marker
+    legend_in = (max(text_width_pt(labels[n][1], FONT) for n in names) + 5 * FONT) / 72 + 0.3
+    right = min(0.85, 1 - legend_in / width)
+    fig = Figure(figsize=(width, height), dpi=100)
+    fig.subplots_adjust(left=0.08, right=right, top=1 - 0.55 / height,
+                        bottom=(0.6 + 0.16 * footnote_lines + tick_room) / height, wspace=0.22)
+    ax_rate, ax_share = fig.subplots(1, 2)
+    per = _medians(frame)
+    handles = _draw_kernels(ax_rate, ax_share, per, names, labels, frame["kernel"])
+    y_top = _draw_yardsticks(ax_rate, ax_share, frame, per, names, labels, tier)
+    for ax in (ax_rate, ax_share):
+        _size_axis_ticks(fig, ax, ticks, rotate, xlabel)
+    _value_axes(ax_rate, ax_share, per, y_top)
+    fig.legend(handles=handles, title="kernel", loc="upper left", bbox_to_anchor=(right + 0.015, 1 - 0.55 / height),
+               frameon=False, fontsize=FONT, title_fontsize=FONT + 0.5, alignment="left")
+    fig.suptitle(mpl_text(title or LADDER_TITLES.get(tier, f"The {tier} ladder against cuBLAS")), x=0.08, ha="left", fontsize=FONT + 3,
+                 fontweight="bold", y=1 - 0.12 / height)
+    add_footnote(fig, notes)
+    return fig
+
+
+def _of_tier(bench: pd.DataFrame, tier: str) -> pd.DataFrame:
+    """The bench rows of `tier` (tables from before tiers: all FP32); none is a one-line error."""
     from ..errors import GemmprofError
 
     if bench is None or len(bench) == 0:
@@ -61,6 +95,14 @@ def ladder_figure(bench: pd.DataFrame, title: str | None = None, tier: str = "fp
     bench = bench[bench["tier"].fillna("fp32") == tier] if "tier" in bench else bench
     if bench.empty:
         raise GemmprofError(f"the bench table has no {tier} kernels: nothing to draw")
+    return bench
+
+
+def _drawn_rows(bench: pd.DataFrame) -> tuple[pd.DataFrame, list[str]]:
+    """The rows the chart draws (timed, and square where the table mixes square and other
+    shapes: a size axis fits square ones), and the other shapes, listed under the chart."""
+    from ..errors import GemmprofError
+
     frame = bench.copy()
     timed = frame[frame["status"].isin(TIMED_STATUSES) & frame["gflops"].notna()] if "status" in frame else frame
     if timed.empty:
@@ -68,14 +110,15 @@ def ladder_figure(bench: pd.DataFrame, title: str | None = None, tier: str = "fp
     frame = timed.copy()
     square = (frame["M"] == frame["N"]) & (frame["N"] == frame["K"])
     left_out = []
-    if square.any() and not square.all():  # a size axis fits square shapes; list the others
+    if square.any() and not square.all():
         left_out = sorted({f"{r.M}x{r.N}x{r.K}" for r in frame[~square].itertuples()})
         frame = frame[square].copy()
-    frame["x"], xlabel, ticks = _size_axis(frame)
-    labels = {k: (order, mpl_label(text)) for k, (order, text) in ladder_labels(frame["kernel"]).items()}
-    colors, markers = kernel_colors(frame["kernel"]), kernel_markers(frame["kernel"])
-    names = sorted(labels, key=lambda n: (n not in REFERENCES, labels[n][0]))  # cuBLAS first in the legend
+    return frame, left_out
 
+
+def _notes(bench: pd.DataFrame, frame: pd.DataFrame, left_out: list[str]) -> list[str]:
+    """What the footnote says: shapes left off the size axis, context rows, rows not timed, rows
+    timed while the GPU throttled."""
     notes = [f"not square, so not on the size axis: {', '.join(left_out)}"] if left_out else []
     if "status" in bench:
         bad = bench[~bench["status"].isin(TIMED_STATUSES)]
@@ -90,23 +133,21 @@ def ladder_figure(bench: pd.DataFrame, title: str | None = None, tier: str = "fp
         hot = frame[frame["throttled"].fillna(False).astype(bool).to_numpy()]
         notes.append("throttled while timed (hollow markers): " + ", ".join(
             f"{r.kernel} {r.M}x{r.N}x{r.K}" for r in hot.itertuples()))
-    footnote_lines = sum(len(textwrap.wrap(f"Note: {n}", 150)) for n in notes)
-    rotate = any("x" in t for t in ticks.values())
-    tick_room = 0.35 if rotate else 0.0
-    height = 5.2 + 0.16 * footnote_lines + tick_room
-    width = 13.0
-    # room on the right for the legend: its longest label (about 0.66 em per character) plus the marker
-    legend_in = (max(text_width_pt(labels[n][1], FONT) for n in names) + 5 * FONT) / 72 + 0.3
-    right = min(0.85, 1 - legend_in / width)
-    fig = Figure(figsize=(width, height), dpi=100)
-    fig.subplots_adjust(left=0.08, right=right, top=1 - 0.55 / height,
-                        bottom=(0.6 + 0.16 * footnote_lines + tick_room) / height, wspace=0.22)
-    ax_rate, ax_share = fig.subplots(1, 2)
+    return notes
 
+
+def _medians(frame: pd.DataFrame) -> pd.DataFrame:
+    """Per kernel and size: the median GFLOP/s and share of cuBLAS, and whether any row throttled."""
     frame["pct_of_cublas"] = frame.get("pct_of_cublas", np.nan)
     frame["throttled"] = frame["throttled"].fillna(False).astype(bool) if "throttled" in frame else False
-    per = frame.groupby(["kernel", "x"], sort=False).agg(
+    return frame.groupby(["kernel", "x"], sort=False).agg(
         gflops=("gflops", "median"), pct=("pct_of_cublas", "median"), throttled=("throttled", "any")).reset_index()
+
+
+def _draw_kernels(ax_rate, ax_share, per: pd.DataFrame, names: list[str], labels: dict, kernels: pd.Series) -> list:
+    """A line per kernel on both panels (cuBLAS on the rate panel only: it is the share's 100%),
+    hollow rings where it throttled. Returns the legend's handles."""
+    colors, markers = kernel_colors(kernels), kernel_markers(kernels)
     handles = []
     for name in names:
         rows = per[per["kernel"] == name].sort_values("x")
@@ -124,50 +165,60 @@ def ladder_figure(bench: pd.DataFrame, title: str | None = None, tier: str = "fp
             if len(hot) and not (is_cublas and ax is ax_share):
                 ax.plot(hot["x"], hot[column], ls="none", marker="o", ms=9, mfc="none", mec=colors[name], zorder=5)
         handles.append(Line2D([], [], label=labels[name][1], **style))
+    return handles
 
+
+def _draw_yardsticks(ax_rate, ax_share, frame: pd.DataFrame, per: pd.DataFrame, names: list[str], labels: dict,
+                     tier: str) -> float:
+    """cuBLAS as 100% on the share panel, the tier's peak (FP32 FMA, or the FP16 tensor cores;
+    older tables carry only the FP32 one) on the rate panel. Returns the rate panel's top."""
     reference = next((n for n in names if n in REFERENCES), None)
     ref_color, _marker, ref_ls = reference_style(reference) if reference else (CUBLAS_COLOR, "o", "-")
     ax_share.axhline(100, color=ref_color, lw=2.6, ls=ref_ls, zorder=4, gid="line:cublas-100")
     ax_share.annotate(f"{labels[reference][1] if reference else 'cuBLAS'} = 100%", xy=(0.01, 100),
                       xycoords=("axes fraction", "data"), xytext=(0, 4), textcoords="offset points", fontsize=FONT,
                       color=ref_color, fontweight="bold")
-    # the tier's peak (FP32 FMA, or the FP16 tensor cores); older tables carry only the FP32 one
     peak_column = "peak_gflops" if "peak_gflops" in frame and frame["peak_gflops"].notna().any() else "peak_fp32_gflops"
-    if peak_column in frame and frame[peak_column].notna().any():
-        peak = float(frame[peak_column].median())
-        ax_rate.axhline(peak, color=CEILING_COLOR, lw=1.1, ls=(0, (5, 3)), zorder=2, gid="line:fp32-peak")
-        what = TIER_RECORDS[tier].peak_label if tier in TIER_RECORDS else "FP32 peak"
-        ax_rate.annotate(f"{what} {si_rate(peak * 1e9, 'FLOP/s')} (clock seen while timing)",
-                         xy=(0.01, peak), xycoords=("axes fraction", "data"), xytext=(0, 3),
-                         textcoords="offset points", fontsize=FONT - 0.5, color=CEILING_COLOR)
-        y_top = peak * 1.6
-    else:
-        y_top = float(per["gflops"].max()) * 1.6
+    if not (peak_column in frame and frame[peak_column].notna().any()):
+        return float(per["gflops"].max()) * 1.6
+    peak = float(frame[peak_column].median())
+    ax_rate.axhline(peak, color=CEILING_COLOR, lw=1.1, ls=(0, (5, 3)), zorder=2, gid="line:fp32-peak")
+    what = TIER_RECORDS[tier].peak_label if tier in TIER_RECORDS else "FP32 peak"
+    ax_rate.annotate(f"{what} {si_rate(peak * 1e9, 'FLOP/s')} (clock seen while timing)",
+                     xy=(0.01, peak), xycoords=("axes fraction", "data"), xytext=(0, 3),
+                     textcoords="offset points", fontsize=FONT - 0.5, color=CEILING_COLOR)
+    return peak * 1.6
 
-    for ax in (ax_rate, ax_share):
-        ax.set_xscale("log", base=2)
-        span = (min(ticks), max(ticks))
-        ax.set_xlim(span[0] / 1.15, span[1] * 1.15)
-        # Sizes close together (1000, 1023, 1024) would print on top of each other: keep a tick
-        # for each, a label only where it has room.
-        xs = sorted(ticks)
-        px = ax.transData.transform([(x, 1.0) for x in xs])[:, 0]
-        char_px = 0.62 * FONT / 72 * fig.dpi
-        widths = [len(ticks[x]) * char_px * (math.cos(math.radians(30)) if rotate else 1.0) for x in xs]
-        shown = {x: ticks[x] if keep else "" for x, keep in zip(xs, thin_labels(px, widths, char_px))}
-        ax.xaxis.set_major_locator(FixedLocator(xs))
-        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _p, shown=shown: shown.get(float(v), "")))
-        ax.xaxis.set_minor_locator(NullLocator())
-        if rotate:
-            ax.tick_params(axis="x", labelrotation=30)
-            for label in ax.get_xticklabels():
-                label.set_ha("right")
-                label.set_rotation_mode("anchor")
-        ax.set_xlabel(xlabel)
-        ax.grid(True, color="#e4e4e4", lw=0.7)
-        ax.set_axisbelow(True)
-        for side in ("top", "right"):
-            ax.spines[side].set_visible(False)
+
+def _size_axis_ticks(fig: Figure, ax, ticks: dict[float, str], rotate: bool, xlabel: str) -> None:
+    """A log2 size axis with a tick per size. Sizes close together (1000, 1023, 1024) would print
+    on top of each other: a tick for each, a label only where it has room."""
+    ax.set_xscale("log", base=2)
+    span = (min(ticks), max(ticks))
+    ax.set_xlim(span[0] / 1.15, span[1] * 1.15)
+    xs = sorted(ticks)
+    px = ax.transData.transform([(x, 1.0) for x in xs])[:, 0]
+    char_px = 0.62 * FONT / 72 * fig.dpi
+    widths = [len(ticks[x]) * char_px * (math.cos(math.radians(30)) if rotate else 1.0) for x in xs]
+    shown = {x: ticks[x] if keep else "" for x, keep in zip(xs, thin_labels(px, widths, char_px))}
+    ax.xaxis.set_major_locator(FixedLocator(xs))
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _p, shown=shown: shown.get(float(v), "")))
+    ax.xaxis.set_minor_locator(NullLocator())
+    if rotate:
+        ax.tick_params(axis="x", labelrotation=30)
+        for label in ax.get_xticklabels():
+            label.set_ha("right")
+            label.set_rotation_mode("anchor")
+    ax.set_xlabel(xlabel)
+    ax.grid(True, color="#e4e4e4", lw=0.7)
+    ax.set_axisbelow(True)
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+
+
+def _value_axes(ax_rate, ax_share, per: pd.DataFrame, y_top: float) -> None:
+    """GFLOP/s on a log scale up to `y_top`; the share of cuBLAS from 0 to past 100% and past the
+    best kernel."""
     ax_rate.set_yscale("log")
     ax_rate.set_ylim(float(per["gflops"].min()) / 1.6, y_top)
     ax_rate.yaxis.set_major_formatter(FuncFormatter(lambda v, _p: f"{v:,.0f}"))
@@ -177,9 +228,3 @@ def ladder_figure(bench: pd.DataFrame, title: str | None = None, tier: str = "fp
     ax_share.set_ylim(0, max(110.0, float(per.loc[~per["kernel"].isin(list(REFERENCES)), "pct"].max()) * 1.1))
     ax_share.set_ylabel("% of cuBLAS at the same size (bench)")
     ax_share.set_title("share of cuBLAS", loc="left", fontsize=FONT + 1)
-    fig.legend(handles=handles, title="kernel", loc="upper left", bbox_to_anchor=(right + 0.015, 1 - 0.55 / height),
-               frameon=False, fontsize=FONT, title_fontsize=FONT + 0.5, alignment="left")
-    fig.suptitle(mpl_text(title or LADDER_TITLES.get(tier, f"The {tier} ladder against cuBLAS")), x=0.08, ha="left", fontsize=FONT + 3,
-                 fontweight="bold", y=1 - 0.12 / height)
-    add_footnote(fig, notes)
-    return fig

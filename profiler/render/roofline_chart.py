@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import textwrap
+from dataclasses import dataclass
 
 import pandas as pd
 from matplotlib.figure import Figure
@@ -37,11 +38,8 @@ def roofline_figure(kernels: pd.DataFrame, title: str | None = None, rf: Rooflin
     when the caller has it already."""
     rf = roofline(kernels) if rf is None else rf
     points, table = rf.points.assign(label=rf.points["label"].map(mpl_label)), rf.ceilings  # names: never mathtext
-    memory = table[table["kind"] == "memory"]
-    compute = table[table["kind"] == "compute"]
-    top = float(compute["value"].max())
-    colors = kernel_colors(points["kernel"])
-
+    chart = _Chart(points, table[table["kind"] == "memory"], table[table["kind"] == "compute"],
+                   kernel_colors(points["kernel"]))
     notes = list(rf.notes)
     footnote_lines = sum(len(textwrap.wrap(f"Note: {n}", 150)) for n in notes)
     height = 6.4 + 0.16 * footnote_lines
@@ -51,10 +49,54 @@ def roofline_figure(kernels: pd.DataFrame, title: str | None = None, rf: Rooflin
     ax = fig.add_subplot()
     ax.set_xscale("log")
     ax.set_yscale("log")
+    limits = _set_limits(fig, ax, chart)
+    _draw_ceilings(ax, chart, limits)
+    ends = _draw_points(ax, chart)
+    _draw_kernel_labels(fig, ax, chart, limits, ends)
+    _style_axes(ax)
+    _add_legends(ax, chart, ends)
+    _add_titles(fig, chart, rf, title, height)
+    add_footnote(fig, notes)
+    return fig
 
-    # Limits first (label placement works in axes fractions): every point, every ridge, room on
-    # the right for the leaders and the kernel labels.
-    ridges = [top / bw for bw in memory["value"]]
+
+@dataclass(frozen=True)
+class _Chart:
+    """What the roofline draws: the points (labels safe for matplotlib), the memory and compute
+    ceilings, a colour per kernel."""
+
+    points: pd.DataFrame
+    memory: pd.DataFrame
+    compute: pd.DataFrame
+    colors: dict
+
+    @property
+    def top(self) -> float:
+        return float(self.compute["value"].max())
+
+    def diagonal_labels(self) -> dict[str, str]:
+        return {c["name"]: f"{c['name']} {si_rate(c['value'], c['unit'])}" for c in self.memory.to_dict("records")}
+
+
+@dataclass(frozen=True)
+class _Limits:
+    """The axes' data limits, and the two x where every row's leader starts and its label sits."""
+
+    x_low: float
+    x_high: float
+    y_low: float
+    y_high: float
+    x_anchor: float
+    x_label: float
+
+
+def _set_limits(fig: Figure, ax, chart: _Chart) -> _Limits:
+    """Limits first (label placement works in axes fractions): every point, every ridge, room on
+    the right for the leaders and the kernel labels, and headroom above the top roof for the
+    diagonals' labels, which continue each diagonal above it (no point can be there): as tall as
+    the longest of them at the slope it will have."""
+    points, top = chart.points, chart.top
+    ridges = [top / bw for bw in chart.memory["value"]]
     x_low = min([points["intensity"].min() / 4, min(ridges) / 40])
     x_points_high = max([points["intensity"].max(), *ridges])
     label_fraction = 0.80  # where the column of kernel labels starts, in axes width
@@ -63,14 +105,11 @@ def roofline_figure(kernels: pd.DataFrame, title: str | None = None, rf: Rooflin
     x_high = from_log_fraction(1 / label_fraction, x_low, x_label)
     y_low = points["flops"].min() / 3
     ax.set_xlim(x_low, x_high)
-    # Headroom above the top roof for the diagonals' labels, which continue each diagonal above
-    # it (no point can be there): as tall as the longest of them at the slope it will have.
-    diagonal_labels = {c["name"]: f"{c['name']} {si_rate(c['value'], c['unit'])}" for c in memory.to_dict("records")}
     y_high = top * 2.5
     box = ax.get_position()
     width_px, height_px = (box.width * fig.get_figwidth() * fig.dpi, box.height * fig.get_figheight() * fig.dpi)
     x_decades = math.log10(x_high / x_low)
-    longest = max((text_width_pt(t, FONT - 0.5) for t in diagonal_labels.values()), default=0.0) * fig.dpi / 72
+    longest = max((text_width_pt(t, FONT - 0.5) for t in chart.diagonal_labels().values()), default=0.0) * fig.dpi / 72
     text_height = (FONT + 2) / 72 * fig.dpi
     for _ in range(3):  # the slope depends on the headroom: settle it
         y_decades = math.log10(y_high / y_low)
@@ -79,17 +118,21 @@ def roofline_figure(kernels: pd.DataFrame, title: str | None = None, rf: Rooflin
         base = math.log10(top / y_low)
         y_high = max(y_high, top * 10 ** (need_px * base / max(height_px - need_px, 1.0)))
     ax.set_ylim(y_low, y_high)
+    return _Limits(x_low, x_high, y_low, y_high, x_anchor, x_label)
 
-    # Ceilings, one style each kind (memory thin, compute thick): each memory diagonal rises to
-    # the highest compute peak; each compute peak runs flat from its ridge with the fastest
-    # memory level to the right.
+
+def _draw_ceilings(ax, chart: _Chart, limits: _Limits) -> None:
+    """Ceilings, one style each kind (memory thin, compute thick): each memory diagonal rises to
+    the highest compute peak; each compute peak runs flat from its ridge with the fastest memory
+    level to the right. Each labelled: a diagonal where it meets the top roof, continuing it."""
+    memory, top, x_low = chart.memory, chart.top, limits.x_low
     fastest = float(memory["value"].max()) if len(memory) else None
     for c in memory.to_dict("records"):
         ridge = top / c["value"]  # a straight line on log-log axes: its two ends are enough
         ax.plot([x_low, ridge], [c["value"] * x_low, top], color=CEILING_COLOR, lw=1.1, zorder=1,
                 gid=f"ceiling:{c['name']}")
-    roof_end = x_anchor
-    for c in compute.to_dict("records"):
+    roof_end = limits.x_anchor
+    for c in chart.compute.to_dict("records"):
         start = c["value"] / fastest if fastest else x_low
         ax.plot([start, roof_end], [c["value"], c["value"]], color=CEILING_COLOR, lw=1.8, zorder=1,
                 gid=f"ceiling:{c['name']}")
@@ -101,21 +144,23 @@ def roofline_figure(kernels: pd.DataFrame, title: str | None = None, rf: Rooflin
                     xy=(start if at_top else roof_end, c["value"]), xytext=(-6 if at_top else 0, 2),
                     textcoords="offset points", ha="right", va="bottom", fontsize=FONT, color=CEILING_COLOR,
                     fontweight="bold", gid=f"ceiling-label:{c['name']}")
-
-    # Diagonal labels: where each diagonal meets the top roof, continuing it above the roof.
     (x0, y0), (x1, y1) = ax.transData.transform([(1.0, 1.0), (10.0, 10.0)])
     angle = math.degrees(math.atan2(y1 - y0, x1 - x0))
+    diagonal_labels = chart.diagonal_labels()
     for c in memory.to_dict("records"):
         ax.annotate(diagonal_labels[c["name"]], xy=(top / c["value"], top), xytext=(2, 2), textcoords="offset points",
                     rotation=angle, rotation_mode="anchor", ha="left", va="bottom", fontsize=FONT - 0.5,
                     color=CEILING_COLOR, gid=f"ceiling-label:{c['name']}")
 
-    # Points: one row per kernel (thin line joining its levels), one marker per level.
-    rows = points.sort_values(["order", "M", "N", "K"], kind="stable").groupby("label", sort=False)
+
+def _draw_points(ax, chart: _Chart) -> list[tuple]:
+    """One row per kernel (a thin line joining its levels), one marker per level. Returns each
+    row's (label, kernel, rightmost intensity, FLOP/s)."""
+    rows = chart.points.sort_values(["order", "M", "N", "K"], kind="stable").groupby("label", sort=False)
     ends = []
     for label, row in rows:
         kernel = row["kernel"].iloc[0]
-        color = colors[kernel]
+        color = chart.colors[kernel]
         row = row.sort_values("intensity")
         ax.plot(row["intensity"], row["flops"], color=color, lw=1.0, alpha=0.45, zorder=2, gid=f"line:{label}")
         for level, point in row.groupby("level", sort=False):
@@ -123,24 +168,30 @@ def roofline_figure(kernels: pd.DataFrame, title: str | None = None, rf: Rooflin
                     ms=7.5 if kernel in REFERENCES else 6.5, mfc=color, mec="white", mew=0.7, zorder=3,
                     gid=f"point:{label}:{level}")
         ends.append((label, kernel, float(row["intensity"].max()), float(row["flops"].iloc[0])))
+    return ends
 
-    # Kernel labels: a column right of the rightmost points, spread apart vertically in the
-    # order of the rows' heights. Each row runs on (dotted) to a common x, and its leader goes
-    # from there to its label: leaders between two common x in the same order never cross.
+
+def _draw_kernel_labels(fig: Figure, ax, chart: _Chart, limits: _Limits, ends: list[tuple]) -> None:
+    """A column right of the rightmost points, spread apart vertically in the order of the rows'
+    heights. Each row runs on (dotted) to a common x, and its leader goes from there to its
+    label: leaders between two common x in the same order never cross."""
+    colors, y_low, y_high = chart.colors, limits.y_low, limits.y_high
     axes_height_px = ax.get_position().height * fig.get_figheight() * fig.dpi
     gap = (FONT + 3.5) / 72 * fig.dpi / axes_height_px
     wanted = [log_fraction(flops, y_low, y_high) for *_, flops in ends]
     placed = spread_labels(wanted, gap, low=gap / 2, high=1 - gap / 2)
     for (label, kernel, x_end, flops), y_frac in zip(ends, placed):
         y_text = from_log_fraction(y_frac, y_low, y_high)
-        ax.plot([x_end, x_anchor], [flops, flops], color=colors[kernel], lw=0.7, ls=(0, (1, 2)), alpha=0.6,
+        ax.plot([x_end, limits.x_anchor], [flops, flops], color=colors[kernel], lw=0.7, ls=(0, (1, 2)), alpha=0.6,
                 zorder=2, gid=f"leader:{label}")
-        ax.annotate(label, xy=(x_anchor, flops), xytext=(x_label, y_text), textcoords="data", ha="left",
+        ax.annotate(label, xy=(limits.x_anchor, flops), xytext=(limits.x_label, y_text), textcoords="data", ha="left",
                     va="center", fontsize=FONT + (0.5 if kernel in REFERENCES else 0), color=colors[kernel],
                     fontweight="bold" if kernel in REFERENCES else "normal", zorder=4, gid=f"label:{label}",
                     arrowprops={"arrowstyle": "-", "color": colors[kernel], "lw": 0.7, "alpha": 0.6,
                                 "shrinkA": 2, "shrinkB": 0, "relpos": (0.0, 0.5)})
 
+
+def _style_axes(ax) -> None:
     ax.xaxis.set_major_locator(LogLocator(base=10))
     ax.xaxis.set_major_formatter(FuncFormatter(_intensity_tick))
     ax.xaxis.set_minor_formatter(NullFormatter())
@@ -154,21 +205,27 @@ def roofline_figure(kernels: pd.DataFrame, title: str | None = None, rf: Rooflin
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
 
-    # Legends outside the axes: kernels, then memory levels (marker shapes).
-    kernel_handles = [Line2D([], [], ls="none", marker="o", ms=7, mfc=colors[k], mec="white", label=label)
+
+def _add_legends(ax, chart: _Chart, ends: list[tuple]) -> None:
+    """Legends outside the axes: kernels, then memory levels (marker shapes)."""
+    kernel_handles = [Line2D([], [], ls="none", marker="o", ms=7, mfc=chart.colors[k], mec="white", label=label)
                       for label, k, *_ in ends]
     first = ax.legend(handles=kernel_handles, title="kernel", loc="upper left", bbox_to_anchor=(1.02, 1.0),
                       frameon=False, fontsize=FONT, title_fontsize=FONT + 0.5, alignment="left")
     ax.add_artist(first)
-    present = [lv.name for lv in LEVELS if lv.name in set(points["level"])]
-    bandwidths = {c["name"]: si_rate(c["value"], c["unit"]) for c in memory.to_dict("records")}
+    present = [lv.name for lv in LEVELS if lv.name in set(chart.points["level"])]
+    bandwidths = {c["name"]: si_rate(c["value"], c["unit"]) for c in chart.memory.to_dict("records")}
     level_handles = [Line2D([], [], ls="none", marker=LEVEL_MARKERS[name], ms=7, mfc="#d0d0d0", mec="#555555",
                             label=f"{name} (ceiling {bandwidths[name]})" if name in bandwidths else name)
                      for name in present]
     ax.legend(handles=level_handles, title="bytes counted at", loc="lower left", bbox_to_anchor=(1.02, 0.0),
               frameon=False, fontsize=FONT, title_fontsize=FONT + 0.5, alignment="left")
 
-    shapes = points[["M", "N", "K"]].drop_duplicates().dropna()
+
+def _add_titles(fig: Figure, chart: _Chart, rf: Roofline, title: str | None, height: float) -> None:
+    """The title (GPU and, for one or two, the shapes) and the subtitle saying what the points and
+    the ceilings are."""
+    shapes = chart.points[["M", "N", "K"]].drop_duplicates().dropna()
     shape = (" at " + ", ".join(f"{int(m)}x{int(n)}x{int(k)}" for m, n, k in shapes.itertuples(index=False))
              if 0 < len(shapes) <= 2 else "")
     fig.suptitle(mpl_text(title or f"Roofline{(' on ' + rf.gpu) if rf.gpu else ''}{shape}"), x=0.085, ha="left",
@@ -176,5 +233,3 @@ def roofline_figure(kernels: pd.DataFrame, title: str | None = None, rf: Rooflin
     fig.text(0.085, 1 - 0.42 / height, "points: one launch per kernel under Nsight Compute (not the timed bench); "
              "ceilings: the reports' own peak metrics at the clocks the launches ran at",
              fontsize=FONT, color="#444444", ha="left", gid="subtitle")
-    add_footnote(fig, notes)
-    return fig

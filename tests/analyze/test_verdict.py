@@ -42,7 +42,7 @@ def launch(stalls: dict | None = None, **values) -> pd.DataFrame:
 
 
 def one(frame, **extra) -> vd.Verdict:
-    return vd.classify(frame, **extra)["verdict"].iloc[0]
+    return vd.classify(frame, vd.LaunchEvidence(**extra))["verdict"].iloc[0]
 
 
 def test_utilisation_by_hand():
@@ -129,8 +129,8 @@ def sample():
         pytest.skip("sample run not present")
     kernels = pd.read_parquet(SAMPLE / "kernels.parquet")
     sass, source = pd.read_parquet(SAMPLE / "sass.parquet"), pd.read_parquet(SAMPLE / "source.parquet")
-    v = vd.classify(kernels, instruction_mix(sass), bank_conflicts(kernels, sass), coalescing(source), source,
-                    sass=sass)
+    v = vd.classify(kernels, vd.LaunchEvidence(instruction_mix(sass), bank_conflicts(kernels, sass), coalescing(source),
+                                               source, sass=sass))
     return dict(zip(kernels["kernel_key"], v["verdict"]))
 
 

@@ -30,7 +30,7 @@ def test_keywords_and_words_become_the_workflows_options(tmp_path):
 
     import pytest
 
-    from profiler.api import _run
+    from profiler.api import _run, _values
     from profiler.errors import GemmprofError
     from profiler.workflows.bench import BenchOptions
 
@@ -40,15 +40,16 @@ def test_keywords_and_words_become_the_workflows_options(tmp_path):
         seen.append(options)
         return SimpleNamespace(run=SimpleNamespace(path=SAMPLE_RUN))
 
-    run = _run(workflow, BenchOptions, "bench", ("--tier", "fp16", "--sizes", "64"), tmp_path, "r",
-               {"kernel": "naive", "mnk": [1, 2, 3], "cublas": False, "sizes": "128"})
+    values = _values("bench", ("--tier", "fp16", "--sizes", "64"), {"kernel": "naive", "mnk": [1, 2, 3], "cublas": False,
+                                                                    "sizes": "128"})
+    run = _run(workflow, BenchOptions, "bench", values, tmp_path, "r")
     assert run.is_gemmprof_run
     assert seen == [BenchOptions(kernel=["naive"], tier="fp16", sizes="128", mnk=(1, 2, 3), cublas=False, out=tmp_path,
                                  run_id="r")]
     with pytest.raises(GemmprofError, match="takes no kernl"):
-        _run(workflow, BenchOptions, "bench", (), tmp_path, "r", {"kernl": "naive"})
+        _run(workflow, BenchOptions, "bench", {"kernl": "naive"}, tmp_path, "r")
     with pytest.raises(GemmprofError, match="No such option"):
-        _run(workflow, BenchOptions, "bench", ("--kernl", "naive"), tmp_path, "r", {})
+        _values("bench", ("--kernl", "naive"), {})
 
 
 def test_readme_notebook_example_gives_what_it_says(monkeypatch, tmp_path):
@@ -64,3 +65,10 @@ def test_readme_notebook_example_gives_what_it_says(monkeypatch, tmp_path):
     assert isinstance(scope["fig"], Figure) and len(scope["fig"].axes)
     assert len(scope["fast"]) == 3 and scope["diagnosis"].kernels
     assert scope["run"].is_gemmprof_run and os.path.samefile(scope["run"].path, SAMPLE_RUN)
+
+
+def test_a_program_after_the_words_is_profiled_as_a_program():
+    from profiler.api import _values
+
+    values = _values("profile", ("--launch-count", "2", "--", "python3", "app.py"), {})
+    assert values == {"launch_count": 2, "program": ["python3", "app.py"]}
