@@ -70,7 +70,8 @@ def test_runner_launches_through_a_cooperative_module_only_where_the_shape_asks(
         modules.append(enable_cooperative_groups)
         return types.SimpleNamespace(get_function=lambda entry: Function(enable_cooperative_groups))
 
-    cp = types.SimpleNamespace(RawModule=raw_module)
+    device = types.SimpleNamespace(attributes={"MultiProcessorCount": 132})  # SMS of the launch geometry
+    cp = types.SimpleNamespace(RawModule=raw_module, cuda=types.SimpleNamespace(Device=lambda: device))
     run = KernelRunner(cp, spec('cooperative = "K // 4096 > 1"\n'), "w.cubin")
 
     def gemm(M, N, K):

@@ -160,7 +160,7 @@ def fake_cupy(monkeypatch):
         TextureDescriptor=lambda **kw: kw,
         TextureObject=TextureObject,
     )
-    cuda = types.SimpleNamespace(runtime=runtime, texture=texture, Device=lambda: types.SimpleNamespace(id=0))
+    cuda = types.SimpleNamespace(runtime=runtime, texture=texture, Device=lambda: types.SimpleNamespace(id=0, attributes={"MultiProcessorCount": 132}))
     cupy = types.ModuleType("cupy")
     cupy.cuda = cuda
     monkeypatch.setitem(sys.modules, "cupy", cupy)

@@ -89,8 +89,8 @@ def test_every_file_a_recipe_runs_exists(dry_runs):
 def test_the_probes_recipe_reads_every_probe_and_its_shape(dry_runs):
     """gpu-probes takes each probe's name and probe_shape from the manifest with awk: the same
     pairs the manifest parser reads."""
-    from profiler.kernel_paths import PROBES_MANIFEST
-    from profiler.manifest import load_manifest
+    from profiler.catalogue.kernel_paths import PROBES_MANIFEST
+    from profiler.catalogue.manifest import load_manifest
 
     awk = re.search(r"< <\((awk .*?)\)", dry_runs["gpu-probes"]).group(1)
     out = subprocess.run(["bash", "-c", awk], cwd=REPO, capture_output=True, text=True, check=True).stdout
