@@ -62,7 +62,7 @@ __device__ __forceinline__ void leave(unsigned* arrived, unsigned* departed, uns
 // unrolls: striding by a run-time R, it did not, one L2 latency per partial (splitk128x256x8rs 3%
 // slower at S = 16..64). Under 8 partials the loop takes its loads one at a time; sum_tile's
 // predicated loads cure that for streamk128x256x8, but here they reallocated the rs rungs' main
-// loops (H100, session-16/ab16d: splitk128x256x8rs -0.4 to -2.3% of cuBLAS at most of its shapes,
+// loops (H100, A/B run ab16d: splitk128x256x8rs -0.4 to -2.3% of cuBLAS at most of its shapes,
 // splitk64x64x8rs down to -4.4, splitk256x128x8rs up to +4), so this loop stays. U > 1 has no
 // caller since sum_tile took the whole-tile sum; the text stays as it is because the same code
 // written without U compiled to other machine code for the rs rungs.

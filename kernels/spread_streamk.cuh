@@ -40,7 +40,7 @@ constexpr int TILE = BM * BN;
 // flight together). Through sum_slice's loop, sized for long chains of partials, each of a pass's
 // 16 loads waited on the one before: the sum was 1.5% of the kernel's samples at 4096^3
 // (streamk-profile/). sum_tile: +0.5 to +3.5% of cuBLAS on 3072-6000^3 and 8192^3, -0.15 at
-// 7168^3 (H100, session-16/ab16c: 4096^3 103.8 -> 105.2). Summed into the accumulators instead
+// 7168^3 (H100, A/B run ab16c: 4096^3 103.8 -> 105.2). Summed into the accumulators instead
 // (32 float4 loads a slot beside 128 live ones), the kernel took 255 registers, not 238, and ran
 // 1-3% slower at 5000-8192^3.
 __device__ __forceinline__ void fixup(const float (&acc)[16][8], const streamk::Plan& p, int c, int s, int M, int N,

@@ -256,7 +256,7 @@ struct Tile {
     // 1024 main-loop FFMAs read two operands from one bank (register mod 4). Stored a float at a
     // time, 51-114, but four times the stores, held back by the LSU queue (0.7% of the kernel's
     // samples at 4096^3, LG throttle). Rotated, the store asks for the quadruple the epilogue does.
-    // H100 against the same main loop (session-16/ab16b): +0.4 to +1.4% of cuBLAS on 3072-7168^3,
+    // H100 against the same main loop (A/B run ab16b): +0.4 to +1.4% of cuBLAS on 3072-7168^3,
     // -0.1 at 8192^3.
     static __device__ __forceinline__ void put_slot_rotated(float* slot, const float (&acc)[16][8], const Lanes& ln)
     {

@@ -45,7 +45,7 @@ using grid::grid_sync;
 // shifts or stores any. A chunk at a time (a grid-stride loop under `#pragma unroll 4`), each
 // chunk's loads were waited on before the loop's next bound check let the next go: 18% of
 // wgmma_staged's samples at 4095^3 (fp16-staged-3, gemmprof's lone-loads note), 0% now
-// (fp16-staged-4). H100, one run (session-16/ab16f): wgmma_staged 4095^3 0.355 -> 0.329 ms (257
+// (fp16-staged-4). H100, one run (A/B run ab16f): wgmma_staged 4095^3 0.355 -> 0.329 ms (257
 // -> 278% of cuBLAS GemmEx), 1023^3 66 -> 80%, 8191^3 355 -> 370%; wgmma_staged128 1023^3 107
 // -> 128%, 4095^3 227 -> 241%.
 template <int U = 4>

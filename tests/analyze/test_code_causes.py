@@ -129,7 +129,7 @@ def test_an_epilogue_of_lone_loads_is_named_for_them_not_for_its_share():
 
 
 def test_a_few_lone_load_waits_are_a_note():
-    """streamk128x256x8 at 4096^3 before session 16: 1.5% of its samples waited on its fix-up's
+    """streamk128x256x8 at 4096^3 before its fix-up was batched: 1.5% of its samples waited on its fix-up's
     partial sums loaded one at a time (issued together: +1.3% of cuBLAS there, +3.5% at 3072^3)."""
     from profiler.analyze.sentences import notes
 

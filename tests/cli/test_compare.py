@@ -142,7 +142,7 @@ def test_cli_bench_csv_with_run_json_beside_it(tmp_path):
     """A bench.csv kept with bench.run.json beside it (as tests/data/gpu-check-h200 keeps it) is a run too."""
     result = gemmprof("compare", SAMPLE, RESULTS / "bench.csv")
     assert result.returncode == 0, result.stderr
-    # the session-1 bench (rungs 1-7 and cuBLAS at 4096) against the sample: those 8 rows at 4096
+    # the first bench (rungs 1-7 and cuBLAS at 4096) against the sample: those 8 rows at 4096
     # are in both, the sample's other rows are not in it
     assert "8 same" in result.stdout and f"{SAMPLE_TIMED - 8} removed" in result.stdout
     lonely = tmp_path / "bench.csv"

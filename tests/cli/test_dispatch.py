@@ -37,7 +37,7 @@ def test_write_refuses_to_replace_a_dispatcher_of_another_tier(monkeypatch, tmp_
 def test_the_printed_entry_pastes_back_whole_at_a_narrow_terminal():
     """Long conditions (conjunctions) stay on one line at 60 columns: the printed TOML parses back
     to the rules derived, so it can be pasted into a manifest. (shapes-suite-7's rules have
-    conjunctions: the H100 sweep behind `best` in session 10.)"""
+    conjunctions: the H100 sweep behind an earlier `best`.)"""
     from profiler.analyze.dispatch import derive_rules
     from profiler.runs.rundir import RunDir
 
