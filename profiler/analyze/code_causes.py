@@ -79,7 +79,7 @@ BARRIER_MIN_PCT = 30.0
 # "No instruction" stalls (a warp waiting for its next instruction to be fetched) from this share of
 # all cycles between issues: instruction fetch is the cause. The corpus's decode_unrolled, a split-K
 # kernel whose loops the compiler unrolled (each instruction run about twice a warp): 63%; the same
-# kernel rolled (skinny): 7%, and 72% -> 92% of cuBLAS. Every other launch of the corpus and of the
+# kernel rolled (skinny): 7%, and 64% -> 92% of cuBLAS. Every other launch of the corpus and of the
 # committed ladder runs: 10% at most (cuBLAS's split-K reduction kernel, 9.4%).
 NO_INSTRUCTION_MIN_PCT = 30.0
 # Runs of each instruction a warp below this: the code is fetched for a use or two, so rolling the

@@ -1,5 +1,5 @@
-// A hand-written FP16 decode kernel of the foreign corpus (sm_80+): the first version of
-// gemmprof's `skinny` rung, kept as it was written. C (MxN, FP32) = A (MxK) @ B (KxN), FP16
+// A hand-written FP16 decode kernel of the foreign corpus (sm_80+): an early version of
+// gemmprof's `skinny` rung (commit 034a4a2), kept as it was written. C (MxN, FP32) = A (MxK) @ B (KxN), FP16
 // row-major, for small M. Tile 16, 32 or 64 rows (from M) by 128 columns, mma.sync m16n8k16
 // from ldmatrix, a cp.async pipeline of 64-deep k tiles (6 stages at 16 rows, 4 at 64), K split over gridDim.z with the
 // splits' partials summed by the last to arrive (a module workspace and counters).
