@@ -345,9 +345,8 @@ def instruction_fetch(s: Signals) -> Verdict | None:
     cycles, share = s.stall("no_instruction")
     if share < NO_INSTRUCTION_MIN_PCT:
         return None
-    k, mix = s.launch, s.mix or {}
-    warps = (number(k.get("grid_x")) * number(k.get("grid_y")) * number(k.get("grid_z"))
-             * np.ceil(number(k.get("block_x")) * number(k.get("block_y")) * number(k.get("block_z")) / 32))
+    mix = s.mix or {}
+    warps = number(s.util.get("blocks")) * np.ceil(number(s.launch.get("threads_per_block")) / 32)
     distinct = number(mix.get("distinct_run"))
     per_warp = number(mix.get("total")) / warps if warps > 0 else np.nan
     runs = per_warp / distinct if distinct > 0 else np.nan

@@ -27,6 +27,7 @@ from ..catalogue.dispatchers import DEFAULT_MAX_RULES, DEFAULT_SMS, DEFAULT_TOLE
 from ..catalogue.expressions import evaluate
 from ..catalogue.kernel_spec import KernelSpec
 from ..tiers import PASS
+from .suite import geomean
 
 TILES = "cdiv(M, {t}) * cdiv(N, {t})"
 RECT_TILES = "cdiv(M, {m}) * cdiv(N, {n})"
@@ -230,11 +231,11 @@ def _fallback(share: pd.DataFrame, rows: list[int], free: list[str]) -> str:
     if not measured:
         return free[0]
 
-    def geomean(k: str) -> float:
+    def log_mean(k: str) -> float:
         values = [share.iat[i, share.columns.get_loc(k)] for i in rows]
         return sum(math.log(v if v == v and v > 0 else 0.01) for v in values) / len(values)
 
-    return max(measured, key=geomean)
+    return max(measured, key=log_mean)
 
 
 def predicted(share: pd.DataFrame, rules: tuple[DispatchRule, ...], kernels: dict[str, KernelSpec],
@@ -283,9 +284,9 @@ def score(rules: tuple[DispatchRule, ...], bench: pd.DataFrame, kernels: dict[st
                           for m, n, k in zip(chosen["M"], chosen["N"], chosen["K"])]
     ran = chosen[chosen["pct"] > 0]
     low = ran.loc[ran["pct"].idxmin()] if len(ran) else None
-    return Scored(chosen, _geomean(ran["pct"]), float(low["pct"]) if low is not None else math.nan,
+    return Scored(chosen, geomean(ran["pct"]), float(low["pct"]) if low is not None else math.nan,
                   (int(low["M"]), int(low["N"]), int(low["K"])) if low is not None else None,
-                  _geomean(chosen["best_pct"][chosen["best_pct"] > 0]), int(len(chosen) - len(ran)))
+                  geomean(chosen["best_pct"][chosen["best_pct"] > 0]), int(len(chosen) - len(ran)))
 
 
 def split_shapes(bench: pd.DataFrame, held_out: float, seed: int = 0) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -304,10 +305,6 @@ def split_shapes(bench: pd.DataFrame, held_out: float, seed: int = 0) -> tuple[p
     mask = pd.Series([out(int(m), int(n), int(k)) for m, n, k in zip(bench["M"], bench["N"], bench["K"])],
                      index=bench.index)
     return bench[~mask], bench[mask]
-
-
-def _geomean(values: pd.Series) -> float:
-    return float(math.exp(sum(math.log(v) for v in values) / len(values))) if len(values) else math.nan
 
 
 def _entry(name: str, tier: str, rules: tuple[DispatchRule, ...], derived_from: str, idea: str,

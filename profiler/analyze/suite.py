@@ -37,11 +37,17 @@ def summarize(bench: pd.DataFrame, shapes: list[tuple[int, int, int]]) -> pd.Dat
         worst = ok.loc[ok["pct_of_cublas"].idxmin()] if pcts else None
         rows.append({
             "tier": tier, "kernel": kernel, "shapes": len(wanted), "passed": len(pcts), "covers": len(pcts) == len(wanted),
-            "geomean_pct_cublas": math.exp(sum(math.log(p) for p in pcts) / len(pcts)) if pcts else math.nan,
+            "geomean_pct_cublas": geomean(pcts),
             "min_pct_cublas": min(pcts) if pcts else math.nan,
             "min_shape": f"{int(worst['M'])}x{int(worst['N'])}x{int(worst['K'])}" if worst is not None else "",
         })
     return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def geomean(values) -> float:
+    """The geometric mean of positive numbers (NaN for none): how % of cuBLAS is averaged over shapes."""
+    values = list(values)
+    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else math.nan
 
 
 @dataclass(frozen=True)
