@@ -34,9 +34,13 @@ def dispatch(
     minimum % of cuBLAS on the shapes they came from and on shapes they never saw.
 
     Examples:
-      gemmprof dispatch reports/sweep --tier fp16
-      gemmprof dispatch reports/sweep --hold-out 0.5 --seed 1
-      gemmprof dispatch reports/derive --validate reports/validate
+
+        gemmprof dispatch reports/sweep --tier fp16
+
+        gemmprof dispatch reports/sweep --hold-out 0.5 --seed 1
+
+        gemmprof dispatch reports/derive --validate reports/validate
+
     Kernels are ranked by their share of the cuBLAS run paired with each row (GFLOP/s where a row
     has none): rows are timed minutes apart, and the GPU's speed drifts between them.
     """
