@@ -227,12 +227,15 @@ FP32_CANDIDATES ?= texld128x128x8 ragged128x256x8 splitk64x64x8 splitk64x64x8t4 
 FP16_CANDIDATES ?= wgmma_tmastore wgmma_tmastore_deep wgmma_persist128 wgmma_splitk128 wgmma_tailsplit128 \
 	wgmma_staged wgmma_staged128 skinny
 SUITE_TIMING ?= --max-seconds 0.25 --min-reps 5 --warmup-seconds 0.05
+# SUITE_GPUS=all fans the sweep out over every GPU (gemmprof[scale]); SUITE_SWEEP_S bounds it
+SUITE_GPUS ?=
+SUITE_SWEEP_S ?= 330
 DISPATCHER = $(if $(filter fp16,$(TIER)),best-fp16,best)
 SUITE_TOLERANCE ?= $(if $(filter fp16,$(TIER)),0.03,0.02)
 gpu-suite: gpu-site
-	$(if $(filter sweep,$(SUITE_STEPS)),timeout 330 $(GP) bench --suite $(SUITE) --tier $(TIER) \
+	$(if $(filter sweep,$(SUITE_STEPS)),timeout $(SUITE_SWEEP_S) $(GP) bench --suite $(SUITE) --tier $(TIER) \
 	    $(addprefix -k ,$(if $(filter fp16,$(TIER)),$(FP16_CANDIDATES),$(FP32_CANDIDATES))) --no-cublas $(SUITE_TIMING) \
-	    --out $(RUNS) --run-id $(TIER)-$(SUITE)-sweep)
+	    $(addprefix --gpus ,$(SUITE_GPUS)) --out $(RUNS) --run-id $(TIER)-$(SUITE)-sweep)
 	$(if $(filter dispatch,$(SUITE_STEPS)),$(GP) dispatch $(RUNS)/$(TIER)-$(SUITE)-sweep --name $(DISPATCHER) --tier $(TIER) \
 	    --tolerance $(SUITE_TOLERANCE) --write && mkdir -p $(GPU_OUT) && cp kernels/ladder.toml $(GPU_OUT)/ladder.toml)
 	$(if $(filter best,$(SUITE_STEPS)),timeout 150 $(GP) bench --suite $(SUITE) --tier $(TIER) -k $(DISPATCHER) --no-cublas \

@@ -129,3 +129,16 @@ def test_staged_rung_passes_every_kind_of_shape_and_repeats(name):
     records = run(BY_NAME[name], [s for s in shapes for _ in range(2)])
     bad = [(r["M"], r["N"], r["K"], r["status"], r.get("reason")) for r in records if r["status"] != "PASS"]
     assert not bad and len(records) == 2 * len(shapes)
+
+
+def test_skinny_passes_every_tile_height_split_and_repeats():
+    """skinny's three tile heights (M 1-16, 17-32, 33-64, and M above 64: several row tiles),
+    N ending mid-tile, K below one k tile, K split many ways and unequally (the last arriver's
+    sum, the workspace's counters reset for the next launch), grids too large to split; each shape
+    twice and shapes alternating, so a split launch follows an unsplit one."""
+    shapes = [(1, 8, 8), (1, 4096, 4096), (7, 136, 4104), (16, 4096, 14336), (17, 264, 1000), (32, 11008, 4096),
+              (33, 4104, 2056), (64, 4096, 4096), (65, 1000, 65536), (128, 4096, 14336), (200, 40, 16384),
+              (256, 28672, 520), (1000, 1000, 1000), (3, 5000, 8)]
+    records = run(BY_NAME["skinny"], [s for s in shapes for _ in range(2)])
+    bad = [(r["M"], r["N"], r["K"], r["status"], r.get("reason")) for r in records if r["status"] != "PASS"]
+    assert not bad and len(records) == 2 * len(shapes)
