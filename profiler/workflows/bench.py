@@ -12,7 +12,7 @@ import pandas as pd
 from rich.markup import escape
 
 from ..errors import GemmprofError
-from ..tiers import FAIL, FAILED_STATUSES
+from ..tiers import FAIL, FAILED_STATUSES, tier
 from .options import FanoutOptions, RunOptions
 from .progress import Progress
 
@@ -169,6 +169,15 @@ def _measure(options: BenchOptions, selection: _Selection, plan, run, env: dict,
         run.update_meta(fanout=ledger.meta())
 
 
+def _title(df: pd.DataFrame) -> str:
+    """The table's title: its tier's (an FP16 run is not an SGEMM ladder), or one for all tiers."""
+    tiers = sorted(set(df["tier"].dropna())) if "tier" in df else []
+    if len(tiers) != 1:
+        return "the kernels against their tier's cuBLAS"
+    title = tier(tiers[0]).title
+    return title[0].lower() + title[1:]
+
+
 def _finish(options: BenchOptions, selection: _Selection, run, env: dict, earlier, records: list, complete: bool,
             progress: Progress) -> BenchResult:
     """Write the tables of what was measured (all of it, or what an interruption left), show
@@ -181,7 +190,7 @@ def _finish(options: BenchOptions, selection: _Selection, run, env: dict, earlie
     merged = merge_rows(earlier, df)[0]
     run.write_table("bench", merged)
     run.update_meta(complete=complete)
-    progress.show(bench_table(df, title=f"{env['gpu_name']}: SGEMM ladder vs cuBLAS"))
+    progress.show(bench_table(df, title=f"{env['gpu_name']}: {_title(df)}"))
     expected = [s.name for s in selection.specs if s.expect_fail]  # FAILs on purpose (1xTF32): not a failure of the run
     failures = int((df["status"].isin(FAILED_STATUSES) & ~((df["status"] == FAIL) & df["kernel"].isin(expected))).sum())
     progress.say(f"{len(df)} results, {failures} FAIL/ERROR; tables in {run.path}/bench.csv and bench.parquet"

@@ -3,6 +3,7 @@
 
 import json
 
+import pandas as pd
 import pytest
 
 from helpers import bench_fakes
@@ -54,3 +55,12 @@ def test_the_header_names_each_benched_tiers_cublas():
 def test_union_keeps_the_earlier_order_once():
     assert union([[64, 64, 64], "a"], ["b", "a", [64, 64, 64]]) == [[64, 64, 64], "a", "b"]
     assert union(None, [1, 1]) == [1]
+
+
+def test_bench_table_is_titled_by_its_tier():
+    """An FP16 bench is not called an SGEMM ladder; a run of several tiers gets a title for all."""
+    from profiler.workflows.bench import _title
+
+    assert _title(pd.DataFrame({"tier": ["fp16", "fp16"]})) == "the tensor-core ladder against cuBLAS (FP16 GemmEx, FP32 accumulate)"
+    assert "SGEMM" in _title(pd.DataFrame({"tier": ["fp32"]}))
+    assert _title(pd.DataFrame({"tier": ["fp32", "fp16"]})) == "the kernels against their tier's cuBLAS"
