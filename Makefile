@@ -241,10 +241,11 @@ gpu-suite: gpu-site
 	$(if $(filter best,$(SUITE_STEPS)),timeout 150 $(GP) bench --suite $(SUITE) --tier $(TIER) -k $(DISPATCHER) --no-cublas \
 	    $(SUITE_TIMING) --out $(RUNS) --run-id $(TIER)-$(SUITE)-$(DISPATCHER))
 
-# What `gemmprof profile` of one kernel costs beyond ncu: eight pairs, their order alternating
-# (about 3 min)
+# What `gemmprof profile` of one kernel costs beyond ncu: OVERHEAD_PAIRS pairs, their order
+# alternating (about 3 min for eight), and where the rest of the time went
+OVERHEAD_PAIRS ?= 8
 gpu-overhead:
-	python3 benchmarks/profile_overhead.py vectorized 2048 8
+	python3 benchmarks/profile_overhead.py vectorized 2048 $(OVERHEAD_PAIRS)
 
 # Test fixtures, each packed for tests/data/ (tests/data/README.md says which):
 # small real reports and ncu's raw export of each (profile-<gpu>)

@@ -1,6 +1,8 @@
 """What `gemmprof profile` of one kernel costs beyond ncu itself: pairs of runs, the profile and
 a replay of its exact ncu command by hand (`bare_ncu.py`'s way), their order alternating so that
-neither always runs on a machine the other warmed. Prints each pair and the medians.
+neither always runs on a machine the other warmed. Prints each pair, the medians, and where the
+profile's time beyond ncu went (its run.json's phases; "startup" is the process's time before
+the profile workflow starts and after it ends: imports, argument parsing, exit).
 
     python benchmarks/profile_overhead.py [KERNEL] [SIZE] [PAIRS]      # vectorized 2048 6
 """
@@ -37,7 +39,7 @@ def bare(run: Path, scratch: Path, env: dict) -> float:
 
 def main(kernel: str = "vectorized", size: str = "2048", pairs: str = "6") -> None:
     env = dict(os.environ, PYTHONPATH=str(REPO))
-    ours, theirs = [], []
+    ours, theirs, phases = [], [], []
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp)
         profile(kernel, int(size), out, "warm-up", env)  # ncu's and the driver's first start, left out
@@ -51,9 +53,20 @@ def main(kernel: str = "vectorized", size: str = "2048", pairs: str = "6") -> No
                 p = profile(kernel, int(size), out, f"p{i}", env)
             ours.append(p)
             theirs.append(b)
+            phases.append(_phases(out / f"p{i}", p))
             print(f"pair {i}: gemmprof profile {p:.2f} s, bare ncu {b:.2f} s ({100 * (p / b - 1):+.1f}%)", flush=True)
     mp, mb = statistics.median(ours), statistics.median(theirs)
     print(f"median of {pairs}: gemmprof profile {mp:.2f} s, bare ncu {mb:.2f} s: {mp / mb:.3f}x")
+    print("the profile's phases, median s: " + ", ".join(
+        f"{name} {statistics.median(p[name] for p in phases):.2f}" for name in phases[0]))
+
+
+def _phases(run: Path, process_s: float) -> dict:
+    """The profile workflow's phases (run.json), ncu's own wall time, and the process's time
+    outside the workflow."""
+    meta = json.loads((run / "run.json").read_text())
+    workflow = meta["profile_wall_s"]
+    return {"startup": process_s - workflow, "ncu": meta["ncu_wall_s"], **meta["profile_phases_s"]}
 
 
 if __name__ == "__main__":
