@@ -19,7 +19,7 @@ Pure: a bench table and the ladder in, rules out; `render_toml` writes them for 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pandas as pd
 
@@ -125,74 +125,122 @@ def derive_rules(bench: pd.DataFrame, kernels: dict[str, KernelSpec], tier: str 
     share = share_of_best(bench, kernels, tier)
     if share.empty:
         raise ValueError("no kernel passed at any shape: nothing to derive from")
-    shapes = list(share.index)
     # The last rule's candidates: kernels without a contract. A tier that has none (fp16 today)
     # ends with its broadest measured kernel, and shapes outside its contract get no kernel.
     free = [n for n, s in kernels.items() if s.tier == tier and not s.contract] or list(share.columns)
-    single = [(c, _mask(shapes, lambda s, c=c: evaluate(c, *s, sms))) for c in ["1", *conditions(shapes)]]
-    takes = {k: _mask(shapes, lambda s, k=k: kernels[k].unsupported_reason(*s) is None) for k in share.columns}
-    close = {k: _mask(shapes, lambda s, k=k: share.at[s, k] >= 1 - tolerance) for k in share.columns}  # NaN: False
-    left = (1 << len(shapes)) - 1
+    search = _Search.of(share, kernels, sms, tolerance)
     # Fallbacks are not rules: when the contract-free kernels win no shape a contract-bound one
     # could take (FP16: wmma_ragged behind the TMA rungs), the shapes only they can take (odd
     # leading dimensions) go to the last rule. A rule sending them there by size (`tiles <= 4 *
     # SMS`) would also catch, on a GPU's next shape, aligned ones the fast kernels take.
     bound = [k for k in share.columns if k not in free]
-    bound_takes = free_wins = 0
-    for k in share.columns:
-        if k in free:
-            free_wins |= _mask(shapes, lambda s, k=k: share.at[s, k] >= 1.0)  # NaN: False
-        else:
-            bound_takes |= takes[k]
-    free_is_fallback = bool(bound) and not free_wins & bound_takes
-    if free_is_fallback:
-        left &= bound_takes
-    rules: list[DispatchRule] = []
+    bound_takes = search.taken_by(bound)
+    free_is_fallback = bool(bound) and not search.fastest_of(free) & bound_takes
     # With the free kernels only a fallback, the rule before it takes every shape the bound kernels
     # do: shapes the size rules did not reach (the cap) go to the best bound kernel, not to the
     # fallback (a first FP16 sweep with the TMA-store rungs sent 4096^3 to wmma_ragged, at 12%).
-    reserve = 2 if free_is_fallback else 1
-    pairs: list[tuple[str, int]] = []
-    while left and len(rules) < max_rules - reserve:
-        pick = _pick(single, pairs, takes, close, share, left)
+    left = search.every & bound_takes if free_is_fallback else search.every
+    rules, left, complete = _claim(search, left, max_rules - (2 if free_is_fallback else 1), free)
+    if complete:
+        return tuple(rules)
+    rest = search.indices(left) or search.indices(search.every)
+    if free_is_fallback:
+        if left:
+            rules.append(DispatchRule(_fallback(share, rest, [k for k in bound if k in share.columns]), 1))
+        # Behind an unconditional bound rule only shapes no bound kernel takes arrive, so rules
+        # among the free kernels may split those by size without catching an aligned shape (FP16:
+        # wgmma_staged at 2500^3 and 4095^3, wgmma_staged128 at 1023^3).
+        among_free, only_free = _claim_among(search, free, search.every & ~bound_takes, max_rules - 1 - len(rules))
+        rules += among_free
+        rest = search.indices(only_free) or rest
+    rules.append(DispatchRule(_fallback(share, rest, free), 1))
+    return tuple(rules)
+
+
+@dataclass(frozen=True)
+class _Search:
+    """What the greedy search picks among, as masks over the sweep's shapes (bit i: the i-th row
+    of `share`): where each condition holds (`single`, "1" first; `pairs`, their conjunctions,
+    made on first need), which shapes each kernel takes (`takes`: its contract) and where it is
+    within tolerance of the fastest (`close`)."""
+
+    share: pd.DataFrame
+    single: list[tuple[str, int]]
+    takes: dict[str, int]
+    close: dict[str, int]
+    pairs: list[tuple[str, int]] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, share: pd.DataFrame, kernels: dict[str, KernelSpec], sms: int, tolerance: float) -> _Search:
+        shapes = list(share.index)
+        single = [(c, _mask(shapes, lambda s, c=c: evaluate(c, *s, sms))) for c in ["1", *conditions(shapes)]]
+        takes = {k: _mask(shapes, lambda s, k=k: kernels[k].unsupported_reason(*s) is None) for k in share.columns}
+        close = {k: _mask(shapes, lambda s, k=k: share.at[s, k] >= 1 - tolerance) for k in share.columns}  # NaN: False
+        return cls(share, single, takes, close)
+
+    @property
+    def every(self) -> int:
+        return (1 << len(self.share.index)) - 1
+
+    def indices(self, mask: int) -> list[int]:
+        return [i for i in range(len(self.share.index)) if mask >> i & 1]
+
+    def taken_by(self, names: list[str]) -> int:
+        """The shapes any of `names` takes."""
+        out = 0
+        for k in names:
+            out |= self.takes[k]
+        return out
+
+    def fastest_of(self, names: list[str]) -> int:
+        """The shapes where one of `names` is the fastest kernel measured."""
+        out = 0
+        for k in self.share.columns:
+            if k in names:
+                out |= _mask(list(self.share.index), lambda s, k=k: self.share.at[s, k] >= 1.0)  # NaN: False
+        return out
+
+    def pick(self, share: pd.DataFrame, left: int) -> tuple[str, str, int] | None:
+        """`_best_rule` over the single conditions, else, where no one condition isolates a
+        winner, over conjunctions of two (made on first need into `pairs`, then kept)."""
+        pick = _best_rule(self.single, self.takes, self.close, share, left)
+        if pick is None:
+            if not self.pairs:
+                self.pairs.extend(_pairs(self.single[1:]))
+            pick = _best_rule(self.pairs, self.takes, self.close, share, left)
+        return pick
+
+
+def _claim(search: _Search, left: int, room: int, free: list[str]) -> tuple[list[DispatchRule], int, bool]:
+    """At most `room` rules, each claiming the most of the shapes `left` (see `derive_rules`),
+    the shapes still left, and whether the last rule is complete: one of the `free` kernels for
+    any shape, after which no rule would ever run."""
+    rules: list[DispatchRule] = []
+    while left and len(rules) < room:
+        pick = search.pick(search.share, left)
         if pick is None:
             break
         k, cond, claimed = pick
         rules.append(DispatchRule(k, 1 if cond == "1" else cond))
         left &= ~claimed
         if cond == "1" and k in free:
-            return tuple(rules)  # takes every shape: nothing after it would ever run
-    rest = [i for i in range(len(shapes)) if left >> i & 1] or list(range(len(shapes)))
-    if free_is_fallback and left:
-        rules.append(DispatchRule(_fallback(share, rest, [k for k in bound if k in share.columns]), 1))
-    if free_is_fallback:
-        # Behind an unconditional bound rule only shapes no bound kernel takes arrive, so rules
-        # among the free kernels may split those by size without catching an aligned shape (FP16:
-        # wgmma_staged at 2500^3 and 4095^3, wgmma_staged128 at 1023^3).
-        only_free = ((1 << len(shapes)) - 1) & ~bound_takes
-        measured = share[[k for k in free if k in share.columns]]
-        while only_free and len(rules) < max_rules - 1 and not measured.empty:
-            pick = _pick(single, pairs, takes, close, measured, only_free)
-            if pick is None or pick[1] == "1":
-                break
-            k, cond, claimed = pick
-            rules.append(DispatchRule(k, cond))
-            only_free &= ~claimed
-        rest = [i for i in range(len(shapes)) if only_free >> i & 1] or rest
-    rules.append(DispatchRule(_fallback(share, rest, free), 1))
-    return tuple(rules)
+            return rules, left, True
+    return rules, left, False
 
 
-def _pick(single: list[tuple[str, int]], pairs: list[tuple[str, int]], takes: dict[str, int], close: dict[str, int],
-          share: pd.DataFrame, left: int) -> tuple[str, str, int] | None:
-    """`_best_rule` over the single conditions, else, where no one condition isolates a winner,
-    over conjunctions of two (made on first need into `pairs`, then kept)."""
-    pick = _best_rule(single, takes, close, share, left)
-    if pick is None:
-        if not pairs:
-            pairs.extend(_pairs(single[1:]))
-        pick = _best_rule(pairs, takes, close, share, left)
-    return pick
+def _claim_among(search: _Search, free: list[str], left: int, room: int) -> tuple[list[DispatchRule], int]:
+    """At most `room` conditional rules among the measured kernels of `free` claiming the shapes
+    `left`, and the shapes still left."""
+    measured = search.share[[k for k in free if k in search.share.columns]]
+    rules: list[DispatchRule] = []
+    while left and len(rules) < room and not measured.empty:
+        pick = search.pick(measured, left)
+        if pick is None or pick[1] == "1":
+            break
+        k, cond, claimed = pick
+        rules.append(DispatchRule(k, cond))
+        left &= ~claimed
+    return rules, left
 
 
 def _pairs(single: list[tuple[str, int]]) -> list[tuple[str, int]]:

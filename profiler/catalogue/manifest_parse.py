@@ -63,54 +63,77 @@ def parse_manifest(text: str, where: str = "ladder.toml", known: Iterable[str] =
     specs: list[KernelSpec] = []
     for i, entry in enumerate(entries(data, "kernel", where), start=first_index):
         label = entry.get("name", f"kernel #{i - first_index + 1}")
-        flags = entry.get("nvcc_flags", [])
-        if not isinstance(flags, list) or not all(isinstance(f, str) for f in flags):
-            raise GemmprofError(f"{where}: {label}: nvcc_flags must be a list of strings")
-        if (guarded := guarded_nvcc_flags(flags)) and not allow_host_flags:
-            raise GemmprofError(
-                f"{where}: {label}: nvcc_flags {guarded} choose, run or load another program or write outside the build cache",
-                f"the built-in ladder needs none; if this file means it, put {ALLOW_HOST_FLAGS_KEY} = true at its top",
-            )
-        missing = [k for k in _REQUIRED if k not in entry]
-        unknown = sorted(set(entry) - _ALLOWED)
-        if missing or unknown:
-            raise GemmprofError(
-                f"{where}: {label}: missing {missing}" if missing else f"{where}: {label}: unknown keys {unknown}"
-            )
-        _check_types(entry, label, where)
-        if entry["tier"] not in TIER_RECORDS:
-            raise GemmprofError(f"{where}: {label}: tier must be one of {tuple(TIER_RECORDS)}")
-        try:
-            maps = tuple(TensorMapSpec.parse(t, label) for t in entry.get("tensor_maps", ()))
-            for tm in maps:
-                tm.check(entry["tier"], label)
-        except (ValueError, TypeError, AttributeError) as exc:
-            raise GemmprofError(f"{where}: {exc}") from None
-        try:
-            spec = KernelSpec(
-                **{
-                    **entry,
-                    "grid": tuple(entry["grid"]),
-                    "block": tuple(entry["block"]),
-                    "nvcc_flags": tuple(entry.get("nvcc_flags", ())),
-                    "tensor_maps": maps,
-                    "textures": tuple(entry.get("textures", ())),
-                    "staging": tuple(entry.get("staging", ())),
-                    "probe_shape": tuple(entry.get("probe_shape", ())),
-                    "index": i,
-                    "directory": directory,
-                }
-            )
-        except TypeError as exc:  # e.g. grid given as a string, not a list
-            raise GemmprofError(f"{where}: {label}: {exc}") from None
-        _check_textures(spec, where)
-        _check_staging(spec, where)
-        try:  # every expression must evaluate on a plain shape
-            spec.launch(1024, 1024, 1024)
-        except (ValueError, TypeError, IndexError, ZeroDivisionError, SyntaxError, RecursionError, MemoryError) as exc:
-            raise GemmprofError(f"{where}: {label}: bad launch expression: {exc}") from None
-        _check_probe_shape(spec, where)
+        _check_entry(entry, label, where, allow_host_flags)
+        spec = _spec_of(entry, label, where, i, directory)
+        _check_spec(spec, label, where)
         specs.append(spec)
+    _check_names(specs, known, where)
+    return tuple(specs)
+
+
+def _check_entry(entry: dict, label: str, where: str, allow_host_flags: bool) -> None:
+    """The entry's keys before a spec is made of them: nvcc flags (guarded ones only where the
+    file allows them), none missing or unknown, each of its type, a known tier."""
+    flags = entry.get("nvcc_flags", [])
+    if not isinstance(flags, list) or not all(isinstance(f, str) for f in flags):
+        raise GemmprofError(f"{where}: {label}: nvcc_flags must be a list of strings")
+    if (guarded := guarded_nvcc_flags(flags)) and not allow_host_flags:
+        raise GemmprofError(
+            f"{where}: {label}: nvcc_flags {guarded} choose, run or load another program or write outside the build cache",
+            f"the built-in ladder needs none; if this file means it, put {ALLOW_HOST_FLAGS_KEY} = true at its top",
+        )
+    missing = [k for k in _REQUIRED if k not in entry]
+    unknown = sorted(set(entry) - _ALLOWED)
+    if missing or unknown:
+        raise GemmprofError(
+            f"{where}: {label}: missing {missing}" if missing else f"{where}: {label}: unknown keys {unknown}"
+        )
+    _check_types(entry, label, where)
+    if entry["tier"] not in TIER_RECORDS:
+        raise GemmprofError(f"{where}: {label}: tier must be one of {tuple(TIER_RECORDS)}")
+
+
+def _spec_of(entry: dict, label: str, where: str, index: int, directory: str) -> KernelSpec:
+    """The checked entry as a `KernelSpec`, its lists as tuples and its tensor maps parsed."""
+    try:
+        maps = tuple(TensorMapSpec.parse(t, label) for t in entry.get("tensor_maps", ()))
+        for tm in maps:
+            tm.check(entry["tier"], label)
+    except (ValueError, TypeError, AttributeError) as exc:
+        raise GemmprofError(f"{where}: {exc}") from None
+    try:
+        return KernelSpec(
+            **{
+                **entry,
+                "grid": tuple(entry["grid"]),
+                "block": tuple(entry["block"]),
+                "nvcc_flags": tuple(entry.get("nvcc_flags", ())),
+                "tensor_maps": maps,
+                "textures": tuple(entry.get("textures", ())),
+                "staging": tuple(entry.get("staging", ())),
+                "probe_shape": tuple(entry.get("probe_shape", ())),
+                "index": index,
+                "directory": directory,
+            }
+        )
+    except TypeError as exc:  # e.g. grid given as a string, not a list
+        raise GemmprofError(f"{where}: {label}: {exc}") from None
+
+
+def _check_spec(spec: KernelSpec, label: str, where: str) -> None:
+    """What only the whole spec can show: textures, staging, launch expressions that evaluate
+    on a plain shape, a probe shape inside the contract."""
+    _check_textures(spec, where)
+    _check_staging(spec, where)
+    try:  # every expression must evaluate on a plain shape
+        spec.launch(1024, 1024, 1024)
+    except (ValueError, TypeError, IndexError, ZeroDivisionError, SyntaxError, RecursionError, MemoryError) as exc:
+        raise GemmprofError(f"{where}: {label}: bad launch expression: {exc}") from None
+    _check_probe_shape(spec, where)
+
+
+def _check_names(specs: list[KernelSpec], known: Iterable[str], where: str) -> None:
+    """Each kernel named once, each predecessor a kernel of this manifest or of `known`."""
     names = [s.name for s in specs]
     dupes = sorted({n for n in names if names.count(n) > 1})
     if dupes:
@@ -119,7 +142,6 @@ def parse_manifest(text: str, where: str = "ladder.toml", known: Iterable[str] =
     for spec in specs:
         if spec.predecessor and spec.predecessor not in declared:
             raise GemmprofError(f"{where}: {spec.name}: predecessor {spec.predecessor!r} is not a kernel")
-    return tuple(specs)
 
 
 def _check_probe_shape(spec: KernelSpec, where: str) -> None:

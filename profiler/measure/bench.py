@@ -11,17 +11,16 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Callable
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 
-from ..catalogue.dispatchers import DEFAULT_SMS, Dispatcher
+from ..catalogue.dispatchers import Dispatcher
 from ..catalogue.kernel_spec import KernelSpec
 from ..catalogue.manifest import reference_rows
 from ..subprocess_env import child_env, pin_env
 from .timing import TimingPolicy
 from ..tiers import ERROR, SKIP
+from .jobs import BenchWork, Shape
 from .records import bench_record
-
-Shape = tuple[int, int, int]
 
 
 def run_worker(job: dict, on_record: Callable[[dict], None], timeout_s: float | None = None,
@@ -52,11 +51,25 @@ def run_worker(job: dict, on_record: Callable[[dict], None], timeout_s: float | 
     return code, tail
 
 
-def bench_kernel(name: str, tier: str, cubin: str | None, shapes: list[Shape], policy: TimingPolicy,
-                 on_record: Callable[[dict], None], seed: int = 0, device: int = 0, spec: KernelSpec | None = None,
-                 pin: str | None = None) -> None:
-    """Verify and time one kernel on every shape, surviving faults: after a child dies, a fresh
+@dataclass(frozen=True)
+class BenchTarget:
+    """What one worker child verifies and times: the name and tier its records carry, and what
+    runs under them (`cubin` and `spec`; None for a cuBLAS row). A dispatcher's shapes run the
+    chosen kernel's cubin and spec under the dispatcher's name. `seed`: the data of the first
+    shape (each next shape adds one)."""
+
+    name: str
+    tier: str
+    cubin: str | None = None
+    spec: KernelSpec | None = None
+    seed: int = 0
+
+
+def bench_kernel(target: BenchTarget, shapes: list[Shape], policy: TimingPolicy, on_record: Callable[[dict], None],
+                 device: int = 0, pin: str | None = None) -> None:
+    """Verify and time `target` on every shape, surviving faults: after a child dies, a fresh
     child picks up the shapes that have no result yet. `pin`: see `run_worker`."""
+    name, tier = target.name, target.tier
     remaining = list(shapes)
     while remaining:
         done: list[Shape] = []
@@ -65,8 +78,8 @@ def bench_kernel(name: str, tier: str, cubin: str | None, shapes: list[Shape], p
             done.append((rec["M"], rec["N"], rec["K"]))
             on_record(rec)
 
-        job = {"kernel": name, "tier": tier, "cubin": cubin, "shapes": remaining, "policy": asdict(policy),
-               "seed": seed, "device": device, "spec": asdict(spec) if spec else None}
+        job = {"kernel": name, "tier": tier, "cubin": target.cubin, "shapes": remaining, "policy": asdict(policy),
+               "seed": target.seed, "device": device, "spec": asdict(target.spec) if target.spec else None}
         code, tail = run_worker(job, record, pin=pin)
         remaining = [s for s in remaining if s not in done]
         if code == 3 or not remaining:  # 3: the child reported the shape that faulted
@@ -81,34 +94,39 @@ def bench_kernel(name: str, tier: str, cubin: str | None, shapes: list[Shape], p
         on_record(bench_record(name, tier, (M, N, K), ERROR, f"worker died: {last}"[:300]))
 
 
-def bench(specs: list[KernelSpec], cubins: dict[str, str], shapes: list[Shape], policy: TimingPolicy,
-          on_record: Callable[[dict], None], include_cublas: bool = True, device: int = 0,
-          dispatchers: list[Dispatcher] = (), kernels: dict[str, KernelSpec] | None = None, sms: int = DEFAULT_SMS) -> None:
+def bench(work: BenchWork, cubins: dict[str, str], policy: TimingPolicy, on_record: Callable[[dict], None],
+          device: int = 0) -> None:
     """cuBLAS first (each tier's reference, then its context rows such as cuBLAS FAST_TF32 beside
-    fp32-tc), then the ladder in order, then each dispatcher: per shape the kernel its rules choose
-    on a GPU of `sms` SMs, recorded under the dispatcher's name with `dispatched_to` saying which
-    kernel ran and `dispatch_rule` which rule chose it. `cubins` covers every kernel they may
-    choose."""
-    if include_cublas:
-        for name, tier in reference_rows([*specs, *dispatchers]):
-            bench_kernel(name, tier, None, shapes, policy, on_record, device=device)
-    for spec in specs:
-        bench_kernel(spec.name, spec.tier, cubins[spec.name], shapes, policy, on_record, seed=spec.index * 1000,
-                     device=device, spec=spec)
-    for d in dispatchers:
-        chosen: dict[str, list[Shape]] = {}
-        why: dict[Shape, str] = {}
-        for shape in shapes:
-            picked = d.pick(*shape, kernels, sms)
-            if picked is None:
-                M, N, K = shape
-                on_record(bench_record(d.name, d.tier, shape, SKIP, f"no rule of {d.name} has a kernel for {M}x{N}x{K}"))
-            else:
-                chosen.setdefault(picked[0].name, []).append(shape)
-                why[tuple(shape)] = d.reason(picked[1])
-        for name, kernel_shapes in chosen.items():
-            spec = kernels[name]
-            bench_kernel(d.name, d.tier, cubins[name], kernel_shapes, policy,
-                         lambda rec, name=name: on_record({**rec, "dispatched_to": name,
-                                                           "dispatch_rule": why[(rec["M"], rec["N"], rec["K"])]}),
-                         seed=spec.index * 1000, device=device, spec=spec)
+    fp32-tc), then the ladder in order, then each dispatcher (`_bench_dispatcher`). `cubins` covers
+    every kernel the dispatchers may choose."""
+    if work.include_cublas:
+        for name, tier in reference_rows([*work.specs, *work.dispatchers]):
+            bench_kernel(BenchTarget(name, tier), work.shapes, policy, on_record, device=device)
+    for spec in work.specs:
+        bench_kernel(BenchTarget(spec.name, spec.tier, cubins[spec.name], spec, spec.index * 1000), work.shapes, policy,
+                     on_record, device=device)
+    for d in work.dispatchers:
+        _bench_dispatcher(d, work, cubins, policy, on_record, device)
+
+
+def _bench_dispatcher(d: Dispatcher, work: BenchWork, cubins: dict[str, str], policy: TimingPolicy,
+                      on_record: Callable[[dict], None], device: int = 0) -> None:
+    """Per shape the kernel the rules of `d` choose on a GPU of `work.sms` SMs, recorded under the
+    dispatcher's name with `dispatched_to` saying which kernel ran and `dispatch_rule` which rule
+    chose it; a shape no rule covers is a SKIP, recorded first."""
+    chosen: dict[str, list[Shape]] = {}
+    why: dict[Shape, str] = {}
+    for shape in work.shapes:
+        picked = d.pick(*shape, work.kernels, work.sms)
+        if picked is None:
+            M, N, K = shape
+            on_record(bench_record(d.name, d.tier, shape, SKIP, f"no rule of {d.name} has a kernel for {M}x{N}x{K}"))
+        else:
+            chosen.setdefault(picked[0].name, []).append(shape)
+            why[tuple(shape)] = d.reason(picked[1])
+    for name, kernel_shapes in chosen.items():
+        spec = work.kernels[name]
+        bench_kernel(BenchTarget(d.name, d.tier, cubins[name], spec, spec.index * 1000), kernel_shapes, policy,
+                     lambda rec, name=name: on_record({**rec, "dispatched_to": name,
+                                                       "dispatch_rule": why[(rec["M"], rec["N"], rec["K"])]}),
+                     device=device)

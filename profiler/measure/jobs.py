@@ -57,20 +57,34 @@ class Job:
         return cls(d["kind"], d["kernel"], d["tier"], tuple(d["shape"]), spec, d.get("seed", 0), d.get("row", {}))
 
 
-def bench_jobs(specs: list[KernelSpec], shapes: list[Shape], include_cublas: bool = True,
-               dispatchers: list[Dispatcher] = (), kernels: dict[str, KernelSpec] | None = None,
-               sms: int = DEFAULT_SMS) -> list[Job]:
-    """The bench's work in `measure.bench.bench`'s order (cuBLAS rows, the ladder, dispatchers),
-    one job per kernel and shape, with the seeds that serial bench gives them. A dispatcher's
-    shape that no rule covers is not a job (the caller records its SKIP: `dispatch_skips`)."""
+@dataclass(frozen=True)
+class BenchWork:
+    """What a bench times, in this order: each tier's cuBLAS rows (`include_cublas`), the kernels
+    of `specs`, then each dispatcher's choice among `kernels` on a GPU of `sms` SMs; each at every
+    shape of `shapes`. The serial bench (`measure.bench.bench`) and the fanned-out one
+    (`bench_jobs`) take the same record, so they run the same work."""
+
+    specs: list[KernelSpec]
+    shapes: list[Shape]
+    include_cublas: bool = True
+    dispatchers: list[Dispatcher] = ()
+    kernels: dict[str, KernelSpec] | None = None
+    sms: int = DEFAULT_SMS
+
+
+def bench_jobs(work: BenchWork) -> list[Job]:
+    """`work` in `measure.bench.bench`'s order, one job per kernel and shape, with the seeds that
+    serial bench gives them. A dispatcher's shape that no rule covers is not a job (the caller
+    records its SKIP: `dispatch_skips`)."""
     jobs: list[Job] = []
-    if include_cublas:
-        jobs += [Job(BENCH, name, tier, tuple(s)) for name, tier in reference_rows([*specs, *dispatchers]) for s in shapes]
-    for spec in specs:
-        jobs += [Job(BENCH, spec.name, spec.tier, tuple(s), spec, spec.index * 1000 + i) for i, s in enumerate(shapes)]
-    for d in dispatchers:
-        for shape in shapes:
-            picked = d.pick(*shape, kernels or {}, sms)
+    if work.include_cublas:
+        jobs += [Job(BENCH, name, tier, tuple(s)) for name, tier in reference_rows([*work.specs, *work.dispatchers])
+                 for s in work.shapes]
+    for spec in work.specs:
+        jobs += [Job(BENCH, spec.name, spec.tier, tuple(s), spec, spec.index * 1000 + i) for i, s in enumerate(work.shapes)]
+    for d in work.dispatchers:
+        for shape in work.shapes:
+            picked = d.pick(*shape, work.kernels or {}, work.sms)
             if picked is not None:
                 spec = picked[0]
                 jobs.append(Job(BENCH, d.name, d.tier, tuple(shape), spec, spec.index * 1000,
@@ -78,11 +92,11 @@ def bench_jobs(specs: list[KernelSpec], shapes: list[Shape], include_cublas: boo
     return jobs
 
 
-def dispatch_skips(dispatchers: list[Dispatcher], shapes: list[Shape], kernels: dict[str, KernelSpec], sms: int) -> list[dict]:
+def dispatch_skips(work: BenchWork) -> list[dict]:
     """The SKIP rows of dispatcher shapes no rule covers (no job runs for them)."""
     return [{"kernel": d.name, "tier": d.tier, "M": M, "N": N, "K": K, "status": "SKIP",
              "reason": f"no rule of {d.name} has a kernel for {M}x{N}x{K}"}
-            for d in dispatchers for (M, N, K) in shapes if d.pick(M, N, K, kernels, sms) is None]
+            for d in work.dispatchers for (M, N, K) in work.shapes if d.pick(M, N, K, work.kernels, work.sms) is None]
 
 
 def profile_jobs(tiers: list[str], specs: list[KernelSpec], shape: Shape, with_cublas: bool = True) -> list[Job]:
@@ -94,10 +108,10 @@ def profile_jobs(tiers: list[str], specs: list[KernelSpec], shape: Shape, with_c
 def execute_bench(job: Job, cubin: str | None, policy, pin: str | None = None) -> list[dict]:
     """Verify and time one job in a worker child pinned to GPU `pin`; its result rows (an ERROR
     row when the kernel faults or the child dies)."""
-    from .bench import bench_kernel
+    from .bench import BenchTarget, bench_kernel
 
     rows: list[dict] = []
-    bench_kernel(job.kernel, job.tier, cubin, [job.shape], policy, rows.append, seed=job.seed, spec=job.spec, pin=pin)
+    bench_kernel(BenchTarget(job.kernel, job.tier, cubin, job.spec, job.seed), [job.shape], policy, rows.append, pin=pin)
     return [{**r, **job.row} for r in rows]
 
 

@@ -139,6 +139,7 @@ def _measure(options: BenchOptions, selection: _Selection, plan, run, env: dict,
     """Time every kernel and shape, each result appended to `records` and to bench.jsonl as it
     comes (so an interruption keeps it), here or on one worker per GPU."""
     from ..measure.bench import bench as run_bench
+    from ..measure.jobs import BenchWork
     from ..measure.timing import TimingPolicy
     from ..tiers import CUBLAS
 
@@ -146,7 +147,7 @@ def _measure(options: BenchOptions, selection: _Selection, plan, run, env: dict,
     names = ([CUBLAS] if options.cublas else []) + [s.name for s in specs] + [d.name for d in dispatchers]
     policy = TimingPolicy(min_reps=options.min_reps, max_seconds=options.max_seconds, target_cv=options.target_cv,
                           warmup_seconds=options.warmup_seconds)
-    sms = int(env["sm_count"])
+    work = BenchWork(specs, shapes, options.cublas, dispatchers, selection.every, int(env["sm_count"]))
     # Ctrl-C and SIGTERM (cli.main raises KeyboardInterrupt for both) keep the finished rows
     with progress.bar("bench", len(names) * len(shapes)) as bar:
         def on_record(rec: dict) -> None:
@@ -156,16 +157,14 @@ def _measure(options: BenchOptions, selection: _Selection, plan, run, env: dict,
             bar.advance(f"{rec['kernel']} {rec['M']}x{rec['N']}x{rec['K']} {rec['status']}")
 
         if plan is None:
-            run_bench(specs, cubins, shapes, policy, on_record, include_cublas=options.cublas, dispatchers=dispatchers,
-                      kernels=selection.every, sms=sms)
+            run_bench(work, cubins, policy, on_record)
             return
         from ..fanout.fan import fan_bench  # the same work as a job list, one worker per GPU
         from ..measure.jobs import bench_jobs, dispatch_skips
 
-        for row in dispatch_skips(dispatchers, shapes, selection.every, sms):
+        for row in dispatch_skips(work):
             on_record(row)
-        ledger = fan_bench(bench_jobs(specs, shapes, options.cublas, dispatchers, selection.every, sms), cubins, policy, plan,
-                           on_record, bar.per_gpu(plan))
+        ledger = fan_bench(bench_jobs(work), cubins, policy, plan, on_record, bar.per_gpu(plan))
         run.update_meta(fanout=ledger.meta())
 
 

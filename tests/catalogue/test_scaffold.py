@@ -89,7 +89,7 @@ def test_scaffold_builds_through_the_cli(tmp_path, monkeypatch, base, tier):
 @pytest.mark.gpu
 @pytest.mark.parametrize("tier", ["fp32", "fp16"])
 def test_scaffold_passes_verification_as_written(tmp_path, tier):
-    from profiler.measure.bench import bench_kernel
+    from profiler.measure.bench import BenchTarget, bench_kernel
     from profiler.measure.build import build_kernel
     from profiler.measure.timing import TimingPolicy
 
@@ -98,5 +98,5 @@ def test_scaffold_passes_verification_as_written(tmp_path, tier):
     shapes = [(128, 128, 128), (257, 129, 67)]
     records = []
     quick = TimingPolicy(min_reps=3, max_reps=5, max_seconds=0.2, warmup_seconds=0.01, warmup_max_seconds=0.2)
-    bench_kernel(spec.name, spec.tier, str(build_kernel(spec, "sm_90").cubin), shapes, quick, records.append, spec=spec)
+    bench_kernel(BenchTarget(spec.name, spec.tier, str(build_kernel(spec, "sm_90").cubin), spec), shapes, quick, records.append)
     assert [r["status"] for r in records] == ["PASS", "PASS"], records

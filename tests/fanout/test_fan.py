@@ -14,7 +14,7 @@ from profiler.cli import app
 from profiler.fanout.fan import Plan, bench_failed, fan_bench, fan_profile
 from profiler.fanout.gpus import Gpu
 from profiler.catalogue.manifest import select_kernels
-from profiler.measure.jobs import bench_jobs, profile_jobs
+from profiler.measure.jobs import BenchWork, bench_jobs, profile_jobs
 from profiler.runs.rundir import RunDir
 
 SHAPE = (512, 256, 128)
@@ -78,7 +78,7 @@ def test_bench_rows_carry_their_gpu_and_an_error_row_is_retried(monkeypatch):
 
     monkeypatch.setattr(fan, "execute_bench", fake_execute)
     specs = select_kernels(["naive", "smem"])
-    jobs = bench_jobs(specs, [(64, 64, 64), (128, 128, 128)])
+    jobs = bench_jobs(BenchWork(specs, [(64, 64, 64), (128, 128, 128)]))
     rows = []
     ledger = fan_bench(jobs, {s.name: "/nonexistent.cubin" for s in specs}, None, Plan(TWO, processes=False), rows.append)
     assert len(rows) == 6 and all(r["status"] == "PASS" for r in rows)  # cuBLAS, naive, smem at two shapes

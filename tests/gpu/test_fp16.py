@@ -15,6 +15,7 @@ from profiler.catalogue.dispatchers import load_dispatchers
 from profiler.catalogue.manifest import load_manifest
 from profiler.measure.bench import bench
 from profiler.measure.build import build_all
+from profiler.measure.jobs import BenchWork
 
 from helpers.gpu_runs import QUICK, run
 
@@ -80,7 +81,7 @@ def test_best_fp16_runs_what_its_rules_choose():
     shapes = [(1024, 1024, 1024), (4096, 4096, 4096), (3000, 3000, 3000), (1023, 1023, 1023), (32768, 64, 1024),
               (1024, 1024, 8192)]
     records = []
-    bench([], cubins, shapes, QUICK, records.append, include_cublas=False, dispatchers=[best], kernels=BY_NAME)
+    bench(BenchWork([], shapes, include_cublas=False, dispatchers=[best], kernels=BY_NAME), cubins, QUICK, records.append)
     assert sorted((r["M"], r["N"], r["dispatched_to"]) for r in records) == sorted(
         (M, N, best.choose(M, N, K, BY_NAME).name) for M, N, K in shapes)
     assert all(r["kernel"] == "best-fp16" and r["status"] == "PASS" for r in records), records

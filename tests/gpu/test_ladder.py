@@ -73,6 +73,7 @@ def test_dispatcher_runs_the_kernel_its_rules_choose():
     from profiler.catalogue.dispatchers import load_dispatchers
     from profiler.measure.bench import bench
     from profiler.measure.build import build_all
+    from profiler.measure.jobs import BenchWork
 
     kernels = {s.name: s for s in load_manifest()}
     best = load_dispatchers()[0]
@@ -80,7 +81,7 @@ def test_dispatcher_runs_the_kernel_its_rules_choose():
     cubins = {b.spec.name: str(b.cubin) for b in build_all(needed, "sm_90")}
     records = []
     shapes = [(128, 128, 128), (2048, 2048, 2048), (777, 1000, 1023)]
-    bench([], cubins, shapes, QUICK, records.append, include_cublas=False, dispatchers=[best], kernels=kernels)
+    bench(BenchWork([], shapes, include_cublas=False, dispatchers=[best], kernels=kernels), cubins, QUICK, records.append)
     assert sorted((r["M"], r["dispatched_to"]) for r in records) == sorted(
         (M, best.choose(M, N, K, kernels).name) for M, N, K in shapes)
     assert all(r["kernel"] == best.name and r["status"] == "PASS" for r in records)

@@ -7,7 +7,7 @@ import pytest
 
 from profiler.catalogue.kernel_paths import PROBES_MANIFEST
 from profiler.catalogue.manifest import load_manifest
-from profiler.measure.bench import bench_kernel
+from profiler.measure.bench import BenchTarget, bench_kernel
 from profiler.measure.build import build_kernel
 from profiler.measure.launch_once import small_shapes
 from profiler.measure.timing import TimingPolicy
@@ -22,7 +22,7 @@ PROBES = load_manifest(PROBES_MANIFEST)
 def test_probe_passes_at_its_probe_shape_and_small_shapes(spec):
     shapes = [tuple(spec.probe_shape), *small_shapes(spec)]
     records = []
-    bench_kernel(spec.name, spec.tier, str(build_kernel(spec, "sm_90").cubin), shapes, QUICK, records.append, spec=spec)
+    bench_kernel(BenchTarget(spec.name, spec.tier, str(build_kernel(spec, "sm_90").cubin), spec), shapes, QUICK, records.append)
     assert [(r["M"], r["N"], r["K"]) for r in records] == shapes
     for r in records:
         assert r["status"] == "PASS", r

@@ -8,7 +8,7 @@ skipped elsewhere."""
 import pytest
 
 from profiler.catalogue.manifest import select_kernels
-from profiler.measure.bench import bench_kernel
+from profiler.measure.bench import BenchTarget, bench_kernel
 from profiler.measure.build import build_kernel
 from profiler.measure.timing import TimingPolicy
 from profiler.tiers import TIERS
@@ -33,7 +33,7 @@ def run(name, shapes, arch="sm_90a"):
     (spec,) = select_kernels([name])
     built = build_kernel(spec, arch)
     records = []
-    bench_kernel(spec.name, spec.tier, str(built.cubin), shapes, QUICK, records.append, spec=spec)
+    bench_kernel(BenchTarget(spec.name, spec.tier, str(built.cubin), spec), shapes, QUICK, records.append)
     return records
 
 
@@ -104,7 +104,7 @@ def test_3xtf32_error_vs_fp64_within_twice_strict_cublas(name, shape):
 
 def test_cublas_fast_tf32_is_timed_as_context_with_its_error():
     records = []
-    bench_kernel("cublas-tf32", "fp32-tc", None, [(1024, 1024, 1024), (2048, 2048, 2048)], QUICK, records.append)
+    bench_kernel(BenchTarget("cublas-tf32", "fp32-tc"), [(1024, 1024, 1024), (2048, 2048, 2048)], QUICK, records.append)
     for r in records:
         assert r["status"] == "CONTEXT", r
         assert r["median_ms"] > 0 and r["gflops"] > 0  # timed whatever its verification said
@@ -114,7 +114,7 @@ def test_cublas_fast_tf32_is_timed_as_context_with_its_error():
 
 def test_strict_cublas_is_the_yardstick_of_the_tier():
     records = []
-    bench_kernel("cublas", "fp32-tc", None, [(1024, 1024, 1024)], QUICK, records.append)
+    bench_kernel(BenchTarget("cublas", "fp32-tc"), [(1024, 1024, 1024)], QUICK, records.append)
     (r,) = records
     assert r["status"] == "PASS" and r["tier"] == "fp32-tc" and r["pct_of_cublas"] == pytest.approx(100.0)
     assert r["error_fp64"] <= r["tolerance"]

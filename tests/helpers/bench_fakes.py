@@ -38,10 +38,10 @@ def patch(setattr, hang: bool = False, median: float = 1.0) -> None:
         resources = build.Resources("k", arch, 32, 0, 0, 0, 0, 0)
         return [build.Built(s, Path("/nonexistent.cubin"), resources, True) for s in specs]
 
-    def run_bench(specs, cubins, shapes, policy, on_record, include_cublas=True, dispatchers=(), kernels=None, **kw):
-        names = ([(reference_name("fp32"), "fp32")] if include_cublas else []) + [(s.name, s.tier) for s in specs]
+    def run_bench(work, cubins, policy, on_record, **kw):
+        names = ([(reference_name("fp32"), "fp32")] if work.include_cublas else []) + [(s.name, s.tier) for s in work.specs]
         for i, (name, tier) in enumerate(names):
-            for shape in shapes:
+            for shape in work.shapes:
                 on_record(fake_record(name, tier, shape, median))
             if hang and i == 0:
                 sys.stderr.write("HANGING\n")

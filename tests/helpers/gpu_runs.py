@@ -4,7 +4,7 @@ ladder and of the shape suite share it)."""
 from __future__ import annotations
 
 from profiler.catalogue.kernel_spec import KernelSpec
-from profiler.measure.bench import bench_kernel
+from profiler.measure.bench import BenchTarget, bench_kernel
 from profiler.measure.build import build_kernel
 from profiler.measure.timing import TimingPolicy
 
@@ -14,5 +14,5 @@ QUICK = TimingPolicy(min_reps=3, max_reps=5, max_seconds=0.2, warmup_seconds=0.0
 def run(spec: KernelSpec, shapes, arch="sm_90"):
     built = build_kernel(spec, arch)
     records = []
-    bench_kernel(spec.name, spec.tier, str(built.cubin), shapes, QUICK, records.append, spec=spec)
+    bench_kernel(BenchTarget(spec.name, spec.tier, str(built.cubin), spec), shapes, QUICK, records.append)
     return records

@@ -58,9 +58,10 @@ def test_shapes_outside_the_contract_are_skipped_the_others_measured_in_order(mo
     assert spec.unsupported_reason(255, 255, 255) and not spec.unsupported_reason(256, 256, 256)
     seen = []
 
-    def measure(cp, runners, name, M, N, K, tier, policy, flush, props, seed, spec=None, hold=None):
-        seen.append(((M, N, K), seed, runners[name], props["sm_count"], hold))
-        return {"kernel": name, "M": M, "N": N, "K": K, "status": "PASS"}
+    def measure(setup, shape, seed):
+        seen.append((shape, seed, setup.runners[setup.name], setup.props["sm_count"], setup.hold))
+        M, N, K = shape
+        return {"kernel": setup.name, "M": M, "N": N, "K": K, "status": "PASS"}
 
     job = {"kernel": "warptile", "tier": "fp32", "spec": asdict(spec), "cubin": "w.cubin", "shapes": shapes, "seed": 10}
     code, records = run_worker(monkeypatch, capsys, job, measure=measure)
@@ -95,8 +96,8 @@ def test_a_wrong_kernel_is_never_timed(monkeypatch, expect_fail):
     monkeypatch.setattr(worker, "time_alternating", no_timing)
     monkeypatch.setattr(worker, "warm_up", no_timing)
     spec = types.SimpleNamespace(expect_fail=expect_fail)
-    rec = worker.measure_shape(None, {"k": None, "cublas": None}, "k", 64, 64, 64, "fp32", TimingPolicy(), None, {}, 0,
-                               spec=spec)
+    setup = worker.WorkerSetup(None, {"k": None, "cublas": None}, "k", "fp32", TimingPolicy(), None, {}, spec=spec)
+    rec = worker.measure_shape(setup, (64, 64, 64), 0)
     assert rec["status"] == "FAIL" and "median_ms" not in rec and rec["error"] == 1.0
     assert rec["reason"].startswith("expected") is expect_fail
 
@@ -104,8 +105,8 @@ def test_a_wrong_kernel_is_never_timed(monkeypatch, expect_fail):
 def test_the_hold_can_be_switched_off_to_measure_what_it_changes(monkeypatch, capsys):
     seen = []
 
-    def measure(*args, hold=None, **kwargs):
-        seen.append(hold)
+    def measure(setup, shape, seed):
+        seen.append(setup.hold)
         return {"kernel": "naive", "M": 64, "N": 64, "K": 64, "status": "PASS"}
 
     monkeypatch.setenv("GEMMPROF_TIMING_HOLD", "0")
