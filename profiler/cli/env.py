@@ -7,7 +7,6 @@ from typing import Annotated
 
 import typer
 
-from ..render.console import make_console
 
 LABELS = {
     "gpu_name": "GPU", "compute_capability": "compute capability", "arch": "nvcc arch", "sm_count": "SMs",
@@ -26,7 +25,7 @@ def env(
 ) -> None:
     """Show the GPU, driver, CUDA, cuBLAS, ncu and clocks: what a measurement depends on."""
     from ..measure.provenance import collect_environment
-    from ..render.console import key_value_table
+    from ..render.console import key_value_table, make_console
 
     info = collect_environment(ncu)
     if as_json:

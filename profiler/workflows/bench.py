@@ -8,7 +8,6 @@ import json
 import time
 from dataclasses import dataclass
 
-import pandas as pd
 from rich.markup import escape
 
 from ..errors import GemmprofError
@@ -81,7 +80,11 @@ def bench(options: BenchOptions, progress: Progress) -> BenchResult:
         complete = True
     finally:
         result = _finish(options, selection, run, env, earlier, records, complete, progress) if records else None
-    return result or BenchResult(run, pd.DataFrame(), 0, complete)
+    if result is None:
+        import pandas as pd
+
+        result = BenchResult(run, pd.DataFrame(), 0, complete)
+    return result
 
 
 def _select(options: BenchOptions) -> _Selection:
