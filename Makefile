@@ -248,13 +248,15 @@ gpu-overhead:
 	python3 benchmarks/profile_overhead.py vectorized 2048 $(OVERHEAD_PAIRS)
 
 # Test fixtures, each packed for tests/data/ (tests/data/README.md says which):
-# small real reports and ncu's raw export of each (profile-<gpu>)
+# small real reports and ncu's raw export of each, the exports packed in one raw.csv.tar.xz (profile-<gpu>)
 gpu-fixtures:
 	$(GP) profile -k naive -k smem -k vectorized -k warptile -k cublas --mnk 512 256 128 --xz --out $(RUNS) --run-id fixtures
-	mkdir -p build
+	rm -rf build/raw && mkdir -p build/raw
 	for f in $(RUNS)/fixtures/ncu/*.ncu-rep.xz; do \
-	    xz -dc "$$f" > build/fixture.ncu-rep && ncu --import build/fixture.ncu-rep --page raw --csv | xz -9e > "$${f%.ncu-rep.xz}.raw.csv.xz" || exit 1; \
+	    name=$$(basename "$${f%.ncu-rep.xz}"); \
+	    xz -dc "$$f" > build/fixture.ncu-rep && ncu --import build/fixture.ncu-rep --page raw --csv > "build/raw/$$name.raw.csv" || exit 1; \
 	done; rm -f build/fixture.ncu-rep
+	tar -C build/raw --sort=name --owner=0 --group=0 --numeric-owner --mtime=@0 --format=ustar -cf - $$(ls build/raw) | xz -9e > $(RUNS)/fixtures/ncu/raw.csv.tar.xz
 
 # the foreign corpus (tests/programs/corpus/): each group of cases in a run of its own, and one
 # plain `ncu --set full` report of the smem case (CORPUS_PLAIN=0: none), packed as foreign.tgz

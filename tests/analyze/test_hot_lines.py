@@ -1,6 +1,6 @@
 """hot_lines.py (and the verdict it feeds) on real reports: which problem a latency-bound TMA/wgmma kernel is given depends on
-where its long-scoreboard samples sit (the tf32x3ra/raw profiles of the 2026-11-23 H100 run:
-66% of them in hopper.cuh's mbarrier wait; wgmma_persist's at its epilogue's loads of C, read by turns)."""
+where its long-scoreboard samples sit (the tf32x3raw profile of the 2026-11-23 H100 run `tf32-bits`:
+66% of them in hopper.cuh's mbarrier wait; wgmma_persist's in `fp16-tma` at its epilogue's loads of C, read by turns)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ def diagnosed(run: str):
 
 @pytest.mark.ncu
 def test_long_scoreboard_in_the_mbarrier_wait_is_a_stage_not_ready_not_global_latency():
-    d = diagnosed("tf32-next")["tf32x3raw"]
+    d = diagnosed("tf32-bits")["tf32x3raw"]
     assert d.verdict.cause == "latency_pipeline" and d.verdict.problem.startswith("pipeline stages not ready in time")
     assert "mbarrier wait" in d.verdict.cure and "more producer warps" in d.verdict.cure
     assert any("mbar_try_wait" in line for line in d.verdict.evidence)
@@ -29,7 +29,7 @@ def test_long_scoreboard_at_the_epilogues_loads_of_c_read_by_turns_is_the_serial
     """wgmma_persist's long-scoreboard samples sit at its epilogue's loads of C, each issued right after
     the store before it. It prefetches C into L2 already: the cure loads C ahead by TMA (what
     wgmma_tmastore went on to do) and says that the L2 prefetch keeps the waits in a row."""
-    d = diagnosed("fp16-2")["wgmma_persist"]
+    d = diagnosed("fp16-tma")["wgmma_persist"]
     assert d.verdict.cause == "serial_epilogue" and d.verdict.problem.startswith("the epilogue's loads of C wait")
     assert "by TMA into shared memory" in d.verdict.cure and "already prefetches into L2" in d.verdict.cure
 

@@ -36,12 +36,12 @@ def test_write_refuses_to_replace_a_dispatcher_of_another_tier(monkeypatch, tmp_
 
 def test_the_printed_entry_pastes_back_whole_at_a_narrow_terminal():
     """Long conditions (conjunctions) stay on one line at 60 columns: the printed TOML parses back
-    to the rules derived, so it can be pasted into a manifest. (shapes-suite-7's rules have
-    conjunctions: the H100 sweep behind an earlier `best`.)"""
+    to the rules derived, so it can be pasted into a manifest. (shapes-suite-4's rules hold a
+    conjunction wider than 60 columns: the H100 sweep that first needed one.)"""
     from profiler.analyze.dispatch import derive_rules
     from profiler.runs.rundir import RunDir
 
-    run = RunDir(DATA / "sweeps-h100" / "shapes-suite-7")
+    run = RunDir(DATA / "sweeps-h100" / "shapes-suite-4")
     result = CliRunner(env={"COLUMNS": "60"}).invoke(app, ["dispatch", str(run.path)])
     assert result.exit_code == 0, result.output
     text = result.output[result.output.index("[[dispatch]]"):]

@@ -73,8 +73,8 @@ def assert_close(ours: float, text: str, csv_unit: str, our_unit: str, what: str
 def test_metrics_equal_raw_csv(fixture):
     """Every metric of the long table equals ncu's own raw export, launch by launch."""
     if fixture.raw_csv is None:
-        pytest.skip(f"no {fixture.stem}.raw.csv(.xz) beside the report")
-    raw = read_raw_csv(fixture.raw_csv)
+        pytest.skip(f"no {fixture.stem}.raw.csv(.xz) beside the report or in its folder's raw.csv.tar.xz")
+    raw = read_raw_csv(fixture.raw_csv, fixture.raw_member)
     long = tables_of(fixture.report)["metrics"]
     assert len(raw.rows) == long["launch"].nunique()
     ours = {(launch, name): (value, text, unit) for launch, name, value, text, unit in
@@ -102,8 +102,8 @@ def test_metrics_equal_raw_csv(fixture):
 def test_kernels_equal_raw_csv(fixture):
     """Each kernels column taken from a metric equals the raw export after unit conversion."""
     if fixture.raw_csv is None:
-        pytest.skip(f"no {fixture.stem}.raw.csv(.xz) beside the report")
-    raw = read_raw_csv(fixture.raw_csv)
+        pytest.skip(f"no {fixture.stem}.raw.csv(.xz) beside the report or in its folder's raw.csv.tar.xz")
+    raw = read_raw_csv(fixture.raw_csv, fixture.raw_member)
     kernels = tables_of(fixture.report)["kernels"].set_index("launch")
     for row in raw.rows:
         launch = int(row[raw.column("ID")])

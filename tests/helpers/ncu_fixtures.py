@@ -1,18 +1,21 @@
 """Where the `ncu` tests find real reports, and ncu's own raw CSV export of each.
 
 Committed fixtures are captured by `gemmprof profile --xz` into tests/data/profile-h200/ as
-`<kernel>_<M>x<N>x<K>.ncu-rep.xz`, each with `ncu --import <report> --page raw --csv` beside it
-as `<same stem>.raw.csv.xz` (or `.raw.csv`). Set GEMMPROF_TEST_REPORTS to another folder (or several, separated by
-os.pathsep) to run the same tests over other reports.
+`<kernel>_<M>x<N>x<K>.ncu-rep.xz`, each with `ncu --import <report> --page raw --csv` as
+`<same stem>.raw.csv`: a member of the folder's `raw.csv.tar.xz` (how the committed ones are kept),
+or a file beside the report (`.raw.csv.xz` or `.raw.csv`). Set GEMMPROF_TEST_REPORTS to another
+folder (or several, separated by os.pathsep) to run the same tests over other reports.
 """
 
 from __future__ import annotations
 
 import csv
 import functools
+import io
 import lzma
 import os
 import re
+import tarfile
 from dataclasses import dataclass
 from pathlib import Path
 import textwrap
@@ -24,13 +27,15 @@ from helpers.paths import DATA
 ENV_REPORTS = "GEMMPROF_TEST_REPORTS"
 DEFAULT_DIR = DATA / "profile-h200"
 SUFFIXES = (".ncu-rep.xz", ".ncu-rep")
+RAW_ARCHIVE = "raw.csv.tar.xz"  # ncu's raw exports of a folder's reports, one `<stem>.raw.csv` each
 _STEM = re.compile(r"^(?P<kernel>.+)_(?P<M>\d+)x(?P<N>\d+)x(?P<K>\d+)$")
 
 
 @dataclass(frozen=True)
 class Fixture:
     report: Path
-    raw_csv: Path | None
+    raw_csv: Path | None  # the export's file, or the archive that holds it as `raw_member`
+    raw_member: str | None = None
 
     @property
     def stem(self) -> str:
@@ -63,11 +68,16 @@ def fixtures() -> tuple[Fixture, ...]:
     for folder in fixture_dirs():
         if not folder.is_dir():
             continue
+        archive = folder / RAW_ARCHIVE
+        packed = set(tarfile.open(archive, "r:xz").getnames()) if archive.is_file() else set()
         for path in sorted(folder.iterdir()):
             if path.name.endswith(SUFFIXES) and not path.name.startswith("."):
                 stem = Fixture(path, None).stem
                 raw = next((r for r in (path.with_name(stem + ".raw.csv.xz"), path.with_name(stem + ".raw.csv")) if r.is_file()), None)
-                found.append(Fixture(path, raw))
+                if raw is None and stem + ".raw.csv" in packed:
+                    found.append(Fixture(path, archive, stem + ".raw.csv"))
+                else:
+                    found.append(Fixture(path, raw))
     return tuple(found)
 
 
@@ -91,10 +101,16 @@ class RawExport:
         return self.names.index(name)
 
 
-def read_raw_csv(path: Path) -> RawExport:
-    opener = lzma.open if path.name.endswith(".xz") else open
-    with opener(path, "rt", newline="") as f:
-        rows = list(csv.reader(f))
+def read_raw_csv(path: Path, member: str | None = None) -> RawExport:
+    """ncu's raw export from its file (`.raw.csv` or `.raw.csv.xz`), or from the member of that name
+    of a `raw.csv.tar.xz`."""
+    if member is not None:
+        with tarfile.open(path, "r:xz") as archive, archive.extractfile(member) as data:
+            rows = list(csv.reader(io.TextIOWrapper(data, encoding="utf-8", newline="")))
+    else:
+        opener = lzma.open if path.name.endswith(".xz") else open
+        with opener(path, "rt", newline="") as f:
+            rows = list(csv.reader(f))
     return RawExport(rows[0], rows[1], rows[2:])
 
 
