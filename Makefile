@@ -109,14 +109,19 @@ gpu-check:
 	  if [ -d $$work/runs ]; then tar -cf - -C $$work/runs --exclude=extract . | xz -T0 -6 > $(GPU_OUT)/gpu-check-runs.tar.xz; fi; \
 	  echo "gpu-check finished (status $$status)"; exit $$status; } 2>&1 | tee $(GPU_OUT)/gpu-check.log
 
-# Here, not on the device (which reaches no package index): the wheels gpu-site installs there.
+# Here, not on the device (which reaches no package index): the wheels gpu-site installs there,
+# gemmprof's own among them (the notebook imports `gemmprof` as a user's install does).
 DASK_VERSION ?= 2026.8.0
+NOTEBOOK_WHEELS ?= nbclient nbformat jupyter_client jupyter_core ipykernel ipython ipython_pygments_lexers traitlets \
+	pyzmq comm asttokens executing pure_eval stack_data parso pexpect ptyprocess prompt_toolkit wcwidth \
+	matplotlib_inline nest_asyncio2 platformdirs fastjsonschema jsonschema jsonschema_specifications referencing rpds_py
 device-wheels:
 	rm -rf .whl && mkdir -p .whl
 	$(PYTHON) -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
-	    --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 \
-	    --platform manylinux1_x86_64 -d .whl tomlkit "dask==$(DASK_VERSION)" "distributed==$(DASK_VERSION)" \
-	    locket partd tblib tornado zict
+	    --platform manylinux_2_28_x86_64 --platform manylinux_2_26_x86_64 --platform manylinux_2_17_x86_64 \
+	    --platform manylinux2014_x86_64 --platform manylinux1_x86_64 -d .whl tomlkit "dask==$(DASK_VERSION)" \
+	    "distributed==$(DASK_VERSION)" locket partd tblib tornado zict $(NOTEBOOK_WHEELS)
+	$(PYTHON) -m pip wheel -q --no-deps -w .whl .
 	ls -l .whl
 
 gpu-site:
@@ -338,8 +343,8 @@ gpu-sanitize:
 	  exit $$status; } 2>&1 | tee $(GPU_OUT)/sanitize.log
 
 # the notebook API where users run it: tests/programs/profile_function.ipynb executed in a Jupyter
-# kernel (needs nbclient and ipykernel; 34 s on an H200)
-gpu-notebook:
+# kernel (34 s on an H200), with gemmprof, nbclient and ipykernel from the wheels gpu-site installs
+gpu-notebook: gpu-site
 	mkdir -p $(GPU_OUT)
 	python3 scripts/run_notebook.py tests/programs/profile_function.ipynb $(GPU_OUT)/profile_function.executed.ipynb
 

@@ -47,7 +47,7 @@ def analyze(options: AnalyzeOptions) -> AnalyzeResult:
     from ..paths import check_out_dir
     from ..run import open_run
 
-    for folder, option in ((options.csv_dir, "--csv"), (options.parquet_dir, "--parquet")):
+    for folder, option in ((options.csv_dir, "--csv-dir"), (options.parquet_dir, "--parquet-dir")):
         if folder is not None:
             check_out_dir(folder, option)
     exporting = options.csv_dir is not None or options.parquet_dir is not None
@@ -55,7 +55,7 @@ def analyze(options: AnalyzeOptions) -> AnalyzeResult:
     frames = run.tables(TABLES if exporting else ("kernels",))
     if "kernels" not in frames:
         raise GemmprofError(f"{run.path} holds no Nsight Compute reports", "pass .ncu-rep files, folders of them or a profiled run")
-    formats: dict[Path, list[str]] = {}  # --csv and --parquet may name one folder: written together
+    formats: dict[Path, list[str]] = {}  # --csv-dir and --parquet-dir may name one folder: written together
     for folder, suffix in ((options.csv_dir, "csv"), (options.parquet_dir, "parquet")):
         if folder is not None:
             formats.setdefault(folder, []).append(suffix)

@@ -40,6 +40,22 @@ def test_json_is_the_kernels_table():
         assert record["M"] is None if pd.isna(row["M"]) else record["M"] == row["M"]
 
 
+def test_csv_is_the_kernels_table_as_ncu_prints_csv():
+    """`--csv` is a flag, as ncu's is: the kernels table on stdout, nothing else; with --json, an
+    error (one line, as every GemmprofError is printed)."""
+    import io
+
+    paths = [f.report for f in FIXTURES]
+    result = run(*paths, "--csv")
+    assert result.exit_code == 0, result.output
+    table = pd.read_csv(io.StringIO(result.stdout))
+    expected = pd.concat([read_tables(p, ["kernels"])["kernels"] for p in paths], ignore_index=True)
+    assert table["kernel"].tolist() == expected["kernel"].tolist()
+    assert table["duration_ns"].tolist() == expected["duration_ns"].tolist()
+    both = run(paths[0], "--csv", "--json")
+    assert isinstance(both.exception, GemmprofError) and "give one" in str(both.exception)
+
+
 def test_summary_table_names_each_launch():
     fixture = smallest()
     result = run(fixture.report)
@@ -65,7 +81,7 @@ def test_summary_rows_formatting():
 
 def test_csv_and_parquet_exports(tmp_path):
     fixture = smallest()
-    result = run(fixture.report, "--csv", tmp_path / "csv", "--parquet", tmp_path / "pq")
+    result = run(fixture.report, "--csv-dir", tmp_path / "csv", "--parquet-dir", tmp_path / "pq")
     assert result.exit_code == 0, result.output
     expected = read_tables(fixture.report)
     for name, frame in expected.items():

@@ -352,8 +352,8 @@ def test_dispatch_write_restores_the_manifest_when_the_written_file_is_invalid(m
 @pytest.mark.parametrize("args", [
     ["roofline", str(SAMPLE_RUN), "-o", "{file}/x.png"],
     ["roofline", str(SAMPLE_RUN), "-o", "{tmp}/r.png", "--ladder", "{file}/l.png"],
-    ["analyze", str(NAIVE_REPORT), "--csv", "{file}"],
-    ["analyze", str(NAIVE_REPORT), "--parquet", "{file}/sub"],
+    ["analyze", str(NAIVE_REPORT), "--csv-dir", "{file}"],
+    ["analyze", str(NAIVE_REPORT), "--parquet-dir", "{file}/sub"],
 ])
 def test_outputs_onto_or_under_a_file_are_one_line(tmp_path, args):
     blocker = tmp_path / "file.txt"

@@ -1,4 +1,4 @@
-"""Output folders written whole (report, analyze --csv/--parquet): an interrupted write leaves the
+"""Output folders written whole (report, analyze --csv-dir/--parquet-dir): an interrupted write leaves the
 old output untouched, a finished one leaves no page of an earlier run, and a folder gemmprof did not
 write is never emptied."""
 
@@ -86,7 +86,7 @@ def test_analyze_exports_into_a_run_directory_keep_its_files(tmp_path):
     report = DATA / "profile-h200" / "naive_512x256x128.ncu-rep.xz"
     shutil.copy(report, run / "ncu" / report.name)
     (run / "kernels.csv").write_text("stale")
-    result = CliRunner().invoke(app, ["analyze", str(run), "--parquet", str(run), "--csv", str(run)])
+    result = CliRunner().invoke(app, ["analyze", str(run), "--parquet-dir", str(run), "--csv-dir", str(run)])
     assert result.exit_code == 0, result.output
     assert (run / "run.json").is_file() and (run / "ncu" / report.name).is_file()
     assert (run / "kernels.parquet").is_file() and (run / "kernels.csv").read_text() != "stale"
