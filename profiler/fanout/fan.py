@@ -8,12 +8,13 @@ job list). Otherwise a Dask cluster (`cluster.open_client`)."""
 from __future__ import annotations
 
 import functools
+import math
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from ..measure.jobs import Job, execute_bench, execute_profile, unpack_report
+from ..measure.jobs import Job, batched, execute_bench, execute_profile, unpack_report
 from .gpus import Gpu
 from .runner import Done, run_cluster, run_serial
 
@@ -114,6 +115,9 @@ def fan_bench(jobs: list[Job], cubins: dict[str, str], policy, plan: Plan, on_re
     payload = {name: (str(path), Path(path).read_bytes() if ship and Path(path).is_file() else None) for name, path in cubins.items()}
     task = functools.partial(bench_task, cubins=payload, policy=policy)
     ledger = Ledger(plan)
+    # about eight jobs a GPU: each GPU starts few worker children, and the last job to finish
+    # holds up the others by one eighth of a GPU's share at most
+    jobs = batched(jobs, max(1, math.ceil(len(jobs) / (8 * max(1, len(plan.gpus))))))
 
     def done(d: Done) -> None:
         ledger.note(d)
@@ -121,9 +125,9 @@ def fan_bench(jobs: list[Job], cubins: dict[str, str], policy, plan: Plan, on_re
         if not d.final:
             return
         extra = {**gpu_of(d, plan).columns(), "job_wall_s": d.wall_s, "attempts": d.attempt}
-        rows = d.result if d.result else [{"kernel": d.job.kernel, "tier": d.job.tier, "M": d.job.shape[0], "N": d.job.shape[1],
-                                           "K": d.job.shape[2], "status": "ERROR", "reason": f"job failed twice: {d.error}"[:300],
-                                           **d.job.row}]
+        rows = d.result if d.result else [{"kernel": d.job.kernel, "tier": d.job.tier, "M": M, "N": N, "K": K, "status": "ERROR",
+                                           "reason": f"job failed twice: {d.error}"[:300], **d.job.row}
+                                          for M, N, K in d.job.shapes]
         for row in rows:
             on_record({**row, **extra})
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import lzma
 import tempfile
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from ..catalogue.dispatchers import DEFAULT_SMS, Dispatcher
@@ -25,9 +25,10 @@ BENCH, PROFILE = "bench", "profile"
 
 @dataclass(frozen=True)
 class Job:
-    """One kernel at one shape. `kernel` names the row (a dispatcher's name for a dispatched
-    row); `spec` is the kernel that runs (None: cuBLAS); `row` holds fields every result row of
-    the job carries (a dispatcher's `dispatched_to` and `dispatch_rule`)."""
+    """One kernel at one shape (a bench job: at `shape` and the shapes in `more`, timed by one
+    worker child in turn). `kernel` names the row (a dispatcher's name for a dispatched row);
+    `spec` is the kernel that runs (None: cuBLAS); `row` holds fields every result row of the job
+    carries (a dispatcher's `dispatched_to` and `dispatch_rule`)."""
 
     kind: str
     kernel: str
@@ -36,11 +37,16 @@ class Job:
     spec: KernelSpec | None = None
     seed: int = 0
     row: dict = field(default_factory=dict)
+    more: tuple[Shape, ...] = ()
 
     @property
     def key(self) -> str:
         """Unique within a job list; names the job in progress, logs and run.json."""
-        return "{}:{}:{}:{}x{}x{}".format(self.kind, self.kernel, self.tier, *self.shape)
+        return "{}:{}:{}:{}x{}x{}".format(self.kind, self.kernel, self.tier, *self.shape) + (f"+{len(self.more)}" if self.more else "")
+
+    @property
+    def shapes(self) -> list[Shape]:
+        return [self.shape, *self.more]
 
     @property
     def runs(self) -> str | None:
@@ -49,12 +55,14 @@ class Job:
 
     def to_dict(self) -> dict:
         return {"kind": self.kind, "kernel": self.kernel, "tier": self.tier, "shape": list(self.shape),
-                "spec": asdict(self.spec) if self.spec else None, "seed": self.seed, "row": dict(self.row)}
+                "spec": asdict(self.spec) if self.spec else None, "seed": self.seed, "row": dict(self.row),
+                "more": [list(m) for m in self.more]}
 
     @classmethod
     def from_dict(cls, d: dict) -> Job:
         spec = KernelSpec.from_dict(d["spec"]) if d.get("spec") else None
-        return cls(d["kind"], d["kernel"], d["tier"], tuple(d["shape"]), spec, d.get("seed", 0), d.get("row", {}))
+        return cls(d["kind"], d["kernel"], d["tier"], tuple(d["shape"]), spec, d.get("seed", 0), d.get("row", {}),
+                   tuple(tuple(m) for m in d.get("more", ())))
 
 
 @dataclass(frozen=True)
@@ -92,6 +100,21 @@ def bench_jobs(work: BenchWork) -> list[Job]:
     return jobs
 
 
+def batched(jobs: list[Job], size: int) -> list[Job]:
+    """Consecutive bench jobs of one kernel (same row, same cubin) joined into jobs of up to `size`
+    shapes. A worker child costs about a second to start (CuPy, the CUDA context, cuBLAS) and a
+    row of a suite a third of one: one child per row would spend most of a GPU's time starting."""
+    out: list[Job] = []
+    for job in jobs:
+        last = out[-1] if out else None
+        if (last is not None and job.kind == last.kind == BENCH and (job.kernel, job.tier, job.runs, job.row)
+                == (last.kernel, last.tier, last.runs, last.row) and len(last.shapes) < size):
+            out[-1] = replace(last, more=(*last.more, *job.shapes))
+        else:
+            out.append(job)
+    return out
+
+
 def dispatch_skips(work: BenchWork) -> list[dict]:
     """The SKIP rows of dispatcher shapes no rule covers (no job runs for them)."""
     return [{"kernel": d.name, "tier": d.tier, "M": M, "N": N, "K": K, "status": "SKIP",
@@ -106,12 +129,12 @@ def profile_jobs(tiers: list[str], specs: list[KernelSpec], shape: Shape, with_c
 
 
 def execute_bench(job: Job, cubin: str | None, policy, pin: str | None = None) -> list[dict]:
-    """Verify and time one job in a worker child pinned to GPU `pin`; its result rows (an ERROR
-    row when the kernel faults or the child dies)."""
+    """Verify and time one job (each of its shapes) in a worker child pinned to GPU `pin`; its
+    result rows (an ERROR row when the kernel faults or the child dies)."""
     from .bench import BenchTarget, bench_kernel
 
     rows: list[dict] = []
-    bench_kernel(BenchTarget(job.kernel, job.tier, cubin, job.spec, job.seed), [job.shape], policy, rows.append, pin=pin)
+    bench_kernel(BenchTarget(job.kernel, job.tier, cubin, job.spec, job.seed), job.shapes, policy, rows.append, pin=pin)
     return [{**r, **job.row} for r in rows]
 
 

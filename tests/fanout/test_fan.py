@@ -90,3 +90,33 @@ def test_bench_rows_carry_their_gpu_and_an_error_row_is_retried(monkeypatch):
 def test_bench_failed_names_the_error():
     assert bench_failed([{"status": "PASS"}]) is None
     assert bench_failed([{"status": "ERROR", "reason": "illegal address"}]) == "illegal address"
+
+
+def test_bench_jobs_travel_in_batches_and_every_shape_comes_back(monkeypatch):
+    """A suite's rows go to the workers a few dozen at a time, one kernel to a batch (a worker
+    child per row would spend a GPU's time starting); every shape gets its row, and a batch that
+    fails twice gives an ERROR row for each of its shapes."""
+    import profiler.fanout.fan as fan
+    from profiler.measure.jobs import batched
+
+    children = []
+
+    def fake_execute(job, cubin, policy, pin):
+        children.append(job)
+        status = "ERROR" if job.kernel == "smem" and job.shape == (64, 64, 64) else "PASS"
+        return [{"kernel": job.kernel, "tier": job.tier, "M": M, "N": N, "K": K, "status": status, **job.row}
+                for M, N, K in job.shapes]
+
+    monkeypatch.setattr(fan, "execute_bench", fake_execute)
+    specs = select_kernels(["naive", "smem"])
+    shapes = [(64 * (i + 1), 64, 64) for i in range(40)]
+    jobs = bench_jobs(BenchWork(specs, shapes))  # cuBLAS, naive, smem: 120 jobs
+    rows = []
+    fan_bench(jobs, {s.name: "/nonexistent.cubin" for s in specs}, None, Plan(TWO, processes=False), rows.append)
+    assert sorted((r["kernel"], r["M"]) for r in rows) == sorted((j.kernel, j.shape[0]) for j in jobs)
+    assert len(children) == 15 + 1  # 120 jobs in batches of 8 (8 a GPU), the failing batch twice
+    assert all(len({j.kernel for j in batched([c], 99)}) == 1 and len(c.shapes) == 8 for c in children)
+    failed = [r for r in rows if r["status"] == "ERROR"]
+    assert sorted(r["M"] for r in failed) == [64 * (i + 1) for i in range(8)] and all(r["kernel"] == "smem" for r in failed)
+    assert batched(jobs, 1) == jobs and len(batched(jobs, 1000)) == 3  # never across kernels
+    assert all(type(c).from_dict(c.to_dict()) == c for c in children)  # a batch travels as JSON whole
