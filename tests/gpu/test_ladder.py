@@ -154,3 +154,16 @@ def test_textures_are_made_once_per_buffer_and_misaligned_views_refused(spec):
     with pytest.raises(GemmprofError, match="textureAlignment"):
         runner(shifted, 1.0, 0.0)
     cp.cuda.runtime.deviceSynchronize()
+
+
+def test_skinny32_passes_every_tile_height_split_and_repeats():
+    """skinny32's three tile heights (M 1-4, 5-8, 9-16, and M above 16: several row tiles), N
+    ending mid-tile, K of one row, K odd and split many ways and unequally (the last arriver's sum,
+    the workspace's counters reset for the next launch), grids too large to split; each shape
+    twice and shapes alternating, so a split launch follows an unsplit one."""
+    spec = next(s for s in load_manifest() if s.name == "skinny32")
+    shapes = [(1, 4, 1), (1, 4096, 4096), (3, 516, 4099), (5, 11008, 4096), (8, 4096, 14336), (9, 1028, 777),
+              (16, 28672, 8192), (17, 4096, 4096), (64, 1000, 65536), (200, 40, 16384), (1000, 1000, 1000), (2, 8, 3)]
+    records = run(spec, [s for s in shapes for _ in range(2)])
+    bad = [(r["M"], r["N"], r["K"], r["status"], r.get("reason")) for r in records if r["status"] != "PASS"]
+    assert not bad and len(records) == 2 * len(shapes)
