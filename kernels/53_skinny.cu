@@ -28,6 +28,7 @@
 
 #include <cuda_fp16.h>
 #include "cp_async.cuh"
+#include "split_arrival.cuh"
 
 #define BN 128
 #define BK 64
@@ -172,13 +173,8 @@ __device__ __forceinline__ void body(int M, int N, int K, float alpha, const __h
 #pragma unroll
         for (int q = 0; q < Q; ++q)
             part[((size_t)(g * S + z) * Q + q) * NTHREADS + tid] = make_float4(d[4 * q], d[4 * q + 1], d[4 * q + 2], d[4 * q + 3]);
-        __threadfence();                             // the partial is visible device-wide before this split is counted
         __shared__ int lastSplit;
-        __syncthreads();
-        if (tid == 0) lastSplit = atomicAdd(&g_counters[g], 1u) == (unsigned)(S - 1);
-        __syncthreads();
-        if (!lastSplit) return;
-        __threadfence();                             // the other splits' partials are read after their counts were seen
+        if (!arrived_last(&g_counters[g], S, lastSplit)) return;
         // A split's Q float4s are loaded together, then added: S round trips to L2, not S * Q.
 #pragma unroll
         for (int i = 0; i < ACC; ++i) d[i] = 0.0f;

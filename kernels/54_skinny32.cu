@@ -21,6 +21,8 @@
 // (16-byte rows of B and C). beta == 0: C is not read. Launches must not overlap in time (one
 // workspace per loaded module).
 
+#include "split_arrival.cuh"
+
 #define NT 128
 #define BN (4 * NT)                                  // 512 columns: a float4 a thread
 #define KC 128                                       // k rows of A in shared memory at a time
@@ -102,13 +104,8 @@ __device__ __forceinline__ void body(int M, int N, int K, float alpha, const flo
 #pragma unroll
         for (int m = 0; m < BM; ++m)
             part[((size_t)(g * S + z) * BM + m) * NT + tid] = make_float4(acc[m][0], acc[m][1], acc[m][2], acc[m][3]);
-        __threadfence();                             // the partial is visible device-wide before this split is counted
         __shared__ int lastSplit;
-        __syncthreads();
-        if (tid == 0) lastSplit = atomicAdd(&g_counters[g], 1u) == (unsigned)(S - 1);
-        __syncthreads();
-        if (!lastSplit) return;
-        __threadfence();                             // the other splits' partials are read after their counts were seen
+        if (!arrived_last(&g_counters[g], S, lastSplit)) return;
 #pragma unroll
         for (int m = 0; m < BM; ++m) acc[m][0] = acc[m][1] = acc[m][2] = acc[m][3] = 0.0f;
         // A split's BM float4s are loaded together, then added: S round trips to L2, not S * BM.
