@@ -25,6 +25,17 @@ CUBLAS_MATH_MODE = "CUBLAS_DEFAULT_MATH (strict FP32, no TF32)"
 CUBLAS_COMPUTE_32F_FAST_TF32 = 77  # cublasComputeType_t (cublas_api.h), where CuPy does not name it
 
 
+# Shared memory a launch may use without asking: static and dynamic together.
+DEFAULT_SHARED_LIMIT = 48 * 1024
+
+
+def needs_opt_in(dynamic_bytes: int, static_bytes: int) -> bool:
+    """Whether a launch must first raise the function's dynamic shared memory limit: the default
+    48 KB bounds the static and dynamic bytes together, so 48 KB of dynamic memory beside a
+    kernel's own `__shared__` variables fails with an invalid argument unless asked for."""
+    return dynamic_bytes > 0 and dynamic_bytes + static_bytes > DEFAULT_SHARED_LIMIT
+
+
 @dataclass
 class Gemm:
     """Device buffers of one (M, N, K) problem: A (MxK), B (KxN), C (MxN), row-major."""
@@ -184,7 +195,7 @@ class KernelRunner:
     def __call__(self, g: Gemm, alpha: float, beta: float) -> None:
         launch = self.spec.launch(g.M, g.N, g.K, self.sms)
         function = self.function if self._tma is not None or not launch.cooperative else self._cooperative_function()
-        if launch.smem_bytes > 48 * 1024 and launch.smem_bytes > self._dynamic_limit.get(id(function), 0):
+        if needs_opt_in(launch.smem_bytes, function.shared_size_bytes) and launch.smem_bytes > self._dynamic_limit.get(id(function), 0):
             function.max_dynamic_shared_size_bytes = launch.smem_bytes
             self._dynamic_limit[id(function)] = launch.smem_bytes
         if self._tma is not None:

@@ -1,8 +1,8 @@
 """On the GPU: the FP16 tier's ragged and persistent rungs (wgmma_ragged, wgmma_persist,
 wgmma_persist128, wgmma_splitk128, wgmma_tailsplit, wgmma_tailsplit128, wgmma_pingpong,
 wgmma_tmastore, wgmma_tmastore_deep), the element-loading wgmma_unaligned128, the staging
-wgmma_staged and wgmma_staged128, the small-M skinny, the fallback wmma_ragged and the dispatcher
-best-fp16 pass on whole-tile and ragged shapes: M of one row and of a partial tile, N and K
+wgmma_staged and wgmma_staged128, the small-M skinny and skinny_any, the fallback wmma_ragged and
+the dispatcher best-fp16 pass on whole-tile and ragged shapes: M of one row and of a partial tile, N and K
 multiples of 8 that end mid-tile, K below one k tile and ringing round the stages many times, more
 tiles than CTAs (each CTA of a persistent grid runs several, the ring continuing from tile to tile),
 and for wmma_ragged, wgmma_unaligned128 and the staging rungs odd leading dimensions. Verified by
@@ -141,5 +141,17 @@ def test_skinny_passes_every_tile_height_split_and_repeats():
               (33, 4104, 2056), (64, 4096, 4096), (65, 1000, 65536), (128, 4096, 14336), (200, 40, 16384),
               (256, 28672, 520), (1000, 1000, 1000), (3, 5000, 8)]
     records = run(BY_NAME["skinny"], [s for s in shapes for _ in range(2)])
+    bad = [(r["M"], r["N"], r["K"], r["status"], r.get("reason")) for r in records if r["status"] != "PASS"]
+    assert not bad and len(records) == 2 * len(shapes)
+
+
+def test_skinny_any_passes_odd_shapes_at_every_tile_height_and_split():
+    """skinny_any on the shapes skinny cannot take: odd N and K (rows that start mid-word), N and K
+    below one chunk, M at each tile height, K split many ways (the sample suite's 25x236x61350 and
+    27x17x14214), more row tiles than a split grid holds; its aligned shapes too (the same loads,
+    whatever the pitch). Each shape twice and alternating, for the workspace's counters."""
+    shapes = ODD + [(19, 85, 81), (25, 236, 61350), (27, 17, 14214), (33, 3, 4097), (64, 4095, 4095), (65, 129, 9),
+                    (343, 35, 20), (4393, 25, 113), (1, 8, 8), (16, 4096, 4096), (200, 40, 16384)]
+    records = run(BY_NAME["skinny_any"], [s for s in shapes for _ in range(2)])
     bad = [(r["M"], r["N"], r["K"], r["status"], r.get("reason")) for r in records if r["status"] != "PASS"]
     assert not bad and len(records) == 2 * len(shapes)
