@@ -76,10 +76,12 @@ def test_fallback_passes_every_kind_of_shape():
 
 def test_best_fp16_runs_what_its_rules_choose():
     best = next(d for d in load_dispatchers() if d.name == "best-fp16")
-    needed = list({r.kernel: BY_NAME[r.kernel] for r in best.rules}.values())
+    needed = list({r.kernel: BY_NAME[r.kernel] for r in best.ordered}.values())
     cubins = {b.spec.name: str(b.cubin) for b in build_all(needed, "sm_90a")}
-    shapes = [(1024, 1024, 1024), (4096, 4096, 4096), (3000, 3000, 3000), (1023, 1023, 1023), (32768, 64, 1024),
-              (1024, 1024, 8192)]
+    # derived rules, then each `ahead` rule: decode (skinny), odd with few tiles and a long K
+    # (skinny_any), odd and large (wgmma_staged), odd otherwise (wgmma_staged128)
+    shapes = [(1024, 1024, 1024), (4096, 4096, 4096), (3000, 3000, 3000), (32768, 64, 1024), (1024, 1024, 8192),
+              (16, 4096, 4096), (25, 236, 61350), (4095, 4095, 4095), (1023, 1023, 1023), (19, 85, 81)]
     records = []
     bench(BenchWork([], shapes, include_cublas=False, dispatchers=[best], kernels=BY_NAME), cubins, QUICK, records.append)
     assert sorted((r["M"], r["N"], r["dispatched_to"]) for r in records) == sorted(
