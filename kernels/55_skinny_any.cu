@@ -16,6 +16,7 @@
 // x S, S x tiles <= 4 SMS at M <= 32, SMS at 33-64, 2 SMS above), 49,152 bytes of dynamic shared
 // memory, sm_80+. M, N, K any. Launches must not overlap in time (one workspace per loaded module).
 
+#define SMEM_BYTES 49152                             // the manifest's smem_bytes: 2 stages of 64 rows
 #include "skinny.cuh"
 
 extern "C" __global__ void __launch_bounds__(MAX_THREADS, 2)

@@ -13,8 +13,9 @@
 #define BN 128
 #define BK 64
 #define MAX_THREADS 256                            // 128 a CTA up to 32 rows, 256 for 64
-#define SMEM_BYTES 110592                            // the manifest's smem_bytes: 6 stages of 16 rows
-#define SMEM_BYTES_ANY 49152                         // skinny_any's: 2 stages of 64 rows
+#ifndef SMEM_BYTES                                   // the including kernel's, as its manifest entry says
+#error "define SMEM_BYTES (the manifest's smem_bytes) before including skinny.cuh"
+#endif
 #define WS_FLOATS (1LL << 22)                        // 16 MiB: 512 partial tiles of 64x128
 #define MAX_TILES 4096                               // arrival counters (split grids have <= 2 SMS tiles)
 
@@ -90,7 +91,7 @@ __device__ __forceinline__ void body(int M, int N, int K, float alpha, const __h
     // cp.async: <= 110,592 bytes, two CTAs per SM. ANY loads through registers, which a double
     // buffer overlaps with the MMAs; its 48 KB leave room for four CTAs of 128 threads per SM.
     constexpr int STAGES = ANY ? 2 : MT == 1 ? 6 : MT == 2 ? 5 : 4;
-    static_assert(STAGES * (A_STAGE + B_STAGE) <= (ANY ? SMEM_BYTES_ANY : SMEM_BYTES), "the manifest's smem_bytes holds the stages");
+    static_assert(STAGES * (A_STAGE + B_STAGE) <= SMEM_BYTES, "the manifest's smem_bytes holds the stages");
 
     const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
     const int wn = warp % 4, wr = 16 * MW * (warp / 4);  // the warp's column group, first row

@@ -62,6 +62,7 @@ def test_runner_launches_through_a_cooperative_module_only_where_the_shape_asks(
     class Function:
         def __init__(self, cooperative):
             self.cooperative, self.max_dynamic_shared_size_bytes = cooperative, 0
+            self.shared_size_bytes = 0  # the kernel's own `__shared__` bytes, as CuPy's Function has them
 
         def __call__(self, grid, block, args, shared_mem=0):
             launches.append((self.cooperative, grid, shared_mem, self.max_dynamic_shared_size_bytes))

@@ -169,6 +169,7 @@ def fake_cupy(monkeypatch):
     def function(grid, block, args, shared_mem=0):
         log["launches"].append(args)
 
+    function.shared_size_bytes = 0  # the kernel's own `__shared__` bytes, as CuPy's Function has them
     cupy.RawModule = lambda path: types.SimpleNamespace(get_function=lambda entry: function)
     return cupy, log
 
