@@ -26,7 +26,7 @@
 // multiples of 8 (16-byte rows). beta == 0: C is not read. Launches must not overlap in time
 // (one workspace per loaded module).
 
-#define SMEM_BYTES 110592                            // the manifest's smem_bytes: 6 stages of 16 rows, 5 of 32, 4 of 64
+#define SMEM_BYTES 110592                            // the manifest's: 6 stages of 16 rows, 5 of 32, 4 of 64
 #include "skinny.cuh"
 
 extern "C" __global__ void __launch_bounds__(MAX_THREADS, 2)

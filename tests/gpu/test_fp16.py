@@ -2,12 +2,12 @@
 wgmma_persist128, wgmma_splitk128, wgmma_tailsplit, wgmma_tailsplit128, wgmma_pingpong,
 wgmma_tmastore, wgmma_tmastore_deep), the element-loading wgmma_unaligned128, the staging
 wgmma_staged and wgmma_staged128, the small-M skinny and skinny_any, the fallback wmma_ragged and
-the dispatcher best-fp16 pass on whole-tile and ragged shapes: M of one row and of a partial tile, N and K
-multiples of 8 that end mid-tile, K below one k tile and ringing round the stages many times, more
-tiles than CTAs (each CTA of a persistent grid runs several, the ring continuing from tile to tile),
-and for wmma_ragged, wgmma_unaligned128 and the staging rungs odd leading dimensions. Verified by
-the bench (beta = 0 on NaN-poisoned C, then beta != 0). Runs on the device machine (`make gpu-tests
-GPU_TESTS=tests/gpu/test_fp16.py`); skipped elsewhere."""
+the dispatcher best-fp16 pass on whole-tile and ragged shapes: M of one row and of a partial tile,
+N and K multiples of 8 that end mid-tile, K below one k tile and ringing round the stages many
+times, more tiles than CTAs (each CTA of a persistent grid runs several, the ring continuing from
+tile to tile), and for wmma_ragged, wgmma_unaligned128, skinny_any and the staging rungs odd
+leading dimensions. Verified by the bench (beta = 0 on NaN-poisoned C, then beta != 0). Runs on the
+device machine (`make gpu-tests GPU_TESTS=tests/gpu/test_fp16.py`); skipped elsewhere."""
 
 import pytest
 
