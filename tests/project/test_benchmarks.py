@@ -35,3 +35,21 @@ def test_many_launches_program_compiles(tmp_path):
         capture_output=True, text=True,
     )
     assert proc.returncode == 0, proc.stderr
+
+
+def test_odd_shape_rules_are_what_the_ladder_sends_odd_shapes_by():
+    """benchmarks/odd_shape_rules.py over the committed sweep chooses the `ahead` rules best-fp16
+    carries for shapes TMA cannot load, and scores them on held-out halves: the rules in the
+    manifest are the script's, not edited apart from it."""
+    from profiler.catalogue.dispatchers import load_dispatchers
+
+    sweep = ROOT / "benchmarks" / "results" / "2026-11-27-h200" / "odd-shapes" / "sweep"
+    proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "odd_shape_rules.py"), str(sweep)],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    printed = re.findall(r'\{when = "([^"]+)", kernel = "([^"]+)"\}', proc.stdout)
+    best = next(d for d in load_dispatchers() if d.name == "best-fp16")
+    odd = [(str(r.when), r.kernel) for r in best.ahead if "N % 8 or K % 8" in str(r.when)]
+    assert printed and printed == odd
+    held_out = re.findall(r"^\s+\d\s+[\d.]+\s+([\d.]+) \(\s*\d+\)\s+([\d.]+)", proc.stdout, re.M)
+    assert len(held_out) == 3 and all(float(v) <= float(best_) + 1e-9 for v, best_ in held_out)
