@@ -17,7 +17,7 @@ def dispatch(
     name: Annotated[str, typer.Option(help="Name of the dispatcher.")] = DispatchOptions.name,
     tier: Annotated[str, typer.Option(help="Which kernels it chooses among: fp32 or fp16.")] = DispatchOptions.tier,
     write: Annotated[bool, typer.Option("--write", help="Replace (or add) the entry in kernels/ladder.toml instead of only printing it.")] = False,
-    tolerance: Annotated[float, typer.Option(help="A rule may send a sweep shape only to a kernel at least this close to the fastest there (0.03 = 3%); recorded in the entry when not the default.")] = DispatchOptions.tolerance,
+    tolerance: Annotated[str, typer.Option(metavar="NUMBER|auto", help="A rule may send a sweep shape only to a kernel at least this close to the fastest there (0.03 = 3%); auto: the one whose rules score best on halves of the sweep they were not derived from. Recorded in the entry when not the default.")] = str(DispatchOptions.tolerance),
     max_rules: Annotated[int, typer.Option(min=1, help="At most this many rules, the last taking any shape: fewer read more easily, too few send some shapes to a slower kernel (the table shows which).")] = DispatchOptions.max_rules,
     validate: Annotated[Path | None, typer.Option("--validate", help="A second sweep (bench run) of shapes the rules never saw: prints their geometric mean and minimum % of cuBLAS there.")] = None,
     hold_out: Annotated[float, typer.Option("--hold-out", help="Derive from the rest of the sweep and validate on this share of its shapes (0.5: half), split by shape; not with --write.")] = DispatchOptions.hold_out,
@@ -39,19 +39,22 @@ def dispatch(
 
         gemmprof dispatch reports/sweep --hold-out 0.5 --seed 1
 
+        gemmprof dispatch reports/sweep --tolerance auto --hold-out 0.5
+
         gemmprof dispatch reports/derive --validate reports/validate
 
     Kernels are ranked by their share of the cuBLAS run paired with each row (GFLOP/s where a row
     has none): rows are timed minutes apart, and the GPU's speed drifts between them.
     """
     from ..errors import GemmprofError
-    from ..render.console import dispatch_table, make_console, scored_table
+    from ..render.console import dispatch_table, make_console, scored_table, tolerance_table
     from ..workflows.dispatch import dispatch as derive
     from ..workflows.dispatch import write_entry
     from ..workflows.options import record_of
 
     if write and hold_out:
         raise GemmprofError("--write takes rules derived from the whole sweep: drop --hold-out to write them")
+    tolerance = _tolerance(tolerance)
     result = derive(record_of(DispatchOptions, locals()))
     console = make_console()
     console.print(dispatch_table(result.winners, result.chosen, f"fastest {tier} kernel per shape ({result.gpu}, {result.sms} SMs)"))
@@ -59,8 +62,23 @@ def dispatch(
     if result.uncovered:
         console.print(f"note: no {tier} kernel without a contract: shapes outside {result.uncovered} "
                       f"get no kernel from this dispatcher", markup=False, highlight=False)
+    if result.tolerance_pick is not None:
+        console.print(tolerance_table(result.tolerance_pick))
     if result.validation is not None:
         console.print(scored_table(result.fit, result.validation, result.validated_on))
     if write:
         path = write_entry(name, tier, result.entry)
         console.print(f"wrote the [[dispatch]] entry {name!r} into {path}", markup=False)
+
+
+def _tolerance(text: str) -> float | str:
+    """--tolerance as the workflow takes it: a number, or "auto"."""
+    from ..errors import GemmprofError
+    from ..workflows.dispatch import AUTO
+
+    if text.strip().lower() == AUTO:
+        return AUTO
+    try:
+        return float(text)
+    except ValueError:
+        raise GemmprofError(f"--tolerance must be a fraction in [0, 1), e.g. 0.03, or auto; not {text!r}") from None

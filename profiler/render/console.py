@@ -262,6 +262,15 @@ def scored_table(fit, validation, where: str) -> Table:
                         optional=("not run", "fastest's geomean"))
 
 
+def tolerance_table(pick) -> Table:
+    """`dispatch --tolerance auto`: each candidate tolerance's mean geometric mean % of cuBLAS on
+    held-out halves of the sweep (`analyze.dispatch_tolerance.TolerancePick`), the chosen one marked."""
+    rows = [[fixed(tol, ".2f"), fixed(pct, ".1f"), "chosen" if tol == pick.tolerance else ""]
+            for tol, pct in pick.scores.items()]
+    columns = [("tolerance", NUMBER), ("held-out geomean % cuBLAS", NUMBER), ("", NAME)]
+    return filled_table(escape(f"--tolerance auto ({pick.splits} splits)"), columns, rows)
+
+
 # What a narrow `dispatch` table leaves out first: the shape, the fastest kernel and what the
 # rules choose, at what share, are the row.
 DISPATCH_OPTIONAL = ("runner-up GFLOP/s", "runner-up % cuBLAS", "runner-up", "GFLOP/s", "% cuBLAS")

@@ -10,18 +10,21 @@ from pathlib import Path
 from ..catalogue.dispatchers import DEFAULT_MAX_RULES, DEFAULT_TOLERANCE
 from ..errors import GemmprofError
 
+AUTO = "auto"  # --tolerance auto: chosen by cross-validation
+
 
 @dataclass(frozen=True)
 class DispatchOptions:
     """The run with the sweep, the dispatcher's name and tier, how close to the fastest a rule's
-    kernel must be (0.03 = 3%), at most how many rules; and where the rules are validated: a
+    kernel must be (0.03 = 3%; "auto": chosen by cross-validation on the derivation shapes,
+    `analyze.dispatch_tolerance`), at most how many rules; and where the rules are validated: a
     second sweep (`validate`, shapes they never saw), or the share of the run's own shapes held
     out of the derivation (`hold_out`, split by `seed`)."""
 
     run_dir: Path
     name: str = "best"
     tier: str = "fp32"
-    tolerance: float = DEFAULT_TOLERANCE
+    tolerance: float | str = DEFAULT_TOLERANCE
     max_rules: int = DEFAULT_MAX_RULES
     validate: Path | None = None
     hold_out: float = 0.0
@@ -44,24 +47,22 @@ class DispatchResult:
     fit: object = None  # analyze.dispatch.Scored: the rules on the shapes they were derived from
     validation: object = None  # ... on the validation shapes (None: no validation asked for)
     validated_on: str = ""  # which shapes: the second run, or the held-out share of this one
+    tolerance: float = DEFAULT_TOLERANCE  # the one the rules were derived with
+    tolerance_pick: object = None  # analyze.dispatch_tolerance.TolerancePick, with --tolerance auto
 
 
 def dispatch(options: DispatchOptions) -> DispatchResult:
     """Derive the rules of `options` from its run's bench table."""
     from ..analyze.dispatch import derive_rules, fastest_per_shape, predicted, render_toml, score, share_of_best, split_shapes
+    from ..analyze.dispatch_tolerance import choose_tolerance
     from ..catalogue.dispatchers import load_dispatchers
     from ..catalogue.dispatchers import DEFAULT_SMS
-    from ..catalogue.manifest import TIERS, load_manifest
+    from ..catalogue.manifest import load_manifest
     from ..paths import check_in_path
     from ..runs.rundir import RunDir
 
-    tier = options.tier
-    if tier not in TIERS:
-        raise GemmprofError(f"--tier must be one of {', '.join(TIERS)}")
-    if not 0 <= options.tolerance < 1:
-        raise GemmprofError("--tolerance must be a fraction in [0, 1), e.g. 0.03")
-    if not 0 <= options.hold_out < 1 or (options.hold_out and options.validate is not None):
-        raise GemmprofError("--hold-out must be a fraction in [0, 1), e.g. 0.5, and not given with --validate")
+    _check(options)
+    tier, auto = options.tier, options.tolerance == AUTO
     run = RunDir(check_in_path(options.run_dir, "folder"))
     meta = run.meta()
     kernels = {s.name: s for s in load_manifest()}
@@ -82,14 +83,16 @@ def dispatch(options: DispatchOptions) -> DispatchResult:
     sms = environment.get("sm_count")
     sms = int(sms) if isinstance(sms, (int, float)) and sms > 0 else DEFAULT_SMS
     try:
-        rules = derive_rules(bench, kernels, tier, sms, options.tolerance, options.max_rules)
+        pick = choose_tolerance(bench, kernels, tier, sms, options.max_rules) if auto else None
+        tolerance = pick.tolerance if pick else float(options.tolerance)
+        rules = derive_rules(bench, kernels, tier, sms, tolerance, options.max_rules)
     except ValueError as exc:
         raise GemmprofError(f"cannot derive rules from {options.run_dir}: {exc}") from None
     chosen = predicted(share_of_best(bench, kernels, tier), rules, kernels, sms).set_index(["M", "N", "K"])
     gpu = environment.get("gpu_name", "unknown GPU")
     kept = next((d for d in load_dispatchers() if d.name == options.name and d.tier == tier), None)  # its `ahead` rules stay
     entry = render_toml(options.name, tier, rules, str(options.run_dir),
-                        f"fastest passing {tier} kernel by shape and SM count, from a sweep on the {gpu}", options.tolerance,
+                        f"fastest passing {tier} kernel by shape and SM count, from a sweep on the {gpu}", tolerance,
                         kept.ahead if kept else (), kept.ahead_from if kept else "")
     last = kernels[rules[-1].kernel]
     validation = score(rules, held, kernels, tier, sms) if held is not None else None
@@ -99,7 +102,20 @@ def dispatch(options: DispatchOptions) -> DispatchResult:
              else str(options.validate) if options.validate is not None else "")
     return DispatchResult(winners, chosen, rules, entry, environment.get("gpu_name", "?"), sms,
                           uncovered=f"{last.name}'s {last.contract}" if last.contract else None,
-                          fit=score(rules, bench, kernels, tier, sms), validation=validation, validated_on=where)
+                          fit=score(rules, bench, kernels, tier, sms), validation=validation, validated_on=where,
+                          tolerance=tolerance, tolerance_pick=pick)
+
+
+def _check(options: DispatchOptions) -> None:
+    """The options' values, each wrong one a one-line error."""
+    from ..catalogue.manifest import TIERS
+
+    if options.tier not in TIERS:
+        raise GemmprofError(f"--tier must be one of {', '.join(TIERS)}")
+    if options.tolerance != AUTO and not (isinstance(options.tolerance, (int, float)) and 0 <= options.tolerance < 1):
+        raise GemmprofError("--tolerance must be a fraction in [0, 1), e.g. 0.03, or auto")
+    if not 0 <= options.hold_out < 1 or (options.hold_out and options.validate is not None):
+        raise GemmprofError("--hold-out must be a fraction in [0, 1), e.g. 0.5, and not given with --validate")
 
 
 def write_entry(name: str, tier: str, entry: str) -> Path:

@@ -59,3 +59,11 @@ def test_hold_out_prints_the_rules_scored_and_refuses_write():
     assert "the rules, scored" in result.output and "validation" in result.output
     result = CliRunner().invoke(app, ["dispatch", sweep, "--hold-out", "0.5", "--write"])
     assert isinstance(result.exception, GemmprofError) and "drop --hold-out" in str(result.exception)
+
+
+def test_tolerance_auto_prints_each_candidate_and_a_bad_value_is_one_line():
+    result = CliRunner().invoke(app, ["dispatch", str(SAMPLE_RUN), "--tolerance", "auto"])
+    assert result.exit_code == 0, result.output
+    assert "--tolerance auto" in result.output and "chosen" in result.output and "[[dispatch]]" in result.output
+    result = CliRunner().invoke(app, ["dispatch", str(SAMPLE_RUN), "--tolerance", "3%"])
+    assert isinstance(result.exception, GemmprofError) and "'3%'" in str(result.exception)

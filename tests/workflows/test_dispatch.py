@@ -22,6 +22,17 @@ def test_bad_options_are_one_line():
         dispatch(DispatchOptions(SAMPLE_RUN, tier="fp64"))
     with pytest.raises(GemmprofError, match="--tolerance must be a fraction"):
         dispatch(DispatchOptions(SAMPLE_RUN, tolerance=1.5))
+    with pytest.raises(GemmprofError, match="or auto"):
+        dispatch(DispatchOptions(SAMPLE_RUN, tolerance="loose"))
+
+
+def test_tolerance_auto_derives_with_the_tolerance_it_chose_and_records_it():
+    from profiler.analyze.dispatch_tolerance import CANDIDATES
+
+    result = dispatch(DispatchOptions(SAMPLE_RUN, tolerance="auto"))
+    assert result.tolerance_pick is not None and result.tolerance == result.tolerance_pick.tolerance in CANDIDATES
+    fixed = dispatch(DispatchOptions(SAMPLE_RUN, tolerance=result.tolerance))
+    assert fixed.rules == result.rules and fixed.entry == result.entry and fixed.tolerance_pick is None
 
 
 def test_the_entry_is_written_into_the_manifest(monkeypatch, tmp_path):
