@@ -102,6 +102,7 @@ class Tier:
     peak: str  # key of specs.PEAKS: what "% of peak" is of
     peak_label: str
     title: str  # of the tier's ladder chart
+    ladder: str  # what a report of its kernels is headed by
     # Its kernels execute more tensor FLOPs than the GEMM's 2MNK (3xTF32: three MMAs per product), so
     # a profiled launch's headline rate is the GEMM's 2MNK / time and the executed rate is shown as such.
     extra_products: bool = False
@@ -134,13 +135,15 @@ REFERENCE_ROWS: dict[str, Reference] = {r.name: r for r in (
 
 TIERS: dict[str, Tier] = {t.name: t for t in (
     Tier("fp32", "fp32", CUBLAS, (), fp32_tolerance, componentwise=True, fp64_every_shape=False,
-         peak="fp32", peak_label="FP32 peak", title="The ladder against cuBLAS (FP32 SGEMM)"),
+         peak="fp32", peak_label="FP32 peak", title="The ladder against cuBLAS (FP32 SGEMM)", ladder="SGEMM ladder"),
     Tier("fp16", "fp16", f"{CUBLAS}-fp16", (), fp16_tolerance, componentwise=False, fp64_every_shape=False,
          peak="tensor_fp16", peak_label="FP16 tensor peak",
-         title="The tensor-core ladder against cuBLAS (FP16 GemmEx, FP32 accumulate)"),
+         title="The tensor-core ladder against cuBLAS (FP16 GemmEx, FP32 accumulate)",
+         ladder="FP16 tensor-core ladder"),
     Tier("fp32-tc", "fp32", CUBLAS, (f"{CUBLAS}-tf32",), fp32_tolerance, componentwise=True, fp64_every_shape=True,
          peak="tensor_tf32", peak_label="TF32 tensor peak",
-         title="FP32 on tensor cores against cuBLAS strict SGEMM (cuBLAS FAST_TF32 for context)", extra_products=True),
+         title="FP32 on tensor cores against cuBLAS strict SGEMM (cuBLAS FAST_TF32 for context)",
+         ladder="FP32 tensor-core ladder", extra_products=True),
 )}
 
 

@@ -16,7 +16,7 @@ from ..numbers import fmt_num, fmt_pct, fmt_times
 from ..analyze.values import flag
 from ..analyze.sentences import tensor_peak_name, uses_tensor_cores
 from ..catalogue.manifest import REFERENCES
-from ..tiers import CONTEXT, TIMED_STATUSES
+from ..tiers import CONTEXT, TIMED_STATUSES, tier
 from .page_tables import (Cell, Table, changes_table, conflict_lines_table, conflicts_table, gflops_change,
                           hot_lines_table, is_missing, listing, mix_table, num_cell, occupancy_view, rules_table,
                           stalls_table, status_cell, traffic_notes, traffic_table, unchanged, versus_table)
@@ -137,10 +137,20 @@ def index_view(run: RunDiagnosis) -> dict[str, Any]:
                            f"{d.verdict.label} ({d.verdict.problem})" if d.verdict else None))
     return {
         "run": run, "summary": summary, "sizes": sizes, "shape": shape, "env": env, "suite": suite_view(run), "meta": {"created": None, "command": None, **run.meta},  # the template asks for both
-        "gpu": env.get("gpu_name"), "climbs": climbs,
+        "gpu": env.get("gpu_name"), "climbs": climbs, "ladder": _heading(run),
         "from_bench": any(d.gflops_source == "bench" for d in run.kernels),
         "profiled": sum(1 for d in run.kernels if d.profiled),
     }
+
+
+
+def _heading(run) -> str:
+    """What the run's report is headed by: its tier's ladder (an FP16 run is no SGEMM ladder),
+    "GEMM ladders" for kernels of several tiers, "Kernels" where none has a tier (a program's)."""
+    tiers = {d.tier for d in run.kernels if d.tier}
+    if len(tiers) == 1:
+        return tier(tiers.pop()).ladder
+    return "GEMM ladders" if tiers else "Kernels"
 
 
 def suite_view(run: RunDiagnosis) -> dict[str, Any] | None:

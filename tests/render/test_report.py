@@ -295,3 +295,20 @@ def test_a_suite_run_is_titled_by_its_suite_with_its_summary_and_heatmap():
     assert suite_rows["best"][1:5] == ["fp32", "98%", "90%", "128x128x65536"]
     assert 'alt="% of cuBLAS of each kernel at each shape of the suite (fp32)"' in files["index.html"]
     assert "<title>gemmprof report: GPU, suite decode</title>" in files["index.html"]
+
+
+def test_a_run_is_headed_by_its_tier_s_ladder():
+    """An FP16 run is no SGEMM ladder: the heading names the tier its kernels share, or none."""
+    from profiler.analyze.diagnosis import diagnose_run
+    from profiler.render.report import report_files
+
+    def heading(kernels_tiers):
+        rows = [{"kernel": k, "tier": t, "M": 512, "N": 512, "K": 512, "status": "PASS", "gflops": 1000.0,
+                 "median_ms": 1.0, "pct_of_cublas": 50.0} for k, t in kernels_tiers]
+        bench = pd.DataFrame(rows)
+        files = dict(report_files(diagnose_run({"bench": bench}, load_manifest(), {}), bench=bench))
+        return files["summary.md"].splitlines()[0]
+
+    assert heading([("vectorized", "fp32")]).startswith("# SGEMM ladder: ")
+    assert heading([("skinny_any", "fp16"), ("wgmma_staged128", "fp16")]).startswith("# FP16 tensor-core ladder: ")
+    assert heading([("vectorized", "fp32"), ("skinny_any", "fp16")]).startswith("# GEMM ladders: ")
