@@ -302,13 +302,16 @@ def test_a_run_is_headed_by_its_tier_s_ladder():
     from profiler.analyze.diagnosis import diagnose_run
     from profiler.render.report import report_files
 
-    def heading(kernels_tiers):
+    def heading(kernels_tiers, meta=None):
         rows = [{"kernel": k, "tier": t, "M": 512, "N": 512, "K": 512, "status": "PASS", "gflops": 1000.0,
                  "median_ms": 1.0, "pct_of_cublas": 50.0} for k, t in kernels_tiers]
         bench = pd.DataFrame(rows)
-        files = dict(report_files(diagnose_run({"bench": bench}, load_manifest(), {}), bench=bench))
+        files = dict(report_files(diagnose_run({"bench": bench}, load_manifest(), meta or {}), bench=bench))
         return files["summary.md"].splitlines()[0]
 
     assert heading([("vectorized", "fp32")]).startswith("# SGEMM ladder: ")
     assert heading([("skinny_any", "fp16"), ("wgmma_staged128", "fp16")]).startswith("# FP16 tensor-core ladder: ")
     assert heading([("vectorized", "fp32"), ("skinny_any", "fp16")]).startswith("# GEMM ladders: ")
+    # a dispatcher alone over a suite: the tier of its rows
+    suite = {"suite": {"name": "odd", "shapes": [(512, 512, 512)]}}
+    assert heading([("best-fp16", "fp16")], suite).startswith("# FP16 tensor-core ladder: GPU, suite odd")
