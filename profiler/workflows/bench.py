@@ -198,12 +198,23 @@ def _finish(options: BenchOptions, selection: _Selection, run, env: dict, earlie
     progress.say(f"{len(df)} results, {failures} FAIL/ERROR; tables in {run.path}/bench.csv and bench.parquet"
                  + ("" if complete else " [yellow](interrupted: partial run)[/]"))
     if options.suite is not None:
-        shapes = selection.shapes
+        name, shapes = merged_suite(run.meta().get("suite"), options.suite, list(selection.shapes))
         summary = summarize(merged, shapes)
         run.write_table("suite", summary)
-        run.update_meta(suite={"name": options.suite, "shapes": [list(s) for s in shapes]})
-        progress.show(suite_table(summary, f"suite {options.suite}: % of cuBLAS over {len(shapes)} shapes ({env['gpu_name']})"))
+        run.update_meta(suite={"name": name, "shapes": [list(s) for s in shapes]})
+        progress.show(suite_table(summary, f"suite {name}: % of cuBLAS over {len(shapes)} shapes ({env['gpu_name']})"))
     return BenchResult(run, df, failures, complete)
+
+
+def merged_suite(earlier, name: str, shapes: list) -> tuple[str, list]:
+    """The suite of a run that a suite was just benched into: that suite, or, where the run held
+    another (run.json's `suite`), both (names joined by "+", every shape once), so that the run's
+    summary and report cover all the shapes it holds."""
+    if not isinstance(earlier, dict) or not isinstance(earlier.get("name"), str) or earlier["name"] == name:
+        return name, shapes
+    before = [tuple(s) for s in earlier.get("shapes") or [] if isinstance(s, (list, tuple)) and len(s) == 3]
+    names = earlier["name"].split("+")
+    return "+".join(names if name in names else [*names, name]), union(before, [tuple(s) for s in shapes])
 
 
 def union(earlier: list | None, now: list) -> list:

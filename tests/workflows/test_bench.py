@@ -10,7 +10,7 @@ from helpers import bench_fakes
 from profiler.catalogue.dispatchers import load_dispatchers
 from profiler.catalogue.manifest import select_kernels
 from profiler.errors import GemmprofError
-from profiler.workflows.bench import BenchOptions, bench, union, yardsticks
+from profiler.workflows.bench import BenchOptions, bench, merged_suite, union, yardsticks
 from profiler.workflows.progress import Quiet
 
 
@@ -50,6 +50,28 @@ def test_the_header_names_each_benched_tiers_cublas():
     assert yardsticks([], [fp16]) == "cuBLAS fp16: GemmEx, FP16 in, FP32 accumulate"
     both = yardsticks(select_kernels(["naive", "tf32x3bits"]), [])
     assert both == "cuBLAS fp32: SGEMM, strict FP32 (no TF32); fp32-tc: SGEMM, strict FP32 (no TF32)"
+
+
+def test_a_suite_benched_into_a_run_of_another_joins_it(tmp_path, monkeypatch):
+    """Two suites benched into one run (a sweep of the sample, then of the default suite): the
+    run's suite is both, every shape once, and its summary covers them all, not the last suite's."""
+    from profiler.catalogue.suites import load_suite
+
+    bench_fakes.patch(monkeypatch.setattr)
+    for suite in ("quick", "small"):
+        bench(BenchOptions(kernel=["naive"], suite=suite, out=tmp_path, run_id="r", cublas=False), Quiet())
+    meta = json.loads((tmp_path / "r" / "run.json").read_text())["suite"]
+    both = union([tuple(s) for s in load_suite("quick")], [tuple(s) for s in load_suite("small")])
+    assert meta["name"] == "quick+small" and [tuple(s) for s in meta["shapes"]] == both
+    summary = pd.read_parquet(tmp_path / "r" / "suite.parquet")
+    assert summary.loc[summary["kernel"] == "naive", "shapes"].iloc[0] == len(both)
+
+
+def test_merged_suite_of_a_run_without_one_or_of_the_same_suite():
+    assert merged_suite(None, "quick", [(1, 2, 3)]) == ("quick", [(1, 2, 3)])
+    assert merged_suite({"name": "quick", "shapes": [[4, 5, 6]]}, "quick", [(1, 2, 3)]) == ("quick", [(1, 2, 3)])
+    name, shapes = merged_suite({"name": "a+b", "shapes": [[1, 2, 3], "junk"]}, "b", [(4, 5, 6)])
+    assert name == "a+b" and shapes == [(1, 2, 3), (4, 5, 6)]
 
 
 def test_union_keeps_the_earlier_order_once():
