@@ -81,6 +81,15 @@ class _Evidence:
     profile_log: pd.DataFrame | None
 
 
+def _dispatcher_tier(name: str, bench: pd.DataFrame | None) -> str | None:
+    """The tier of a benched name no kernel spec has and that is no cuBLAS reference: a dispatcher
+    (best-fp16), whose bench rows carry the tier it chooses among."""
+    if name in REFERENCES or bench is None or "tier" not in bench or "kernel" not in bench:
+        return None
+    tiers = set(bench.loc[bench["kernel"] == name, "tier"].dropna())
+    return tiers.pop() if len(tiers) == 1 else None
+
+
 def _diagnose_kernel(name: str, order: list[str], specs: Sequence[KernelSpec], shape, evidence: _Evidence) -> Diagnosis:
     """One kernel's diagnosis on its own: its place in the ladder, its bench row, its chosen
     launch's evidence (or why there is none), its verification status."""
@@ -88,8 +97,8 @@ def _diagnose_kernel(name: str, order: list[str], specs: Sequence[KernelSpec], s
     by_spec = {s.name: s for s in specs}
     spec = by_spec.get(name)
     idea = spec.idea if spec else fill.reference_idea(name) if name in REFERENCES else None
-    d = Diagnosis(name=name, rung=ladder.tier_rung(name, specs), tier=spec.tier if spec else None, idea=idea,
-                  shape=shape)
+    d = Diagnosis(name=name, rung=ladder.tier_rung(name, specs), tier=spec.tier if spec else _dispatcher_tier(name, bench),
+                  idea=idea, shape=shape)
     d.predecessor = ladder.predecessor(name, order, specs)
     d.successor = ladder.successor(name, order, specs)
     if d.successor and d.successor in by_spec:

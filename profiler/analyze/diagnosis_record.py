@@ -20,7 +20,7 @@ class Diagnosis:
 
     name: str
     rung: int | None = None  # steps up its tier's ladder (`ladder.tier_rung`); None for cuBLAS, probes, unknown
-    tier: str | None = None  # its precision tier; None for a kernel no manifest knows and for cuBLAS
+    tier: str | None = None  # its precision tier (a dispatcher's: its bench rows'); None for unknown kernels, cuBLAS
     idea: str | None = None
     predecessor: str | None = None
     successor: str | None = None

@@ -54,7 +54,6 @@ def dispatch(
 
     if write and hold_out:
         raise GemmprofError("--write takes rules derived from the whole sweep: drop --hold-out to write them")
-    tolerance = _tolerance(tolerance)
     result = derive(record_of(DispatchOptions, locals()))
     console = make_console()
     console.print(dispatch_table(result.winners, result.chosen, f"fastest {tier} kernel per shape ({result.gpu}, {result.sms} SMs)"))
@@ -70,15 +69,3 @@ def dispatch(
         path = write_entry(name, tier, result.entry)
         console.print(f"wrote the [[dispatch]] entry {name!r} into {path}", markup=False)
 
-
-def _tolerance(text: str) -> float | str:
-    """--tolerance as the workflow takes it: a number, or "auto"."""
-    from ..errors import GemmprofError
-    from ..workflows.dispatch import AUTO
-
-    if text.strip().lower() == AUTO:
-        return AUTO
-    try:
-        return float(text)
-    except ValueError:
-        raise GemmprofError(f"--tolerance must be a fraction in [0, 1), e.g. 0.03, or auto; not {text!r}") from None

@@ -16,7 +16,7 @@ from ..numbers import fmt_num, fmt_pct, fmt_times
 from ..analyze.values import flag
 from ..analyze.sentences import tensor_peak_name, uses_tensor_cores
 from ..catalogue.manifest import REFERENCES
-from ..tiers import CONTEXT, TIERS as TIER_NAMES, TIMED_STATUSES, tier
+from ..tiers import CONTEXT, TIMED_STATUSES, tier
 from .page_tables import (Cell, Table, changes_table, conflict_lines_table, conflicts_table, gflops_change,
                           hot_lines_table, is_missing, listing, mix_table, num_cell, occupancy_view, rules_table,
                           stalls_table, status_cell, traffic_notes, traffic_table, unchanged, versus_table)
@@ -146,11 +146,8 @@ def index_view(run: RunDiagnosis) -> dict[str, Any]:
 
 def _heading(run) -> str:
     """What the run's report is headed by: its tier's ladder (an FP16 run is no SGEMM ladder),
-    "GEMM ladders" for kernels of several tiers, "Kernels" where none has a tier (a program's).
-    A dispatcher's tier is its bench rows' (the suite summary's), a kernel's its manifest entry's."""
+    "GEMM ladders" for kernels of several tiers, "Kernels" where none has a tier (a program's)."""
     tiers = {d.tier for d in run.kernels if d.tier}
-    if not tiers and run.suite is not None:
-        tiers = {t for t in run.suite.summary["tier"].dropna() if t in TIER_NAMES}
     if len(tiers) == 1:
         return tier(tiers.pop()).ladder
     return "GEMM ladders" if tiers else "Kernels"

@@ -4,6 +4,7 @@ kernels/ladder.toml, checked before and after."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -62,7 +63,7 @@ def dispatch(options: DispatchOptions) -> DispatchResult:
     from ..runs.rundir import RunDir
 
     _check(options)
-    tier, auto = options.tier, options.tolerance == AUTO
+    tier, tolerance = options.tier, tolerance_of(options.tolerance)
     run = RunDir(check_in_path(options.run_dir, "folder"))
     meta = run.meta()
     kernels = {s.name: s for s in load_manifest()}
@@ -83,8 +84,8 @@ def dispatch(options: DispatchOptions) -> DispatchResult:
     sms = environment.get("sm_count")
     sms = int(sms) if isinstance(sms, (int, float)) and sms > 0 else DEFAULT_SMS
     try:
-        pick = choose_tolerance(bench, kernels, tier, sms, options.max_rules) if auto else None
-        tolerance = pick.tolerance if pick else float(options.tolerance)
+        pick = choose_tolerance(bench, kernels, tier, sms, options.max_rules) if tolerance == AUTO else None
+        tolerance = pick.tolerance if pick else tolerance
         rules = derive_rules(bench, kernels, tier, sms, tolerance, options.max_rules)
     except ValueError as exc:
         raise GemmprofError(f"cannot derive rules from {options.run_dir}: {exc}") from None
@@ -106,14 +107,27 @@ def dispatch(options: DispatchOptions) -> DispatchResult:
                           tolerance=tolerance, tolerance_pick=pick)
 
 
+def tolerance_of(value: float | str) -> float | str:
+    """--tolerance as a fraction in [0, 1), or AUTO; a number given as text (the command line's)
+    is read as one. Anything else is a one-line error."""
+    if isinstance(value, str) and value.strip().lower() == AUTO:
+        return AUTO
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        number = math.nan
+    if isinstance(value, bool) or not 0 <= number < 1:
+        raise GemmprofError(f"--tolerance must be a fraction in [0, 1), e.g. 0.03, or auto; not {value!r}")
+    return number
+
+
 def _check(options: DispatchOptions) -> None:
     """The options' values, each wrong one a one-line error."""
     from ..catalogue.manifest import TIERS
 
     if options.tier not in TIERS:
         raise GemmprofError(f"--tier must be one of {', '.join(TIERS)}")
-    if options.tolerance != AUTO and not (isinstance(options.tolerance, (int, float)) and 0 <= options.tolerance < 1):
-        raise GemmprofError("--tolerance must be a fraction in [0, 1), e.g. 0.03, or auto")
+    tolerance_of(options.tolerance)
     if not 0 <= options.hold_out < 1 or (options.hold_out and options.validate is not None):
         raise GemmprofError("--hold-out must be a fraction in [0, 1), e.g. 0.5, and not given with --validate")
 
