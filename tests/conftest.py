@@ -36,3 +36,17 @@ def installed(tmp_path_factory):
     from helpers.installed import install
 
     return install(tmp_path_factory.mktemp("installed"))
+
+
+@pytest.fixture(autouse=True)
+def _manifest_variable(monkeypatch):
+    """`--manifest` reaches child processes through $GEMMPROF_MANIFEST, which a command invoked
+    in-process (CliRunner) leaves set: each test leaves the variable as it found it."""
+    import os
+
+    from profiler.catalogue.manifest import MANIFEST_ENV
+
+    original = os.environ.get(MANIFEST_ENV)
+    monkeypatch.setitem(os.environ, MANIFEST_ENV, original or "")  # recorded: restored after the test
+    if original is None:
+        del os.environ[MANIFEST_ENV]

@@ -22,7 +22,8 @@ def accuracy(
     Examples: `gemmprof accuracy tests/data/foreign-h200/truth.toml --probes tests/data/probes-h100`;
     `gemmprof accuracy --probes RUN` grades the probes of a run alone.
     """
-    from ..render.console import grades_table, make_console
+    from ..render.console import grades_table
+    from ..render.terminal import make_console
     from ..workflows.accuracy import AccuracyOptions
     from ..workflows.accuracy import accuracy as grade
     from ..workflows.options import record_of

@@ -59,7 +59,8 @@ def analyze(
         gemmprof analyze reports/RUN --csv-dir tables --parquet-dir tables
     """
     from ..errors import GemmprofError
-    from ..render.console import launch_summary_table, make_console
+    from ..render.console import launch_summary_table
+    from ..render.terminal import make_console
     from ..workflows.analyze import AnalyzeOptions, summarize
     from ..workflows.analyze import analyze as read_reports
     from ..workflows.options import record_of

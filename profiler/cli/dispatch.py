@@ -47,7 +47,8 @@ def dispatch(
     has none): rows are timed minutes apart, and the GPU's speed drifts between them.
     """
     from ..errors import GemmprofError
-    from ..render.console import dispatch_table, make_console, scored_table, tolerance_table
+    from ..render.console import dispatch_table, scored_table, tolerance_table
+    from ..render.terminal import make_console
     from ..workflows.dispatch import dispatch as derive
     from ..workflows.dispatch import write_entry
     from ..workflows.options import record_of

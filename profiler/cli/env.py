@@ -25,7 +25,8 @@ def env(
 ) -> None:
     """Show the GPU, driver, CUDA, cuBLAS, ncu and clocks: what a measurement depends on."""
     from ..measure.provenance import collect_environment
-    from ..render.console import key_value_table, make_console
+    from ..render.console import key_value_table
+    from ..render.terminal import make_console
 
     info = collect_environment(ncu)
     if as_json:

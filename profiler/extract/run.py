@@ -6,9 +6,9 @@ report's path relative to the run (so a run directory can be moved or shared).
 
 Each report's tables are also kept in `<run>/extract/<report name>/` (parquet), keyed on the
 report's size and SHA-256 (in its `done` file). `gemmprof profile`
-fills that cache in the background while ncu works on the next kernel (`ExtractServer`: `python -m
-profiler.extract.prefetch --serve`, started before the first report), so extraction costs almost no
-wall time, and a rerun that adds one report reads only that one.
+fills that cache in the background while ncu works on the next kernel (`background.ExtractServer`:
+`python -m profiler.extract.prefetch --serve`, started with the first ncu run), so extraction costs
+almost no wall time, and a rerun that adds one report reads only that one.
 """
 
 from __future__ import annotations
@@ -16,14 +16,11 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
 
 from ..runs.rundir import RunDir
-from ..subprocess_env import child_env
 from .. import metrics as mt
 from .tables import TABLES, find_reports, read_tables
 
@@ -103,38 +100,6 @@ def _label(frames: dict[str, pd.DataFrame], report: Path) -> dict[str, pd.DataFr
         else:
             frame.insert(0, "report", pd.Series([relative] * len(frame), index=frame.index, dtype="object"))
     return frames
-
-
-class ExtractServer:
-    """A background process that fills each report's cache as soon as it is handed the report
-    (`prefetch --serve`), started before the first report exists so that its imports and its
-    reader worker are ready when the report is. `wait()` closes its input and waits: the
-    interface `profile` waits on for its background work."""
-
-    def __init__(self):
-        self.process = subprocess.Popen([sys.executable, "-m", "profiler.extract.prefetch", "--serve"],
-                                        env=child_env(), stdin=subprocess.PIPE,
-                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-
-    def submit(self, report: Path) -> None:
-        try:
-            self.process.stdin.write(f"{report}\n".encode())
-            self.process.stdin.flush()
-        except (BrokenPipeError, OSError):  # the server died: the foreground reads the report itself
-            pass
-
-    def wait(self) -> int:
-        try:
-            self.process.stdin.close()
-        except (BrokenPipeError, OSError):
-            pass
-        return self.process.wait()
-
-
-def start_background_extract(report: Path) -> subprocess.Popen:
-    """Fill the report's cache in a child process (ncu_report imported before numpy there)."""
-    return subprocess.Popen([sys.executable, "-m", "profiler.extract.prefetch", str(report)], env=child_env(),
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # a failure is redone, loudly, by extract_run
 
 
 def extract_run(run: RunDir, tables: tuple[str, ...] = TABLES) -> dict[str, pd.DataFrame]:

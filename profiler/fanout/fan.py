@@ -149,7 +149,7 @@ def fan_profile(run, jobs: list[Job], cubins: dict[str, str], opts, plan: Plan, 
     """Run profile jobs per `plan`; each report that arrives joins `run` at once (ncu/ and
     profile.jsonl, as the serial path does it) and its extraction starts in the background.
     Returns the ledger and the background extraction processes."""
-    from ..extract.run import start_background_extract
+    from ..extract.background import start_background_extract
     from ..measure.profiling import ProfileJob, TargetRun, commit_report, report_stem
 
     (run.path / "ncu").mkdir(exist_ok=True)

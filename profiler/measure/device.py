@@ -8,6 +8,7 @@ work on machines without them.
 
 from __future__ import annotations
 
+import contextlib
 import re
 from dataclasses import dataclass
 
@@ -156,5 +157,8 @@ def gpu_fields_nvml(index: int = 0) -> dict | None:
         }
     except Exception:  # NVMLError of any kind: fall back to CUDA
         return None
+    finally:  # the session closed: nothing of this process stays attached to the GPU ncu profiles
+        with contextlib.suppress(Exception):
+            nvml.nvmlShutdown()
 
 

@@ -19,7 +19,11 @@ from pathlib import Path
 
 from ..errors import Exit, GemmprofError
 from ..tools import NCU_ENV, find_ncu
-from .target import NVTX_OUTER, TARGET_PREFIX
+
+# The protocol with the target (`measure.target`, the program ncu runs): the NVTX range that holds
+# the one launch profiled, and the prefix of the JSON line the target prints for its parent.
+NVTX_OUTER = "gp"
+TARGET_PREFIX = "GEMMPROF_TARGET "
 
 CLOCK_CONTROLS = ("none", "base", "reset")
 

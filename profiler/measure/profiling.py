@@ -46,14 +46,15 @@ def profile_jobs(run: RunDir, jobs: list[ProfileJob], shape: tuple[int, int, int
                  on: Callbacks | None = None) -> list:
     """Profile each job into `run.path/ncu`; returns the background extraction (wait for it
     before reading the run's tables). Raises the one-line error of a failed ncu run."""
-    from ..extract.run import ExtractServer
+    from ..extract.background import ExtractServer
 
     on = on or Callbacks()
     M, N, K = shape
     ncu_dir = run.path / "ncu"
     ncu_dir.mkdir(exist_ok=True)
     env = child_env()
-    server = ExtractServer()  # its imports and reader warm up during the first ncu run
+    servers: list[ExtractServer] = []
+
     for i, job in enumerate(jobs, start=1):
         stem = report_stem(job.name, M, N, K)
         if not force and any((ncu_dir / (stem + ext)).is_file() for ext in REPORT_SUFFIXES):
@@ -61,12 +62,14 @@ def profile_jobs(run: RunDir, jobs: list[ProfileJob], shape: tuple[int, int, int
             continue
         on.starting(i, job)
         cubin = cubin_for(job.name) if job.spec else None
+        if not servers:  # its imports and reader warm up while ncu runs the first job
+            servers.append(ExtractServer())
         attempt = run_target(job, shape, opts, cubin, ncu_dir, env,
                              on_kernel=lambda kernel, passes: on.kernel_seen(i, job, kernel, passes))
         final, record = commit_report(run, job, shape, attempt, compress)
-        server.submit(final)  # read while ncu runs the next job
+        servers[0].submit(final)  # read while ncu runs the next job
         on.finished(record)
-    return [server]
+    return servers
 
 
 @dataclass
@@ -119,12 +122,12 @@ def commit_report(run: RunDir, job: ProfileJob, shape, attempt: TargetRun, compr
 def remove_twin(run: RunDir, final: Path) -> None:
     """Delete the other form of a report just written (X.ncu-rep beside a new X.ncu-rep.xz, or the
     reverse), its cached tables and its profile.jsonl line: one launch, one report."""
-    from ..extract.run import cache_dir_for
-
     name = final.name
     twin = final.with_name(name.removesuffix(".xz") if name.endswith(".xz") else name + ".xz")
     if not twin.exists():
         return
+    from ..extract.run import cache_dir_for  # (the reader's imports: only when there is a twin)
+
     twin.unlink()
     shutil.rmtree(cache_dir_for(twin), ignore_errors=True)
     log = run.path / "profile.jsonl"

@@ -118,10 +118,25 @@ def collect_environment(ncu: str | None = None, need_gpu: bool = False, nvml_onl
     `nvml_only`: skip the CUDA/cuBLAS probe when NVML answers (the caller's child processes
     report the rest)."""
     import platform
+    from concurrent.futures import ThreadPoolExecutor
 
     from .. import __version__
 
     env: dict = {"gemmprof_version": __version__, "python": platform.python_version(), "host": platform.node()}
+    exe = find_ncu(ncu)
+    with ThreadPoolExecutor(max_workers=2) as tools:  # two `--version` runs while the GPU is asked
+        versions = tools.submit(ncu_version, exe), tools.submit(nvcc_version)
+        _gpu_fields(env, need_gpu, nvml_only)
+    env["ncu_path"] = str(exe) if exe else None
+    env["ncu_version"] = versions[0].result()
+    permitted, why = counters_permitted()
+    env["counters_permitted"] = permitted
+    env["counters_permitted_why"] = why
+    env["nvcc_version"] = versions[1].result()
+    return env
+
+
+def _gpu_fields(env: dict, need_gpu: bool, nvml_only: bool) -> None:
     light = gpu_fields_nvml() if nvml_only else None
     if light is not None:
         env.update(light)
@@ -138,11 +153,3 @@ def collect_environment(ncu: str | None = None, need_gpu: bool = False, nvml_onl
             fields["gpu_memory_bytes"] = fields.pop("memory_bytes")
             fields["compute_capability"] = "{}.{}".format(*info.compute_capability)
             env.update(fields, arch=info.arch, gpu_slug=info.slug)
-    exe = find_ncu(ncu)
-    env["ncu_path"] = str(exe) if exe else None
-    env["ncu_version"] = ncu_version(exe)
-    permitted, why = counters_permitted()
-    env["counters_permitted"] = permitted
-    env["counters_permitted_why"] = why
-    env["nvcc_version"] = nvcc_version()
-    return env

@@ -15,10 +15,9 @@ import sys
 from .device import gpu_info, import_cupy
 from .launch import CublasRunner, Gemm, KernelRunner
 from .verify import check
+from .ncu import NVTX_OUTER, TARGET_PREFIX
 from ..tiers import FAIL, PASS
 
-NVTX_OUTER = "gp"
-TARGET_PREFIX = "GEMMPROF_TARGET "
 WARMUP_LAUNCHES = 3
 
 

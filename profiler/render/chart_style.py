@@ -4,7 +4,6 @@ apart to the eye (CIELAB), the references' greys, the font size, the footnote un
 from __future__ import annotations
 
 import functools
-import textwrap
 
 import numpy as np
 from matplotlib import colormaps as mpl_colormaps
@@ -130,10 +129,34 @@ def kernel_markers(names) -> dict[str, str]:
     return markers
 
 
+FOOTNOTE_FONT = FONT - 1.5
+FOOTNOTE_LINE_IN = 0.16  # the height a footnote line takes, in inches
+FOOTNOTE_X = 0.01  # the footnote's left edge, as a fraction of the figure's width
+
+
+def footnote_lines(notes, fig_width_in: float) -> list[str]:
+    """The notes wrapped to a figure `fig_width_in` wide, measured in the font they are drawn in
+    (digits and capitals are wider than an average character: an estimate cut lines off at the
+    right edge). A chart sizes itself by their number and draws exactly these."""
+    from .label_layout import text_width_pt
+
+    room = fig_width_in * 72 * (1 - 2 * FOOTNOTE_X) - 2
+    lines: list[str] = []
+    for note in notes:
+        line = ""
+        for word in mpl_text(f"Note: {note}").split():
+            longer = f"{line} {word}" if line else word
+            if line and text_width_pt(longer, FOOTNOTE_FONT) > room:
+                lines.append(line)
+                line = word
+            else:
+                line = longer
+        lines.append(line)
+    return lines
+
+
 def add_footnote(fig: Figure, notes, y: float = 0.01) -> None:
-    """Notes under the axes, wrapped to the figure's width (a DejaVu Sans character is about
-    0.55 of the font size wide), so no word is left alone on a line of its own."""
+    """Notes under the axes (`footnote_lines`)."""
     if notes:
-        width = max(60, int(fig.get_figwidth() * 72 / ((FONT - 1.5) * 0.55)) - 4)
-        text = "\n".join(textwrap.fill(mpl_text(f"Note: {n}"), width) for n in notes)
-        fig.text(0.01, y, text, fontsize=FONT - 1.5, color="#444444", va="bottom", ha="left", gid="notes")
+        text = "\n".join(footnote_lines(notes, fig.get_figwidth()))
+        fig.text(FOOTNOTE_X, y, text, fontsize=FOOTNOTE_FONT, color="#444444", va="bottom", ha="left", gid="notes")

@@ -6,7 +6,6 @@ cuBLAS, from a bench table; returns a matplotlib Figure. Artists carry a `gid` (
 from __future__ import annotations
 
 import math
-import textwrap
 
 import numpy as np
 import pandas as pd
@@ -19,7 +18,7 @@ from ..catalogue.manifest import REFERENCES, TIERS
 from ..numbers import si_rate
 from ..tiers import TIERS as TIER_RECORDS
 from ..tiers import TIMED_STATUSES
-from .chart_style import CEILING_COLOR, CUBLAS_COLOR, FONT, add_footnote, kernel_colors, kernel_markers, reference_style
+from .chart_style import CEILING_COLOR, CUBLAS_COLOR, FONT, FOOTNOTE_LINE_IN, add_footnote, footnote_lines, kernel_colors, kernel_markers, reference_style
 from .escape import mpl_label, mpl_text
 from .label_layout import text_width_pt, thin_labels
 
@@ -60,17 +59,17 @@ def ladder_figure(bench: pd.DataFrame, title: str | None = None, tier: str = "fp
     labels = {k: (order, mpl_label(text)) for k, (order, text) in ladder_labels(frame["kernel"]).items()}
     names = sorted(labels, key=lambda n: (n not in REFERENCES, labels[n][0]))  # cuBLAS first in the legend
     notes = _notes(bench, frame, left_out)
-    footnote_lines = sum(len(textwrap.wrap(f"Note: {n}", 150)) for n in notes)
-    rotate = any("x" in t for t in ticks.values())
-    tick_room = 0.35 if rotate else 0.0
-    height = 5.2 + 0.16 * footnote_lines + tick_room
     width = 13.0
+    footnote_in = FOOTNOTE_LINE_IN * len(footnote_lines(notes, width))
+    rotate = any("x" in t for t in ticks.values())
+    tick_room = _rotated_tick_room(ticks.values()) if rotate else 0.0
+    height = 5.2 + footnote_in + tick_room
     # room on the right for the legend: its longest label (about 0.66 em per character) plus the marker
     legend_in = (max(text_width_pt(labels[n][1], FONT) for n in names) + 5 * FONT) / 72 + 0.3
     right = min(0.85, 1 - legend_in / width)
     fig = Figure(figsize=(width, height), dpi=100)
     fig.subplots_adjust(left=0.08, right=right, top=1 - 0.55 / height,
-                        bottom=(0.6 + 0.16 * footnote_lines + tick_room) / height, wspace=0.22)
+                        bottom=(0.6 + footnote_in + tick_room) / height, wspace=0.22)
     ax_rate, ax_share = fig.subplots(1, 2)
     per = _medians(frame)
     handles = _draw_kernels(ax_rate, ax_share, per, names, labels, frame["kernel"])
@@ -190,6 +189,18 @@ def _draw_yardsticks(ax_rate, ax_share, frame: pd.DataFrame, per: pd.DataFrame, 
     return peak * 1.6
 
 
+TICK_ROTATION = 30  # degrees: shapes (MxNxK) are too long to stand side by side
+TICK_FONT = 10  # matplotlib's default tick label size, which these axes keep
+
+
+def _rotated_tick_room(labels) -> float:
+    """How much taller (inches) the longest shape label stands rotated than a label lying flat:
+    the room the figure adds under its axes, so the axis title never runs into the notes."""
+    longest = max(text_width_pt(label, TICK_FONT) for label in labels)
+    angle = math.radians(TICK_ROTATION)
+    return (longest * math.sin(angle) + TICK_FONT * (math.cos(angle) - 1)) / 72 + 0.05
+
+
 def _size_axis_ticks(fig: Figure, ax, ticks: dict[float, str], rotate: bool, xlabel: str) -> None:
     """A log2 size axis with a tick per size. Sizes close together (1000, 1023, 1024) would print
     on top of each other: a tick for each, a label only where it has room."""
@@ -199,13 +210,13 @@ def _size_axis_ticks(fig: Figure, ax, ticks: dict[float, str], rotate: bool, xla
     xs = sorted(ticks)
     px = ax.transData.transform([(x, 1.0) for x in xs])[:, 0]
     char_px = 0.62 * FONT / 72 * fig.dpi
-    widths = [len(ticks[x]) * char_px * (math.cos(math.radians(30)) if rotate else 1.0) for x in xs]
+    widths = [len(ticks[x]) * char_px * (math.cos(math.radians(TICK_ROTATION)) if rotate else 1.0) for x in xs]
     shown = {x: ticks[x] if keep else "" for x, keep in zip(xs, thin_labels(px, widths, char_px))}
     ax.xaxis.set_major_locator(FixedLocator(xs))
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _p, shown=shown: shown.get(float(v), "")))
     ax.xaxis.set_minor_locator(NullLocator())
     if rotate:
-        ax.tick_params(axis="x", labelrotation=30)
+        ax.tick_params(axis="x", labelrotation=TICK_ROTATION)
         for label in ax.get_xticklabels():
             label.set_ha("right")
             label.set_rotation_mode("anchor")

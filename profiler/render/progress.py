@@ -12,7 +12,7 @@ from typing import Callable, Iterator
 
 from rich.console import Console
 
-from .console import make_console, progress_bar
+from .terminal import make_console, progress_bar
 
 
 class ConsoleProgress:

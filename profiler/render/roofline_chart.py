@@ -9,7 +9,6 @@ Artists carry a `gid` so that tests (and anyone post-editing a figure) can find 
 from __future__ import annotations
 
 import math
-import textwrap
 from dataclasses import dataclass
 
 import pandas as pd
@@ -20,7 +19,7 @@ from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 from ..analyze.roofline import LEVELS, Roofline, roofline
 from ..catalogue.manifest import REFERENCES
 from ..numbers import si_rate, si_tick
-from .chart_style import CEILING_COLOR, FONT, LEVEL_MARKERS, add_footnote, kernel_colors
+from .chart_style import CEILING_COLOR, FONT, FOOTNOTE_LINE_IN, LEVEL_MARKERS, add_footnote, footnote_lines, kernel_colors
 from .escape import mpl_label, mpl_text
 from .label_layout import from_log_fraction, log_fraction, spread_labels, text_width_pt
 
@@ -41,10 +40,11 @@ def roofline_figure(kernels: pd.DataFrame, title: str | None = None, rf: Rooflin
     chart = _Chart(points, table[table["kind"] == "memory"], table[table["kind"] == "compute"],
                    kernel_colors(points["kernel"]))
     notes = list(rf.notes)
-    footnote_lines = sum(len(textwrap.wrap(f"Note: {n}", 150)) for n in notes)
-    height = 6.4 + 0.16 * footnote_lines
-    fig = Figure(figsize=(11.5, height), dpi=100)
-    bottom = (0.62 + 0.16 * footnote_lines) / height
+    width = 11.5
+    footnote_in = FOOTNOTE_LINE_IN * len(footnote_lines(notes, width))
+    height = 6.4 + footnote_in
+    fig = Figure(figsize=(width, height), dpi=100)
+    bottom = (0.62 + footnote_in) / height
     fig.subplots_adjust(left=0.085, right=0.74, top=1 - 0.62 / height, bottom=bottom)
     ax = fig.add_subplot()
     ax.set_xscale("log")

@@ -12,8 +12,7 @@ import os
 import sys
 import time
 from pathlib import Path
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from .. import __version__
 from ..errors import GemmprofError, warn
@@ -21,6 +20,9 @@ from ..catalogue.kernel_paths import CHECKOUT_ROOT
 from ..outdir import writing
 from .schema import check_profile_record, check_run_meta, check_table, read_frame
 from ..shipped import SAMPLE_RUN
+
+if TYPE_CHECKING:  # pandas is imported where a table is read or written: opening a run needs none
+    import pandas as pd
 
 SCHEMA_VERSION = 1
 RUN_JSON = "run.json"
@@ -112,6 +114,8 @@ class RunDir:
                 warn(f"{log}:{number}: not valid JSON, line skipped")
             except GemmprofError as exc:
                 warn(f"{exc.message}; line skipped")
+        import pandas as pd
+
         return pd.DataFrame(records)
 
     def has_table(self, name: str) -> bool:

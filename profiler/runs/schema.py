@@ -9,14 +9,17 @@ runs stay readable).
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from ..errors import GemmprofError
+
+if TYPE_CHECKING:  # pandas is imported where a table is checked: run.json's checks need none
+    import pandas as pd
 
 # Kinds of value: JSON types for run.json and profile.jsonl, column kinds for tables.
 TEXT, INT, NUMBER, BOOL, OBJECT, LIST = "text", "integer", "number", "true/false", "object", "list"
@@ -67,7 +70,8 @@ PROFILE_RECORD: tuple[Field, ...] = (
 _TIMES = ("median_ms", "mean_ms", "p10_ms", "p90_ms", "min_ms",
           "cublas_median_ms", "cublas_mean_ms", "cublas_p10_ms", "cublas_p90_ms", "cublas_min_ms")
 
-# Tables by name (RunDir.read_table): the columns readers rely on.
+# Tables by name (RunDir.read_table): the columns readers rely on; the kernels table's follow
+# the metric table (`_kernels_fields`).
 TABLES: dict[str, tuple[Field, ...]] = {
     "bench": (
         Field("kernel", TEXT, required=True, filled=True),
@@ -80,6 +84,7 @@ TABLES: dict[str, tuple[Field, ...]] = {
 }
 
 
+@functools.cache
 def _kernels_fields() -> tuple[Field, ...]:
     """The kernels table's columns, from the one metric table (`metrics`): its dtypes
     say which are numbers; (report, launch) names a launch (`report` needs them, see
@@ -98,8 +103,6 @@ def _kernels_fields() -> tuple[Field, ...]:
         declared[name] = Field(name, kind, positive=peak or name in ("M", "N", "K"))
     return tuple(declared.values())
 
-
-TABLES["kernels"] = _kernels_fields()
 
 
 def check_object(data: object, fields: tuple[Field, ...], where: str, what: str = "") -> dict:
@@ -133,7 +136,10 @@ def check_table(name: str, frame: pd.DataFrame, where: str) -> pd.DataFrame:
     """A table as readers may trust it: the declared columns present when required, numbers as
     float64 (integers as Int64), no text where numbers belong, no zero or negative times. Returns
     a new frame; tables without a declared schema pass unchanged."""
-    fields = TABLES.get(name)
+    import numpy as np
+    import pandas as pd
+
+    fields = _kernels_fields() if name == "kernels" else TABLES.get(name)
     if fields is None:
         return frame
     missing = [f.name for f in fields if f.required and f.name not in frame.columns]
@@ -224,6 +230,8 @@ def _short(value: object, limit: int = 40) -> str:
 def read_frame(path: Path) -> pd.DataFrame:
     """A .csv or .parquet file as a frame; an unreadable, empty or truncated file is a one-line
     error naming it."""
+    import pandas as pd
+
     try:
         if path.suffix == ".parquet":
             return pd.read_parquet(path)

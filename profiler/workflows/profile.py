@@ -4,6 +4,7 @@ per kernel, reports written atomically and read back into the run's tables; or, 
 
 from __future__ import annotations
 
+import functools
 import importlib
 import threading
 import time
@@ -50,10 +51,10 @@ def profile(options: ProfileOptions, progress: Progress) -> ProfileResult | Benc
     from ..measure.build import build_all
     from ..measure.device import require_cupy
     from ..measure.ncu import resolve_ncu
-    from ..measure.provenance import collect_environment
+    from ..measure.provenance import collect_environment, git_fields
+    from ..runs.rundir import REPO_ROOT
 
     specs, shape, with_cublas = _select(options)
-    threading.Thread(target=_import_what_follows_ncu, daemon=True).start()
     if options.timing_only:
         return bench(BenchOptions(kernel=[s.name for s in specs] or None, sizes="{}x{}x{}".format(*shape), out=options.out,
                                   run_id=options.run_id, cublas=with_cublas), progress)
@@ -61,25 +62,35 @@ def profile(options: ProfileOptions, progress: Progress) -> ProfileResult | Benc
     started = time.perf_counter()
     exe = resolve_ncu(options.ncu)
     require_cupy()  # the target needs it: said here rather than inside ncu's output
+    # Beside the GPU query: git's record of the checkout; then the build (cuBLAS, profiled first, needs no cubin).
+    side = ThreadPoolExecutor(max_workers=1)
+    checkout = side.submit(git_fields, REPO_ROOT)
     # NVML only: the CUDA side (runtime, cuBLAS, SMs) is reported by the first target instead.
     env = collect_environment(ncu=str(exe), need_gpu=True, nvml_only=True)
     phases = {"environment_s": time.perf_counter() - started}
     # of the selection, before kernels that cannot run are dropped; cuBLAS alone: that of --tier
     tiers = reference_tiers(specs) if specs or options.tier is None else [options.tier]
     specs = _runnable(specs, shape, env, progress)
-    # Compile in the background: cuBLAS is profiled first and needs no cubin.
-    builder = ThreadPoolExecutor(max_workers=1)
-    building = builder.submit(build_all, specs, env["arch"]) if specs else None
-    work = _Work(options, exe, env, shape, _open_run(options, env), tiers, specs, with_cublas, building)
+    building = side.submit(build_all, specs, env["arch"]) if specs else None
+    work = _Work(options, exe, env, shape, _open_run(options, env, checkout.result()), tiers, specs, with_cublas, building)
     ncu_walls, ledger, background = _profile_all(work, plan, progress)
-    builder.shutdown()
+    side.shutdown()
     return _finish(work, started, phases, ncu_walls, ledger, background, progress)
+
+
+@functools.cache
+def _importing() -> threading.Thread:
+    """`_import_what_follows_ncu` in a thread of its own, started once."""
+    thread = threading.Thread(target=_import_what_follows_ncu, daemon=True)
+    thread.start()
+    return thread
 
 
 def _import_what_follows_ncu() -> None:
     """Import, while ncu runs, the modules that read the reports into tables and print them
     (pandas and pyarrow are most of a second): the wait for ncu is free time, the time after it
-    is what a profile costs beyond ncu."""
+    is what a profile costs beyond ncu. Not sooner: this thread holds the interpreter while it
+    imports, and the work that prepares ncu's first run would wait for it."""
     for name in ("pandas", "pyarrow.parquet", "profiler.extract.run", "profiler.render.console"):
         try:
             importlib.import_module(name)
@@ -129,13 +140,12 @@ def _runnable(specs: list, shape, env: dict, progress: Progress) -> list:
     return runnable
 
 
-def _open_run(options: ProfileOptions, env: dict):
-    from ..measure.provenance import git_fields
-    from ..runs.rundir import REPO_ROOT, RunDir, command_line, new_run_id
+def _open_run(options: ProfileOptions, env: dict, checkout: dict):
+    from ..runs.rundir import RunDir, command_line, new_run_id
 
     return RunDir.create(options.out / (options.run_id or new_run_id(env["gpu_slug"])), {
         "kind": "profile", "command": command_line(), "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-        **git_fields(REPO_ROOT), "environment": env,
+        **checkout, "environment": env,
     })
 
 
@@ -195,15 +205,20 @@ def _profile_all(work: _Work, plan, progress: Progress):
             bar.say(f"  {stem}: report exists, skipped (--force to redo)")
             bar.advance()
 
+        def starting(i: int, job) -> None:
+            _importing()
+            bar.describe(f"[{i}/{len(jobs)}] {job.name} under ncu")
+
         if plan is None:
             hooks = Callbacks(
-                starting=lambda i, job: bar.describe(f"[{i}/{len(jobs)}] {job.name} under ncu"),
+                starting=starting,
                 skipped=skipped,
                 kernel_seen=lambda i, job, k, p: bar.describe(f"[{i}/{len(jobs)}] {job.name}: {k[:40]} {p} passes"),
                 finished=finished,
             )
             cubin = lambda name: str(work.cubins()[name])  # noqa: E731
             return ncu_walls, None, profile_jobs(run, jobs, work.shape, work.ncu_options(), cubin, o.compress, o.force, hooks)
+        _importing()  # here ncu runs in the workers' processes
         ledger, background = _fan_out(work, plan, finished, skipped, bar)
     return ncu_walls, ledger, background
 

@@ -10,7 +10,8 @@ import pandas as pd
 import pytest
 
 from helpers.ncu_fixtures import fixtures, no_fixtures_reason
-from profiler.extract.run import ExtractServer, cache_dir_for, extract_report
+from profiler.extract.background import ExtractServer
+from profiler.extract.run import cache_dir_for, extract_report
 
 FIXTURES = fixtures()
 pytestmark = [pytest.mark.ncu, pytest.mark.skipif(not FIXTURES, reason=no_fixtures_reason())]

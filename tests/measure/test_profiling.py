@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from profiler.catalogue.manifest import load_manifest
 from profiler.measure import profiling
 from profiler.measure.ncu import NcuOptions, NcuResult
 from profiler.measure.profiling import Callbacks, ProfileJob, TargetRun, commit_report, report_stem, write_record
@@ -85,7 +86,7 @@ def test_profile_jobs_skips_reports_already_there_unless_forced(tmp_path, monkey
             self.reports.append(report)
 
     monkeypatch.setattr(profiling, "run_target", fake_run_target)
-    monkeypatch.setattr("profiler.extract.run.ExtractServer", Server)
+    monkeypatch.setattr("profiler.extract.background.ExtractServer", Server)
     jobs = [ProfileJob("naive", "fp32", None), ProfileJob("smem", "fp32", None)]
     opts = NcuOptions(Path("/nonexistent/ncu"))
     (server,) = profiling.profile_jobs(run, jobs, SHAPE, opts, cubin_for=lambda name: f"{name}.cubin",
@@ -95,6 +96,34 @@ def test_profile_jobs_skips_reports_already_there_unless_forced(tmp_path, monkey
     profiling.profile_jobs(run, jobs[:1], SHAPE, opts, cubin_for=str, force=True)
     assert ran[-1] == ("naive", None)
     assert sorted(p.name for p in (run.path / "ncu").iterdir()) == ["naive_512x256x128.ncu-rep", "smem_512x256x128.ncu-rep"]
+
+
+def test_the_background_reader_starts_with_the_first_ncu_run_and_only_then(tmp_path, monkeypatch):
+    """Not while the run is prepared and the kernels built (nothing to read yet), and once."""
+    run = RunDir.create(tmp_path / "run", {"run_id": "r"})
+    started = []
+
+    class Server:
+        def __init__(self):
+            started.append(self)
+
+        def submit(self, report):
+            pass
+
+    def cubin_for(name):
+        assert started == []  # the build waited for with no reader started
+        return name
+
+    def fake_run_target(job, shape, opts, cubin, workdir, env, on_kernel=None):
+        assert len(started) == 1
+        return attempt(workdir, job.name)
+
+    monkeypatch.setattr(profiling, "run_target", fake_run_target)
+    monkeypatch.setattr("profiler.extract.background.ExtractServer", Server)
+    spec = next(s for s in load_manifest() if s.name == "naive")
+    jobs = [ProfileJob("cublas", "fp32", None), ProfileJob("naive", "fp32", spec)]
+    background = profiling.profile_jobs(run, jobs[1:] + jobs[:1], SHAPE, NcuOptions(Path("/nonexistent/ncu")), cubin_for)
+    assert background == started and len(started) == 1
 
 
 @pytest.mark.parametrize("line,report,names", [('{"report": "x"}', "x", True), ('{"report": "x"}', "y", False),

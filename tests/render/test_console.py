@@ -12,14 +12,8 @@ from rich.console import Console
 
 from helpers.paths import DATA, SAMPLE_RUN
 from profiler.analyze.compare import compare_bench, compare_kernels
-from profiler.render.console import (
-    LOG_WIDTH,
-    bench_table,
-    compare_metrics_table,
-    compare_table,
-    launch_summary_table,
-    make_console,
-)
+from profiler.render.console import bench_table, compare_metrics_table, compare_table, launch_summary_table
+from profiler.render.terminal import LOG_WIDTH, make_console
 from profiler.render.fitted_table import FittedTable
 from profiler.stall_table import explain
 

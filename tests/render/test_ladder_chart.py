@@ -63,6 +63,22 @@ def test_ladder_leaves_out_failures_and_says_so():
     assert "smem 1024x1024x1024 (FAIL)" in by_gid(fig, "notes", Text)["notes"].get_text()
 
 
+def test_a_long_footnote_stays_inside_the_figure_and_under_the_axes():
+    """Shapes are digits, statuses capitals: wider than an average character, so the notes are
+    wrapped by their measured width (an estimate cut the FP16 chart's last words off); rotated
+    shape labels stand taller than flat ones, and the room under the axes grows with them."""
+    bench = pd.read_csv(DATA / "sweeps-h100" / "shapes-suite-9" / "bench.csv")  # non-square: rotated shapes
+    square = (bench["M"] == bench["N"]) & (bench["N"] == bench["K"])
+    bench = bench[bench["kernel"].isin(["cublas", "best"]) & ~square].assign(throttled=True)  # every shape noted
+    bench[["M", "N", "K"]] += 10000  # five digits: long labels, wide notes
+    fig, renderer = drawn(ladder_figure(bench))
+    notes = by_gid(fig, "notes", Text)["notes"]
+    box = notes.get_window_extent(renderer)
+    assert notes.get_text().count("\n") >= 2  # long enough to wrap
+    assert box.x0 >= 0 and box.x1 <= fig.bbox.x1
+    assert all(box.y1 < ax.get_tightbbox(renderer).y0 for ax in fig.axes)
+
+
 def test_ladder_sweep_ticks_do_not_overlap():
     """The committed sweep: 1000, 1023 and 1024 sit close; a non-square shape has no size."""
     fig, renderer = drawn(ladder_figure(pd.read_csv(SWEEP)))

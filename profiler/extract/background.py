@@ -1,0 +1,43 @@
+"""The processes that read reports in the background while ncu works, as the profiling side
+starts them: this module imports nothing heavy, so starting them costs the profile nothing before
+its first ncu run (the readers themselves are `prefetch`'s)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from ..subprocess_env import child_env
+
+
+class ExtractServer:
+    """A background process that fills each report's cache as soon as it is handed the report
+    (`prefetch --serve`), started before the first report exists so that its imports and its
+    reader worker are ready when the report is. `wait()` closes its input and waits: the
+    interface `profile` waits on for its background work."""
+
+    def __init__(self):
+        self.process = subprocess.Popen([sys.executable, "-m", "profiler.extract.prefetch", "--serve"],
+                                        env=child_env(), stdin=subprocess.PIPE,
+                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def submit(self, report: Path) -> None:
+        try:
+            self.process.stdin.write(f"{report}\n".encode())
+            self.process.stdin.flush()
+        except (BrokenPipeError, OSError):  # the server died: the foreground reads the report itself
+            pass
+
+    def wait(self) -> int:
+        try:
+            self.process.stdin.close()
+        except (BrokenPipeError, OSError):
+            pass
+        return self.process.wait()
+
+
+def start_background_extract(report: Path) -> subprocess.Popen:
+    """Fill the report's cache in a child process (ncu_report imported before numpy there)."""
+    return subprocess.Popen([sys.executable, "-m", "profiler.extract.prefetch", str(report)], env=child_env(),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # a failure is redone, loudly, by extract_run
