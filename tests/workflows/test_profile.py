@@ -42,3 +42,19 @@ def test_cublas_alone_profiles_the_reference_of_the_tier(fake_ncu, tmp_path):
     assert sorted(p.name.split("_")[0] for p in (result.run.path / "ncu").glob("*.ncu-rep*")) == ["cublas-fp16"]
     with pytest.raises(GemmprofError, match="unknown precision tier"):
         profile(ProfileOptions(kernel=["cublas"], tier="fp64", out=tmp_path), Quiet())
+
+
+def test_the_path_to_the_first_ncu_run_imports_no_pandas():
+    """pandas is most of a second to import: what a profile does before ncu starts (the command
+    line, the progress printer, the run directory, the background reader's client) must not wait
+    for it; the profile imports it beside ncu."""
+    import subprocess
+    import sys
+
+    modules = ["profiler.cli", "profiler.cli.profile", "profiler.render.progress", "profiler.runs.rundir",
+               "profiler.extract.background", "profiler.measure.profiling", "profiler.measure.ncu",
+               "profiler.measure.provenance", "profiler.measure.build", "profiler.workflows.profile",
+               "profiler.catalogue.manifest"]
+    code = f"import sys\nfor m in {modules!r}: __import__(m)\nprint(sorted(m for m in ('pandas', 'pyarrow') if m in sys.modules))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
