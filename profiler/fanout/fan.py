@@ -14,7 +14,8 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from ..measure.jobs import Job, batched, execute_bench, execute_profile, unpack_report
+from ..measure.execute import execute_bench, execute_profile, unpack_report
+from ..measure.jobs import Job, batched
 from .gpus import Gpu
 from .runner import Done, run_cluster, run_serial
 

@@ -1,19 +1,13 @@
 """The unit of work of `bench` and `profile` as plain data: one job per kernel and shape.
 
 Why a list of plain records: the serial path and the fanned-out paths (one worker per GPU, a Dask
-cluster) must run the same work and merge it the same way. A job pickles and travels as JSON; the
-two `execute_*` functions run one job wherever they are called (the CLI's process, a Dask worker)
-on the GPU they are pinned to, and return what the run directory needs: result rows (bench), or
-the report's bytes and its log record (profile).
+cluster) must run the same work and merge it the same way. A job pickles and travels as JSON;
+`execute` runs one wherever it is called.
 """
 
 from __future__ import annotations
 
-import lzma
-import tempfile
-from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
-from pathlib import Path
 
 from ..catalogue.dispatchers import DEFAULT_SMS, Dispatcher
 from ..catalogue.kernel_spec import KernelSpec
@@ -126,62 +120,3 @@ def profile_jobs(tiers: list[str], specs: list[KernelSpec], shape: Shape, with_c
     """The profile's work: each tier's cuBLAS first (no cubin to wait for), then the kernels."""
     refs = [Job(PROFILE, reference_name(t), t, tuple(shape)) for t in tiers] if with_cublas else []
     return refs + [Job(PROFILE, s.name, s.tier, tuple(shape), s, 7) for s in specs]
-
-
-def execute_bench(job: Job, cubin: str | None, policy, pin: str | None = None) -> list[dict]:
-    """Verify and time one job (each of its shapes) in a worker child pinned to GPU `pin`; its
-    result rows (an ERROR row when the kernel faults or the child dies)."""
-    from .bench import BenchTarget, bench_kernel
-
-    rows: list[dict] = []
-    bench_kernel(BenchTarget(job.kernel, job.tier, cubin, job.spec, job.seed), job.shapes, policy, rows.append, pin=pin)
-    return [{**r, **job.row} for r in rows]
-
-
-@dataclass
-class ShippedReport:
-    """A profile job's outcome off the worker: the report xz-packed (or its path in a shared
-    folder), ncu's wall time, command and result."""
-
-    data: bytes | None
-    path: str | None
-    wall_s: float
-    command: list[str]
-    result: object  # ncu.NcuResult
-
-
-def execute_profile(job: Job, cubin: str | None, opts, pin: str | None = None, shared_dir: str | None = None,
-                    on_kernel: Callable[[str, int], None] | None = None, gpu: str | None = None) -> ShippedReport:
-    """Profile one job under ncu in a scratch folder with the target pinned to GPU `pin`; ship the
-    report back xz-packed as bytes, or leave it in `shared_dir` (a folder the client also sees).
-    `gpu` (the pinned GPU's UUID) keeps ncu's lock to that GPU, so GPUs profile side by side."""
-    from ..subprocess_env import child_env, pin_env
-    from .ncu import lock_per_gpu
-    from .profiling import ProfileJob, run_target
-
-    env = child_env()
-    if pin is not None:
-        lock_per_gpu(pin_env(env, pin), gpu or pin)
-    target = ProfileJob(job.kernel, job.tier, job.spec)
-    with tempfile.TemporaryDirectory(prefix="gemmprof-job-") as scratch:
-        done = run_target(target, job.shape, opts, cubin, Path(scratch), env, on_kernel=on_kernel)
-        packed = lzma.compress(done.partial.read_bytes(), preset=1)
-    path = None
-    if shared_dir is not None:
-        out = Path(shared_dir) / (job.key.replace(":", "_") + f".{pin or 'x'}.ncu-rep.xz")
-        out.parent.mkdir(parents=True, exist_ok=True)
-        tmp = out.with_name("." + out.name + ".tmp")
-        tmp.write_bytes(packed)
-        tmp.replace(out)
-        packed, path = None, str(out)
-    return ShippedReport(packed, path, done.wall_s, done.command, done.result)
-
-
-def unpack_report(shipped: ShippedReport, partial: Path) -> None:
-    """Write a shipped report (bytes or shared-folder file) to `partial`, uncompressed."""
-    data = shipped.data if shipped.data is not None else Path(shipped.path).read_bytes()
-    tmp = partial.with_name(partial.name + ".tmp")
-    tmp.write_bytes(lzma.decompress(data))
-    tmp.replace(partial)
-    if shipped.path is not None:
-        Path(shipped.path).unlink(missing_ok=True)
