@@ -4,8 +4,8 @@ Numeric and status columns never wrap and are as wide as their longest value (a 
 as a wrong number); name columns break only between words; free text wraps. Short of room a
 table gives way in this order: text columns narrow (widest first), notes move below the table
 as numbered footnotes (a note wrapped one word per line reads as noise), the borders go, the
-columns the table marks optional drop out (the table says which), and at last each row prints
-as a block of 'header  value' lines."""
+columns the table marks optional drop out (the table says which) while a name or text cell would run over
+TEXT_LINES lines, and at last each row prints as a block of 'header  value' lines."""
 
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ from rich.text import Text
 # the table as a footnote when it cannot stay on one line).
 NUMBER, STATUS, NAME, TEXT, NOTE = "number", "status", "name", "text", "note"
 TEXT_LEAST = 6  # the narrowest a text column is worth squeezing to before rows print as blocks
+TEXT_LINES = 2  # a name or text cell over more lines than this: an optional column goes first, if one can
 
 
 def cell_width(cell: str) -> int:
@@ -40,6 +41,7 @@ class FittedTable(Table):
 
     notes: int | None = None
     optional: tuple[int, ...] = ()
+    wrapping: frozenset = frozenset()  # the columns whose cells wrap (NAME, TEXT), by header
 
     def _frame_width(self) -> int:
         edges = (2 if self.show_edge else 0) + len(self.columns) - 1 if self.box else 0
@@ -57,8 +59,11 @@ class FittedTable(Table):
         least = [min(c.min_width or TEXT_LEAST, w) for c, w in zip(self.columns, widths)]
         if sum(widths) <= room or sum(least) > room:
             return None
+        cells = [natural_width(c, header=False) for c in self.columns]
         while sum(widths) > room:
-            i = max(range(len(widths)), key=lambda k: (widths[k] - least[k] > 0, widths[k]))
+            # a column wider than its cells only for its header wraps the header, once, not
+            # every row: those go first; then the widest
+            i = max(range(len(widths)), key=lambda k: (widths[k] > least[k], widths[k] > cells[k], widths[k]))
             widths[i] -= 1
         return widths
 
@@ -72,6 +77,7 @@ class FittedTable(Table):
         if not self.columns or not self.rows:
             yield from super().__rich_console__(console, options)
             return
+        fallback = None  # the first that fits, though a text cell runs over TEXT_LINES lines
         for table, below in self.variants():
             for styled in (table, table.compact()):
                 if styled.least_width() > options.max_width:
@@ -80,10 +86,21 @@ class FittedTable(Table):
                 if widths is not None:
                     styled = copy.copy(styled)
                     styled.columns = [dataclasses.replace(c, width=w) for c, w in zip(styled.columns, widths)]
-                yield from Table.__rich_console__(styled, console, options)
-                yield from below
-                return
+                if widths is None or styled.text_lines(widths) <= TEXT_LINES:
+                    yield from Table.__rich_console__(styled, console, options)
+                    yield from below
+                    return
+                fallback = fallback or (styled, below)
+        if fallback is not None:
+            yield from Table.__rich_console__(fallback[0], console, options)
+            yield from fallback[1]
+            return
         yield from self._as_blocks()
+
+    def text_lines(self, widths: list[int]) -> int:
+        """The most lines a cell of a name or text column takes at `widths`."""
+        return max([wrapped_lines(str(cell), widths[i]) for i, c in enumerate(self.columns)
+                    if c.header in self.wrapping for cell in c.cells], default=1)
 
     def variants(self):
         """(table, lines printed below it), best first: the notes in their column, each on one
@@ -139,9 +156,24 @@ class FittedTable(Table):
             yield Text("")
 
 
-def natural_width(column) -> int:
-    """A column's width with no cell wrapped: its widest cell or header."""
-    return max([cell_width(str(column.header))] + [cell_width(x) if isinstance(x, str) else 0 for x in column.cells])
+def wrapped_lines(cell: str, width: int) -> int:
+    """How many lines `cell` takes wrapped at `width` (words longer than the width fold)."""
+    lines, used = 1, 0
+    for word in Text.from_markup(cell).plain.split():
+        size = len(word)
+        if used and used + 1 + size > width:
+            lines, used = lines + 1, 0
+        if size > width:
+            lines += (size - 1) // width
+            used = size % width or width
+        else:
+            used += size + (1 if used else 0)
+    return lines
+
+
+def natural_width(column, header: bool = True) -> int:
+    """A column's width with no cell wrapped: its widest cell or (with `header`) header."""
+    return max([cell_width(str(column.header)) if header else 0] + [cell_width(x) if isinstance(x, str) else 0 for x in column.cells])
 
 
 def filled_table(title: str, columns: list[tuple[str, str]], rows: list[list[str]], optional: tuple[str, ...] = (),
@@ -165,6 +197,7 @@ def filled_table(title: str, columns: list[tuple[str, str]], rows: list[list[str
             table.add_column(header, justify="left", no_wrap=True, min_width=least)
         if kind == NOTE:
             table.notes = i
+    table.wrapping = frozenset(header for header, kind in columns if kind in (NAME, TEXT))
     table.optional = tuple(i for name in optional for i, (header, _) in enumerate(columns) if header == name)
     for row in rows:
         table.add_row(*row)

@@ -205,12 +205,19 @@ def test_analyze_summary_never_breaks_a_name_or_a_stall_inside_a_word(width):
 @pytest.mark.ncu
 def test_analyze_summary_of_a_small_run_at_80_columns_breaks_no_word():
     """profile-h200 (five launches at 512x256x128, each with an occupancy limiter) printed
-    'occupa/ncy' and 'regis/ters' at 80 columns: the occupancy cell is a name now."""
+    'occupa/ncy' and 'regis/ters' at 80 columns, then three lines a launch: now no word breaks,
+    and the occupancy column (the first a narrow summary leaves out) goes before a stall name
+    runs over two lines."""
     from profiler.extract.tables import read_reports
 
     kernels = read_reports([DATA / "profile-h200"], ["kernels"])["kernels"]
     out = printed(launch_summary_table(kernels, "profile-h200", launch_numbers=False), 80)  # as analyze prints it
     words = out.split()
     assert max(len(line) for line in out.splitlines()) <= 80, out
-    assert "occupancy" in words and "(registers," in words and "warps)" in words, out
     assert all(word in words for word in ("LG", "MIO", "throttle", "long", "scoreboard")), out
+    assert "left out at this width (a wider COLUMNS shows them): occupancy" in out, out
+    body = out.split("─" * 80)[1].splitlines()[1:]  # under the header rule
+    starts = [i for i, line in enumerate(body) if line.split() and line.split()[0] in set(kernels["kernel_key"])]
+    assert len(starts) == 5 and all(b - a <= 2 for a, b in zip(starts, starts[1:])), out
+    wide = printed(launch_summary_table(kernels, "profile-h200", launch_numbers=False), 200)
+    assert "(registers," in wide.split() and "left out" not in wide
