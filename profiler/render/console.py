@@ -13,7 +13,7 @@ from rich.table import Table
 
 from ..analyze.values import flag
 from ..tiers import CONTEXT, ERROR, FAIL, FAILED_STATUSES, PASS, SKIP, TIMED_STATUSES
-from ..numbers import change, fixed, ms_spread
+from ..numbers import change, fixed, fmt_num, fmt_pct, ms_spread
 from ..stall_table import explain
 from .fitted_table import NAME, NOTE, NUMBER, STATUS, TEXT, filled_table
 
@@ -100,9 +100,9 @@ def points_table(points, bound):
         table.add_column(header, justify="left" if header in ("kernel", "closest ceiling") else "right")
     for row in bound.to_dict("records"):
         at = points[points["label"] == row["label"]].set_index("level")["intensity"]
-        table.add_row(escape(str(row["label"])), f"{row['flops'] / 1e9:,.0f}",
-                      *[f"{at[lv]:.3g}" if lv in at else "-" for lv in levels],
-                      row["bound"], f"{row['pct_of_roof']:.0f}%")
+        table.add_row(escape(str(row["label"])), fmt_num(row["flops"] / 1e9),
+                      *[fmt_num(at[lv]) if lv in at else "-" for lv in levels],
+                      row["bound"], fmt_pct(row["pct_of_roof"]))
     return table
 
 
