@@ -62,8 +62,9 @@ def profile(options: ProfileOptions, progress: Progress) -> ProfileResult | Benc
     started = time.perf_counter()
     exe = resolve_ncu(options.ncu)
     require_cupy()  # the target needs it: said here rather than inside ncu's output
-    # Beside the GPU query: git's record of the checkout; then the build (cuBLAS, profiled first, needs no cubin).
-    side = ThreadPoolExecutor(max_workers=1)
+    # Beside the GPU query, git's record of the checkout; beside the first ncu run, the build
+    # (cuBLAS, profiled first, needs no cubin).
+    side = ThreadPoolExecutor(max_workers=2)
     checkout = side.submit(git_fields, REPO_ROOT)
     # NVML only: the CUDA side (runtime, cuBLAS, SMs) is reported by the first target instead.
     env = collect_environment(ncu=str(exe), need_gpu=True, nvml_only=True)
