@@ -79,6 +79,11 @@ def profile(options: ProfileOptions, progress: Progress) -> ProfileResult | Benc
     return _finish(work, started, phases, ncu_walls, ledger, background, progress)
 
 
+# run.json's phases of a profile, as the last line of its output says them
+PHASE_WORDS = {"environment_s": "GPU and tools queried", "profile_loop_s": "profiling (ncu included)",
+               "extract_wait_s": "reports read after ncu", "tables_s": "tables written"}
+
+
 @functools.cache
 def _importing() -> threading.Thread:
     """`_import_what_follows_ncu` in a thread of its own, started once."""
@@ -262,7 +267,7 @@ def _finish(work: _Work, started: float, phases: dict, ncu_walls: list, ledger, 
     progress.say(f"extracted {len(tables['kernels'])} launches into {run.path}/kernels.csv (rules, source, metrics beside it); "
                  f"see them with: gemmprof analyze {run.path}")
     progress.say(f"wall time {total:.1f} s, of which ncu {ncu_total:.1f} s; "
-                 + ", ".join(f"{k.removesuffix('_s')} {v:.1f} s" for k, v in phases.items()))
+                 + ", ".join(f"{PHASE_WORDS.get(k, k)} {v:.1f} s" for k, v in phases.items()))
     if ledger is not None and ledger.failures:
         raise GemmprofError(f"{len(ledger.failures)} job(s) failed twice; the others are in {run.path}: "
                             + "; ".join(ledger.failures)[:600])
