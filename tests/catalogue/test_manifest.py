@@ -141,3 +141,15 @@ def test_no_tier_keeps_everything():
 def test_a_tier_the_selection_lacks_is_an_error():
     with pytest.raises(GemmprofError, match="no fp32-tc kernel among the selection"):
         only_tier("fp32-tc", *select_for_bench(["naive..smem"]))
+
+
+@pytest.mark.parametrize("sms", [114, 132, 148])
+def test_persistent_and_split_grids_follow_the_gpus_sm_count(sms):
+    """The SM count is the GPU's (SMS), never a number in the manifest: a persistent grid is one
+    block an SM, a split-K grid stops splitting at about one block an SM, and a cooperative
+    launch never asks for more blocks than that on a GPU of fewer SMs."""
+    specs = {s.name: s for s in load_manifest()}
+    assert specs["streamk128x256x8"].launch(8192, 8192, 8192, sms).grid[0] == sms
+    assert specs["tailsk128x256x8"].launch(8192, 8192, 8192, sms).grid[0] == sms
+    split = specs["splitk128x256x8rs"].launch(256, 256, 65536, sms)  # two 128x256 tiles, a long K
+    assert split.cooperative and split.grid[2] == min(64, sms // 2)
