@@ -13,7 +13,6 @@ from rich.console import Console
 from helpers.paths import DATA, SAMPLE_RUN
 from profiler.analyze.compare import compare_bench, compare_kernels
 from profiler.render.console import bench_table, compare_metrics_table, compare_table, launch_summary_table
-from profiler.render.terminal import LOG_WIDTH, make_console
 from profiler.render.fitted_table import FittedTable
 from profiler.stall_table import explain
 
@@ -89,19 +88,6 @@ def test_column_widths_narrow_the_widest_first():
     assert table.column_widths(10) == [4, 6]  # only the text column gives way
     assert table.column_widths(7) == [4, 3]
     assert table.column_widths(6) is None and table.least_width() == 7
-
-
-def test_make_console_widths(monkeypatch):
-    monkeypatch.setenv("COLUMNS", "80")
-    assert make_console().width == 80 and make_console(stderr=True).width == 80
-    monkeypatch.setenv("COLUMNS", "200")
-    assert make_console().width == 200
-    monkeypatch.delenv("COLUMNS")
-    console = make_console()  # under pytest stdout is captured: a pipe, as in a CI log
-    assert console.is_terminal or console.width == LOG_WIDTH
-    monkeypatch.setenv("COLUMNS", "wide")  # nonsense is ignored
-    assert make_console().width == LOG_WIDTH or make_console().is_terminal
-    assert make_console(stderr=True).stderr
 
 
 NOTES = ["context, not verified as fp32-tc: relative error 2.93e-04 > tolerance 7.6e-06",
