@@ -55,20 +55,25 @@ def profile_jobs(run: RunDir, jobs: list[ProfileJob], shape: tuple[int, int, int
     env = child_env()
     servers: list[ExtractServer] = []
 
-    for i, job in enumerate(jobs, start=1):
-        stem = report_stem(job.name, M, N, K)
-        if not force and any((ncu_dir / (stem + ext)).is_file() for ext in REPORT_SUFFIXES):
-            on.skipped(stem)
-            continue
-        on.starting(i, job)
-        cubin = cubin_for(job.name) if job.spec else None
-        if not servers:  # its imports and reader warm up while ncu runs the first job
-            servers.append(ExtractServer())
-        attempt = run_target(job, shape, opts, cubin, ncu_dir, env,
-                             on_kernel=lambda kernel, passes: on.kernel_seen(i, job, kernel, passes))
-        final, record = commit_report(run, job, shape, attempt, compress)
-        servers[0].submit(final)  # read while ncu runs the next job
-        on.finished(record)
+    try:
+        for i, job in enumerate(jobs, start=1):
+            stem = report_stem(job.name, M, N, K)
+            if not force and any((ncu_dir / (stem + ext)).is_file() for ext in REPORT_SUFFIXES):
+                on.skipped(stem)
+                continue
+            on.starting(i, job)
+            cubin = cubin_for(job.name) if job.spec else None
+            if not servers:  # its imports and reader warm up while ncu runs the first job
+                servers.append(ExtractServer())
+            attempt = run_target(job, shape, opts, cubin, ncu_dir, env,
+                                 on_kernel=lambda kernel, passes: on.kernel_seen(i, job, kernel, passes))
+            final, record = commit_report(run, job, shape, attempt, compress)
+            servers[0].submit(final)  # read while ncu runs the next job
+            on.finished(record)
+    except BaseException:  # a failed ncu run, or an interrupt: the reports so far are read, then the server ends
+        for server in servers:
+            server.wait()
+        raise
     return servers
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from profiler.catalogue.manifest import load_manifest
+from profiler.errors import GemmprofError
 from profiler.measure import profiling
 from profiler.measure.ncu import NcuOptions, NcuResult
 from profiler.measure.profiling import Callbacks, ProfileJob, TargetRun, commit_report, report_stem, write_record
@@ -124,6 +125,32 @@ def test_the_background_reader_starts_with_the_first_ncu_run_and_only_then(tmp_p
     jobs = [ProfileJob("cublas", "fp32", None), ProfileJob("naive", "fp32", spec)]
     background = profiling.profile_jobs(run, jobs[1:] + jobs[:1], SHAPE, NcuOptions(Path("/nonexistent/ncu")), cubin_for)
     assert background == started and len(started) == 1
+
+
+def test_a_failed_ncu_run_ends_the_background_reader_once_it_has_read_the_reports_before(tmp_path, monkeypatch):
+    """A profile run from a notebook must not leave a reader process behind each failure."""
+    run = RunDir.create(tmp_path / "run", {"run_id": "r"})
+    events = []
+
+    class Server:
+        def submit(self, report):
+            events.append(("submit", report.name))
+
+        def wait(self):
+            events.append(("wait",))
+            return 0
+
+    def fake_run_target(job, shape, opts, cubin, workdir, env, on_kernel=None):
+        if job.name == "smem":
+            raise GemmprofError("ncu failed on smem")
+        return attempt(workdir, job.name)
+
+    monkeypatch.setattr(profiling, "run_target", fake_run_target)
+    monkeypatch.setattr("profiler.extract.background.ExtractServer", Server)
+    jobs = [ProfileJob("naive", "fp32", None), ProfileJob("smem", "fp32", None)]
+    with pytest.raises(GemmprofError, match="smem"):
+        profiling.profile_jobs(run, jobs, SHAPE, NcuOptions(Path("/nonexistent/ncu")), cubin_for=str)
+    assert events == [("submit", "naive_512x256x128.ncu-rep"), ("wait",)]
 
 
 @pytest.mark.parametrize("line,report,names", [('{"report": "x"}', "x", True), ('{"report": "x"}', "y", False),
