@@ -43,6 +43,16 @@ def bench(
     includes the host's launch cost (GEMMPROF_TIMING_HOLD=0: without); median, p10/p90 and CV reported, with the GPU's
     clocks and throttle reasons from NVML. A kernel that fails is shown as FAIL, never timed.
     cuBLAS runs strict FP32 (CUBLAS_DEFAULT_MATH: no TF32).
+
+    Examples:
+
+        gemmprof bench -k vectorized -k warptile --sizes 1024,4096
+
+        gemmprof bench --tier fp16 -k best-fp16 --mnk 16 4096 4096
+
+        gemmprof bench --suite default -k best
+
+        gemmprof bench --manifest mine.toml -k mykern --predecessors
     """
     from ..render.progress import ConsoleProgress
     from ..workflows.bench import bench as run_bench

@@ -17,7 +17,16 @@ def build(
     write_resources: Annotated[bool, typer.Option(help="Rewrite kernels/resources.csv (the committed ptxas table).")] = False,
     manifest: ManifestOption = None,
 ) -> None:
-    """Compile kernels with nvcc -O3 -lineinfo into cached cubins; fail if a spill-free kernel spills."""
+    """Compile kernels with nvcc -O3 -lineinfo into cached cubins; fail if a spill-free kernel spills.
+
+    Examples:
+
+        gemmprof build
+
+        gemmprof build -k naive..cpasync
+
+        gemmprof build --manifest mine.toml -k mykern
+    """
     from ..render.progress import ConsoleProgress
     from ..workflows.build import BuildOptions
     from ..workflows.build import build as run_build

@@ -30,7 +30,14 @@ def compare(
 
     Exit status: 0 no regression, 1 regression, 2 usage error (bad option, different GPUs),
     3 a run is incomplete (complete: false in run.json), unreadable, empty, or its tables are
-    invalid (missing columns, non-numeric, zero or negative times)."""
+    invalid (missing columns, non-numeric, zero or negative times).
+
+    Examples:
+
+        gemmprof compare reports/BASE reports/NEW
+
+        gemmprof compare reports/BASE reports/NEW --threshold 5%
+    """
     from ..workflows.compare import CompareOptions
     from ..workflows.compare import compare as run_compare
     from ..workflows.options import record_of

@@ -23,7 +23,14 @@ def env(
     ncu: Annotated[str | None, typer.Option(help="Path to ncu (default: $GEMMPROF_NCU, then PATH).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print a JSON object instead of a table.")] = False,
 ) -> None:
-    """Show the GPU, driver, CUDA, cuBLAS, ncu and clocks: what a measurement depends on."""
+    """Show the GPU, driver, CUDA, cuBLAS, ncu and clocks: what a measurement depends on.
+
+    Examples:
+
+        gemmprof env
+
+        gemmprof env --json > env.json
+    """
     from ..measure.provenance import collect_environment
     from ..render.console import key_value_table
     from ..render.terminal import make_console

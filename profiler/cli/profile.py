@@ -56,6 +56,16 @@ def profile(
     filters given (`--nvtx-include`, `-k`, `--launch-skip`, `--launch-count`); its report, ncu's
     output and the tables land in one run directory. Without a filter it is first run once to
     count its launches: more than 50 ask before profiling (`--yes` skips the question).
+
+    Examples:
+
+        gemmprof profile -k vectorized --size 4096
+
+        gemmprof profile --tier fp16 -k skinny -k cublas --mnk 16 4096 4096 --xz
+
+        gemmprof profile --nvtx-include 'step/' -- python my_gemm.py
+
+        gemmprof profile -k matmul -c 1 -- python train.py
     """
     from ..render.progress import ConsoleProgress
     from ..workflows.options import record_of

@@ -31,7 +31,14 @@ def roofline(
     FLOP/s against arithmetic intensity (log-log) with a ceiling
     per memory level (DRAM, L2, shared, L1) and the FP32 FMA peak (the tensor-core peak too when a
     launch used tensor cores), all from the peak metrics in the reports at the clocks the launches
-    ran at. Each kernel is a row of points, one per memory level; cuBLAS is included."""
+    ran at. Each kernel is a row of points, one per memory level; cuBLAS is included.
+
+    Examples:
+
+        gemmprof roofline reports/RUN -o roofline.svg
+
+        gemmprof roofline reports/RUN --ladder ladder.png
+    """
     from rich.console import Console
 
     from ..numbers import si_rate
