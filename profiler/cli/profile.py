@@ -47,15 +47,13 @@ def profile(
     """Profile kernels (and cuBLAS) under Nsight Compute, one report per kernel and shape; or any
     program: `gemmprof profile [options] -- CMD ARGS...`.
 
-    Runs `ncu --set full --import-source yes` (plus the exact FLOP and DRAM
-    counters the analysis needs), capturing only the measured launch (NVTX range 'gp'), never the
-    warm-up or the verification. Reports are written atomically; an interrupted run keeps every
-    finished report, and a rerun skips them unless --force.
+    Runs `ncu --set full --import-source yes` (plus the FLOP and DRAM counters the analysis
+    needs) on the measured launch only, never the warm-up or the verification. An interrupted
+    run keeps every finished report; a rerun skips them unless --force.
 
     A program (after `--`) runs in the current directory under the same ncu options and the
-    filters given (`--nvtx-include`, `-k`, `--launch-skip`, `--launch-count`); its report, ncu's
-    output and the tables land in one run directory. Without a filter it is first run once to
-    count its launches: more than 50 ask before profiling (`--yes` skips the question).
+    filters given; its report, ncu's output and the tables land in one run directory. Without a
+    filter it is first run once to count its launches: more than 50 ask first (--yes: never).
 
     Examples:
 

@@ -238,6 +238,16 @@ def read_frame(path: Path) -> pd.DataFrame:
         return pd.read_csv(path)
     except pd.errors.EmptyDataError:
         raise GemmprofError(f"{path} is empty", "rerun the step that writes it") from None
-    except (OSError, ValueError, NotImplementedError, pd.errors.ParserError) as exc:
+    except (OSError, ValueError, NotImplementedError, pd.errors.ParserError, *_arrow_errors()) as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise GemmprofError(f"{path} cannot be read ({first[:160]})", "it may be truncated: rerun the step that writes it") from None
+
+
+def _arrow_errors() -> tuple[type[BaseException], ...]:
+    """pyarrow's own error base (a corrupt parquet can raise it bare, e.g. "Wrapping ... failed"),
+    where pyarrow is installed."""
+    try:
+        from pyarrow.lib import ArrowException
+    except ImportError:
+        return ()
+    return (ArrowException,)
