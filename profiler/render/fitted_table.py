@@ -60,12 +60,27 @@ class FittedTable(Table):
         if sum(widths) <= room or sum(least) > room:
             return None
         cells = [natural_width(c, header=False) for c in self.columns]
-        while sum(widths) > room:
-            # a column wider than its cells only for its header wraps the header, once, not
-            # every row: those go first; then the widest
-            i = max(range(len(widths)), key=lambda k: (widths[k] > least[k], widths[k] > cells[k], widths[k]))
-            widths[i] -= 1
-        return widths
+        # Two ways to give way: the widest column first; or first the columns wider than their
+        # cells only for their header (a wrapped header costs one line, a wrapped cell one a
+        # row). The one that prints fewer lines wins; a tie keeps the first.
+        ways = [lambda k: (widths[k] > least[k], widths[k]),
+                lambda k: (widths[k] > least[k], widths[k] > cells[k], widths[k])]
+        best = None
+        for way in ways:
+            widths = [natural_width(c) for c in self.columns]
+            while sum(widths) > room:
+                widths[max(range(len(widths)), key=way)] -= 1
+            if best is None or self.printed_lines(widths) < self.printed_lines(best):
+                best = widths
+        return best
+
+    def printed_lines(self, widths: list[int]) -> int:
+        """About how many lines the table takes at `widths`: its header's and each row's tallest cell."""
+        def tallest(cells) -> int:
+            return max([wrapped_lines(str(cell), w) for cell, w in zip(cells, widths)], default=1)
+
+        rows = zip(*(list(c.cells) for c in self.columns))
+        return tallest(c.header for c in self.columns) + sum(tallest(row) for row in rows)
 
     def compact(self) -> FittedTable:
         """The same table with one space between columns and no outer border."""

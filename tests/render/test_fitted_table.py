@@ -39,3 +39,22 @@ def test_narrower_still_the_optional_column_goes_and_the_table_says_so():
     assert "left out at this width (a wider COLUMNS shows them): spread" in " ".join(out.split())
     assert "12,345" in out and "alpha" in out and "beta" in out  # numbers and names whole
     assert max(len(line) for line in out.splitlines()) <= 22
+
+
+def test_short_of_room_a_long_header_wraps_before_every_row_does():
+    """A number column wide only for its header gives way first when that prints fewer lines:
+    its header wraps once, where narrowing the widest (text) column would wrap every row."""
+    rows = [[f"k{i}", str(i), "long scoreboard 1.2 and some more words"] for i in range(6)]
+    t = filled_table("t", [("name", NAME), ("a header of many words", NUMBER), ("stall", NAME)], rows)
+    out = printed(t, 62)
+    assert all(f"k{i}" in line and "more words" in line for i, line in
+               enumerate(line for line in out.splitlines() if line.lstrip("│ ").startswith("k")))
+    assert max(len(line) for line in out.splitlines()) <= 62
+
+
+def test_a_name_column_that_would_run_over_two_lines_lets_an_optional_column_go_first():
+    rows = [["kernel", "12,345", "long scoreboard 1.2"]] * 3
+    t = filled_table("t", [("name", NAME), ("DRAM MB", NUMBER), ("top stall", NAME)], rows, optional=("DRAM MB",))
+    out = printed(t, 26)  # with DRAM MB: 'long / scoreboard / 1.2'
+    assert "left out at this width (a wider COLUMNS shows them): DRAM MB" in " ".join(out.split())
+    assert out.count("long scoreboard 1.2") == 3 and max(len(line) for line in out.splitlines()) <= 26
