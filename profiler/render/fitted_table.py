@@ -4,8 +4,9 @@ Numeric and status columns never wrap and are as wide as their longest value (a 
 as a wrong number); name columns break only between words; free text wraps. Short of room a
 table gives way in this order: text columns narrow (widest first), notes move below the table
 as numbered footnotes (a note wrapped one word per line reads as noise), the borders go, the
-columns the table marks optional drop out (the table says which) while a name or text cell would run over
-TEXT_LINES lines, and at last each row prints as a block of 'header  value' lines."""
+columns the table marks optional drop out (the table says which) while a name or text cell
+would run over TEXT_LINES lines, and at last each row prints as a block of 'header  value'
+lines."""
 
 from __future__ import annotations
 
