@@ -18,6 +18,10 @@ LABELS = {
     "nvcc_version": "nvcc", "python": "python", "gemmprof_version": "gemmprof", "gpu_error": "GPU problem",
 }
 
+# What an empty field means, said instead of a blank
+MISSING = {"ncu_path": "not found (pass --ncu, set GEMMPROF_NCU or put ncu on PATH)", "ncu_version": "-",
+           "nvcc_version": "not found", "counters_permitted": "unknown"}
+
 
 def env(
     ncu: Annotated[str | None, typer.Option(help="Path to ncu (default: $GEMMPROF_NCU, then PATH).")] = None,
@@ -39,5 +43,5 @@ def env(
     if as_json:
         print(json.dumps(info, indent=2, default=str))
         return
-    rows = [(LABELS.get(k, k), v) for k, v in info.items() if k in LABELS]
+    rows = [(LABELS[k], MISSING.get(k) if v is None else v) for k, v in info.items() if k in LABELS]
     make_console().print(key_value_table(rows, title="gemmprof env"))

@@ -17,3 +17,12 @@ def test_env_runs_without_a_gpu():
 
     info = json.loads(r.stdout)
     assert info["gemmprof_version"] and "counters_permitted" in info
+
+
+def test_env_says_what_it_did_not_find(tmp_path):
+    """A tool it cannot find is said, never a blank cell."""
+    r = subprocess.run([sys.executable, "-m", "profiler", "env", "--ncu", str(tmp_path / "no-ncu")], capture_output=True,
+                       text=True, env={**child_env(), "COLUMNS": "120"}, timeout=120)
+    assert r.returncode == 0, r.stderr
+    line = next(line for line in r.stdout.splitlines() if line.startswith("│ ncu "))
+    assert "not found (pass --ncu" in line
