@@ -143,7 +143,6 @@ def index_view(run: RunDiagnosis) -> dict[str, Any]:
     }
 
 
-
 def _heading(run) -> str:
     """What the run's report is headed by: its tier's ladder (an FP16 run is no SGEMM ladder),
     "GEMM ladders" for kernels of several tiers, "Kernels" where none has a tier (a program's)."""
