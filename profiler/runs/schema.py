@@ -234,7 +234,11 @@ def read_frame(path: Path) -> pd.DataFrame:
 
     try:
         if path.suffix == ".parquet":
-            return pd.read_parquet(path)
+            frame = pd.read_parquet(path)
+            for column in frame.select_dtypes(include="string"):
+                # text that is not UTF-8 fails only when first read, which must be here, not later
+                frame[column].to_numpy(dtype=object)
+            return frame
         return pd.read_csv(path)
     except pd.errors.EmptyDataError:
         raise GemmprofError(f"{path} is empty", "rerun the step that writes it") from None

@@ -92,6 +92,20 @@ def test_truncated_parquet_names_the_file(tmp_path):
     assert str(run / "kernels.parquet") in message and "cannot be read" in message
 
 
+def test_parquet_text_that_is_not_utf8_names_the_file(tmp_path):
+    """pyarrow reads such a column without complaint and fails on its first use, inside the
+    analysis; reading the table must be where it fails."""
+    from profiler.runs.schema import read_frame
+
+    path = tmp_path / "bench.parquet"
+    pd.DataFrame({"kernel": ["naive", "smem"], "time_ms": [1.0, 2.0]}).to_parquet(path, compression=None, write_statistics=False)
+    data = path.read_bytes()
+    assert data.count(b"naive") == 1  # uncompressed, no statistics: the value lies in the file once, as it is
+    path.write_bytes(data.replace(b"naive", b"\xffaive"))
+    with pytest.raises(GemmprofError, match="bench.parquet cannot be read"):
+        read_frame(path)
+
+
 def test_empty_csv_names_the_file(tmp_path):
     run = kernels_run(tmp_path, pd.DataFrame())
     (run / "kernels.csv").write_text("")
