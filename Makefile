@@ -18,7 +18,7 @@ PROFILE_SIZE ?= 2048
 RUN_DIR := reports/$(RUN_ID)
 REPORT_DIR ?= $(RUN_DIR)/report
 
-.PHONY: test venv venv-gpu demo profile gpu-check device-wheels build resources clean accuracy
+.PHONY: test venv venv-gpu demo profile gpu-check device-wheels build resources clean accuracy fixtures pack-fixtures
 
 test: venv
 	$(PY) -m pytest -q tests
@@ -56,9 +56,17 @@ profile: venv-gpu
 	$(GEMMPROF) roofline $(RUN_DIR) -o $(REPORT_DIR)/roofline.png --ladder $(REPORT_DIR)/ladder.png
 	@echo "run: $(RUN_DIR)  report: $(REPORT_DIR)/index.html"
 
+# The captured runs of tests/data: unpacked in place from tests/data/captures.tar.xz (the tests do
+# it themselves), and the archive packed again after a capture is added (tests/data/README.md).
+fixtures:
+	$(PYTHON) tests/helpers/captures.py unpack
+
+pack-fixtures:
+	$(PYTHON) tests/helpers/captures.py pack
+
 # The diagnosis graded against what is known: the foreign corpus (the cases it was set on, then the
 # held-out ones) and the planted probes.
-accuracy: venv
+accuracy: venv fixtures
 	$(GEMMPROF) accuracy tests/data/foreign-h200/truth.toml
 	$(GEMMPROF) accuracy tests/data/foreign-h200/holdout.toml
 	$(GEMMPROF) accuracy --probes tests/data/probes-h100 tests/data/foreign-h200/truth.toml tests/data/foreign-h200/holdout.toml
@@ -252,7 +260,8 @@ OVERHEAD_PAIRS ?= 8
 gpu-overhead:
 	python3 benchmarks/profile_overhead.py vectorized 2048 $(OVERHEAD_PAIRS)
 
-# Test fixtures, each packed for tests/data/ (tests/data/README.md says which):
+# Test fixtures, each packed for tests/data/ (tests/data/README.md says which, and how a capture
+# joins tests/data/captures.tar.xz):
 # small real reports and ncu's raw export of each, the exports packed in one raw.csv.tar.xz (profile-<gpu>)
 gpu-fixtures:
 	$(GP) profile -k naive -k smem -k vectorized -k warptile -k cublas --mnk 512 256 128 --xz --out $(RUNS) --run-id fixtures

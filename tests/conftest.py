@@ -10,6 +10,14 @@ import pytest
 from helpers.hardware import CHECKS
 
 
+def pytest_configure(config):
+    """The captured runs of tests/data unpacked in place before any test module is collected
+    (some are read at import time): a no-op once done (helpers/captures.py)."""
+    from helpers.captures import unpack
+
+    unpack()
+
+
 def pytest_collection_modifyitems(config, items):
     for item in items:
         for marker, missing in CHECKS.items():

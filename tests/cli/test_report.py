@@ -157,7 +157,7 @@ PROBE_REPORTS = ["cublas_2048x2048x2048", "probe-tail_896x2432x4096", "probe-ban
 def copy_probes(folder: Path) -> Path:
     folder.mkdir()
     for stem in PROBE_REPORTS:
-        shutil.copy(DATA / "probes-h100" / "ncu" / f"{stem}.ncu-rep.xz", folder)
+        shutil.copy(DATA / "probes-h100" / "ncu" / f"{stem}.ncu-rep", folder)
     return folder
 
 
@@ -175,7 +175,7 @@ def test_report_on_reports_without_a_run(tmp_path):
     out = tmp_path / "out"
     result = gemmprof("report", folder, "-o", out)
     assert result.returncode == 0 and "Traceback" not in result.stderr, result.stderr
-    assert sorted(p.name for p in folder.iterdir()) == sorted(f"{s}.ncu-rep.xz" for s in PROBE_REPORTS)
+    assert sorted(p.name for p in folder.iterdir()) == sorted(f"{s}.ncu-rep" for s in PROBE_REPORTS)
     data = json.loads((out / "diagnosis.json").read_text())
     by = {k["kernel"]: k for k in data["kernels"]}
     assert set(by) == {"cublas", "probe-tail", "probe-bank-conflicts"}
@@ -232,8 +232,8 @@ def test_report_of_a_profiled_program_reads_the_shape_from_its_nvtx_range(tmp_pa
 
 
 def test_report_of_a_plain_report_from_another_program(tmp_path):
-    report = tmp_path / "theirs.ncu-rep.xz"
-    shutil.copy(PROGRAM_RUN / "ncu" / "cupy_and_own_kernel.ncu-rep.xz", report)
+    report = tmp_path / "theirs.ncu-rep"
+    shutil.copy(PROGRAM_RUN / "ncu" / "cupy_and_own_kernel.ncu-rep", report)
     out, kernels = _report_of(tmp_path, report)
     assert (out / "index.html").is_file() and (out / "scale_rows.html").is_file()
     assert "scale_rows" in kernels and all(d["cause"] for d in kernels.values())

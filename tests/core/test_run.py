@@ -17,7 +17,7 @@ SAMPLE = REPO / "reports" / "sample-h200"
 # capture (e.g. a CuPy program under `gemmprof profile -- python3 script.py`) is one more line.
 FOREIGN = [
     (DATA / "many-h200" / "many_20launches.ncu-rep.xz", {"sgemm_naive", "sgemm_coalesced", "sgemm_smem"}),
-    (DATA / "program-h100" / "ncu" / "cupy_and_own_kernel.ncu-rep.xz", {"scale_rows"}),
+    (DATA / "program-h100" / "ncu" / "cupy_and_own_kernel.ncu-rep", {"scale_rows"}),
 ]
 # gemmprof's own reports treated as foreign (no run.json beside them); cuBLAS is a kernel no
 # manifest names, the probes are not in the default manifest.

@@ -345,9 +345,9 @@ def test_the_timeline_of_a_full_set_report():
 
     full = [s.column for s in mt.TIMELINE if not s.column.startswith("stalled_")]
     warps = [s.column for s in mt.TIMELINE if s.column.startswith("stalled_")]
-    t = read_tables(DATA / "probes-h100" / "ncu" / "probe-tail_896x2432x4096.ncu-rep.xz", ["timeline"])["timeline"]
+    t = read_tables(DATA / "probes-h100" / "ncu" / "probe-tail_896x2432x4096.ncu-rep", ["timeline"])["timeline"]
     assert list(t.columns) == mt.TIMELINE_COLUMNS and len(t) > 500
     assert t["t_ns"].iloc[0] == 0 and t["t_ns"].is_monotonic_increasing
     assert t[full].notna().all().all() and t[warps].isna().all().all()
-    t = read_tables(DATA / "timelines-h200" / "ncu" / "probe-tail_896x2432x4096.ncu-rep.xz", ["timeline"])["timeline"]
+    t = read_tables(DATA / "timelines-h200" / "ncu" / "probe-tail_896x2432x4096.ncu-rep", ["timeline"])["timeline"]
     assert t[full].notna().all().all() and t[warps].notna().mean().min() > 0.95

@@ -84,7 +84,7 @@ def test_a_batched_product_counts_the_whole_batch():
 
 @pytest.mark.ncu
 def test_a_plain_full_set_report_still_measures_shared_memory():
-    d = diagnosis("plain/smem.ncu-rep.xz").kernels[0]
+    d = diagnosis("plain/smem.ncu-rep").kernels[0]
     assert d.utilisation["shared"] == pytest.approx(
         next(k for k in diagnosis("cuda").kernels if k.name == "smem").utilisation["shared"], rel=0.05)
 

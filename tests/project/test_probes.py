@@ -81,7 +81,7 @@ def diagnosis_records(run_dir: Path) -> dict[str, dict]:
 @pytest.mark.parametrize("spec", PROBES, ids=lambda s: s.name)
 def test_diagnosis_names_the_planted_cause(spec):
     report = fixture_for(spec)
-    assert report is not None, (f"no fixture: {report_stem(spec.name, *spec.probe_shape)}.ncu-rep.xz is not in tests/data/probes-<gpu>/ncu/ "
+    assert report is not None, (f"no fixture: {report_stem(spec.name, *spec.probe_shape)}.ncu-rep is not in tests/data/probes-<gpu>/ncu/ "
                     "(make it on the device: make gpu-probes, see tests/data/README.md)")  # noqa
     record = diagnosis_records(report.parent.parent)[spec.name]
     assert record["cause"] == spec.planted, (spec.name, record.get("cause"), record.get("problem"), record.get("evidence"))
