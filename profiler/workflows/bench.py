@@ -144,10 +144,12 @@ def _measure(options: BenchOptions, selection: _Selection, plan, run, env: dict,
     from ..measure.bench import bench as run_bench
     from ..measure.jobs import BenchWork
     from ..measure.timing import TimingPolicy
-    from ..tiers import CUBLAS
+    from ..catalogue.manifest import reference_rows
 
     specs, dispatchers, shapes = selection.specs, selection.dispatchers, selection.shapes
-    names = ([CUBLAS] if options.cublas else []) + [s.name for s in specs] + [d.name for d in dispatchers]
+    # every cuBLAS row the bench times: each tier's reference and its context rows
+    references = [name for name, _ in reference_rows([*specs, *dispatchers])] if options.cublas else []
+    names = references + [s.name for s in specs] + [d.name for d in dispatchers]
     policy = TimingPolicy(min_reps=options.min_reps, max_seconds=options.max_seconds, target_cv=options.target_cv,
                           warmup_seconds=options.warmup_seconds)
     work = BenchWork(specs, shapes, options.cublas, dispatchers, selection.every, int(env["sm_count"]))

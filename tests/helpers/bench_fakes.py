@@ -32,14 +32,15 @@ def patch(setattr, hang: bool = False, median: float = 1.0) -> None:
     import profiler.measure.bench as measure_bench
     import profiler.measure.build as build
     import profiler.measure.provenance as provenance
-    from profiler.catalogue.manifest import reference_name
+    from profiler.catalogue.manifest import reference_rows
 
     def built(specs, arch, force=False, jobs=None):
         resources = build.Resources("k", arch, 32, 0, 0, 0, 0, 0)
         return [build.Built(s, Path("/nonexistent.cubin"), resources, True) for s in specs]
 
     def run_bench(work, cubins, policy, on_record, **kw):
-        names = ([(reference_name("fp32"), "fp32")] if work.include_cublas else []) + [(s.name, s.tier) for s in work.specs]
+        references = reference_rows([*work.specs, *work.dispatchers]) if work.include_cublas else []
+        names = references + [(s.name, s.tier) for s in work.specs]
         for i, (name, tier) in enumerate(names):
             for shape in work.shapes:
                 on_record(fake_record(name, tier, shape, median))

@@ -36,6 +36,29 @@ def test_bench_returns_its_run_and_rows(tmp_path, monkeypatch):
     assert lines.said[-1].startswith("4 results, 0 FAIL/ERROR; tables in")
 
 
+class Counted(Quiet):
+    """A Progress whose bar keeps its total and counts its steps."""
+
+    def __init__(self):
+        self.total, self.steps = None, 0
+
+    def bar(self, description, total, spinner=False):
+        self.total = total
+        return super().bar(description, total, spinner)
+
+    def advance(self, description=None):
+        self.steps += 1
+
+
+def test_the_bar_counts_every_cublas_row_of_every_tier(tmp_path, monkeypatch):
+    """A bench over two tiers times each tier's cuBLAS reference and its context rows (cuBLAS
+    FAST_TF32 beside strict SGEMM for fp32-tc): the bar's total counts them, so it ends full."""
+    bench_fakes.patch(monkeypatch.setattr)
+    counted = Counted()
+    result = bench(BenchOptions(kernel=["naive", "tf32x3bits"], sizes="64,128", out=tmp_path, run_id="r"), counted)
+    assert counted.steps == len(result.table) == counted.total > 2 * 3
+
+
 def test_bad_options_are_one_line_before_any_gpu_work(tmp_path):
     with pytest.raises(GemmprofError, match="--suite names its own shapes"):
         bench(BenchOptions(kernel=["naive"], suite="quick", sizes="64", out=tmp_path), Quiet())
