@@ -84,6 +84,8 @@ LATENCY = (
     Cause(("serial_epilogue",), serial_epilogue, "the epilogue's loads of C waited for one at a time"),
     Cause(("lone_loads",), lone_loads, "loads outside the main loop waited for one or two at a time"),
     Cause(OCCUPANCY_KEYS, occupancy_capped, "occupancy capped low by a resource"),
+    Cause(("register_banks",), sol.register_banks,
+          "FFMAs waiting at dispatch for two operands in one register bank, tied with the top stall or above it"),
     Cause(("latency", "latency_global", "latency_shared", "latency_pipeline", "latency_queue", "barrier"),
           sol.latency, "latency, by the top stall"),
 )

@@ -4,6 +4,8 @@ module only writes it up."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 
@@ -12,6 +14,7 @@ from .code_causes import (LONE_LOADS_NOTE_PCT, SERIAL_EPILOGUE_NOTE_PCT, WASTED_
                           lone_loads_cure, serial_epilogue_cure)
 from .gemm_shape import executed_per_gemm_flop
 from .idle_causes import TAIL_NOTE_PCT, UNEVEN_NOTE_PCT
+from .loop_causes import NOISE_PCT
 from .bounds import BOUNDS, Verdict
 from .global_memory import launch_min_bytes
 from .shared_memory import shared_unmeasured
@@ -318,6 +321,63 @@ def latency(s: Signals) -> Verdict:
     return _verdict("latency", problem, summary, evidence, cure, s, cause)
 
 
+REGISTER_BANK_CURE = ("Store the quads rotated (column (q + 1) % 4 in slot q, as regbank128x256x8 does) wherever "
+                      "they leave as float4s: the epilogue's staging and a split's partial sums alike "
+                      "(streamk128x256x8's put_slot_rotated).")
+
+
+def _bank_conflicts(s: Signals) -> tuple[float, float, float] | None:
+    """(share of the FFMAs in conflict, share of the dispatch-stall samples on them, dispatch
+    stalls' share of the cycles) where register-bank conflicts hold the FFMAs at dispatch
+    (`register_banks`); None where they do not."""
+    banks = s.banks or {}
+    conflicting, on_them = number(banks.get("ffma_bank_conflict_pct")), number(banks.get("dispatch_on_conflicts_pct"))
+    _, dispatch = s.stall("dispatch_stall")
+    if conflicting >= BANK_CONFLICT_NOTE_PCT and on_them >= BANK_DISPATCH_SAMPLES_PCT and dispatch >= BANK_DISPATCH_STALL_PCT:
+        return conflicting, on_them, dispatch
+    return None
+
+
+def _bank_sentence(conflicting: float, on_them: float, dispatch: float) -> str:
+    return (f"{fmt_pct(conflicting)} of the FFMAs read two operands from one register bank (register number mod 4) "
+            f"that the reuse cache does not hold, and they carry {fmt_pct(on_them)} of the dispatch-stall samples "
+            f"({fmt_pct(dispatch)} of the cycles): each waits a cycle. ptxas keeps a quad of accumulators written by "
+            f"one 128-bit store in an aligned register quadruple, as it does a fragment loaded by LDS.128, so "
+            f"acc[i][j] lands in b[j]'s bank.")
+
+
+def register_banks(s: Signals) -> Verdict | None:
+    """Latency led by the FFMAs' register-bank conflicts where the dispatch stalls at conflicting
+    FFMAs (the cycles rotating the registers removes) are within noise of the largest other stall
+    or above it. Why not the top stall alone: cutlass128x256x8's MIO throttle (9.4% of the cycles) and its
+    dispatch stalls at conflicting FFMAs (6.7%) are within noise, and the two cures measured apart:
+    rotating the accumulator quads (regbank128x256x8) x1.16, spreading the shared loads after it
+    (spread128x256x8) x1.01. A dispatch stall is an issue slot lost outright, where a throttled
+    warp's slot may go to another warp. The stall it displaced is ranked beside it."""
+    banks = _bank_conflicts(s)
+    if banks is None:
+        return None
+    real = s.real_stalls()
+    rivals = real[real["reason"] != "dispatch_stall"]  # the stalls another cure would remove
+    at_conflicts = banks[2] * banks[1] / 100.0
+    if len(rivals) and at_conflicts < float(rivals["share_pct"].iloc[0]) - NOISE_PCT:
+        return None
+    top, top_share = real["reason"].iloc[0], float(real["share_pct"].iloc[0])
+    problem = "FFMAs waiting at dispatch on register-bank conflicts"
+    warps = s.occupancy["warps_per_scheduler"]
+    if not pd.isna(warps) and warps <= 4:
+        problem += f" at {fmt_num(warps, 2)} warps per scheduler"
+    summary = (f"Latency bound: the schedulers issue on only {fmt_pct(s.util['issue'])} of cycles; FFMAs reading two "
+               f"operands from one register bank lose {fmt_pct(at_conflicts)} of the cycles at dispatch"
+               + ("." if top == "dispatch_stall" else
+                  f", within noise of the top stall ({BY_REASON[top].label}, {fmt_pct(top_share)})."))
+    tied = ("dispatch_stall", *rivals["reason"].head(1))
+    evidence = [s.sides(), _occupancy_sentence(s), *_stall_evidence(s, tied), _bank_sentence(*banks),
+                where(s, "dispatch_stall")]
+    verdict = _verdict("latency", problem, summary, evidence, REGISTER_BANK_CURE, s, "register_banks")
+    return replace(verdict, ranked=() if top == "dispatch_stall" else (latency(s).cause,), confidence="high")
+
+
 def _latency_cure(top: str | None, s: Signals) -> tuple[str, str, str]:
     """(problem, cause, cure) for a latency-bound launch from its top stall, never prescribing what
     the kernel already does (`s.techniques`): where the usual cure is there, what is left."""
@@ -505,17 +565,9 @@ def _code_notes(key: str, cause: str, s: Signals) -> list[str]:
                      f"predicates, copies, loop control) take issue slots, so even with every stall hidden the FP32 "
                      f"pipe stays under {fmt_pct(share)} of its peak. Fewer instructions per FFMA raise that ceiling: "
                      f"addresses moved by an add per copy, no predicates in whole tiles, more FFMAs per loaded value.")
-    banks = s.banks or {}
-    conflicting, on_them = number(banks.get("ffma_bank_conflict_pct")), number(banks.get("dispatch_on_conflicts_pct"))
-    _, dispatch = s.stall("dispatch_stall")
-    if conflicting >= BANK_CONFLICT_NOTE_PCT and on_them >= BANK_DISPATCH_SAMPLES_PCT and dispatch >= BANK_DISPATCH_STALL_PCT:
-        notes.append(f"{fmt_pct(conflicting)} of the FFMAs read two operands from one register bank (register number "
-                     f"mod 4) that the reuse cache does not hold, and they carry {fmt_pct(on_them)} of the dispatch-stall "
-                     f"samples ({fmt_pct(dispatch)} of the cycles): each waits a cycle. ptxas keeps a quad of "
-                     f"accumulators written by one 128-bit store in an aligned register quadruple, as it does a "
-                     f"fragment loaded by LDS.128, so acc[i][j] lands in b[j]'s bank. Store the quads rotated "
-                     f"(column (q + 1) % 4 in slot q, as regbank128x256x8 does) wherever they leave as float4s: the "
-                     f"epilogue's staging and a split's partial sums alike (streamk128x256x8's put_slot_rotated).")
+    banks = _bank_conflicts(s)
+    if cause != "register_banks" and banks:
+        notes.append(f"{_bank_sentence(*banks)} {REGISTER_BANK_CURE}")
     serial = number((s.regions or {}).get("epilogue_serial_load_wait_pct"))
     if cause != "serial_epilogue" and SERIAL_EPILOGUE_NOTE_PCT <= serial:
         notes.append(f"{fmt_pct(serial)} of the warps' samples wait in the epilogue for loads of C issued right after "

@@ -63,6 +63,11 @@ def issue(s: Signals) -> Verdict | None:
     return sentences.issue(s) if u["sm"] >= SOL_BUSY_PCT and u["issue"] >= ISSUE_BUSY_PCT else None
 
 
+def register_banks(s: Signals) -> Verdict | None:
+    """Latency whose top stalls are the FFMAs' register-bank conflicts at dispatch."""
+    return sentences.register_banks(s)
+
+
 def latency(s: Signals) -> Verdict:
     """Nothing saturated: latency, named by the top stall (always a verdict: the last stage)."""
     return sentences.latency(s)

@@ -54,11 +54,25 @@ def _bank_notes(d) -> list[str]:
     return [n for n in d.verdict.notes if "register bank" in n]
 
 
-@pytest.mark.parametrize("name", ["cutlass128x256x8", "cutlass128x128x8"])
-def test_the_accumulators_in_the_fragments_banks_are_noted(sample, name):
+def test_the_accumulators_in_the_fragments_banks_lead_where_they_tie_with_the_top_stall(sample):
+    """cutlass128x256x8: the dispatch stalls at conflicting FFMAs (6.7% of the cycles) are within
+    noise of its MIO throttle (9.4%), whose cure bought x1.01 after the banks' x1.16: the banks
+    lead, the queue is ranked beside, and the note is not said twice."""
     banks, kernels = sample
-    assert banks.loc[f"sgemm_{name}", "ffma_bank_conflict_pct"] > 90
-    notes = _bank_notes(kernels[name])
+    assert banks.loc["sgemm_cutlass128x256x8", "ffma_bank_conflict_pct"] > 90
+    verdict = kernels["cutlass128x256x8"].verdict
+    assert verdict.cause == "register_banks" and verdict.ranked == ("latency_queue",)
+    assert "rotated" in verdict.cure and "of the dispatch-stall samples" in " ".join(verdict.evidence)
+    assert _bank_notes(kernels["cutlass128x256x8"]) == []
+
+
+def test_the_banks_are_a_note_where_another_stall_leads_by_more_than_noise(sample):
+    """cutlass128x128x8: the same conflicts, but its barrier waits (12%) lead the dispatch stalls at
+    conflicting FFMAs (4.5%) by more than noise: barriers lead, the banks are a note."""
+    banks, kernels = sample
+    assert banks.loc["sgemm_cutlass128x128x8", "ffma_bank_conflict_pct"] > 90
+    assert kernels["cutlass128x128x8"].verdict.cause == "barrier"
+    notes = _bank_notes(kernels["cutlass128x128x8"])
     assert len(notes) == 1 and "rotated" in notes[0] and "of the dispatch-stall samples" in notes[0]
 
 

@@ -49,3 +49,35 @@ def test_a_tiled_kernel_bound_by_global_access_is_not_told_to_stage_tiles():
     tiled = sol.memory_unit(signals(launch={"l1_throughput_pct": 90.0}, util=busy, techniques={"shared_tiling": True}))
     assert plain.cure.startswith("Stage tiles of A and B in shared memory")
     assert tiled.cure.startswith("Its tiles are already staged in shared memory") and "Stage tiles" not in tiled.cure
+
+
+def _banks(mio: float, dispatch: float, on_conflicts: float = 75.0):
+    """A latency-bound launch (128-bit shared loads, 2 warps per scheduler) whose FFMAs conflict on
+    94% of their executions, with MIO throttle and dispatch stalls in cycles per instruction."""
+    return signals(util={**QUIET, "issue": 70.0, "sm": 70.0, "memory": 32.0},
+                   occupancy={"warps_per_scheduler": 2.0, "achieved_pct": 12.0, "theoretical_pct": 12.0},
+                   stall_cycles={"mio_throttle": mio, "dispatch_stall": dispatch, "long_scoreboard": 0.1,
+                                 "selected": 1.0},
+                   banks={"ffma_bank_conflict_pct": 94.0, "dispatch_on_conflicts_pct": on_conflicts},
+                   techniques={"vector_shared_loads": True})
+
+
+def test_register_banks_lead_where_their_dispatch_stalls_tie_with_the_top_stall():
+    """Dispatch stalls at conflicting FFMAs within noise of the top stall: the banks lead (an issue
+    slot lost outright), the top stall's own verdict ranked beside them."""
+    v = sol.register_banks(_banks(mio=0.26, dispatch=0.25))
+    assert v.cause == "register_banks" and v.ranked == ("latency_queue",) and "rotated" in v.cure
+    assert "within noise of the top stall (MIO throttle" in v.summary
+
+
+def test_register_banks_are_no_verdict_where_the_top_stall_leads_by_more_than_noise():
+    # the same conflicts, but the MIO throttle four times the dispatch stalls at them
+    assert sol.register_banks(_banks(mio=0.8, dispatch=0.25)) is None
+    # conflicts on few of the dispatch-stall samples: below the note's own bar
+    assert sol.register_banks(_banks(mio=0.1, dispatch=0.25, on_conflicts=20.0)) is None
+
+
+def test_register_banks_as_the_top_stall_rank_nothing_beside():
+    v = sol.register_banks(_banks(mio=0.1, dispatch=0.4))
+    assert v.cause == "register_banks" and v.ranked == ()
+    assert v.summary.endswith("at dispatch.")
