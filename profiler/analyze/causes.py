@@ -42,6 +42,7 @@ class Cause:
     find: Callable  # Signals -> Verdict (LOOP: Finding) or None
     meaning: str
     sampled: bool = False  # reads where PC samples sit
+    each: tuple[tuple[str, str], ...] = ()  # (key, meaning) where one key means more than the row's words
 
 
 LAUNCH = (
@@ -87,7 +88,11 @@ LATENCY = (
     Cause(("register_banks",), sol.register_banks,
           "FFMAs waiting at dispatch for two operands in one register bank, tied with the top stall or above it"),
     Cause(("latency", "latency_global", "latency_shared", "latency_pipeline", "latency_queue", "barrier"),
-          sol.latency, "latency, by the top stall"),
+          sol.latency, "latency, by the top stall",
+          each=(("latency_global", "global-load latency not hidden"),
+                ("latency_shared", "shared-load latency not hidden"),
+                ("latency_pipeline", "pipeline stages or wgmma results waited for"),
+                ("latency_queue", "a memory instruction queue full (MIO or LG throttle)"))),
 )
 TABLE = (*LAUNCH, MEMORY_ROOF, *CODE, *LOOP, *SPEED_OF_LIGHT, *LATENCY)
 
@@ -99,4 +104,4 @@ def cause_keys() -> set[str]:
 
 def meaning_of(key: str) -> str:
     """What a cause key means, in words (the first row that names it)."""
-    return next((row.meaning for row in TABLE if key in row.keys), key.replace("_", " "))
+    return next((dict(row.each).get(key, row.meaning) for row in TABLE if key in row.keys), key.replace("_", " "))

@@ -30,3 +30,13 @@ def test_the_stages_keep_their_order():
     order = [row.find.__name__ for row in causes.TABLE]
     assert order.index("no_math") < order.index("tail") < order.index("memory_roof") < order.index("wasted_math")
     assert order.index("barrier") < order.index("occupancy") < order.index("narrow_copies") < order.index("math_roof")
+
+
+def test_a_key_that_shares_its_row_is_told_in_its_own_words():
+    """A cause ranked beside a lead is named by its meaning: the latency row's keys each have
+    their own, so "close behind" reads "a memory instruction queue full", not "latency, by the
+    top stall"; a key of its own row keeps the row's words."""
+    assert causes.meaning_of("latency_queue") == "a memory instruction queue full (MIO or LG throttle)"
+    assert causes.meaning_of("latency") == "latency, by the top stall"
+    for row in causes.TABLE:
+        assert {key for key, _ in row.each} <= set(row.keys)
