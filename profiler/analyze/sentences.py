@@ -349,11 +349,12 @@ def _bank_sentence(conflicting: float, on_them: float, dispatch: float) -> str:
 def register_banks(s: Signals) -> Verdict | None:
     """Latency led by the FFMAs' register-bank conflicts where the dispatch stalls at conflicting
     FFMAs (the cycles rotating the registers removes) are within noise of the largest other stall
-    or above it. Why not the top stall alone: cutlass128x256x8's MIO throttle (9.4% of the cycles) and its
-    dispatch stalls at conflicting FFMAs (6.7%) are within noise, and the two cures measured apart:
-    rotating the accumulator quads (regbank128x256x8) x1.16, spreading the shared loads after it
-    (spread128x256x8) x1.01. A dispatch stall is an issue slot lost outright, where a throttled
-    warp's slot may go to another warp. The stall it displaced is ranked beside it."""
+    or above it. Why not the top stall alone: cutlass128x256x8's MIO throttle (9.4% of the
+    cycles) and its dispatch stalls at conflicting FFMAs (6.7%) are within noise, and the two
+    cures measured apart: rotating the accumulator quads (regbank128x256x8) x1.16, spreading the
+    shared loads after that (spread128x256x8) x1.01. A dispatch stall is an issue slot lost
+    outright, where a throttled warp's slot may go to another warp. The stall it displaced is
+    ranked beside it."""
     banks = _bank_conflicts(s)
     if banks is None:
         return None
