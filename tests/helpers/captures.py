@@ -28,7 +28,7 @@ from pathlib import Path
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 ARCHIVE = DATA / "captures.tar.xz"
-STAMP = DATA / ".captures-unpacked"  # git-ignored: the digest of the archive last unpacked here
+STAMP = DATA / ".captures-unpacked"  # git-ignored: the digest of the archive last unpacked, its files
 # Larger than everything packed (287 MB unpacked), so that a module repeated anywhere in the
 # stream is found; unpacking needs this much memory.
 DICTIONARY = 320 << 20
@@ -40,16 +40,19 @@ def digest(path: Path) -> str:
 
 
 def unpack(archive: Path = ARCHIVE, into: Path = DATA) -> bool:
-    """Unpack the archive into `into` unless the stamp says this archive already was; returns
-    whether it unpacked. The stamp is written last, so an interrupted unpack is redone."""
+    """Unpack the archive into `into` unless the stamp says this archive already was and every
+    file it lists is there; returns whether it unpacked. The stamp is written last, so an
+    interrupted unpack is redone."""
     stamp = into / STAMP.name
     wanted = digest(archive)
-    if stamp.is_file() and stamp.read_text().strip() == wanted:
+    lines = stamp.read_text().splitlines() if stamp.is_file() else []
+    if lines[:1] == [wanted] and all((into / name).is_file() for name in lines[1:]):
         return False
     with tarfile.open(archive, "r:xz") as tar:
         # the "data" filter (no links out, no absolute paths) where this Python has it (3.11.4+)
         tar.extractall(into, **({"filter": "data"} if hasattr(tarfile, "data_filter") else {}))
-    stamp.write_text(wanted + "\n")
+        names = [member.name for member in tar.getmembers() if member.isfile()]
+    stamp.write_text("\n".join([wanted, *names]) + "\n")
     return True
 
 
@@ -63,7 +66,7 @@ def captured_files(root: Path = DATA) -> list[Path]:
                   and not CACHES.intersection(p.relative_to(root).parts))
 
 
-def pack(files: list[Path], archive: Path = ARCHIVE, root: Path = DATA) -> None:
+def pack(files: list[Path], archive: Path = ARCHIVE, root: Path = DATA, dictionary: int = DICTIONARY) -> None:
     """Write `files` (under `root`) as one reproducible tar (sorted, no owners or times) in one
     xz stream; the new archive replaces the old only once it is complete."""
     buffer = io.BytesIO()
@@ -76,10 +79,11 @@ def pack(files: list[Path], archive: Path = ARCHIVE, root: Path = DATA) -> None:
             with path.open("rb") as data:
                 tar.addfile(info, data)
     partial = archive.with_name(archive.name + ".partial")
-    filters = [{"id": lzma.FILTER_LZMA2, "preset": 9, "dict_size": DICTIONARY}]
+    filters = [{"id": lzma.FILTER_LZMA2, "preset": 9, "dict_size": dictionary}]
     partial.write_bytes(lzma.compress(buffer.getvalue(), format=lzma.FORMAT_XZ, filters=filters))
     partial.replace(archive)
-    (root / STAMP.name).write_text(digest(archive) + "\n")
+    names = [str(path.relative_to(root)) for path in files]
+    (root / STAMP.name).write_text("\n".join([digest(archive), *names]) + "\n")
 
 
 def main(argv: list[str]) -> int:
