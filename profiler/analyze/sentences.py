@@ -321,9 +321,9 @@ def latency(s: Signals) -> Verdict:
     return _verdict("latency", problem, summary, evidence, cure, s, cause)
 
 
-REGISTER_BANK_CURE = ("Store the quads rotated (column (q + 1) % 4 in slot q, as regbank128x256x8 does) wherever "
-                      "they leave as float4s: the epilogue's staging and a split's partial sums alike "
-                      "(streamk128x256x8's put_slot_rotated).")
+REGISTER_BANK_CURE = ("Give each FFMA's fresh operands banks of their own. Where accumulators leave as float4s, store "
+                      "the quads rotated (column (q + 1) % 4 in slot q, as regbank128x256x8 does): the epilogue's "
+                      "staging and a split's partial sums alike (streamk128x256x8's put_slot_rotated).")
 
 
 def _bank_conflicts(s: Signals) -> tuple[float, float, float] | None:
