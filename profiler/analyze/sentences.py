@@ -296,13 +296,19 @@ def issue(s: Signals) -> Verdict:
                     [s.sides(), *_stall_evidence(s)], None, s, "issue")
 
 
+def _few_warps(s: Signals) -> str:
+    """' at 2.0 warps per scheduler' where so few are left to hide latency that a latency problem
+    should say so; "" otherwise."""
+    warps = s.occupancy["warps_per_scheduler"]
+    return f" at {fmt_num(warps, 2)} warps per scheduler" if not pd.isna(warps) and warps <= 4 else ""
+
+
 def latency(s: Signals) -> Verdict:
-    u, o, t = s.util, s.occupancy, s.techniques or {}
+    u, t = s.util, s.techniques or {}
     real = s.real_stalls()
     top = real["reason"].iloc[0] if len(real) else None
     problem, cause, cure = _latency_cure(top, s)
-    if not pd.isna(o["warps_per_scheduler"]) and o["warps_per_scheduler"] <= 4:
-        problem += f" at {fmt_num(o['warps_per_scheduler'], 2)} warps per scheduler"
+    problem += _few_warps(s)
     busy = max(u["sm"], u["memory"])
     summary = (f"Latency bound: the schedulers issue on only {fmt_pct(u['issue'])} of cycles"
                + (f", the top stall being {BY_REASON[top].label} ({fmt_num(s.stall(top)[0])} cycles per instruction)"
@@ -364,10 +370,7 @@ def register_banks(s: Signals) -> Verdict | None:
     if len(rivals) and at_conflicts < float(rivals["share_pct"].iloc[0]) - NOISE_PCT:
         return None
     top, top_share = real["reason"].iloc[0], float(real["share_pct"].iloc[0])
-    problem = "FFMAs waiting at dispatch on register-bank conflicts"
-    warps = s.occupancy["warps_per_scheduler"]
-    if not pd.isna(warps) and warps <= 4:
-        problem += f" at {fmt_num(warps, 2)} warps per scheduler"
+    problem = "FFMAs waiting at dispatch on register-bank conflicts" + _few_warps(s)
     summary = (f"Latency bound: the schedulers issue on only {fmt_pct(s.util['issue'])} of cycles; FFMAs reading two "
                f"operands from one register bank lose {fmt_pct(at_conflicts)} of the cycles at dispatch"
                + ("." if top == "dispatch_stall" else
@@ -376,7 +379,7 @@ def register_banks(s: Signals) -> Verdict | None:
     evidence = [s.sides(), _occupancy_sentence(s), *_stall_evidence(s, tied), _bank_sentence(*banks),
                 where(s, "dispatch_stall")]
     verdict = _verdict("latency", problem, summary, evidence, REGISTER_BANK_CURE, s, "register_banks")
-    return replace(verdict, ranked=() if top == "dispatch_stall" else (latency(s).cause,), confidence="high")
+    return replace(verdict, ranked=() if top == "dispatch_stall" else (_latency_cure(top, s)[1],), confidence="high")
 
 
 def _latency_cure(top: str | None, s: Signals) -> tuple[str, str, str]:
