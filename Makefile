@@ -238,7 +238,7 @@ TIER ?= fp32
 SUITE ?= default
 SUITE_STEPS ?= sweep dispatch best
 FP32_CANDIDATES ?= texld128x128x8 ragged128x256x8 splitk64x64x8 splitk64x64x8t4 splitk128x256x8rs splitk64x64x8rs \
-	splitk256x128x8rs splitk256x64x8rs streamk128x128x8 streamk128x256x8 tailsk128x256x8 skinny32 best
+	splitk256x128x8rs splitk256x64x8rs streamk128x128x8 streamk128x256x8 tailsk128x256x8 skinny32 tall32 best
 FP16_CANDIDATES ?= wgmma_tmastore wgmma_tmastore_deep wgmma_persist128 wgmma_splitk128 wgmma_tailsplit128 \
 	wgmma_staged wgmma_staged128 skinny
 SUITE_TIMING ?= --max-seconds 0.25 --min-reps 5 --warmup-seconds 0.05

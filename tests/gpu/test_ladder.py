@@ -167,3 +167,16 @@ def test_skinny32_passes_every_tile_height_split_and_repeats():
     records = run(spec, [s for s in shapes for _ in range(2)])
     bad = [(r["M"], r["N"], r["K"], r["status"], r.get("reason")) for r in records if r["status"] != "PASS"]
     assert not bad and len(records) == 2 * len(shapes)
+
+
+def test_tall32_passes_both_tile_widths_splits_and_repeats():
+    """tall32's two tile widths (N <= 32: 256 rows; N 33-64: 128 rows; N above 64: several column
+    tiles), N not a multiple of 4 (C stored by floats), M ending mid-tile, K of one row, K odd and
+    split many ways (the last arriver's sum, the counters reset for the next launch), a grid too
+    large to split; each shape twice, so a split launch follows an unsplit one."""
+    spec = next(s for s in load_manifest() if s.name == "tall32")
+    shapes = [(1, 1, 1), (5584, 30, 36785), (12217, 16, 24971), (257, 33, 4099), (3616, 38, 5249), (1000, 64, 65536),
+              (333, 100, 777), (60682, 24, 44), (40000, 64, 1024), (7, 3, 5000), (1000, 1000, 1000)]
+    records = run(spec, [s for s in shapes for _ in range(2)])
+    bad = [(r["M"], r["N"], r["K"], r["status"], r.get("reason")) for r in records if r["status"] != "PASS"]
+    assert not bad and len(records) == 2 * len(shapes)
