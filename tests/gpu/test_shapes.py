@@ -1,6 +1,7 @@
 """On the GPU: the contract-free rungs (ragged128x128x8, ragged64x64x8, splitk128x128x8, splitk64x64x8,
 ragged128x256x8, streamk128x128x8, streamk64x64x8, streamk64x32x8, splitk64x64x8t4, splitk128x256x8,
-splitk128x256x8rs, splitk64x64x8rs, streamk128x256x8, splitk256x128x8rs, splitk256x64x8rs, tailsk128x256x8) pass on ragged shapes of every kind (N or K
+splitk128x256x8rs, splitk64x64x8rs, streamk128x256x8, splitk256x128x8rs, splitk256x64x8rs, tailsk128x256x8,
+tall32) pass on ragged shapes of every kind (N or K
 not a multiple of 4, one row, one column, K below one k tile, K ending mid-tile), split-K on many
 splits, empty splits and the single-split fallback, the two-level sums of splitk64x64x8t4 and
 splitk128x256x8 (whole and partial groups), and repeated launches (the arrival counters reset).
@@ -24,7 +25,7 @@ BY_NAME = {s.name: s for s in load_manifest()}
 NEW = [BY_NAME[n] for n in ("ragged128x128x8", "ragged64x64x8", "splitk128x128x8", "splitk64x64x8", "ragged128x256x8",
                              "streamk128x128x8", "streamk64x64x8", "streamk64x32x8", "splitk64x64x8t4", "splitk128x256x8",
                              "splitk128x256x8rs", "splitk64x64x8rs", "streamk128x256x8", "splitk256x128x8rs",
-                             "splitk256x64x8rs", "tailsk128x256x8")]
+                             "splitk256x64x8rs", "tailsk128x256x8", "tall32")]
 RAGGED = [(1, 1, 1), (1, 7, 3), (5, 1, 9), (3, 5, 7), (129, 257, 13), (4095, 33, 1023), (65, 4095, 4),
           (1000, 1000, 1000), (1023, 1021, 1022), (200, 300, 6), (2, 4, 8193), (130, 131, 8191), (64, 64, 64)]
 # Split-K shapes: small M*N, long K (K ending mid-tile; splits of unequal length).
