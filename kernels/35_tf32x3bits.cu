@@ -15,9 +15,10 @@
 // and stores after. Numerically the same split as tf32x3raw (Inf/NaN inputs give NaN in both).
 // The kernel body is tf32x3_ra.cuh with BIG_RAW and INT_ROUND.
 //
-// Contract: block (384), grid (M/128 * N/128), SMEM_BYTES (230,656) of dynamic shared memory (5 FP32
-// stages of 32 KB, 4 split buffers of 16 KB, 1 KB of alignment slack, the mbarriers); sm_90a. M, N
-// multiples of 128, K a multiple of 32 (whole tiles, no bounds checks); beta == 0: C is not read.
+// Contract: block (384), grid (cdiv(M, 128) * cdiv(N, 128)), SMEM_BYTES (230,656) of dynamic shared memory (5 FP32
+// stages of 32 KB, 4 split buffers of 16 KB, 1 KB of alignment slack, the mbarriers); sm_90a. N and
+// K multiples of 4 (16-byte rows for TMA), any M; tiles past the edges read as zeros, C stored
+// within M x N (tf32x3_ra.cuh); beta == 0: C is not read.
 // Kernel parameters: the fixed list, then the tensor maps of A (box 32 x 128) and B (box 32 x 32),
 // both 128-byte swizzle (__grid_constant__ CUtensorMap, made by KernelRunner from the manifest).
 

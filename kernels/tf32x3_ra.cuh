@@ -35,7 +35,9 @@
 // Contract: block 384 (producer warpgroup + 2 consumer warpgroups), one block per SM
 // (__launch_bounds__(384, 1) in the including file: 168 registers a thread); grid M/128 * N/128 (grouped
 // rasterisation, 16 block rows per group); tensor maps: A box (32, 128) and B box (32, 32), both
-// 128-byte swizzle; M, N multiples of 128, K a multiple of 32; beta == 0 does not read C. The
+// 128-byte swizzle, over A and B as they are: N and K multiples of 4 (16-byte rows, which TMA
+// needs), any M; tiles past M, N and K are read as zeros (TMA's fill) and C is stored only
+// within M x N; beta == 0 does not read C. The
 // including file defines SMEM_BYTES, checked there against ra::smem_bytes.
 #pragma once
 
@@ -234,7 +236,7 @@ struct Layout {
 // partial folded into acc once the tile's last wgmma retired. No barrier between the two consumer
 // warpgroups: each runs at its own pace, so one's fetch, split and waits overlap the other's MMAs.
 template <bool BIG_RAW, bool INT_ROUND, int STAGES, int NSPLIT>
-__device__ __forceinline__ void consume(const Layout<BIG_RAW, STAGES, NSPLIT>& L, int N, int kTiles, int bm,
+__device__ __forceinline__ void consume(const Layout<BIG_RAW, STAGES, NSPLIT>& L, int M, int N, int kTiles, int bm,
                                         int bn, float alpha, float beta, float* __restrict__ C)
 {
     const int c = threadIdx.x / 128 - 1;  // consumer warpgroup: block columns 64c..64c+63
@@ -309,11 +311,14 @@ __device__ __forceinline__ void consume(const Layout<BIG_RAW, STAGES, NSPLIT>& L
     }
 
     // Epilogue: acc[4j + 2e + v] is row 16w + g + 8e of C^T (block column n0 + e), column
-    // 8j + 2t + v of C^T (block row 8j + 2t + v): one 8-byte store of columns n0, n0 + 1 per row.
+    // 8j + 2t + v of C^T (block row 8j + 2t + v): one 8-byte store of columns n0, n0 + 1 per row,
+    // within M x N (N even and n0 even: the pair is all in or all out).
+    if (bn + n0 >= N) return;
 #pragma unroll
     for (int j = 0; j < 16; ++j) {
 #pragma unroll
         for (int v = 0; v < 2; ++v) {
+            if (bm + 8 * j + 2 * t + v >= M) continue;
             float* const out = C + (size_t)(bm + 8 * j + 2 * t + v) * N + bn + n0;
             float2 r = make_float2(alpha * acc[4 * j + v], alpha * acc[4 * j + 2 + v]);
             if (beta != 0.0f) {
@@ -338,10 +343,11 @@ __device__ __forceinline__ void gemm(int M, int N, int K, float alpha, float bet
     L.tiles = (raw + ALIGN - 1) & ~(uint32_t)(ALIGN - 1);
     L.gtiles = smem_raw + (L.tiles - raw);
 
-    const int tilesM = M / BM, tilesN = N / BN;
+    // Tiles past M, N and K: TMA fills what lies outside A and B with zeros.
+    const int tilesM = (M + BM - 1) / BM, tilesN = (N + BN - 1) / BN;
     const Tile tile = tile_of(blockIdx.x, tilesM, tilesN, GROUP_M);
     const int bm = tile.m * BM, bn = tile.n * BN;
-    const int kTiles = K / BK;
+    const int kTiles = (K + BK - 1) / BK;
 
     if (threadIdx.x == 0) {
         for (int s = 0; s < STAGES; ++s) {
@@ -389,7 +395,7 @@ __device__ __forceinline__ void gemm(int M, int N, int K, float alpha, float bet
             }
         }
     } else {
-        consume<BIG_RAW, INT_ROUND, STAGES, NSPLIT>(L, N, kTiles, bm, bn, alpha, beta, C);
+        consume<BIG_RAW, INT_ROUND, STAGES, NSPLIT>(L, M, N, kTiles, bm, bn, alpha, beta, C);
     }
 }
 

@@ -1,6 +1,6 @@
 """On the GPU: the fp32-tc tier keeps the FP32 bound. 1xTF32 (tf32x1) FAILs it and gets no time;
 3xTF32 (tf32x3 on mma.sync; tf32x3wg, tf32x3ra, tf32x3raw and tf32x3bits on wgmma) PASSes it at whole-tile
-shapes, with an error against FP64 within 2x of strict cuBLAS SGEMM's on the same inputs (issue
+shapes (and the register-sourced rungs at ragged edges: N and K multiples of 4, any M), with an error against FP64 within 2x of strict cuBLAS SGEMM's on the same inputs (issue
 14's target); cuBLAS FAST_TF32 is timed as CONTEXT with its error shown; shapes outside the rungs'
 contract are SKIPped. Runs on the device machine (`make gpu-tests GPU_TESTS=tests/gpu/test_tf32.py`);
 skipped elsewhere."""
@@ -66,9 +66,29 @@ def test_wgmma_rungs_pass_the_fp32_bound_at_whole_tile_shapes(name):
         assert r["error"] <= r["tolerance"] and r["error_fp64"] <= r["tolerance"] and r["median_ms"] > 0
 
 
-@pytest.mark.parametrize("name", ["tf32x3wg", "tf32x3ra", "tf32x3raw", "tf32x3bits"])
-def test_wgmma_rungs_outside_their_contract_are_skipped(name):
-    records = run(name, [(257, 129, 67), (128, 128, 16), (128, 64, 32)])
+def test_tf32x3wg_outside_its_contract_is_skipped():
+    records = run("tf32x3wg", [(257, 129, 67), (128, 128, 16), (128, 64, 32)])
+    assert [r["status"] for r in records] == ["SKIP", "SKIP", "SKIP"]
+
+
+# Edges of every kind for the register-sourced rungs (tf32x3_ra.cuh): one row, M, N and K ending
+# mid-tile, K below one k tile, rectangles both ways, and the default suite's ragged squares.
+RAGGED_WG = [(1, 4, 4), (129, 132, 36), (100, 4096, 8), (257, 260, 4100), (1000, 1000, 1000), (2500, 2500, 2500),
+             (32768, 64, 1024)]
+
+
+@pytest.mark.parametrize("name", ["tf32x3ra", "tf32x3raw", "tf32x3bits"])
+def test_register_sourced_rungs_pass_the_fp32_bound_at_ragged_edges(name):
+    records = run(name, RAGGED_WG)
+    assert [(r["M"], r["N"], r["K"]) for r in records] == RAGGED_WG
+    for r in records:
+        assert r["status"] == "PASS", r
+        assert r["error"] <= r["tolerance"] and r["error_fp64"] <= r["tolerance"]
+
+
+@pytest.mark.parametrize("name", ["tf32x3ra", "tf32x3raw", "tf32x3bits"])
+def test_register_sourced_rungs_skip_rows_tma_cannot_address(name):
+    records = run(name, [(257, 129, 67), (128, 130, 32), (128, 128, 18)])
     assert [r["status"] for r in records] == ["SKIP", "SKIP", "SKIP"]
 
 
