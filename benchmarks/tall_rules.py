@@ -70,8 +70,10 @@ def main(sample_dir: Path, unseen_dir: Path) -> None:
         print(f"{seed:>4}  {str(p):<24} {score(derive, *p):15.1f}  {score(validate, *p):7.1f} ({len(validate)}, "
               f"{gm(validate, 'best'):.1f})       {score(unseen, *p):.1f}")
     p = fit(sample)
-    print(f"on every sample shape: N <= {p[0]} and M >= {p[1]} and K >= {p[2]}: sample {score(sample, *p):.1f}% "
-          f"(min {minimum(sample, *p):.1f}), unseen {score(unseen, *p):.1f}% (min {minimum(unseen, *p):.1f})")
+    print(f"on every sample shape: sample {score(sample, *p):.1f}% (min {minimum(sample, *p):.1f}), "
+          f"unseen {score(unseen, *p):.1f}% (min {minimum(unseen, *p):.1f}); as an `ahead` rule of best:")
+    when = f"N <= {p[0]} and M >= {p[1]}" + (f" and K >= {p[2]}" if p[2] > 1 else "")
+    print(f'    {{when = "{when}", kernel = "tall32"}},')
 
 
 if __name__ == "__main__":

@@ -138,10 +138,23 @@ def test_manifest_boxes_and_launch_agree_with_the_header(name):
     assert (b_map.operand, b_map.box, b_map.swizzle) == ("B", (32, K["BK"]), 128)
     assert K["B_BOX"] == b_map.box[0] * b_map.box[1] * 4 and K["A_BYTES"] == a_map.box[0] * a_map.box[1] * 4
     assert "tma_load_2d(sa + A_BYTES + i * B_BOX, tmB, bn + 32 * i, kt * BK, L.full(s))" in HEADER
-    assert spec.contract == {"M": K["BM"], "N": K["BN"], "K": K["BK"]}
+    # Any M; N and K whole 16-byte rows of floats, which TMA needs (tensor maps over A and B as they are)
+    assert spec.contract == {"N": 16 // 4, "K": 16 // 4}
     launch = spec.launch(8192, 4096, 1024)
     assert launch.grid == (8192 // K["BM"] * 4096 // K["BN"], 1, 1) and launch.block == (384, 1, 1)
     assert launch.smem_bytes <= 227 * 1024
+    assert spec.launch(1000, 260, 36).grid == (8 * 3, 1, 1)  # tiles past the edges, counted up
+
+
+def test_ragged_edges_are_read_as_zeros_and_stored_within_the_matrix():
+    """Tiles counted up (TMA reads past M, N and K as zeros, so the K loop runs over whole k tiles
+    of a K that ends mid-tile), and the epilogue stores only rows below M and column pairs below N
+    (N even and n0 even: a pair is all in or all out)."""
+    counts = "".join(HEADER.split())
+    assert "constinttilesM=(M+BM-1)/BM,tilesN=(N+BN-1)/BN;" in counts
+    assert "constintkTiles=(K+BK-1)/BK;" in counts
+    assert "if(bn+n0>=N)return;" in counts and "if(bm+8*j+2*t+v>=M)continue;" in counts
+    assert all(n0(*thread) % 2 == 0 for thread in THREADS)
 
 
 def rna_tf32(x: float) -> float:
