@@ -18,6 +18,7 @@ def dispatch(
     tier: Annotated[str, typer.Option(help="Which kernels it chooses among: fp32 or fp16.")] = DispatchOptions.tier,
     write: Annotated[bool, typer.Option("--write", help="Replace (or add) the entry in kernels/ladder.toml instead of only printing it.")] = False,
     tolerance: Annotated[str, typer.Option(metavar="NUMBER|auto", help="A rule may send a sweep shape only to a kernel at least this close to the fastest there (0.03 = 3%); auto: the one whose rules score best on halves of the sweep they were not derived from. Recorded in the entry when not the default.")] = str(DispatchOptions.tolerance),
+    objective: Annotated[str, typer.Option(metavar="tolerance|geomean", help="How a rule is chosen: tolerance, the rule claiming the most shapes whose kernel is within --tolerance of the fastest at each (fits a suite of hand-picked shapes closely); geomean, the rule raising the sweep's geometric mean most (generalises better from shapes drawn at random: check with --hold-out).")] = DispatchOptions.objective,
     max_rules: Annotated[int, typer.Option(min=1, help="At most this many rules, the last taking any shape: fewer read more easily, too few send some shapes to a slower kernel (the table shows which).")] = DispatchOptions.max_rules,
     validate: Annotated[Path | None, typer.Option("--validate", help="A second sweep (bench run) of shapes the rules never saw: prints their geometric mean and minimum % of cuBLAS there.")] = None,
     hold_out: Annotated[float, typer.Option("--hold-out", help="Derive from the rest of the sweep and validate on this share of its shapes (0.5: half), split by shape; not with --write.")] = DispatchOptions.hold_out,
@@ -40,6 +41,8 @@ def dispatch(
         gemmprof dispatch reports/sweep --hold-out 0.5 --seed 1
 
         gemmprof dispatch reports/sweep --tolerance auto --hold-out 0.5
+
+        gemmprof dispatch reports/sample-sweep --objective geomean --hold-out 0.5
 
         gemmprof dispatch reports/derive --validate reports/validate
 

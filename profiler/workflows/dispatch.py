@@ -12,21 +12,27 @@ from ..catalogue.dispatchers import DEFAULT_MAX_RULES, DEFAULT_TOLERANCE
 from ..errors import GemmprofError
 
 AUTO = "auto"  # --tolerance auto: chosen by cross-validation
+# --objective: what a rule must do to be taken (analyze.dispatch: each rule's kernel within tolerance
+# of the fastest at every shape it claims; analyze.dispatch_geomean: the largest rise of the
+# sweep's geometric mean)
+OBJECTIVES = ("tolerance", "geomean")
 
 
 @dataclass(frozen=True)
 class DispatchOptions:
-    """The run with the sweep, the dispatcher's name and tier, how close to the fastest a rule's
-    kernel must be (0.03 = 3%; "auto": chosen by cross-validation on the derivation shapes,
-    `analyze.dispatch_tolerance`), at most how many rules; and where the rules are validated: a
-    second sweep (`validate`, shapes they never saw), or the share of the run's own shapes held
-    out of the derivation (`hold_out`, split by `seed`)."""
+    """The run with the sweep, the dispatcher's name and tier, how rules are chosen (`objective`,
+    OBJECTIVES), how close to the fastest a rule's kernel must be under "tolerance" (0.03 = 3%;
+    "auto": chosen by cross-validation on the derivation shapes, `analyze.dispatch_tolerance`),
+    at most how many rules; and where the rules are validated: a second sweep (`validate`, shapes
+    they never saw), or the share of the run's own shapes held out of the derivation (`hold_out`,
+    split by `seed`)."""
 
     run_dir: Path
     name: str = "best"
     tier: str = "fp32"
     tolerance: float | str = DEFAULT_TOLERANCE
     max_rules: int = DEFAULT_MAX_RULES
+    objective: str = OBJECTIVES[0]
     validate: Path | None = None
     hold_out: float = 0.0
     seed: int = 0
@@ -55,6 +61,7 @@ class DispatchResult:
 def dispatch(options: DispatchOptions) -> DispatchResult:
     """Derive the rules of `options` from its run's bench table."""
     from ..analyze.dispatch import derive_rules, fastest_per_shape, predicted, render_toml, score, share_of_best, split_shapes
+    from ..analyze.dispatch_geomean import derive_geomean_rules
     from ..analyze.dispatch_tolerance import choose_tolerance
     from ..catalogue.dispatchers import load_dispatchers
     from ..catalogue.dispatchers import DEFAULT_SMS
@@ -86,14 +93,19 @@ def dispatch(options: DispatchOptions) -> DispatchResult:
     try:
         pick = choose_tolerance(bench, kernels, tier, sms, options.max_rules) if tolerance == AUTO else None
         tolerance = pick.tolerance if pick else tolerance
-        rules = derive_rules(bench, kernels, tier, sms, tolerance, options.max_rules)
+        if options.objective == "geomean":
+            rules = derive_geomean_rules(bench, kernels, tier, sms, options.max_rules)
+        else:
+            rules = derive_rules(bench, kernels, tier, sms, tolerance, options.max_rules)
     except ValueError as exc:
         raise GemmprofError(f"cannot derive rules from {options.run_dir}: {exc}") from None
     chosen = predicted(share_of_best(bench, kernels, tier), rules, kernels, sms).set_index(["M", "N", "K"])
     gpu = environment.get("gpu_name", "unknown GPU")
     kept = next((d for d in load_dispatchers() if d.name == options.name and d.tier == tier), None)  # its `ahead` rules stay
     entry = render_toml(options.name, tier, rules, str(options.run_dir),
-                        f"fastest passing {tier} kernel by shape and SM count, from a sweep on the {gpu}", tolerance,
+                        f"fastest passing {tier} kernel by shape and SM count, from a sweep on the {gpu}"
+                        + (", each rule the one that raised the sweep's geometric mean most" if options.objective == "geomean" else ""),
+                        tolerance,
                         kept.ahead if kept else (), kept.ahead_from if kept else "")
     last = kernels[rules[-1].kernel]
     validation = score(rules, held, kernels, tier, sms) if held is not None else None
@@ -128,6 +140,10 @@ def _check(options: DispatchOptions) -> None:
     if options.tier not in TIERS:
         raise GemmprofError(f"--tier must be one of {', '.join(TIERS)}")
     tolerance_of(options.tolerance)
+    if options.objective not in OBJECTIVES:
+        raise GemmprofError(f"--objective must be one of {', '.join(OBJECTIVES)}, not {options.objective!r}")
+    if options.objective == "geomean" and tolerance_of(options.tolerance) != DEFAULT_TOLERANCE:
+        raise GemmprofError("--tolerance is the tolerance objective's: drop it with --objective geomean")
     if not 0 <= options.hold_out < 1 or (options.hold_out and options.validate is not None):
         raise GemmprofError("--hold-out must be a fraction in [0, 1), e.g. 0.5, and not given with --validate")
 

@@ -67,3 +67,14 @@ def test_tolerance_auto_prints_each_candidate_and_a_bad_value_is_one_line():
     assert "--tolerance auto" in result.output and "chosen" in result.output and "[[dispatch]]" in result.output
     result = CliRunner().invoke(app, ["dispatch", str(SAMPLE_RUN), "--tolerance", "3%"])
     assert isinstance(result.exception, GemmprofError) and "'3%'" in str(result.exception)
+
+
+def test_objective_geomean_scores_its_rules_and_a_wrong_pairing_is_one_line():
+    sweep = str(DATA / "sweeps-h100" / "shapes-suite-9")
+    result = CliRunner().invoke(app, ["dispatch", sweep, "--objective", "geomean", "--hold-out", "0.5"])
+    assert result.exit_code == 0, result.output
+    assert "geometric mean most" in result.output and "validation" in result.output
+    for args, words in ((["--objective", "mean"], "--objective must be one of"),
+                        (["--objective", "geomean", "--tolerance", "auto"], "drop it with --objective geomean")):
+        result = CliRunner().invoke(app, ["dispatch", sweep, *args])
+        assert isinstance(result.exception, GemmprofError) and words in str(result.exception)
