@@ -33,12 +33,12 @@
 // small_a is written and each stage is held until the wgmmas that read it retire.
 //
 // Contract: block 384 (producer warpgroup + 2 consumer warpgroups), one block per SM
-// (__launch_bounds__(384, 1) in the including file: 168 registers a thread); grid M/128 * N/128 (grouped
-// rasterisation, 16 block rows per group); tensor maps: A box (32, 128) and B box (32, 32), both
-// 128-byte swizzle, over A and B as they are: N and K multiples of 4 (16-byte rows, which TMA
-// needs), any M; tiles past M, N and K are read as zeros (TMA's fill) and C is stored only
-// within M x N; beta == 0 does not read C. The
-// including file defines SMEM_BYTES, checked there against ra::smem_bytes.
+// (__launch_bounds__(384, 1) in the including file: 168 registers a thread); grid cdiv(M, 128) *
+// cdiv(N, 128) (grouped rasterisation, 16 block rows per group); tensor maps: A box (32, 128) and
+// B box (32, 32), both 128-byte swizzle, over A and B as they are: N and K multiples of 4 (16-byte
+// rows, which TMA needs), any M; tiles past M, N and K are read as zeros (TMA's fill) and C is
+// stored only within M x N; beta == 0 does not read C. The including file defines SMEM_BYTES,
+// checked there against ra::smem_bytes.
 #pragma once
 
 #include <cuda.h>

@@ -7,8 +7,8 @@ has claimed yet would all go to one fallback, the contract-free kernel with the 
 mean over them. Each step takes the (kernel, condition) pair that, claiming its shapes and leaving
 the rest to the best fallback for the rest, raises the sum of log(share of the fastest) the most;
 a pair must claim at least `MIN_SHAPES` shapes, leave none or at least as many to the fallback,
-and gain at least `MIN_GAIN` a claimed shape, so that no rule is cut around one shape's noise. Then the fallback, and, where it has a contract,
-the next kernels for the shapes outside it.
+and gain at least `MIN_GAIN` a claimed shape, so that no rule is cut around one shape's noise.
+Then the fallback, and, where it has a contract, the next kernels for the shapes outside it.
 
 Measured (derived on one half of a sweep, scored on the other, seeds 0-4, mean % of cuBLAS): on
 the 151-shape sample sweep (2026-11-27-h200/sample-validation/fp32) 81.5% against the tolerance
@@ -44,8 +44,10 @@ def derive_geomean_rules(bench: pd.DataFrame, kernels: dict[str, KernelSpec], ti
     if share.empty:
         raise ValueError("no kernel passed at any shape: nothing to derive from")
     shapes, names = list(share.index), list(share.columns)
-    logs = np.where(share.to_numpy(dtype=float) > 0, np.log(share.to_numpy(dtype=float).clip(min=1e-300)), NOT_RUN)
-    logs = np.where(np.isnan(share.to_numpy(dtype=float)), NOT_RUN, logs)  # shapes x kernels
+    values = share.to_numpy(dtype=float)
+    logs = np.full(values.shape, NOT_RUN)  # shapes x kernels
+    ran = values > 0  # NaN (not run, or failed) is not
+    logs[ran] = np.log(values[ran])
     vocabulary = conditions(shapes)
     holds = np.array([[bool(evaluate(c, *s, sms)) for s in shapes] for c in vocabulary]).reshape(len(vocabulary), len(shapes))
     takes = np.array([[kernels[k].unsupported_reason(*s) is None for s in shapes] for k in names])
