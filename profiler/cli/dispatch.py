@@ -42,7 +42,7 @@ def dispatch(
 
         gemmprof dispatch reports/sweep --tolerance auto --hold-out 0.5
 
-        gemmprof dispatch reports/sample-sweep --objective geomean --hold-out 0.5
+        gemmprof dispatch reports/sample --objective geomean --hold-out 0.5
 
         gemmprof dispatch reports/derive --validate reports/validate
 
