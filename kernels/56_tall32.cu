@@ -8,8 +8,9 @@
 // as wide as N needs (32 or 64 columns, picked from N at run time), 256 or 128 rows tall so that
 // every tile is 8192 results (8 rows x 4 columns a thread of 256), K split to two CTAs per SM.
 // A streams into shared memory through 4-byte cp.async copies (any K, any alignment) that place it
-// transposed, four 16-deep k chunks in flight; a warp's copies cover two rows of 16 k each, which
-// with a pitch of BM + 2 land in 32 different banks. B's few columns ride along in the same stages.
+// transposed, in four stages of 16 k (three in flight while one is computed); a warp's copies
+// cover two rows of 16 k each, which with a pitch of BM + 2 land in 32 different banks. B's few
+// columns ride along in the same stages.
 // Split partials meet as in skinny32 (split_arrival.cuh): the split counted last sums them in split
 // order and stores C, so no CTA waits for another and any grid runs.
 //
