@@ -15,7 +15,6 @@ chosen on every sample shape, and scored on the unseen suite. Both runs must tim
 """
 
 import itertools
-import math
 import sys
 from pathlib import Path
 
@@ -24,6 +23,7 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from profiler.analyze.dispatch import split_shapes  # noqa: E402
+from profiler.analyze.suite import geomean  # noqa: E402
 from profiler.catalogue.suites import load_suite  # noqa: E402
 from profiler.runs.rundir import RunDir  # noqa: E402
 
@@ -38,11 +38,15 @@ def per_shape(run_dir: Path) -> pd.DataFrame:
     return bench.pivot_table(index=["M", "N", "K"], columns="kernel", values="pct_of_cublas").reset_index()
 
 
+def chosen(table: pd.DataFrame, n: int, m: int, k: int) -> pd.Series:
+    """Per shape, % of cuBLAS with the rule ahead of `best`: tall32's where it holds, else best's."""
+    takes = (table["N"] <= n) & (table["M"] >= m) & (table["K"] >= k)
+    return table["tall32"].where(takes, table["best"])
+
+
 def score(table: pd.DataFrame, n: int, m: int, k: int) -> float:
     """Geometric mean % of cuBLAS with the rule ahead of `best`."""
-    takes = (table["N"] <= n) & (table["M"] >= m) & (table["K"] >= k)
-    pct = table["tall32"].where(takes, table["best"])
-    return math.exp(pd.Series(pct).map(math.log).mean())
+    return geomean(chosen(table, n, m, k))
 
 
 def leaves_default_suite(n: int, m: int, k: int) -> bool:
@@ -54,24 +58,18 @@ def fit(table: pd.DataFrame) -> tuple[int, int, int]:
     return max(family, key=lambda p: (score(table, *p), -p[0], p[1], p[2]))
 
 
-def minimum(table: pd.DataFrame, n: int, m: int, k: int) -> float:
-    takes = (table["N"] <= n) & (table["M"] >= m) & (table["K"] >= k)
-    return float(table["tall32"].where(takes, table["best"]).min())
-
-
 def main(sample_dir: Path, unseen_dir: Path) -> None:
     sample, unseen = per_shape(sample_dir), per_shape(unseen_dir)
-    gm = lambda t, col: math.exp(t[col].map(math.log).mean())  # noqa: E731
-    print(f"{len(sample)} sample shapes, {len(unseen)} unseen; `best` alone: {gm(sample, 'best'):.1f}% / {gm(unseen, 'best'):.1f}%")
+    print(f"{len(sample)} sample shapes, {len(unseen)} unseen; `best` alone: {geomean(sample['best']):.1f}% / {geomean(unseen['best']):.1f}%")
     print("seed  rule (N <=, M >=, K >=)  derivation half  validation half (n, best alone)  unseen")
     for seed in range(3):
         derive, validate = split_shapes(sample, 0.5, seed)
         p = fit(derive)
         print(f"{seed:>4}  {str(p):<24} {score(derive, *p):15.1f}  {score(validate, *p):7.1f} ({len(validate)}, "
-              f"{gm(validate, 'best'):.1f})       {score(unseen, *p):.1f}")
+              f"{geomean(validate['best']):.1f})       {score(unseen, *p):.1f}")
     p = fit(sample)
-    print(f"on every sample shape: sample {score(sample, *p):.1f}% (min {minimum(sample, *p):.1f}), "
-          f"unseen {score(unseen, *p):.1f}% (min {minimum(unseen, *p):.1f}); as an `ahead` rule of best:")
+    print(f"on every sample shape: sample {score(sample, *p):.1f}% (min {chosen(sample, *p).min():.1f}), "
+          f"unseen {score(unseen, *p):.1f}% (min {chosen(unseen, *p).min():.1f}); as an `ahead` rule of best:")
     when = f"N <= {p[0]} and M >= {p[1]}" + (f" and K >= {p[2]}" if p[2] > 1 else "")
     print(f'    {{when = "{when}", kernel = "tall32"}},')
 

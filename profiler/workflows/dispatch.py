@@ -139,10 +139,10 @@ def _check(options: DispatchOptions) -> None:
 
     if options.tier not in TIERS:
         raise GemmprofError(f"--tier must be one of {', '.join(TIERS)}")
-    tolerance_of(options.tolerance)
+    tolerance = tolerance_of(options.tolerance)
     if options.objective not in OBJECTIVES:
         raise GemmprofError(f"--objective must be one of {', '.join(OBJECTIVES)}, not {options.objective!r}")
-    if options.objective == "geomean" and tolerance_of(options.tolerance) != DEFAULT_TOLERANCE:
+    if options.objective == "geomean" and tolerance != DEFAULT_TOLERANCE:
         raise GemmprofError("--tolerance is the tolerance objective's: drop it with --objective geomean")
     if not 0 <= options.hold_out < 1 or (options.hold_out and options.validate is not None):
         raise GemmprofError("--hold-out must be a fraction in [0, 1), e.g. 0.5, and not given with --validate")
