@@ -118,7 +118,9 @@ gpu-check:
 	  echo "gpu-check finished (status $$status)"; exit $$status; } 2>&1 | tee $(GPU_OUT)/gpu-check.log
 
 # Here, not on the device (which reaches no package index): the wheels gpu-site installs there,
-# gemmprof's own among them (the notebook imports `gemmprof` as a user's install does).
+# gemmprof's own among them (the notebook imports `gemmprof` as a user's install does), and
+# ncu-report from PyPI, which a user's install has (without it, reports are read with the copy
+# bundled with ncu, in worker processes of their own).
 DASK_VERSION ?= 2026.8.0
 NOTEBOOK_WHEELS ?= nbclient nbformat jupyter_client jupyter_core ipykernel ipython ipython_pygments_lexers traitlets \
 	pyzmq comm asttokens executing pure_eval stack_data parso pexpect ptyprocess prompt_toolkit wcwidth \
@@ -126,8 +128,9 @@ NOTEBOOK_WHEELS ?= nbclient nbformat jupyter_client jupyter_core ipykernel ipyth
 device-wheels:
 	rm -rf .whl && mkdir -p .whl
 	$(PYTHON) -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
-	    --platform manylinux_2_28_x86_64 --platform manylinux_2_26_x86_64 --platform manylinux_2_17_x86_64 \
-	    --platform manylinux2014_x86_64 --platform manylinux1_x86_64 -d .whl tomlkit "dask==$(DASK_VERSION)" \
+	    --platform manylinux_2_28_x86_64 --platform manylinux_2_26_x86_64 --platform manylinux_2_25_x86_64 \
+	    --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 --platform manylinux1_x86_64 -d .whl \
+	    ncu-report tomlkit "dask==$(DASK_VERSION)" \
 	    "distributed==$(DASK_VERSION)" locket partd tblib tornado zict $(NOTEBOOK_WHEELS)
 	$(PYTHON) -m pip wheel -q --no-deps -w .whl .
 	ls -l .whl

@@ -1,10 +1,13 @@
-"""What `gemmprof profile` of one kernel costs beyond ncu itself: pairs of runs, the profile and
-a replay of its exact ncu command by hand (`bare_ncu.py`'s way), their order alternating so that
-neither always runs on a machine the other warmed. Prints each pair, the medians, and where the
+"""What `gemmprof profile` of one kernel costs beyond ncu itself: rounds of runs, the profile and
+a replay of its exact ncu command by hand (`bare_ncu.py`'s way), their order rotating so that
+neither always runs on a machine the other warmed. Prints each round, the medians, and where the
 profile's time beyond ncu went (its run.json's phases; "startup" is the process's time before
 the profile workflow starts and after it ends: imports, argument parsing, exit).
 
-    python benchmarks/profile_overhead.py [KERNEL] [SIZE] [PAIRS]      # vectorized 2048 6
+    python benchmarks/profile_overhead.py [KERNEL] [SIZE] [PAIRS] [BASELINE]   # vectorized 2048 6
+
+BASELINE, another checkout's root: its `gemmprof profile` runs in every round too, beside this
+one's and bare ncu, the three in rotating order, so that a change's effect is measured in one run.
 """
 
 import json
@@ -20,6 +23,7 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def profile(kernel: str, size: int, out: Path, run_id: str, env: dict) -> float:
+    """One `gemmprof profile` process, as a user starts it; its wall time."""
     t0 = time.perf_counter()
     subprocess.run([sys.executable, "-m", "profiler", "profile", "-k", kernel, "--size", str(size), "--out", str(out),
                     "--run-id", run_id], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
@@ -37,28 +41,39 @@ def bare(run: Path, scratch: Path, env: dict) -> float:
     return total
 
 
-def main(kernel: str = "vectorized", size: str = "2048", pairs: str = "6") -> None:
-    env = dict(os.environ, PYTHONPATH=str(REPO))
-    ours, theirs, phases = [], [], []
+def main(kernel: str = "vectorized", size: str = "2048", pairs: str = "6", baseline: str | None = None) -> None:
+    sides = {"gemmprof profile": REPO, **({"baseline": Path(baseline).resolve()} if baseline else {})}
+    times: dict[str, list[float]] = {name: [] for name in [*sides, "bare ncu"]}
+    phases: dict[str, list[dict]] = {name: [] for name in sides}
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp)
-        profile(kernel, int(size), out, "warm-up", env)  # ncu's and the driver's first start, left out
+        for name, root in sides.items():  # ncu's and the driver's first start, left out
+            profile(kernel, int(size), out, f"warm-up-{name.split()[0]}", _env(root))
+        first = out / "warm-up-gemmprof"  # bare ncu replays this checkout's command
+        order = [*sides, "bare ncu"]
         for i in range(int(pairs)):
-            if i % 2 == 0:
-                p = profile(kernel, int(size), out, f"p{i}", env)
-                b = bare(out / f"p{i}", out, env)
-            else:
-                first = out / "warm-up"
-                b = bare(first, out, env)
-                p = profile(kernel, int(size), out, f"p{i}", env)
-            ours.append(p)
-            theirs.append(b)
-            phases.append(_phases(out / f"p{i}", p))
-            print(f"pair {i}: gemmprof profile {p:.2f} s, bare ncu {b:.2f} s ({100 * (p / b - 1):+.1f}%)", flush=True)
-    mp, mb = statistics.median(ours), statistics.median(theirs)
-    print(f"median of {pairs}: gemmprof profile {mp:.2f} s, bare ncu {mb:.2f} s: {mp / mb:.3f}x")
-    print("the profile's phases, median s: " + ", ".join(
-        f"{name} {statistics.median(p[name] for p in phases):.2f}" for name in phases[0]))
+            said = []
+            for name in order[i % len(order):] + order[:i % len(order)]:  # each side first in turn
+                if name == "bare ncu":
+                    t = bare(first, out, _env(REPO))
+                else:
+                    run_id = f"{name.split()[0]}-{i}"
+                    t = profile(kernel, int(size), out, run_id, _env(sides[name]))
+                    phases[name].append(_phases(out / run_id, t))
+                times[name].append(t)
+                said.append(f"{name} {t:.2f} s")
+            print(f"round {i}: " + ", ".join(said), flush=True)
+    bare_median = statistics.median(times["bare ncu"])
+    for name in sides:
+        median = statistics.median(times[name])
+        print(f"median of {pairs}: {name} {median:.2f} s, bare ncu {bare_median:.2f} s: {median / bare_median:.3f}x")
+        print(f"  {name}'s phases, median s: " + ", ".join(
+            f"{key} {statistics.median(p[key] for p in phases[name]):.2f}" for key in phases[name][0]))
+
+
+def _env(root: Path) -> dict:
+    """The checkout `root` first on the path, the rest of the path kept (where the dependencies may be)."""
+    return dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (str(root), os.environ.get("PYTHONPATH")) if p))
 
 
 def _phases(run: Path, process_s: float) -> dict:

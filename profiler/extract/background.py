@@ -14,27 +14,41 @@ from ..subprocess_env import child_env
 class ExtractServer:
     """A background process that fills each report's cache as soon as it is handed the report
     (`prefetch --serve`), started before the first report exists so that its imports and its
-    reader worker are ready when the report is. `wait()` closes its input and waits: the
-    interface `profile` waits on for its background work."""
+    reader worker are ready when the report is. It answers each report with a line once it is
+    done with it, so `reports_read()` returns before the process has torn itself down; `wait()`
+    closes its input and waits for it to end."""
 
     def __init__(self):
         self.process = subprocess.Popen([sys.executable, "-m", "profiler.extract.prefetch", "--serve"],
                                         env=child_env(), stdin=subprocess.PIPE,
-                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                                        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        self.unanswered = 0
 
     def submit(self, report: Path) -> None:
         try:
             self.process.stdin.write(f"{report}\n".encode())
             self.process.stdin.flush()
         except (BrokenPipeError, OSError):  # the server died: the foreground reads the report itself
-            pass
+            return
+        self.unanswered += 1
+
+    def reports_read(self) -> None:
+        """Close the server's input and return once it has answered every report (or died)."""
+        self._close_input()
+        while self.unanswered and self.process.stdout.readline():
+            self.unanswered -= 1
 
     def wait(self) -> int:
+        self._close_input()
+        self.process.stdout.read()  # answers not read yet: a full pipe would block the server
+        self.unanswered = 0
+        return self.process.wait()
+
+    def _close_input(self) -> None:
         try:
             self.process.stdin.close()
         except (BrokenPipeError, OSError):
             pass
-        return self.process.wait()
 
 
 def start_background_extract(report: Path) -> subprocess.Popen:

@@ -26,7 +26,11 @@ SERVER_NICENESS = 10
 
 
 def serve() -> None:
+    """Read each report named on stdin; answer each with its name on stdout once done (read, or
+    failed: the foreground then reads it and says why)."""
     os.nice(SERVER_NICENESS)
+    answers = os.fdopen(os.dup(sys.stdout.fileno()), "w")
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # anything else printed is not an answer
     if not must_isolate():  # ncu_report reads here: its one-time set-up now, while ncu runs
         try:
             extract_report(Path(read_child.WARM_REPORT), cache=None)
@@ -42,6 +46,10 @@ def serve() -> None:
             extract_report(Path(line.strip()))
         except Exception:  # noqa: BLE001  (the foreground reads it again and says why)
             pass
+        answers.write(line)
+        answers.flush()
+    answers.close()
+    os._exit(0)  # every table is written and closed: the interpreter's teardown (pandas, pyarrow, ncu_report) would only delay the profile's end
 
 
 def _input_ready() -> bool:

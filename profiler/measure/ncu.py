@@ -178,9 +178,11 @@ class NcuResult:
 
 def run_ncu(cmd: list[str], env: dict, on_kernel: Callable[[str, int], None] | None = None,
             on_line: Callable[[str], None] | None = None, target_output: bool = True,
-            cwd: Path | None = None) -> NcuResult:
+            cwd: Path | None = None, on_started: Callable[[], None] | None = None) -> NcuResult:
     """Run ncu, stream its output, and collect the profiled kernels and the target's JSON line
     (`target_output`: only gemmprof's own target prints one; a program's lines are its own).
+    `on_started`: called once ncu is running, for work that can wait for it (it then runs
+    beside ncu instead of before it).
     Interrupted (Ctrl-C, SIGTERM), ncu is asked to stop first, so it can end the program and
     write what it has, and killed only if it does not within STOP_GRACE_S."""
     import json
@@ -188,6 +190,12 @@ def run_ncu(cmd: list[str], env: dict, on_kernel: Callable[[str, int], None] | N
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=cwd,
                             errors="replace")
     lines: list[str] = []
+    if on_started:
+        try:
+            on_started()
+        except BaseException:
+            stop(proc)
+            raise
     kernels: list[tuple[str, int]] = []
     target = None
     try:

@@ -65,7 +65,7 @@ def profile(options: ProfileOptions, progress: Progress) -> ProfileResult | Benc
     # Beside the GPU query, git's record of the checkout; beside the first ncu run, the build
     # (cuBLAS, profiled first, needs no cubin).
     side = ThreadPoolExecutor(max_workers=2)
-    checkout = side.submit(git_fields, REPO_ROOT)
+    checkout = side.submit(git_fields, REPO_ROOT)  # recorded once ncu has run: it is not waited for
     # NVML only: the CUDA side (runtime, cuBLAS, SMs) is reported by the first target instead.
     env = collect_environment(ncu=str(exe), need_gpu=True, nvml_only=True)
     phases = {"environment_s": time.perf_counter() - started}
@@ -73,9 +73,12 @@ def profile(options: ProfileOptions, progress: Progress) -> ProfileResult | Benc
     tiers = reference_tiers(specs) if specs or options.tier is None else [options.tier]
     specs = _runnable(specs, shape, env, progress)
     building = side.submit(build_all, specs, env["arch"]) if specs else None
-    work = _Work(options, exe, env, shape, _open_run(options, env, checkout.result()), tiers, specs, with_cublas, building)
-    ncu_walls, ledger, background = _profile_all(work, plan, progress)
-    side.shutdown()
+    work = _Work(options, exe, env, shape, _open_run(options, env), tiers, specs, with_cublas, building)
+    try:
+        ncu_walls, ledger, background = _profile_all(work, plan, progress)
+    finally:  # also for an interrupted run: the reports it kept came from this checkout
+        work.run.update_meta(**checkout.result())
+        side.shutdown()
     return _finish(work, started, phases, ncu_walls, ledger, background, progress)
 
 
@@ -95,8 +98,9 @@ def _importing() -> threading.Thread:
 def _import_what_follows_ncu() -> None:
     """Import, while ncu runs, the modules that read the reports into tables and print them
     (pandas and pyarrow are most of a second): the wait for ncu is free time, the time after it
-    is what a profile costs beyond ncu. Not sooner: this thread holds the interpreter while it
-    imports, and the work that prepares ncu's first run would wait for it."""
+    is what a profile costs beyond ncu. Not before ncu has started: this thread holds the
+    interpreter while it imports, and the work that prepares ncu's first run would wait for it
+    (on an H100's host, ncu started 0.2-0.4 s later)."""
     for name in ("pandas", "pyarrow.parquet", "profiler.extract.run", "profiler.render.console"):
         try:
             importlib.import_module(name)
@@ -146,12 +150,13 @@ def _runnable(specs: list, shape, env: dict, progress: Progress) -> list:
     return runnable
 
 
-def _open_run(options: ProfileOptions, env: dict, checkout: dict):
+def _open_run(options: ProfileOptions, env: dict):
+    """The run directory, before git's record of the checkout (added once ncu has started)."""
     from ..runs.rundir import RunDir, command_line, new_run_id
 
     return RunDir.create(options.out / (options.run_id or new_run_id(env["gpu_slug"])), {
         "kind": "profile", "command": command_line(), "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-        **checkout, "environment": env,
+        "environment": env,
     })
 
 
@@ -212,12 +217,12 @@ def _profile_all(work: _Work, plan, progress: Progress):
             bar.advance()
 
         def starting(i: int, job) -> None:
-            _importing()
             bar.describe(f"[{i}/{len(jobs)}] {job.name} under ncu")
 
         if plan is None:
             hooks = Callbacks(
                 starting=starting,
+                ncu_started=lambda i, job: _importing(),
                 skipped=skipped,
                 kernel_seen=lambda i, job, k, p: bar.describe(f"[{i}/{len(jobs)}] {job.name}: {k[:40]} {p} passes"),
                 finished=finished,
@@ -252,14 +257,17 @@ def _fan_out(work: _Work, plan, finished, skipped, bar):
 def _finish(work: _Work, started: float, phases: dict, ncu_walls: list, ledger, background, progress: Progress) -> ProfileResult:
     """Wait for the background extractions, read the reports into the run's tables, record
     where the time went."""
+    from ..extract.background import ExtractServer
     from ..extract.run import extract_run
 
     run = work.run
     phases["profile_loop_s"] = time.perf_counter() - started - sum(phases.values())
     for proc in background:  # a failed prefetch is redone (and its error shown) by extract_run
-        proc.wait()
+        proc.reports_read() if isinstance(proc, ExtractServer) else proc.wait()
     phases["extract_wait_s"] = time.perf_counter() - started - sum(phases.values())
     tables = extract_run(run)
+    for proc in background:  # a server's own exit, after its last answer, overlapped the tables
+        proc.wait()
     phases["tables_s"] = time.perf_counter() - started - sum(phases.values())
     total = time.perf_counter() - started
     ncu_total = sum(ncu_walls)  # this invocation's ncu time (skipped reports cost none)

@@ -42,3 +42,11 @@ def test_a_report_that_cannot_be_read_ends_its_reader_with_an_error(tmp_path):
     broken.parent.mkdir(parents=True)
     broken.write_bytes(b"not a report")
     assert start_background_extract(broken).wait() != 0
+
+
+def test_a_server_that_died_answers_nothing_and_is_not_waited_for_forever(tmp_path):
+    server = ExtractServer()
+    server.submit(tmp_path / "a.ncu-rep")
+    server.process.kill()
+    server.reports_read()  # the answer never comes: end of output, not a hang
+    assert server.wait() != 0

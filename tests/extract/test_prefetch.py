@@ -37,3 +37,20 @@ def test_the_server_fills_the_cache_of_each_report_it_is_handed(tmp_path):
 
 def test_a_server_handed_nothing_ends_when_its_input_closes():
     assert ExtractServer().wait() == 0
+
+
+def test_the_server_answers_each_report_before_it_ends(tmp_path):
+    """`reports_read()` returns once every report is read, whether or not the server has ended
+    yet (its teardown overlaps the profile's last step), and reading the answers again is harmless."""
+    run = tmp_path / "run" / "ncu"
+    run.mkdir(parents=True)
+    report = shutil.copy(FIXTURES[0].report, run / FIXTURES[0].report.name)
+    broken = run / "broken.ncu-rep"
+    broken.write_bytes(b"not a report")
+    server = ExtractServer()
+    server.submit(broken)
+    server.submit(report)
+    server.reports_read()
+    assert server.unanswered == 0 and (cache_dir_for(report) / "kernels.parquet").is_file()
+    server.reports_read()
+    assert server.wait() == 0

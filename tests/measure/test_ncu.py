@@ -66,3 +66,25 @@ def test_each_gpu_gets_its_own_ncu_lock(tmp_path, monkeypatch):
     planted.symlink_to(tmp_path / "elsewhere", target_is_directory=True)
     (tmp_path / "elsewhere").mkdir()
     assert "TMPDIR" not in lock_per_gpu({}, "GPU-ccc")
+
+
+def test_on_started_runs_while_ncu_runs_and_a_failure_there_stops_it(tmp_path, monkeypatch):
+    """Side work waits for ncu's start, not for its end; if the side work fails, ncu is not left running."""
+    import sys
+
+    from profiler.measure import ncu
+
+    gate = tmp_path / "started"
+    script = f"import pathlib, time\nwhile not pathlib.Path({str(gate)!r}).exists(): time.sleep(0.01)\nprint('done')"
+    result = ncu.run_ncu([sys.executable, "-c", script], {}, on_started=gate.touch, target_output=False)
+    assert result.returncode == 0 and result.lines == ["done"]  # it would hang had on_started waited for the end
+
+    stopped = []
+    monkeypatch.setattr(ncu, "stop", lambda proc: stopped.append(proc) or proc.kill() or proc.wait())
+
+    def fail():
+        raise RuntimeError("side work failed")
+
+    with pytest.raises(RuntimeError, match="side work"):
+        ncu.run_ncu([sys.executable, "-c", "import time; time.sleep(60)"], {}, on_started=fail, target_output=False)
+    assert len(stopped) == 1 and stopped[0].poll() is not None
