@@ -106,6 +106,12 @@ class Tier:
     # Its kernels execute more tensor FLOPs than the GEMM's 2MNK (3xTF32: three MMAs per product), so
     # a profiled launch's headline rate is the GEMM's 2MNK / time and the executed rate is shown as such.
     extra_products: bool = False
+    # Tiers whose kernels this tier's dispatchers may choose: the same inputs, yardstick and bound,
+    # so a strict FP32 kernel answers an fp32-tc shape where the tensor cores do not pay.
+    also_runs: tuple[str, ...] = ()
+
+    def runs_kernels_of(self, other: str) -> bool:
+        return other == self.name or other in self.also_runs
 
     @property
     def element(self) -> ElementType:
@@ -143,7 +149,7 @@ TIERS: dict[str, Tier] = {t.name: t for t in (
     Tier("fp32-tc", "fp32", CUBLAS, (f"{CUBLAS}-tf32",), fp32_tolerance, componentwise=True, fp64_every_shape=True,
          peak="tensor_tf32", peak_label="TF32 tensor peak",
          title="FP32 on tensor cores against cuBLAS strict SGEMM (cuBLAS FAST_TF32 for context)",
-         ladder="FP32 tensor-core ladder", extra_products=True),
+         ladder="FP32 tensor-core ladder", extra_products=True, also_runs=("fp32",)),
 )}
 
 

@@ -46,6 +46,7 @@ class Dispatcher:
     tolerance: float = DEFAULT_TOLERANCE  # how close to the fastest a rule's kernel had to be there
     ahead: tuple[DispatchRule, ...] = ()  # tried before `rules`
     ahead_from: str = ""  # the run that measured them
+    via: tuple[Dispatcher, ...] = ()  # the dispatchers its rules name instead of a kernel (declared above it)
 
     @property
     def ordered(self) -> tuple[DispatchRule, ...]:
@@ -57,22 +58,36 @@ class Dispatcher:
         return picked[0] if picked else None
 
     def pick(self, M: int, N: int, K: int, kernels: dict[str, KernelSpec], sms: int = DEFAULT_SMS) -> tuple[KernelSpec, int] | None:
-        """(the kernel, the index of the rule that chose it) at this shape on a GPU of `sms` SMs."""
+        """(the kernel, the index of the rule that chose it) at this shape on a GPU of `sms` SMs. A
+        rule naming a dispatcher holds where its condition does and that dispatcher has a kernel."""
+        nested = {d.name: d for d in self.via}
         for i, rule in enumerate(self.ordered):
-            spec = kernels[rule.kernel]
             try:
                 holds = evaluate(rule.when, M, N, K, sms)
             except ValueError as exc:  # e.g. a condition dividing by zero at this shape only
                 raise GemmprofError(f"dispatch {self.name}: rule for {rule.kernel}: {exc}",
                                     "fix the condition in the manifest") from None
-            if holds and spec.unsupported_reason(M, N, K) is None:
-                return spec, i
+            if not holds:
+                continue
+            if rule.kernel in nested:
+                picked = nested[rule.kernel].pick(M, N, K, kernels, sms)
+                if picked is not None:
+                    return picked[0], i
+            elif kernels[rule.kernel].unsupported_reason(M, N, K) is None:
+                return kernels[rule.kernel], i
         return None
+
+    def kernel_names(self) -> list[str]:
+        """Every kernel its rules can choose, those of the dispatchers they name included."""
+        nested = {d.name: d for d in self.via}
+        names = [n for r in self.ordered for n in (nested[r.kernel].kernel_names() if r.kernel in nested else [r.kernel])]
+        return list(dict.fromkeys(names))
 
     def reason(self, index: int) -> str:
         """Why rule `index` was chosen, for the bench row: its number and condition."""
-        when = self.ordered[index].when
-        return f"rule {index + 1}: " + ("always" if when == 1 else str(when))
+        rule = self.ordered[index]
+        via = f", then {rule.kernel}'s rules" if rule.kernel in {d.name for d in self.via} else ""
+        return f"rule {index + 1}: " + ("always" if rule.when == 1 else str(rule.when)) + via
 
 
 def parse_dispatchers(text: str, kernels: tuple[KernelSpec, ...], where: str = "ladder.toml") -> tuple[Dispatcher, ...]:
@@ -94,18 +109,27 @@ def parse_dispatchers(text: str, kernels: tuple[KernelSpec, ...], where: str = "
                 raise GemmprofError(f"{where}: dispatch {label}: {key} must be an array of tables ({{kernel = ..., when = ...}})")
         if label in names or label == CUBLAS:
             raise GemmprofError(f"{where}: dispatch {label}: the name is taken by a kernel")
-        rules, ahead = (tuple(_rule(r, label, entry["tier"], names, where) for r in entry.get(key, []))
+        above = {d.name: d for d in out}
+        rules, ahead = (tuple(_rule(r, label, entry["tier"], names, above, where) for r in entry.get(key, []))
                         for key in ("rules", "ahead"))
+        via = tuple(dict.fromkeys(above[r.kernel] for r in ahead + rules if r.kernel in above))
         out.append(Dispatcher(entry["name"], entry["tier"], entry["idea"], rules, entry.get("derived_from", ""),
-                              float(tolerance), ahead, entry.get("ahead_from", "")))
+                              float(tolerance), ahead, entry.get("ahead_from", ""), via))
     return tuple(out)
 
 
-def _rule(rule: dict, label: str, tier: str, names: dict[str, KernelSpec], where: str) -> DispatchRule:
-    if rule.get("kernel") not in names:
-        raise GemmprofError(f"{where}: dispatch {label}: rule names unknown kernel {rule.get('kernel')!r}")
-    if names[rule["kernel"]].tier != tier:
-        raise GemmprofError(f"{where}: dispatch {label}: {rule['kernel']} is not a {tier} kernel")
+def _rule(rule: dict, label: str, tier: str, names: dict[str, KernelSpec], above: dict[str, Dispatcher],
+          where: str) -> DispatchRule:
+    """One rule, naming a kernel or a dispatcher declared above, of this tier or of one it runs."""
+    from ..tiers import tier as tier_record
+
+    name = rule.get("kernel")
+    target = names.get(name) or above.get(name)
+    if target is None:
+        raise GemmprofError(f"{where}: dispatch {label}: rule names unknown kernel {name!r}",
+                            "a kernel of the manifest, or a dispatcher declared above this one")
+    if not tier_record(tier).runs_kernels_of(target.tier):
+        raise GemmprofError(f"{where}: dispatch {label}: {name} is not a {tier} kernel")
     try:
         evaluate(rule.get("when", 1), 1024, 1024, 1024, DEFAULT_SMS)
     except ValueError as exc:

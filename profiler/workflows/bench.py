@@ -103,7 +103,7 @@ def _select(options: BenchOptions) -> _Selection:
     if options.predecessors:
         specs = with_predecessors(specs)
     every = {s.name: s for s in load_manifest()}
-    needed = list({s.name: s for s in specs + [every[r.kernel] for d in dispatchers for r in d.ordered]}.values())
+    needed = list({s.name: s for s in specs + [every[name] for d in dispatchers for name in d.kernel_names()]}.values())
     if options.suite is not None and (options.sizes or options.mnk):
         raise GemmprofError("--suite names its own shapes: give it without --sizes and --mnk")
     shapes = load_suite(options.suite) if options.suite is not None else gather_shapes(options.sizes, options.mnk, DEFAULT_SIZES)

@@ -23,6 +23,13 @@ def test_first_rule_that_holds_and_fits_the_contract_wins():
     ('[[dispatch]]\nname="b"\ntier="fp32"\nidea="x"\nrules=[{kernel="wmma"}]', "not a fp32 kernel"),
     ('[[dispatch]]\nname="b"\ntier="fp32"\nidea="x"\nrules=[{kernel="smem", when="M ** 2"}]', "bad condition"),
     ('[[dispatch]]\nname="b"\ntier="fp32"\nrules=[]', "needs name, tier, idea, rules"),
+    # strict FP32 may not choose a tensor-core kernel; FP16 may not choose an FP32 dispatcher
+    ('[[dispatch]]\nname="b"\ntier="fp32"\nidea="x"\nrules=[{kernel="tf32x3bits"}]', "not a fp32 kernel"),
+    ('[[dispatch]]\nname="a"\ntier="fp32"\nidea="x"\nrules=[{kernel="smem"}]\n'
+     '[[dispatch]]\nname="b"\ntier="fp16"\nidea="x"\nrules=[{kernel="a"}]', "a is not a fp16 kernel"),
+    # a dispatcher is named only once it is declared (no cycles)
+    ('[[dispatch]]\nname="b"\ntier="fp32-tc"\nidea="x"\nrules=[{kernel="a"}]\n'
+     '[[dispatch]]\nname="a"\ntier="fp32"\nidea="x"\nrules=[{kernel="smem"}]', "unknown kernel 'a'"),
 ])
 def test_bad_dispatchers_are_one_clear_error(text, fragment):
     with pytest.raises(GemmprofError, match=fragment):
@@ -42,7 +49,7 @@ def test_bench_without_a_kernel_list_times_every_kernel_and_every_dispatcher():
     every = [s.name for s in load_manifest()]
     for names in (None, [], ["all"]):
         specs, dispatchers = select_for_bench(names)
-        assert [s.name for s in specs] == every and [d.name for d in dispatchers] == ["best", "best-fp16"]
+        assert [s.name for s in specs] == every and [d.name for d in dispatchers] == ["best", "best-tc", "best-fp16"]
     specs, dispatchers = select_for_bench(["best"])
     assert specs == [] and [d.name for d in dispatchers] == ["best"]
     specs, dispatchers = select_for_bench(["naive", "best"])
@@ -69,3 +76,26 @@ def test_a_dispatch_rule_dividing_by_zero_names_dispatcher_and_kernel():
     d = Dispatcher("b", "fp32", "i", (DispatchRule("naive", "K // (M - 512)"),))
     with pytest.raises(GemmprofError, match="dispatch b: rule for naive: .* divides by zero at M=512"):
         d.choose(512, 512, 512, {s.name: s for s in kernels})
+
+
+def test_a_rule_may_name_a_dispatcher_of_a_tier_its_own_runs():
+    """fp32-tc runs strict FP32 kernels (same inputs, yardstick and bound): its dispatcher falls
+    back to `best` where the tensor cores do not pay, and `best`'s own rules choose there."""
+    text = ('[[dispatch]]\nname="a"\ntier="fp32"\nidea="x"\nrules=[{kernel="warptile", when="M >= 2048"}, {kernel="naive"}]\n'
+            '[[dispatch]]\nname="b"\ntier="fp32-tc"\nidea="x"\n'
+            'rules=[{kernel="tf32x3bits", when="K >= 4096"}, {kernel="smem", when="N == 7"}, {kernel="a"}]')
+    a, b = parse_dispatchers(text, load_manifest())
+    assert b.via == (a,) and b.kernel_names() == ["tf32x3bits", "smem", "warptile", "naive"]
+    assert b.pick(4096, 4096, 4096, KERNELS) == (KERNELS["tf32x3bits"], 0)
+    assert b.pick(4096, 4096, 4092, KERNELS) == (KERNELS["warptile"], 2)
+    assert b.pick(4096, 4096, 4097, KERNELS) == (KERNELS["naive"], 2)  # K % 4: neither tf32x3bits's contract nor warptile's
+    assert b.pick(1023, 1023, 1023, KERNELS) == (KERNELS["naive"], 2)
+    assert b.reason(2) == "rule 3: always, then a's rules"
+
+
+def test_the_committed_fp32_tc_dispatcher_answers_every_suite_shape():
+    from profiler.catalogue.suites import load_suite
+
+    best_tc = next(d for d in load_dispatchers() if d.name == "best-tc")
+    for shape in load_suite("default") + load_suite("unseen"):
+        assert best_tc.pick(*shape, KERNELS, 132) is not None, shape
