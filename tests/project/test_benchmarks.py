@@ -55,18 +55,23 @@ def test_odd_shape_rules_are_what_the_ladder_sends_odd_shapes_by():
     assert len(held_out) == 3 and all(float(v) <= float(best_) + 1e-9 for v, best_ in held_out)
 
 
-def test_tall_rule_is_what_best_sends_tall_products_by():
-    """benchmarks/tall_rules.py over the committed runs chooses the `ahead` rule `best` carries for
-    tall32, never one that takes a shape of the default suite, and scores it on held-out halves:
-    the rule in the manifest is the script's, not edited apart from it."""
+@pytest.mark.parametrize("kernel,runs,dispatcher", [
+    ("tall32", ("2026-11-28-h100/tall32/sample", "2026-11-28-h100/tall32/unseen"), "best"),
+    ("tf32x3bits", ("2026-11-28-h100/best-tc/default", "2026-11-28-h100/best-tc/unseen"), "best-tc"),
+])
+def test_threshold_rules_are_the_manifests(kernel, runs, dispatcher):
+    """benchmarks/threshold_rules.py over the committed runs chooses the rule the manifest
+    carries for the kernel (tall32's never takes a shape of the default suite), and each seed's
+    choice beats the fallback alone on the held-out half: the rule in the manifest is the
+    script's, not edited apart from it."""
     from profiler.catalogue.dispatchers import load_dispatchers
 
-    runs = ROOT / "benchmarks" / "results" / "2026-11-28-h100" / "tall32"
-    proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "tall_rules.py"), str(runs / "sample"),
-                           str(runs / "unseen")], capture_output=True, text=True, timeout=300)
+    results = ROOT / "benchmarks" / "results"
+    proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "threshold_rules.py"), kernel,
+                           *(str(results / r) for r in runs)], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-2000:]
     printed = re.findall(r'\{when = "([^"]+)", kernel = "([^"]+)"\}', proc.stdout)
-    best = next(d for d in load_dispatchers() if d.name == "best")
-    assert printed and printed == [(str(r.when), r.kernel) for r in best.ahead if r.kernel == "tall32"]
+    d = next(d for d in load_dispatchers() if d.name == dispatcher)
+    assert printed and printed == [(str(r.when), r.kernel) for r in d.ordered if r.kernel == kernel]
     held_out = re.findall(r"^\s+\d\s+\(.*?\)\s+[\d.]+\s+([\d.]+) \(\d+, ([\d.]+)\)", proc.stdout, re.M)
     assert len(held_out) == 3 and all(float(v) > float(alone) for v, alone in held_out)

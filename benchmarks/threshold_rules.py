@@ -1,0 +1,117 @@
+"""The hand-kept dispatch rules that send shapes to one kernel instead of a dispatcher's own
+choice, each chosen like a model and scored on shapes it was not chosen on.
+
+A family is one rule with thresholds: the kernel where it holds (and the kernel ran the shape),
+the fallback's row elsewhere. Each seed cuts the fitting run's shapes in two (`split_shapes`, as
+`gemmprof dispatch --hold-out`); the thresholds that score best on one half (geometric mean % of
+cuBLAS) are scored on the other half and on the validation run, which no choice saw. Then they
+are chosen on every shape of the fitting run, scored on the validation run, and printed as the
+manifest's rule. Each run must time the kernel and the fallback in one bench, every row paired
+with cuBLAS.
+
+- `tall32` (an `ahead` rule of `best`), fitted on the sample suite: `N <= n and M >= m and K >=
+  k`. No member may take a shape of the default suite, the regression set of the rules derived
+  from it (32768x64x1024 would be one: tall32's 128x64 tiles ran it at 78% of cuBLAS against
+  `best`'s 94%, H200, 2026-11-28-h200/tall32-variants).
+- `tf32x3bits` (the first rule of `best-tc`, before `best`), fitted on the default suite:
+  `cdiv(M, 128) * cdiv(N, 128) >= t and K >= k`. 3xTF32 does three tensor-core products per FP32
+  product: it pays where its 128x128 tiles fill the GPU and K is long enough to hide their start.
+
+    python benchmarks/threshold_rules.py tall32 SAMPLE_RUN UNSEEN_RUN
+    python benchmarks/threshold_rules.py tf32x3bits DEFAULT_RUN UNSEEN_RUN
+"""
+
+import itertools
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from profiler.analyze.dispatch import split_shapes  # noqa: E402
+from profiler.analyze.suite import geomean  # noqa: E402
+from profiler.catalogue.suites import load_suite  # noqa: E402
+from profiler.runs.rundir import RunDir  # noqa: E402
+
+FALLBACK = "best"
+
+
+@dataclass(frozen=True)
+class Family:
+    kernel: str
+    fitted_on: str  # the suite of the fitting run, as the output names it
+    grid: list[tuple[int, ...]]  # every candidate's thresholds
+    holds: Callable[..., pd.Series]  # (table, *thresholds) -> where the rule holds
+    when: Callable[..., str]  # the manifest's condition
+    preference: Callable[..., tuple]  # among equal scores, the larger wins
+
+
+def _tiles(table: pd.DataFrame) -> pd.Series:
+    return ((table["M"] + 127) // 128) * ((table["N"] + 127) // 128)
+
+
+def _takes_no_default_shape(n: int, m: int, k: int) -> bool:
+    return not any(N <= n and M >= m and K >= k for M, N, K in load_suite("default"))
+
+
+FAMILIES = {f.kernel: f for f in (
+    Family("tall32", "sample",
+           [p for p in itertools.product((16, 24, 32, 40, 48, 64), (256, 512, 1024, 2048, 4096, 8192),
+                                         (1, 64, 128, 256, 512, 1024)) if _takes_no_default_shape(*p)],
+           lambda t, n, m, k: (t["N"] <= n) & (t["M"] >= m) & (t["K"] >= k),
+           lambda n, m, k: f"N <= {n} and M >= {m}" + (f" and K >= {k}" if k > 1 else ""),
+           lambda n, m, k: (-n, m, k)),
+    Family("tf32x3bits", "default",
+           list(itertools.product((16, 32, 48, 64, 96, 128, 192, 256), (64, 128, 256, 512, 1024, 2048))),
+           lambda t, tiles, k: (_tiles(t) >= tiles) & (t["K"] >= k),
+           lambda tiles, k: f"cdiv(M, 128) * cdiv(N, 128) >= {tiles} and K >= {k}",
+           lambda tiles, k: (tiles, k)),
+)}
+
+
+def per_shape(run_dir: Path, kernel: str) -> pd.DataFrame:
+    """Shapes x {kernel, the fallback}: % of cuBLAS of the rows that PASSed (NaN: not run)."""
+    bench = RunDir(run_dir).read_table("bench")
+    bench = bench[bench["kernel"].isin([kernel, FALLBACK]) & (bench["status"] == "PASS")]
+    return bench.pivot_table(index=["M", "N", "K"], columns="kernel", values="pct_of_cublas").reset_index()
+
+
+def chosen(family: Family, table: pd.DataFrame, p: tuple[int, ...]) -> pd.Series:
+    """Per shape, % of cuBLAS under the rule: the kernel's where it holds and the kernel ran, else the fallback's."""
+    takes = family.holds(table, *p) & table[family.kernel].notna()
+    return table[family.kernel].where(takes, table[FALLBACK])
+
+
+def score(family: Family, table: pd.DataFrame, p: tuple[int, ...]) -> float:
+    return geomean(chosen(family, table, p))
+
+
+def fit(family: Family, table: pd.DataFrame) -> tuple[int, ...]:
+    return max(family.grid, key=lambda p: (round(score(family, table, p), 6), family.preference(*p)))
+
+
+def main(kernel: str, fit_dir: str, validation_dir: str) -> None:
+    family = FAMILIES[kernel]
+    fitted, unseen = per_shape(Path(fit_dir), kernel), per_shape(Path(validation_dir), kernel)
+    print(f"{len(fitted)} {family.fitted_on} shapes, {len(unseen)} unseen; `{FALLBACK}` alone: "
+          f"{geomean(fitted[FALLBACK]):.1f}% / {geomean(unseen[FALLBACK]):.1f}%")
+    print("seed  rule (thresholds)        derivation half  validation half (n, best alone)  unseen")
+    for seed in range(3):
+        derive, validate = split_shapes(fitted, 0.5, seed)
+        p = fit(family, derive)
+        print(f"{seed:>4}  {str(p):<24} {score(family, derive, p):15.1f}  {score(family, validate, p):7.1f} "
+              f"({len(validate)}, {geomean(validate[FALLBACK]):.1f})       {score(family, unseen, p):.1f}")
+    p = fit(family, fitted)
+    print(f"on every {family.fitted_on} shape: {family.fitted_on} {score(family, fitted, p):.1f}% "
+          f"(min {chosen(family, fitted, p).min():.1f}), unseen {score(family, unseen, p):.1f}% "
+          f"(min {chosen(family, unseen, p).min():.1f}); the rule, ahead of `{FALLBACK}`'s:")
+    print(f'    {{when = "{family.when(*p)}", kernel = "{kernel}"}},')
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 4 or sys.argv[1] not in FAMILIES:
+        sys.exit(f"usage: python benchmarks/threshold_rules.py {{{','.join(FAMILIES)}}} FIT_RUN VALIDATION_RUN")
+    main(*sys.argv[1:])
