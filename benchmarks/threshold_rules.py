@@ -13,11 +13,15 @@ with cuBLAS.
   k`. No member may take a shape of the default suite, the regression set of the rules derived
   from it (32768x64x1024 would be one: tall32's 128x64 tiles ran it at 78% of cuBLAS against
   `best`'s 94%, H200, 2026-11-28-h200/tall32-variants).
+- `splitk64x64x8` (an `ahead` rule of `best`), fitted on the sample suite: `M > 16 and M <= m and
+  N >= n and K >= k` (skinny32 takes M <= 16), decode-sized products that `best`'s derived rules send to stream-K's 128x256 tiles
+  (mostly empty rows at M <= 64); again no member may take a default-suite shape.
 - `tf32x3bits` (the first rule of `best-tc`, before `best`), fitted on the default suite:
   `cdiv(M, 128) * cdiv(N, 128) >= t and K >= k`. 3xTF32 does three tensor-core products per FP32
   product: it pays where its 128x128 tiles fill the GPU and K is long enough to hide their start.
 
     python benchmarks/threshold_rules.py tall32 SAMPLE_RUN UNSEEN_RUN
+    python benchmarks/threshold_rules.py splitk64x64x8 SAMPLE_RUN UNSEEN_RUN
     python benchmarks/threshold_rules.py tf32x3bits DEFAULT_RUN UNSEEN_RUN
 """
 
@@ -37,6 +41,7 @@ from profiler.catalogue.suites import load_suite  # noqa: E402
 from profiler.runs.rundir import RunDir  # noqa: E402
 
 FALLBACK = "best"
+SKINNY_M = 16  # `best`'s first `ahead` rule sends M <= 16 to skinny32: the rules chosen here start above it
 
 
 @dataclass(frozen=True)
@@ -57,6 +62,10 @@ def _takes_no_default_shape(n: int, m: int, k: int) -> bool:
     return not any(N <= n and M >= m and K >= k for M, N, K in load_suite("default"))
 
 
+def _takes_no_default_shape_below(m: int, n: int, k: int) -> bool:
+    return not any(M <= m and N >= n and K >= k for M, N, K in load_suite("default"))
+
+
 FAMILIES = {f.kernel: f for f in (
     Family("tall32", "sample",
            [p for p in itertools.product((16, 24, 32, 40, 48, 64), (256, 512, 1024, 2048, 4096, 8192),
@@ -64,6 +73,13 @@ FAMILIES = {f.kernel: f for f in (
            lambda t, n, m, k: (t["N"] <= n) & (t["M"] >= m) & (t["K"] >= k),
            lambda n, m, k: f"N <= {n} and M >= {m}" + (f" and K >= {k}" if k > 1 else ""),
            lambda n, m, k: (-n, m, k)),
+    Family("splitk64x64x8", "sample",
+           [p for p in itertools.product((24, 32, 48, 64, 96, 128), (1, 2048, 4096), (1, 2048, 4096))
+            if _takes_no_default_shape_below(*p)],
+           lambda t, m, n, k: (t["M"] > SKINNY_M) & (t["M"] <= m) & (t["N"] >= n) & (t["K"] >= k),
+           lambda m, n, k: " and ".join([f"M > {SKINNY_M} and M <= {m}"]
+                                        + [f"{d} >= {v}" for d, v in (("N", n), ("K", k)) if v > 1]),
+           lambda m, n, k: (-m, n, k)),
     Family("tf32x3bits", "default",
            list(itertools.product((16, 32, 48, 64, 96, 128, 192, 256), (64, 128, 256, 512, 1024, 2048))),
            lambda t, tiles, k: (_tiles(t) >= tiles) & (t["K"] >= k),
