@@ -167,18 +167,16 @@ def per_kernel_metrics(kernels: pd.DataFrame) -> pd.DataFrame:
     for metric in KEY_METRICS:
         if metric.combine != "flops":
             frame[metric.column] = numeric_column(kernels, metric.column)
-    rows = []
-    for key, group in frame.groupby(KEYS, sort=False, dropna=False):
-        longest = group.loc[group["duration_ns"].fillna(-1).idxmax()]
-        row = dict(zip(KEYS, key))
-        for metric in KEY_METRICS:
-            if metric.combine == "sum":
-                row[metric.column] = group[metric.column].sum(min_count=1)
-            elif metric.combine == "longest":
-                row[metric.column] = longest[metric.column]
-        row["achieved_flops"] = group["flop"].sum() / (group["duration_ns"].sum() * 1e-9)
-        rows.append(row)
-    return pd.DataFrame(rows, columns=[*KEYS, *(m.column for m in KEY_METRICS)])
+    frame = frame.reset_index(drop=True)  # one label a launch: the longest is picked by label
+    groups = frame.groupby(KEYS, sort=False, dropna=False)
+    summed = groups[[m.column for m in KEY_METRICS if m.combine == "sum"] + ["flop"]].sum(min_count=1)
+    # each group's longest launch (ties and unknown durations: the first), its row's values
+    longest = frame.loc[frame.assign(_d=frame["duration_ns"].fillna(-1)).groupby(KEYS, sort=False, dropna=False)["_d"].idxmax()]
+    out = longest.set_index(KEYS)[[m.column for m in KEY_METRICS if m.combine == "longest"]]
+    out = out.join(summed, how="left")
+    out["achieved_flops"] = summed["flop"].fillna(0) / (summed["duration_ns"] * 1e-9)  # no duration: unknown
+    out = out.reset_index().astype({"M": "Int64", "N": "Int64", "K": "Int64"})
+    return out[[*KEYS, *(m.column for m in KEY_METRICS)]]
 
 
 def compare_kernels(base: pd.DataFrame, new: pd.DataFrame) -> pd.DataFrame:

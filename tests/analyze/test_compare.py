@@ -126,6 +126,14 @@ def test_key_metrics_sum_launches_and_compare():
     assert metrics.loc[("naive", "dram_bytes"), "change"] == pytest.approx(0.5)
     assert metrics.loc[("naive", "dram_bytes"), "unit"] == "byte"
     assert metrics.loc[("cublas", "duration_ns"), "change"] == 0
+    # launches read from two reports keep their own row labels (0, 1, 0, 1, ...): still one value
+    # a kernel, the longest launch's, and a kernel with no duration has an unknown rate, not inf
+    twice = pd.concat([base, base.assign(duration_ns=[500.0, 500.0, None])])
+    per = per_kernel_metrics(twice).set_index("kernel")
+    assert per.loc["cublas", "achieved_occupancy_pct"] == 25 and per.loc["cublas", "duration_ns"] == 5000
+    assert per.loc["naive", "duration_ns"] == 1000 and per.loc["naive", "achieved_flops"] == pytest.approx(2e6 / 1e-6)
+    alone = per_kernel_metrics(base.assign(duration_ns=None)).set_index("kernel")
+    assert alone["achieved_flops"].isna().all()
 
 
 def test_sample_kernels_with_itself():
