@@ -121,6 +121,9 @@ def main(kernel: str, fit_dir: str, validation_dir: str) -> None:
         print(f"{seed:>4}  {str(p):<24} {score(family, derive, p):15.1f}  {score(family, validate, p):7.1f} "
               f"({len(validate)}, {geomean(validate[FALLBACK]):.1f})       {score(family, unseen, p):.1f}")
     p = fit(family, fitted)
+    if score(family, fitted, p) <= geomean(fitted[FALLBACK]):
+        print(f"on every {family.fitted_on} shape no member beats `{FALLBACK}` alone: no rule")
+        return
     print(f"on every {family.fitted_on} shape: {family.fitted_on} {score(family, fitted, p):.1f}% "
           f"(min {chosen(family, fitted, p).min():.1f}), unseen {score(family, unseen, p):.1f}% "
           f"(min {chosen(family, unseen, p).min():.1f}); the rule, ahead of `{FALLBACK}`'s:")

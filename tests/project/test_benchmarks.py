@@ -79,3 +79,26 @@ def test_threshold_rules_are_the_manifests(kernel, runs, dispatcher, halves_win)
     assert len(held_out) == 3 and (not halves_win or all(float(v) > float(alone) for v, alone in held_out))
     alone = float(re.search(r"alone: [\d.]+% / ([\d.]+)%", proc.stdout)[1])
     assert float(re.search(r"unseen ([\d.]+)% \(min", proc.stdout)[1]) > alone
+
+
+def test_threshold_rules_print_no_rule_when_no_member_beats_the_fallback(tmp_path):
+    """A family whose kernel loses everywhere must not hand the manifest a rule (the fit would
+    otherwise pick the least bad member)."""
+    import pandas as pd
+
+    from profiler.catalogue.suites import load_suite
+
+    runs = []
+    for suite in ("sample", "unseen"):
+        rows = [{"kernel": k, "tier": "fp32", "M": M, "N": N, "K": K, "status": "PASS", "pct_of_cublas": pct}
+                for M, N, K in load_suite(suite) for k, pct in (("best", 90.0), ("splitk64x64x8", 60.0))]
+        rows = [{**r, "median_ms": 1.0, "gflops": 1.0} for r in rows]
+        run = tmp_path / suite
+        run.mkdir()
+        pd.DataFrame(rows).to_parquet(run / "bench.parquet")
+        runs.append(str(run))
+    proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "threshold_rules.py"), "splitk64x64x8", *runs],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "no rule" in proc.stdout and "kernel =" not in proc.stdout
+
