@@ -62,10 +62,11 @@ def profile(options: ProfileOptions, progress: Progress) -> ProfileResult | Benc
     started = time.perf_counter()
     exe = resolve_ncu(options.ncu)
     require_cupy()  # the target needs it: said here rather than inside ncu's output
-    # Beside the GPU query, git's record of the checkout; beside the first ncu run, the build
-    # (cuBLAS, profiled first, needs no cubin).
+    # Beside the GPU query and the first ncu run, git's record of the checkout (written into the
+    # run once the ncu runs are done: ncu does not wait for it); beside the first ncu run, the
+    # build (cuBLAS, profiled first, needs no cubin).
     side = ThreadPoolExecutor(max_workers=2)
-    checkout = side.submit(git_fields, REPO_ROOT)  # recorded once ncu has run: it is not waited for
+    checkout = side.submit(git_fields, REPO_ROOT)
     # NVML only: the CUDA side (runtime, cuBLAS, SMs) is reported by the first target instead.
     env = collect_environment(ncu=str(exe), need_gpu=True, nvml_only=True)
     phases = {"environment_s": time.perf_counter() - started}
