@@ -32,6 +32,10 @@ class Diagnosis:
     pct_cublas: float = np.nan
     time_ms: float = np.nan
     gflops_source: str = ""  # 'bench', 'ncu' (no benchmark of it), 'untimed' (failed where profiled)
+    # A dispatcher's: the kernel it ran at the shape its bench numbers come from, and that shape
+    # (what to profile for a verdict: a dispatcher is not a kernel ncu can run)
+    dispatched_to: str | None = None
+    dispatched_at: tuple[int, int, int] | None = None
     # The FLOP/s the profiled launch executed (ncu's count, every pipe's) and its FLOPs per GEMM FLOP
     # (2MNK): 3 for 3xTF32 (`Tier.extra_products`: three MMAs a product), above 1 for math on the
     # padding of tiles past the matrix's edges. gflops itself is always the GEMM's 2MNK / time.

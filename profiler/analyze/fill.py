@@ -57,6 +57,8 @@ def add_bench(d: Diagnosis, bench: pd.DataFrame | None, shape) -> None:
             row = passed.loc[(passed["M"] * passed["N"] * passed["K"]).idxmax()].to_dict()
             d.status_note = (d.status_note + "; " if d.status_note else "") + \
                 f"timed at {row['M']}x{row['N']}x{row['K']}, not at the profile shape"
+    if row is not None and isinstance(row.get("dispatched_to"), str):
+        d.dispatched_to, d.dispatched_at = row["dispatched_to"], shape_of(row)
     if row is not None and row.get("status") == PASS:
         d.gflops, d.time_ms = float(row.get("gflops", np.nan)), float(row.get("median_ms", np.nan))
         d.pct_cublas = float(row.get("pct_of_cublas", np.nan)) if not d.is_reference else 100.0

@@ -315,3 +315,21 @@ def test_a_run_is_headed_by_its_tier_s_ladder():
     # a dispatcher alone over a suite: the tier of its rows
     suite = {"suite": {"name": "odd", "shapes": [(512, 512, 512)]}}
     assert heading([("best-fp16", "fp16")], suite).startswith("# FP16 tensor-core ladder: GPU, suite odd")
+
+
+def test_a_dispatchers_page_says_which_kernel_to_profile_for_a_verdict(tmp_path):
+    """A dispatcher is not a kernel ncu can run (`profile -k best` is an unknown kernel): its page
+    names the kernel it ran at the shape its numbers come from, and the command that profiles it."""
+    run = tmp_path / "run"
+    shutil.copytree(SAMPLE, run)
+    bench = pd.read_parquet(run / "bench.parquet")
+    row = bench[bench["kernel"] == "vectorized"].iloc[[-1]].assign(kernel="best", dispatched_to="vectorized",
+                                                                   dispatch_rule="rule 3: always")
+    pd.concat([bench, row], ignore_index=True).to_parquet(run / "bench.parquet")
+    M, N, K = (int(row.iloc[0][d]) for d in "MNK")
+    result = CliRunner().invoke(app(), ["report", str(run), "-o", str(tmp_path / "out")])
+    assert result.exit_code == 0, result.output
+    page = (tmp_path / "out" / "best.md").read_text()
+    assert f"best is a dispatcher: at {M}x{N}x{K} it ran `vectorized`" in page
+    assert f"`gemmprof profile -k vectorized --mnk {M} {N} {K}`" in page and "profile -k best" not in page
+    parse(tmp_path / "out" / "best.html")
