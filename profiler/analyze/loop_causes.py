@@ -23,6 +23,7 @@ from .gemm_shape import gemm_flop
 from .global_memory import input_bytes
 from .roofs import intensity, math_kind, math_share
 from .signals import Signals
+from .thresholds import NOISE_PCT
 from .values import number
 
 # A launch shorter than this, with no unit busy, is too small for the GPU: its fixed costs (the
@@ -39,8 +40,6 @@ DRAM_REFETCH_BUSY_PCT = 60.0
 SMALL_TILE = 64
 # A main-loop cause costs at least this share of the samples to be named.
 LOOP_CAUSE_MIN_PCT = 20.0
-# Two causes within this many points of the samples are named together, ranked, not chosen between.
-NOISE_PCT = 5.0
 
 
 @dataclass(frozen=True)

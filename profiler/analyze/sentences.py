@@ -14,7 +14,6 @@ from .code_causes import (LONE_LOADS_NOTE_PCT, SERIAL_EPILOGUE_NOTE_PCT, WASTED_
                           lone_loads_cure, serial_epilogue_cure)
 from .gemm_shape import executed_per_gemm_flop
 from .idle_causes import TAIL_NOTE_PCT, UNEVEN_NOTE_PCT
-from .loop_causes import NOISE_PCT
 from .bounds import BOUNDS, Verdict
 from .global_memory import launch_min_bytes
 from .shared_memory import shared_unmeasured
@@ -24,7 +23,7 @@ from .signals import Signals, stall_sentence
 from .values import number
 from ..specs import ROOF_SHARE
 from .stalls import BY_REASON
-from .thresholds import (LARGE_TILE_SHARED_PER_MATH, REGISTER_TILE_FULL, CONFLICT_NOTABLE_PCT, FFMA_SHARE_NOTE_PCT, ISSUE_NOTE_PCT,
+from .thresholds import (NOISE_PCT, LARGE_TILE_SHARED_PER_MATH, REGISTER_TILE_FULL, CONFLICT_NOTABLE_PCT, FFMA_SHARE_NOTE_PCT, ISSUE_NOTE_PCT,
                          BANK_CONFLICT_NOTE_PCT, BANK_DISPATCH_SAMPLES_PCT, BANK_DISPATCH_STALL_PCT,
                          GLOBAL_LOADS_PER_FFMA_HIGH, SOL_BUSY_PCT, STALL_NOTABLE_PCT, UNCOALESCED_PCT)
 

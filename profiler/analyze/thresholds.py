@@ -12,6 +12,11 @@ FP32_BOUND_PCT = 70.0
 TENSOR_BOUND_PCT = 65.0
 
 
+# Two main-loop causes within this many points of the samples are named together, ranked, not
+# chosen between (`loop_causes`), and a bank-conflict line this far below its rival is not the lead.
+NOISE_PCT = 5.0
+
+
 # ncu's own threshold: a unit below 60% of its peak is not saturated; both below means latency.
 SOL_BUSY_PCT = 60.0
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
-from . import causes, loop_causes, sentences
+from . import causes, loop_causes, sentences, thresholds
 from .attribution import attribute
 from .bounds import BOUNDS, Verdict
 from .roofs import attainable, origin
@@ -164,7 +164,7 @@ def _costliest(s: Signals) -> Verdict | None:
     if not found:
         return None
     lead = found[0]
-    beside = tuple(f.verdict.cause for f in found[1:] if lead.cost - f.cost <= loop_causes.NOISE_PCT)
+    beside = tuple(f.verdict.cause for f in found[1:] if lead.cost - f.cost <= thresholds.NOISE_PCT)
     return replace(lead.verdict, ranked=beside)
 
 
