@@ -109,3 +109,17 @@ def test_bench_table_is_titled_by_its_tier():
     assert _title(pd.DataFrame({"tier": ["fp16", "fp16"]})) == "the tensor-core ladder against cuBLAS (FP16 GemmEx, FP32 accumulate)"
     assert "SGEMM" in _title(pd.DataFrame({"tier": ["fp32"]}))
     assert _title(pd.DataFrame({"tier": ["fp32", "fp16"]})) == "the kernels against their tier's cuBLAS"
+
+
+def test_a_dispatcher_naming_a_dispatcher_has_every_kernel_it_can_reach_built(tmp_path, monkeypatch):
+    """`bench -k best-tc` builds tf32x3bits and the strict kernels `best`'s rules choose, which
+    best-tc reaches through its rule naming `best`."""
+    import profiler.measure.build as build
+
+    bench_fakes.patch(monkeypatch.setattr)
+    built = []
+    faked = build.build_all
+    monkeypatch.setattr(build, "build_all", lambda specs, arch, **kw: built.extend(s.name for s in specs) or faked(specs, arch, **kw))
+    bench(BenchOptions(kernel=["best-tc"], sizes="1024", out=tmp_path, run_id="r"), Lines())
+    best = next(d for d in load_dispatchers() if d.name == "best")
+    assert "tf32x3bits" in built and set(best.kernel_names()) <= set(built)
