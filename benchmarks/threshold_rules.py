@@ -48,34 +48,32 @@ SKINNY_M = 16  # `best`'s first `ahead` rule sends M <= 16 to skinny32: the rule
 class Family:
     kernel: str
     fitted_on: str  # the suite of the fitting run, as the output names it
-    grid: list[tuple[int, ...]]  # every candidate's thresholds
+    thresholds: list[tuple[int, ...]]  # every candidate's, before `spares_default`
     holds: Callable[..., pd.Series]  # (table, *thresholds) -> where the rule holds
     when: Callable[..., str]  # the manifest's condition
     preference: Callable[..., tuple]  # among equal scores, the larger wins
+    spares_default: bool = True  # no candidate may take a default-suite shape (the regression set)
+
+    @property
+    def grid(self) -> list[tuple[int, ...]]:
+        if not self.spares_default:
+            return self.thresholds
+        default = pd.DataFrame(load_suite("default"), columns=["M", "N", "K"])
+        return [p for p in self.thresholds if not self.holds(default, *p).any()]
 
 
 def _tiles(table: pd.DataFrame) -> pd.Series:
     return ((table["M"] + 127) // 128) * ((table["N"] + 127) // 128)
 
 
-def _takes_no_default_shape(n: int, m: int, k: int) -> bool:
-    return not any(N <= n and M >= m and K >= k for M, N, K in load_suite("default"))
-
-
-def _takes_no_default_shape_below(m: int, n: int, k: int) -> bool:
-    return not any(M <= m and N >= n and K >= k for M, N, K in load_suite("default"))
-
-
 FAMILIES = {f.kernel: f for f in (
     Family("tall32", "sample",
-           [p for p in itertools.product((16, 24, 32, 40, 48, 64), (256, 512, 1024, 2048, 4096, 8192),
-                                         (1, 64, 128, 256, 512, 1024)) if _takes_no_default_shape(*p)],
+           list(itertools.product((16, 24, 32, 40, 48, 64), (256, 512, 1024, 2048, 4096, 8192), (1, 64, 128, 256, 512, 1024))),
            lambda t, n, m, k: (t["N"] <= n) & (t["M"] >= m) & (t["K"] >= k),
            lambda n, m, k: f"N <= {n} and M >= {m}" + (f" and K >= {k}" if k > 1 else ""),
            lambda n, m, k: (-n, m, k)),
     Family("splitk64x64x8", "sample",
-           [p for p in itertools.product((24, 32, 48, 64, 96, 128), (1, 2048, 4096), (1, 2048, 4096))
-            if _takes_no_default_shape_below(*p)],
+           list(itertools.product((24, 32, 48, 64, 96, 128), (1, 2048, 4096), (1, 2048, 4096))),
            lambda t, m, n, k: (t["M"] > SKINNY_M) & (t["M"] <= m) & (t["N"] >= n) & (t["K"] >= k),
            lambda m, n, k: " and ".join([f"M > {SKINNY_M} and M <= {m}"]
                                         + [f"{d} >= {v}" for d, v in (("N", n), ("K", k)) if v > 1]),
@@ -84,7 +82,7 @@ FAMILIES = {f.kernel: f for f in (
            list(itertools.product((16, 32, 48, 64, 96, 128, 192, 256), (64, 128, 256, 512, 1024, 2048))),
            lambda t, tiles, k: (_tiles(t) >= tiles) & (t["K"] >= k),
            lambda tiles, k: f"cdiv(M, 128) * cdiv(N, 128) >= {tiles} and K >= {k}",
-           lambda tiles, k: (tiles, k)),
+           lambda tiles, k: (tiles, k), spares_default=False),  # fitted on the default suite itself
 )}
 
 

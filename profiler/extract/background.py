@@ -51,7 +51,23 @@ class ExtractServer:
             pass
 
 
-def start_background_extract(report: Path) -> subprocess.Popen:
-    """Fill the report's cache in a child process (ncu_report imported before numpy there)."""
-    return subprocess.Popen([sys.executable, "-m", "profiler.extract.prefetch", str(report)], env=child_env(),
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # a failure is redone, loudly, by extract_run
+class ReportReader:
+    """One report read in a child process of its own (the fan-out starts one as each report
+    arrives), waited for as a server is: `reports_read()` once its report is read, `wait()` for its
+    exit code."""
+
+    def __init__(self, report: Path):
+        # ncu_report is imported before numpy there; a failure is redone, loudly, by extract_run
+        self.process = subprocess.Popen([sys.executable, "-m", "profiler.extract.prefetch", str(report)],
+                                        env=child_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def reports_read(self) -> None:
+        self.process.wait()
+
+    def wait(self) -> int:
+        return self.process.wait()
+
+
+def start_background_extract(report: Path) -> ReportReader:
+    """Fill the report's cache in a child process."""
+    return ReportReader(report)

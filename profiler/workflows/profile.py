@@ -258,13 +258,12 @@ def _fan_out(work: _Work, plan, finished, skipped, bar):
 def _finish(work: _Work, started: float, phases: dict, ncu_walls: list, ledger, background, progress: Progress) -> ProfileResult:
     """Wait for the background extractions, read the reports into the run's tables, record
     where the time went."""
-    from ..extract.background import ExtractServer
     from ..extract.run import extract_run
 
     run = work.run
     phases["profile_loop_s"] = time.perf_counter() - started - sum(phases.values())
     for proc in background:  # a failed prefetch is redone (and its error shown) by extract_run
-        proc.reports_read() if isinstance(proc, ExtractServer) else proc.wait()
+        proc.reports_read()
     phases["extract_wait_s"] = time.perf_counter() - started - sum(phases.values())
     tables = extract_run(run)
     for proc in background:  # a server's own exit, after its last answer, overlapped the tables
