@@ -19,10 +19,14 @@ with cuBLAS.
 - `tf32x3bits` (the first rule of `best-tc`, before `best`), fitted on the default suite:
   `cdiv(M, 128) * cdiv(N, 128) >= t and K >= k`. 3xTF32 does three tensor-core products per FP32
   product: it pays where its 128x128 tiles fill the GPU and K is long enough to hide their start.
+- `tf32x3sk` (a rule of `best-tc` ahead of tf32x3bits', the fallback `best-tc` as it was), fitted
+  on the default suite: `lo <= cdiv(M, 128) * cdiv(N, 128) <= hi and K >= k`. Split K pays where
+  few tiles leave SMs idle and K is long; one tile split 132 ways waits on its slowest split.
 
     python benchmarks/threshold_rules.py tall32 SAMPLE_RUN UNSEEN_RUN
     python benchmarks/threshold_rules.py splitk64x64x8 SAMPLE_RUN UNSEEN_RUN
     python benchmarks/threshold_rules.py tf32x3bits DEFAULT_RUN UNSEEN_RUN
+    python benchmarks/threshold_rules.py tf32x3sk DEFAULT_RUN UNSEEN_RUN
 """
 
 import itertools
@@ -40,7 +44,6 @@ from profiler.analyze.suite import geomean  # noqa: E402
 from profiler.catalogue.suites import load_suite  # noqa: E402
 from profiler.runs.rundir import RunDir  # noqa: E402
 
-FALLBACK = "best"
 SKINNY_M = 16  # `best`'s first `ahead` rule sends M <= 16 to skinny32: the rules chosen here start above it
 
 
@@ -53,6 +56,7 @@ class Family:
     when: Callable[..., str]  # the manifest's condition
     preference: Callable[..., tuple]  # among equal scores, the larger wins
     spares_default: bool = True  # no candidate may take a default-suite shape (the regression set)
+    fallback: str = "best"  # the dispatcher whose rows stand where the rule does not hold
 
     @property
     def grid(self) -> list[tuple[int, ...]]:
@@ -83,20 +87,25 @@ FAMILIES = {f.kernel: f for f in (
            lambda t, tiles, k: (_tiles(t) >= tiles) & (t["K"] >= k),
            lambda tiles, k: f"cdiv(M, 128) * cdiv(N, 128) >= {tiles} and K >= {k}",
            lambda tiles, k: (tiles, k), spares_default=False),  # fitted on the default suite itself
+    Family("tf32x3sk", "default",
+           list(itertools.product((1, 2, 4, 8, 16), (16, 32, 48, 64, 66), (512, 1024, 2048, 4096, 8192, 16384))),
+           lambda t, lo, hi, k: (_tiles(t) >= lo) & (_tiles(t) <= hi) & (t["K"] >= k),
+           lambda lo, hi, k: f"cdiv(M, 128) * cdiv(N, 128) >= {lo} and cdiv(M, 128) * cdiv(N, 128) <= {hi} and K >= {k}",
+           lambda lo, hi, k: (lo, -hi, k), spares_default=False, fallback="best-tc"),
 )}
 
 
-def per_shape(run_dir: Path, kernel: str) -> pd.DataFrame:
-    """Shapes x {kernel, the fallback}: % of cuBLAS of the rows that PASSed (NaN: not run)."""
+def per_shape(run_dir: Path, family: Family) -> pd.DataFrame:
+    """Shapes x {kernel, its fallback}: % of cuBLAS of the rows that PASSed (NaN: not run)."""
     bench = RunDir(run_dir).read_table("bench")
-    bench = bench[bench["kernel"].isin([kernel, FALLBACK]) & (bench["status"] == "PASS")]
+    bench = bench[bench["kernel"].isin([family.kernel, family.fallback]) & (bench["status"] == "PASS")]
     return bench.pivot_table(index=["M", "N", "K"], columns="kernel", values="pct_of_cublas").reset_index()
 
 
 def chosen(family: Family, table: pd.DataFrame, p: tuple[int, ...]) -> pd.Series:
     """Per shape, % of cuBLAS under the rule: the kernel's where it holds and the kernel ran, else the fallback's."""
     takes = family.holds(table, *p) & table[family.kernel].notna()
-    return table[family.kernel].where(takes, table[FALLBACK])
+    return table[family.kernel].where(takes, table[family.fallback])
 
 
 def score(family: Family, table: pd.DataFrame, p: tuple[int, ...]) -> float:
@@ -109,22 +118,23 @@ def fit(family: Family, table: pd.DataFrame) -> tuple[int, ...]:
 
 def main(kernel: str, fit_dir: str, validation_dir: str) -> None:
     family = FAMILIES[kernel]
-    fitted, unseen = per_shape(Path(fit_dir), kernel), per_shape(Path(validation_dir), kernel)
-    print(f"{len(fitted)} {family.fitted_on} shapes, {len(unseen)} unseen; `{FALLBACK}` alone: "
-          f"{geomean(fitted[FALLBACK]):.1f}% / {geomean(unseen[FALLBACK]):.1f}%")
+    fallback = family.fallback
+    fitted, unseen = per_shape(Path(fit_dir), family), per_shape(Path(validation_dir), family)
+    print(f"{len(fitted)} {family.fitted_on} shapes, {len(unseen)} unseen; `{fallback}` alone: "
+          f"{geomean(fitted[fallback]):.1f}% / {geomean(unseen[fallback]):.1f}%")
     print("seed  rule (thresholds)        derivation half  validation half (n, best alone)  unseen")
     for seed in range(3):
         derive, validate = split_shapes(fitted, 0.5, seed)
         p = fit(family, derive)
         print(f"{seed:>4}  {str(p):<24} {score(family, derive, p):15.1f}  {score(family, validate, p):7.1f} "
-              f"({len(validate)}, {geomean(validate[FALLBACK]):.1f})       {score(family, unseen, p):.1f}")
+              f"({len(validate)}, {geomean(validate[fallback]):.1f})       {score(family, unseen, p):.1f}")
     p = fit(family, fitted)
-    if score(family, fitted, p) <= geomean(fitted[FALLBACK]):
-        print(f"on every {family.fitted_on} shape no member beats `{FALLBACK}` alone: no rule")
+    if score(family, fitted, p) <= geomean(fitted[fallback]):
+        print(f"on every {family.fitted_on} shape no member beats `{fallback}` alone: no rule")
         return
     print(f"on every {family.fitted_on} shape: {family.fitted_on} {score(family, fitted, p):.1f}% "
           f"(min {chosen(family, fitted, p).min():.1f}), unseen {score(family, unseen, p):.1f}% "
-          f"(min {chosen(family, unseen, p).min():.1f}); the rule, ahead of `{FALLBACK}`'s:")
+          f"(min {chosen(family, unseen, p).min():.1f}); the rule, ahead of `{fallback}`'s:")
     print(f'    {{when = "{family.when(*p)}", kernel = "{kernel}"}},')
 
 

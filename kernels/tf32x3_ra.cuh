@@ -1,5 +1,6 @@
-// The body of the register-sourced 3xTF32 wgmma rungs (tf32x3ra, tf32x3raw): C^T = B^T A^T, so that
-// the operand TF32 wgmma would need transposed in shared memory comes from registers instead.
+// The body of the register-sourced 3xTF32 wgmma rungs (tf32x3ra, tf32x3raw, tf32x3bits, tf32x3sk):
+// C^T = B^T A^T, so that the operand TF32 wgmma would need transposed in shared memory comes from
+// registers instead.
 //
 // Why the transpose: TF32 wgmma reads shared-memory operands K-major only, and B (KxN row-major) is
 // N-major; tf32x3wg therefore rewrote B transposed (and A) as big/small TF32 tiles in shared memory,
@@ -39,6 +40,12 @@
 // rows, which TMA needs), any M; tiles past M, N and K are read as zeros (TMA's fill) and C is
 // stored only within M x N; beta == 0 does not read C. The including file defines SMEM_BYTES,
 // checked there against ra::smem_bytes.
+//
+// SPLIT_K (tf32x3sk): blockIdx.y is a split of K, gridDim.y of them; each split runs k tiles
+// [y * per, (y + 1) * per) of the tile's loop, writes its partial to a workspace and is counted in
+// (consumer warpgroups only, named barrier 1); the split counted last sums the partials in split
+// order (its own from registers) and runs the epilogue, then resets the tile's counter. A grid
+// whose partials would not fit the workspace runs unsplit (split 0 takes all of K).
 #pragma once
 
 #include <cuda.h>
@@ -60,6 +67,13 @@ constexpr int STAGE_BYTES = A_BYTES + B_BYTES;  // the expect_tx count of a stag
 constexpr int ALIGN = 1024;                   // swizzled tiles start on 1024-byte boundaries
 constexpr int BAR_BYTES = 256;                // up to 32 mbarriers
 constexpr int SBO = 1024;                     // K-major, 128B swizzle: one 8-row group to the next
+constexpr int MAX_SPLIT_CTAS = 256;           // split grids (tiles x splits) the workspace holds
+
+// One 128x128 partial per CTA of a split grid, float4 j of consumer thread ct of split z of tile t
+// at [((t * S + z) * 16 + j) * NCONSUMERS + ct]: a warp's float4s are 512 contiguous bytes.
+// Variable templates of SPLIT_K, so that only a module whose kernel splits K holds the 16 MB.
+template <bool SPLIT_K> __device__ __align__(16) float4 g_partials[MAX_SPLIT_CTAS * 16 * NCONSUMERS];
+template <bool SPLIT_K> __device__ unsigned g_counters[MAX_SPLIT_CTAS];  // zero at module load; the last split resets its tile's
 
 // Split buffers hold big_a and small_a, or small_a only when big_a is the FP32 tile (BIG_RAW).
 __host__ __device__ constexpr int split_bytes(bool bigRaw) { return (bigRaw ? 1 : 2) * A_BYTES; }
@@ -235,9 +249,9 @@ struct Layout {
 // big_a, big_b * small_a, big_b * big_a), the next half's B values fetched while the MMAs run; the
 // partial folded into acc once the tile's last wgmma retired. No barrier between the two consumer
 // warpgroups: each runs at its own pace, so one's fetch, split and waits overlap the other's MMAs.
-template <bool BIG_RAW, bool INT_ROUND, int STAGES, int NSPLIT>
+template <bool BIG_RAW, bool INT_ROUND, int STAGES, int NSPLIT, bool SPLIT_K>
 __device__ __forceinline__ void consume(const Layout<BIG_RAW, STAGES, NSPLIT>& L, int M, int N, int kTiles, int bm,
-                                        int bn, float alpha, float beta, float* __restrict__ C)
+                                        int bn, float alpha, float beta, float* __restrict__ C, int splits)
 {
     const int c = threadIdx.x / 128 - 1;  // consumer warpgroup: block columns 64c..64c+63
     const int lane = threadIdx.x % 32;
@@ -310,6 +324,38 @@ __device__ __forceinline__ void consume(const Layout<BIG_RAW, STAGES, NSPLIT>& L
         for (int i = 0; i < 64; ++i) acc[i] += part[i];
     }
 
+    if constexpr (SPLIT_K) if (splits > 1) {  // meet the other splits of this tile; only the one counted last goes on
+        const int ct = threadIdx.x - 128, z = blockIdx.y;
+        float4* const ws = g_partials<SPLIT_K> + (size_t)blockIdx.x * splits * 16 * NCONSUMERS;
+#pragma unroll
+        for (int j = 0; j < 16; ++j)
+            ws[(z * 16 + j) * NCONSUMERS + ct] = make_float4(acc[4 * j], acc[4 * j + 1], acc[4 * j + 2], acc[4 * j + 3]);
+        volatile int* const last = reinterpret_cast<volatile int*>(L.gtiles + (L.bar(31) - L.tiles));
+        __threadfence();  // the partial is visible device-wide before this split is counted
+        asm volatile("bar.sync 1, %0;\n" :: "n"(NCONSUMERS) : "memory");
+        if (ct == 0) *last = atomicAdd(&g_counters<SPLIT_K>[blockIdx.x], 1u) == (unsigned)(splits - 1);
+        asm volatile("bar.sync 1, %0;\n" :: "n"(NCONSUMERS) : "memory");
+        if (!*last) return;
+        __threadfence();  // the other partials are read after their counts were seen
+#pragma unroll
+        for (int j = 0; j < 16; ++j) {
+            float4 r = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+            for (int y = 0; y < splits; ++y) {  // in split order, whichever split is last
+                const float4 p = y == z ? make_float4(acc[4 * j], acc[4 * j + 1], acc[4 * j + 2], acc[4 * j + 3])
+                                        : __ldcg(&ws[(y * 16 + j) * NCONSUMERS + ct]);
+                r.x += p.x;
+                r.y += p.y;
+                r.z += p.z;
+                r.w += p.w;
+            }
+            acc[4 * j] = r.x;
+            acc[4 * j + 1] = r.y;
+            acc[4 * j + 2] = r.z;
+            acc[4 * j + 3] = r.w;
+        }
+        if (ct == 0) g_counters<SPLIT_K>[blockIdx.x] = 0;  // for the next launch
+    }
+
     // Epilogue: acc[4j + 2e + v] is row 16w + g + 8e of C^T (block column n0 + e), column
     // 8j + 2t + v of C^T (block row 8j + 2t + v): one 8-byte store of columns n0, n0 + 1 per row,
     // within M x N (N even and n0 even: the pair is all in or all out).
@@ -333,7 +379,7 @@ __device__ __forceinline__ void consume(const Layout<BIG_RAW, STAGES, NSPLIT>& L
 
 // The whole block: warp 0 issues the TMA loads, warps 1-3 split A, warpgroups 1-2 consume.
 // smem_raw: the kernel's dynamic shared memory (SMEM_BYTES, ra::smem_bytes).
-template <bool BIG_RAW, int STAGES, int NSPLIT, bool INT_ROUND = false>
+template <bool BIG_RAW, int STAGES, int NSPLIT, bool INT_ROUND = false, bool SPLIT_K = false>
 __device__ __forceinline__ void gemm(int M, int N, int K, float alpha, float beta, float* __restrict__ C,
                                      const CUtensorMap* tmA, const CUtensorMap* tmB, unsigned char* smem_raw)
 {
@@ -347,7 +393,14 @@ __device__ __forceinline__ void gemm(int M, int N, int K, float alpha, float bet
     const int tilesM = (M + BM - 1) / BM, tilesN = (N + BN - 1) / BN;
     const Tile tile = tile_of(blockIdx.x, tilesM, tilesN, GROUP_M);
     const int bm = tile.m * BM, bn = tile.n * BN;
-    const int kTiles = (K + BK - 1) / BK;
+    int kt0 = 0, kTiles = (K + BK - 1) / BK, splits = 1;  // this CTA's k tiles [kt0, kt0 + kTiles)
+    if constexpr (SPLIT_K) {
+        if ((long long)gridDim.x * gridDim.y <= MAX_SPLIT_CTAS) splits = gridDim.y;
+        if (blockIdx.y >= splits) return;  // a split grid too large for the workspace: split 0 takes all of K
+        const int all = kTiles, per = (all + splits - 1) / splits;
+        kt0 = min(all, (int)blockIdx.y * per);
+        kTiles = min(all, kt0 + per) - kt0;
+    }
 
     if (threadIdx.x == 0) {
         for (int s = 0; s < STAGES; ++s) {
@@ -374,10 +427,10 @@ __device__ __forceinline__ void gemm(int M, int N, int K, float alpha, float bet
                 if (kt >= STAGES) mbar_wait(L.empty(s), ((kt / STAGES) - 1) & 1);
                 const uint32_t sa = L.tiles + s * STAGE_BYTES;
                 mbar_arrive_expect_tx(L.full(s), STAGE_BYTES);
-                tma_load_2d(sa, tmA, kt * BK, bm, L.full(s));  // A[bm:+128, k:+32]
+                tma_load_2d(sa, tmA, (kt0 + kt) * BK, bm, L.full(s));  // A[bm:+128, k:+32]
 #pragma unroll
                 for (int i = 0; i < BN / 32; ++i)             // B[k:+32, bn + 32i:+32]
-                    tma_load_2d(sa + A_BYTES + i * B_BOX, tmB, bn + 32 * i, kt * BK, L.full(s));
+                    tma_load_2d(sa + A_BYTES + i * B_BOX, tmB, bn + 32 * i, (kt0 + kt) * BK, L.full(s));
             }
         } else if (threadIdx.x >= 32) {
             const int st = threadIdx.x - 32;
@@ -395,7 +448,7 @@ __device__ __forceinline__ void gemm(int M, int N, int K, float alpha, float bet
             }
         }
     } else {
-        consume<BIG_RAW, INT_ROUND, STAGES, NSPLIT>(L, M, N, kTiles, bm, bn, alpha, beta, C);
+        consume<BIG_RAW, INT_ROUND, STAGES, NSPLIT, SPLIT_K>(L, M, N, kTiles, bm, bn, alpha, beta, C, splits);
     }
 }
 

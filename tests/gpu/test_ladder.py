@@ -89,9 +89,9 @@ def test_dispatcher_runs_the_kernel_its_rules_choose():
 
 
 def test_the_fp32_tc_dispatcher_runs_tensor_core_and_strict_kernels_within_fp32s_bound():
-    """best-tc sends a shape its first rule takes to tf32x3bits and the rest (here a shape outside
-    tf32x3bits's contract, and a K-long one) to `best`'s choice: strict FP32 kernels, verified
-    and timed as fp32-tc rows against strict cuBLAS."""
+    """best-tc sends a few tiles over a long K to tf32x3sk, a grid of tiles to tf32x3bits, and the
+    rest (here a shape outside the 3xTF32 rungs' contract, and a K-long one of 4 tiles) to
+    `best`'s choice: strict FP32 kernels, verified and timed as fp32-tc rows against strict cuBLAS."""
     from profiler.catalogue.dispatchers import load_dispatchers
     from profiler.measure.bench import bench
     from profiler.measure.build import build_all
@@ -99,13 +99,13 @@ def test_the_fp32_tc_dispatcher_runs_tensor_core_and_strict_kernels_within_fp32s
 
     kernels = {s.name: s for s in load_manifest()}
     best_tc = next(d for d in load_dispatchers() if d.name == "best-tc")
-    shapes = [(1024, 1024, 1024), (1023, 1023, 1023), (256, 256, 32768)]
+    shapes = [(1024, 1024, 1024), (2048, 2048, 2048), (1023, 1023, 1023), (256, 256, 32768)]
     needed = list({best_tc.choose(*s, kernels).name: best_tc.choose(*s, kernels) for s in shapes}.values())
     cubins = {b.spec.name: str(b.cubin) for b in build_all(needed, "sm_90")}
     records = []
     bench(BenchWork([], shapes, include_cublas=False, dispatchers=[best_tc], kernels=kernels), cubins, QUICK, records.append)
     ran = {r["M"]: r for r in records}
-    assert ran[1024]["dispatched_to"] == "tf32x3bits"
+    assert (ran[1024]["dispatched_to"], ran[2048]["dispatched_to"]) == ("tf32x3sk", "tf32x3bits")
     assert kernels[ran[1023]["dispatched_to"]].tier == kernels[ran[256]["dispatched_to"]].tier == "fp32"
     assert all(r["kernel"] == "best-tc" and r["tier"] == "fp32-tc" and r["status"] == "PASS" for r in records)
 

@@ -1,5 +1,5 @@
 """On the GPU: the fp32-tc tier keeps the FP32 bound. 1xTF32 (tf32x1) FAILs it and gets no time;
-3xTF32 (tf32x3 on mma.sync; tf32x3wg, tf32x3ra, tf32x3raw and tf32x3bits on wgmma) PASSes it at whole-tile
+3xTF32 (tf32x3 on mma.sync; tf32x3wg, tf32x3ra, tf32x3raw, tf32x3bits and tf32x3sk on wgmma) PASSes it at whole-tile
 shapes (and the register-sourced rungs at ragged edges: N and K multiples of 4, any M), with an error against FP64 within 2x of strict cuBLAS SGEMM's on the same inputs (issue
 14's target); cuBLAS FAST_TF32 is timed as CONTEXT with its error shown; shapes outside the rungs'
 contract are SKIPped. Runs on the device machine (`make gpu-tests GPU_TESTS=tests/gpu/test_tf32.py`);
@@ -56,7 +56,7 @@ def test_tf32x3_passes_the_fp32_bound_at_whole_tile_shapes():
         assert r["error"] <= r["tolerance"] and r["error_fp64"] <= r["tolerance"] and r["median_ms"] > 0
 
 
-@pytest.mark.parametrize("name", ["tf32x3wg", "tf32x3ra", "tf32x3raw", "tf32x3bits"])
+@pytest.mark.parametrize("name", ["tf32x3wg", "tf32x3ra", "tf32x3raw", "tf32x3bits", "tf32x3sk"])
 def test_wgmma_rungs_pass_the_fp32_bound_at_whole_tile_shapes(name):
     records = run(name, WG_SHAPES)
     assert [(r["M"], r["N"], r["K"]) for r in records] == WG_SHAPES
@@ -77,7 +77,7 @@ RAGGED_WG = [(1, 4, 4), (129, 132, 36), (100, 4096, 8), (257, 260, 4100), (1000,
              (32768, 64, 1024)]
 
 
-@pytest.mark.parametrize("name", ["tf32x3ra", "tf32x3raw", "tf32x3bits"])
+@pytest.mark.parametrize("name", ["tf32x3ra", "tf32x3raw", "tf32x3bits", "tf32x3sk"])
 def test_register_sourced_rungs_pass_the_fp32_bound_at_ragged_edges(name):
     records = run(name, RAGGED_WG)
     assert [(r["M"], r["N"], r["K"]) for r in records] == RAGGED_WG
@@ -86,10 +86,24 @@ def test_register_sourced_rungs_pass_the_fp32_bound_at_ragged_edges(name):
         assert r["error"] <= r["tolerance"] and r["error_fp64"] <= r["tolerance"]
 
 
-@pytest.mark.parametrize("name", ["tf32x3ra", "tf32x3raw", "tf32x3bits"])
+@pytest.mark.parametrize("name", ["tf32x3ra", "tf32x3raw", "tf32x3bits", "tf32x3sk"])
 def test_register_sourced_rungs_skip_rows_tma_cannot_address(name):
     records = run(name, [(257, 129, 67), (128, 130, 32), (128, 128, 18)])
     assert [r["status"] for r in records] == ["SKIP", "SKIP", "SKIP"]
+
+
+def test_split_k_rung_sums_its_splits_in_order_and_repeats():
+    """tf32x3sk splits each tile's K over the SMs its tiles leave idle: one tile split 132 ways
+    (the last splits get no k tiles), 8 and 2 ways, unequal splits with M, N and K ending
+    mid-tile, one row split 16 ways, 8 k tiles (one split) and a grid too large to split; each
+    shape twice and split shapes after unsplit ones, so a launch finds the counters reset."""
+    shapes = [(128, 128, 65536), (256, 1024, 16384), (1024, 1024, 8192), (257, 260, 4100), (1, 4, 4096),
+              (128, 128, 256), (4096, 4096, 4096), (1000, 1000, 1000)]
+    records = run("tf32x3sk", [s for s in shapes for _ in range(2)])
+    bad = [(r["M"], r["N"], r["K"], r["status"], r.get("reason")) for r in records if r["status"] != "PASS"]
+    assert not bad and len(records) == 2 * len(shapes)
+    for r in records:
+        assert r["error"] <= r["tolerance"] and r["error_fp64"] <= r["tolerance"]
 
 
 def test_tf32x3_outside_its_contract_is_skipped():
@@ -104,7 +118,8 @@ def test_tf32x3_outside_its_contract_is_skipped():
                                         ("tf32x3raw", (1024, 1024, 1024)), ("tf32x3raw", (2048, 2048, 4096)),
                                         ("tf32x3raw", (4096, 4096, 4096)), ("tf32x3raw", (8192, 8192, 8192)),
                                         ("tf32x3bits", (1024, 1024, 1024)), ("tf32x3bits", (2048, 2048, 4096)),
-                                        ("tf32x3bits", (4096, 4096, 4096)), ("tf32x3bits", (8192, 8192, 8192))])
+                                        ("tf32x3bits", (4096, 4096, 4096)), ("tf32x3bits", (8192, 8192, 8192)),
+                                        ("tf32x3sk", (1024, 1024, 8192)), ("tf32x3sk", (256, 1024, 16384))])
 def test_3xtf32_error_vs_fp64_within_twice_strict_cublas(name, shape):
     """The same inputs (one seed) through a 3xTF32 rung and strict SGEMM, both against FP64 on the GPU."""
     from profiler.measure.device import import_cupy

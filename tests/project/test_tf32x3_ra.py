@@ -1,4 +1,5 @@
-"""The index and rounding math of kernels/tf32x3_ra.cuh (tf32x3ra, tf32x3raw, tf32x3bits) without a GPU.
+"""The index, rounding and split math of kernels/tf32x3_ra.cuh (tf32x3ra, tf32x3raw, tf32x3bits, tf32x3sk)
+without a GPU.
 
 The body computes C^T = B^T A^T with B^T as wgmma's register operand. Its thread-to-column map
 (`n0`), its B fragment addresses under TMA's 128-byte swizzle and its epilogue stores are read out
@@ -126,7 +127,7 @@ def test_epilogue_writes_each_element_of_the_tile_once_from_the_accumulator_hold
     assert len(written) == 128 * 128
 
 
-@pytest.mark.parametrize("name", ["tf32x3ra", "tf32x3raw", "tf32x3bits"])
+@pytest.mark.parametrize("name", ["tf32x3ra", "tf32x3raw", "tf32x3bits", "tf32x3sk"])
 def test_manifest_boxes_and_launch_agree_with_the_header(name):
     """A: one 128-byte swizzle row of k per m row (K-major, as wgmma's smem operand reads it); B: four
     32(n) x 32(k) boxes per stage in the same swizzle (what the fragment addresses above decode)."""
@@ -137,13 +138,14 @@ def test_manifest_boxes_and_launch_agree_with_the_header(name):
     assert (a_map.operand, a_map.box, a_map.swizzle) == ("A", (K["BK"], K["BM"]), 128)
     assert (b_map.operand, b_map.box, b_map.swizzle) == ("B", (32, K["BK"]), 128)
     assert K["B_BOX"] == b_map.box[0] * b_map.box[1] * 4 and K["A_BYTES"] == a_map.box[0] * a_map.box[1] * 4
-    assert "tma_load_2d(sa + A_BYTES + i * B_BOX, tmB, bn + 32 * i, kt * BK, L.full(s))" in HEADER
+    assert "tma_load_2d(sa + A_BYTES + i * B_BOX, tmB, bn + 32 * i, (kt0 + kt) * BK, L.full(s))" in HEADER
     # Any M; N and K whole 16-byte rows of floats, which TMA needs (tensor maps over A and B as they are)
     assert spec.contract == {"N": 16 // 4, "K": 16 // 4}
     launch = spec.launch(8192, 4096, 1024)
-    assert launch.grid == (8192 // K["BM"] * 4096 // K["BN"], 1, 1) and launch.block == (384, 1, 1)
+    assert launch.grid[0] == 8192 // K["BM"] * 4096 // K["BN"] and launch.block == (384, 1, 1)
     assert launch.smem_bytes <= 227 * 1024
-    assert spec.launch(1000, 260, 36).grid == (8 * 3, 1, 1)  # tiles past the edges, counted up
+    assert spec.launch(1000, 260, 36).grid[0] == 8 * 3  # tiles past the edges, counted up
+    assert launch.grid[1:] == (1, 1) and spec.launch(1000, 260, 36).grid[1:] == (1, 1)  # a split needs 8 k tiles
 
 
 def test_ragged_edges_are_read_as_zeros_and_stored_within_the_matrix():
@@ -152,7 +154,7 @@ def test_ragged_edges_are_read_as_zeros_and_stored_within_the_matrix():
     (N even and n0 even: a pair is all in or all out)."""
     counts = "".join(HEADER.split())
     assert "constinttilesM=(M+BM-1)/BM,tilesN=(N+BN-1)/BN;" in counts
-    assert "constintkTiles=(K+BK-1)/BK;" in counts
+    assert "intkt0=0,kTiles=(K+BK-1)/BK,splits=1;" in counts
     assert "if(bn+n0>=N)return;" in counts and "if(bm+8*j+2*t+v>=M)continue;" in counts
     assert all(n0(*thread) % 2 == 0 for thread in THREADS)
 
@@ -196,3 +198,35 @@ def test_integer_rounding_ties_and_carries(x):
     half, mask = header_rounding()
     bits = struct.unpack("<I", struct.pack("<f", x))[0]
     assert struct.unpack("<f", struct.pack("<I", (bits + half) & mask))[0] == rna_tf32(x)
+
+
+def header_split(k: int, splits: int, y: int) -> tuple[int, int]:
+    """Split y's k tiles [kt0, kt0 + kTiles) as the header's SPLIT_K branch computes them."""
+    body = "".join(HEADER.split())
+    assert "constintall=kTiles,per=(all+splits-1)/splits;kt0=min(all,(int)blockIdx.y*per);kTiles=min(all,kt0+per)-kt0;" in body
+    every = -(-k // K["BK"])
+    per = -(-every // splits)
+    kt0 = min(every, y * per)
+    return kt0, min(every, kt0 + per) - kt0
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.integers(1, 70000), st.integers(1, 70000), st.integers(1, 70000), st.sampled_from([78, 108, 114, 132, 144]))
+def test_split_k_covers_every_k_tile_once_in_split_order(m, n, k, sms):
+    """tf32x3sk's grid (the manifest's) and the header's split bounds: the splits of a tile take
+    consecutive runs of k tiles, in split order, every one exactly once (the last splits may get
+    none); a split grid fits the workspace, and every split but the last runs at least 8 k tiles."""
+    from profiler.catalogue.manifest import select_kernels
+
+    (spec,) = select_kernels(["tf32x3sk"])
+    tiles, splits, _ = spec.launch(m, n, k, sms).grid
+    assert tiles == -(-m // K["BM"]) * -(-n // K["BN"])
+    if splits == 1:
+        return
+    assert tiles * splits <= K["MAX_SPLIT_CTAS"]
+    every, covered = -(-k // K["BK"]), []
+    for y in range(splits):
+        kt0, count = header_split(k, splits, y)
+        assert kt0 == len(covered) and (count >= 8 or kt0 + count == every)
+        covered += range(kt0, kt0 + count)
+    assert covered == list(range(every))
