@@ -16,7 +16,7 @@ from ..numbers import fmt_num, fmt_pct, fmt_times
 from ..analyze.values import flag
 from ..analyze.sentences import tensor_peak_name, uses_tensor_cores
 from ..catalogue.manifest import REFERENCES
-from ..tiers import CONTEXT, TIMED_STATUSES, tier
+from ..tiers import CONTEXT, REFERENCE_ROWS, TIMED_STATUSES, tier
 from .page_tables import (Cell, Table, changes_table, conflict_lines_table, conflicts_table, gflops_change,
                           hot_lines_table, is_missing, listing, mix_table, num_cell, occupancy_view, rules_table,
                           stalls_table, status_cell, traffic_notes, traffic_table, unchanged, versus_table)
@@ -35,6 +35,18 @@ def _ncu_rate(d: Diagnosis) -> str:
     """What a rate timed by ncu is: the GEMM's 2MNK over the time where the shape is known, else
     the FLOPs the launch executed (`fill.add_profile`)."""
     return " (ncu: 2MNK / time)" if d.own_shape else " (ncu: FLOPs executed / time)"
+
+
+def profile_command(name: str) -> str | None:
+    """The command that profiles `name`, for a page without a profile of it: a rung by its name,
+    a cuBLAS yardstick as `-k cublas` of its tier (there is no kernel `cublas-fp16`); None for a
+    context row (cuBLAS FAST_TF32), which gemmprof times beside the yardstick but never profiles."""
+    if name not in REFERENCE_ROWS:
+        return f"gemmprof profile -k {name}"
+    row = REFERENCE_ROWS[name]
+    if row.context:
+        return None
+    return "gemmprof profile -k cublas" + ("" if row.tier == "fp32" else f" --tier {row.tier}")
 
 
 def kernel_view(d: Diagnosis, run: RunDiagnosis) -> dict[str, Any]:
@@ -65,7 +77,7 @@ def kernel_view(d: Diagnosis, run: RunDiagnosis) -> dict[str, Any]:
         else:
             facts.append(("FP32 pipe", Cell(fmt_pct(d.utilisation["fp32"]) + f" of peak{at}")))
     view: dict[str, Any] = {
-        "d": d, "facts": facts, "verdict": d.verdict, "shape": shape,
+        "d": d, "facts": facts, "verdict": d.verdict, "shape": shape, "profile_command": profile_command(d.name),
         "changes": changes_table(d), "unchanged": unchanged(d), "versus": versus_table(d),
         "gflops_change": gflops_change(d),
         "stalls": stalls_table(d), "conflicts": conflicts_table(d), "conflict_lines": conflict_lines_table(d),

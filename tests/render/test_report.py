@@ -333,3 +333,21 @@ def test_a_dispatchers_page_says_which_kernel_to_profile_for_a_verdict(tmp_path)
     assert f"best is a dispatcher: at {M}x{N}x{K} it ran `vectorized`" in page
     assert f"`gemmprof profile -k vectorized --mnk {M} {N} {K}`" in page and "profile -k best" not in page
     parse(tmp_path / "out" / "best.html")
+
+
+def test_a_page_without_a_profile_gives_a_command_that_profiles_it(tmp_path):
+    """A rung's page says `profile -k NAME`; a cuBLAS yardstick's says `-k cublas` with its tier
+    (there is no kernel `cublas-fp16`); a context row (cuBLAS FAST_TF32) is never profiled, and its
+    page says so instead of a command that would fail."""
+    from profiler.render.views import profile_command
+
+    assert profile_command("tf32x3sk") == "gemmprof profile -k tf32x3sk"
+    assert profile_command("cublas") == "gemmprof profile -k cublas"
+    assert profile_command("cublas-fp16") == "gemmprof profile -k cublas --tier fp16"
+    assert profile_command("cublas-tf32") is None
+    run = Path(__file__).resolve().parents[2] / "benchmarks" / "results" / "2026-11-28-h100" / "tcsk" / "default"
+    result = CliRunner().invoke(app(), ["report", str(run), "-o", str(tmp_path / "out")])
+    assert result.exit_code == 0, result.output
+    pages = {k: (tmp_path / "out" / f"{k}.md").read_text() for k in ("cublas", "cublas-tf32", "tf32x3sk")}
+    assert "`gemmprof profile -k tf32x3sk`" in pages["tf32x3sk"] and "`gemmprof profile -k cublas`" in pages["cublas"]
+    assert "gemmprof profile" not in pages["cublas-tf32"] and "never profiled" in pages["cublas-tf32"]
