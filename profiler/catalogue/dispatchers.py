@@ -49,6 +49,10 @@ class Dispatcher:
     via: tuple[Dispatcher, ...] = ()  # the dispatchers its rules name instead of a kernel (declared above it)
 
     @property
+    def via_named(self) -> dict[str, Dispatcher]:
+        return {d.name: d for d in self.via}
+
+    @property
     def ordered(self) -> tuple[DispatchRule, ...]:
         """Every rule in the order they are tried: `ahead`, then the derived `rules`."""
         return self.ahead + self.rules
@@ -60,7 +64,7 @@ class Dispatcher:
     def pick(self, M: int, N: int, K: int, kernels: dict[str, KernelSpec], sms: int = DEFAULT_SMS) -> tuple[KernelSpec, int] | None:
         """(the kernel, the index of the rule that chose it) at this shape on a GPU of `sms` SMs. A
         rule naming a dispatcher holds where its condition does and that dispatcher has a kernel."""
-        nested = {d.name: d for d in self.via}
+        nested = self.via_named
         for i, rule in enumerate(self.ordered):
             try:
                 holds = evaluate(rule.when, M, N, K, sms)
@@ -79,14 +83,14 @@ class Dispatcher:
 
     def kernel_names(self) -> list[str]:
         """Every kernel its rules can choose, those of the dispatchers they name included."""
-        nested = {d.name: d for d in self.via}
+        nested = self.via_named
         names = [n for r in self.ordered for n in (nested[r.kernel].kernel_names() if r.kernel in nested else [r.kernel])]
         return list(dict.fromkeys(names))
 
     def reason(self, index: int) -> str:
         """Why rule `index` was chosen, for the bench row: its number and condition."""
         rule = self.ordered[index]
-        via = f", then {rule.kernel}'s rules" if rule.kernel in {d.name for d in self.via} else ""
+        via = f", then {rule.kernel}'s rules" if rule.kernel in self.via_named else ""
         return f"rule {index + 1}: " + ("always" if rule.when == 1 else str(rule.when)) + via
 
 

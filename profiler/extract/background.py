@@ -66,8 +66,3 @@ class ReportReader:
 
     def wait(self) -> int:
         return self.process.wait()
-
-
-def start_background_extract(report: Path) -> ReportReader:
-    """Fill the report's cache in a child process."""
-    return ReportReader(report)

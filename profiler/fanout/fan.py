@@ -150,7 +150,7 @@ def fan_profile(run, jobs: list[Job], cubins: dict[str, str], opts, plan: Plan, 
     """Run profile jobs per `plan`; each report that arrives joins `run` at once (ncu/ and
     profile.jsonl, as the serial path does it) and its extraction starts in the background.
     Returns the ledger and the background extraction processes."""
-    from ..extract.background import start_background_extract
+    from ..extract.background import ReportReader
     from ..measure.profiling import ProfileJob, TargetRun, commit_report, report_stem
 
     (run.path / "ncu").mkdir(exist_ok=True)
@@ -167,7 +167,7 @@ def fan_profile(run, jobs: list[Job], cubins: dict[str, str], opts, plan: Plan, 
             extra = {**gpu_of(d, plan).columns(), "job_wall_s": d.wall_s, "attempts": d.attempt}
             final, record = commit_report(run, ProfileJob(d.job.kernel, d.job.tier, d.job.spec), d.job.shape,
                                           TargetRun(partial, shipped.wall_s, shipped.command, shipped.result), compress, extra)
-            background.append(start_background_extract(final))
+            background.append(ReportReader(final))
             on_record(record)
         on_progress(d)
 

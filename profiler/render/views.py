@@ -49,6 +49,14 @@ def profile_command(name: str) -> str | None:
     return "gemmprof profile -k cublas" + ("" if row.tier == "fp32" else f" --tier {row.tier}")
 
 
+def _profile_command(d: Diagnosis) -> str | None:
+    """For a dispatcher (not a kernel ncu can run), the command that profiles the kernel it ran
+    where its numbers come from."""
+    if d.dispatched_to and d.dispatched_at:
+        return f"{profile_command(d.dispatched_to)} --mnk " + " ".join(map(str, d.dispatched_at))
+    return profile_command(d.name)
+
+
 def kernel_view(d: Diagnosis, run: RunDiagnosis) -> dict[str, Any]:
     """Everything a kernel page shows, formatted (format-neutral)."""
     k = d.launch or {}
@@ -77,7 +85,7 @@ def kernel_view(d: Diagnosis, run: RunDiagnosis) -> dict[str, Any]:
         else:
             facts.append(("FP32 pipe", Cell(fmt_pct(d.utilisation["fp32"]) + f" of peak{at}")))
     view: dict[str, Any] = {
-        "d": d, "facts": facts, "verdict": d.verdict, "shape": shape, "profile_command": profile_command(d.name),
+        "d": d, "facts": facts, "verdict": d.verdict, "shape": shape, "profile_command": _profile_command(d),
         "changes": changes_table(d), "unchanged": unchanged(d), "versus": versus_table(d),
         "gflops_change": gflops_change(d),
         "stalls": stalls_table(d), "conflicts": conflicts_table(d), "conflict_lines": conflict_lines_table(d),

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from profiler.extract import background
-from profiler.extract.background import ExtractServer, start_background_extract
+from profiler.extract.background import ExtractServer, ReportReader
 
 
 def test_a_server_that_died_is_handed_reports_without_an_error(tmp_path):
@@ -30,7 +30,7 @@ def test_the_server_is_the_prefetch_module_serving_its_input(monkeypatch):
 
     monkeypatch.setattr(background.subprocess, "Popen", Popen)
     ExtractServer()
-    start_background_extract(Path("r.ncu-rep"))
+    ReportReader(Path("r.ncu-rep"))
     (serve, options), (one, _) = started
     assert serve == [sys.executable, "-m", "profiler.extract.prefetch", "--serve"] and options["stdin"] == subprocess.PIPE
     assert one == [sys.executable, "-m", "profiler.extract.prefetch", "r.ncu-rep"]
@@ -41,7 +41,7 @@ def test_a_report_that_cannot_be_read_ends_its_reader_with_an_error(tmp_path):
     broken = tmp_path / "run" / "ncu" / "broken.ncu-rep"
     broken.parent.mkdir(parents=True)
     broken.write_bytes(b"not a report")
-    assert start_background_extract(broken).wait() != 0
+    assert ReportReader(broken).wait() != 0
 
 
 def test_a_server_that_died_answers_nothing_and_is_not_waited_for_forever(tmp_path):
