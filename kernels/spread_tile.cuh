@@ -218,8 +218,12 @@ struct Tile {
     }
 
     // C = alpha * acc + beta * C for the tile at (bm, bn), through shared memory (staged_epilogue.cuh):
-    // float4s checked against M and N when EDGE (unchecked otherwise); VEC_B false: element by element.
-    template <bool EDGE, bool VEC_B>
+    // float4s checked against M and N when EDGE (unchecked otherwise); VEC_B false: element by
+    // element, C fetched to L2 and read SCALAR_AHEAD chunks ahead when SCALAR_AHEAD > 0 (0: each
+    // chunk's C read as it comes). That code changes the registers ptxas gives the whole kernel,
+    // main loop included, so a rung takes it only where it was measured not to slow its aligned
+    // shapes: streamk128x256x8 ran 2.5% slower at 4096-8192^3 with it (H200, one run, seven shapes).
+    template <bool EDGE, bool VEC_B, int SCALAR_AHEAD = 0>
     static __device__ __forceinline__ void store(const float (&acc)[16][8], float* smem, int M, int N, float alpha,
                                                  float beta, float* __restrict__ C, int bm, int bn, const Lanes& ln)
     {
@@ -228,7 +232,7 @@ struct Tile {
             store_c_through_smem<4, ROT, EDGE, false, C_AHEAD>(stage, acc, C, M, N, bm + ln.wRow, bn, ln.wCol, ln.lane, ln.tr, ln.tc, alpha,
                                                             beta);
         else
-            store_c_through_smem<4, ROT, true, true>(stage, acc, C, M, N, bm + ln.wRow, bn, ln.wCol, ln.lane, ln.tr, ln.tc, alpha, beta);
+            store_c_through_smem<4, ROT, true, true, SCALAR_AHEAD>(stage, acc, C, M, N, bm + ln.wRow, bn, ln.wCol, ln.lane, ln.tr, ln.tc, alpha, beta);
     }
 
     // A split's partial tile in a workspace slot, row-major BM x BN floats (C's layout, so a slice of
@@ -315,7 +319,7 @@ struct WholeK : Tile<BM_, BN_> {
         const Lanes ln = T::lanes();
         float acc[16][8];
         T::template multiply<EDGE, VEC_B>(acc, smem, M, N, K, K, A, B, bm, bn, EDGE ? (K + BK - 1) / BK : K / BK, ln);
-        T::template store<EDGE, VEC_B>(acc, smem, M, N, alpha, beta, C, bm, bn, ln);
+        T::template store<EDGE, VEC_B, T::C_AHEAD>(acc, smem, M, N, alpha, beta, C, bm, bn, ln);
     }
 };
 

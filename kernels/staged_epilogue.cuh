@@ -17,7 +17,8 @@
 // wholly inside or outside); unchecked, C must hold the whole tile. C rows 16-byte aligned.
 // SCALAR (with CHECKED): C is read and written element by element, each element checked, for
 // any N and a 4-byte-aligned C (ragged128x256x8's edge tiles when N % 4 != 0), a warp's lanes on
-// consecutive columns.
+// consecutive columns; with C_AHEAD > 0 its reads of C are fetched and read ahead as the float4
+// path's are.
 #pragma once
 
 #define CS_LD 80  // row of the epilogue staging tile (64 + 16 floats)
@@ -38,31 +39,64 @@ __device__ __forceinline__ void prefetch_c(const float* C, int M, int N, int row
     }
 }
 
+// The same for rows that do not start on a 16-byte boundary (N % 4 != 0): a row's 64 columns then
+// span up to three 128-byte lines, fetched at its first, 33rd and last column below N. Without it
+// (and the reads ahead), ragged128x256x8 at 8104x13678x165 spent 39% of its PC samples waiting at
+// the element-wise beta * C loads, against 12% at N = 13680 (H200, ncu source view).
+template <int MI>
+__device__ __forceinline__ void prefetch_c_rows(const float* C, int M, int N, int row0, int col0, int lane)
+{
+    if (col0 >= N) return;
+    const int last = min(col0 + 63, N - 1);
+#pragma unroll
+    for (int p = 0; p < MI * 16 * 3 / 32; ++p) {
+        const int q = lane + 32 * p, row = row0 + q / 3, part = q % 3;
+        const int col = part == 2 ? last : min(col0 + 32 * part, last);
+        if (row < M) asm volatile("prefetch.global.L2 [%0];" ::"l"(C + (size_t)row * N + col));
+    }
+}
+
 template <int MI, int ROT, bool CHECKED, bool SCALAR = false, int C_AHEAD = 0>
 __device__ __forceinline__ void store_c_through_smem(float4* const cs4, const float (&acc)[MI * 4][8],
                                                      float* __restrict__ C, int M, int N, int row0, int col_block, int col_warp,
                                                      int lane, int tr, int tc, float alpha, float beta)
 {
-    if (!SCALAR && C_AHEAD > 0 && beta != 0.0f) prefetch_c<MI, CHECKED>(C, M, N, row0, col_block, col_warp, lane);
+    if (C_AHEAD > 0 && beta != 0.0f) {
+        if (SCALAR)
+            prefetch_c_rows<MI>(C, M, N, row0, col_block + col_warp, lane);
+        else
+            prefetch_c<MI, CHECKED>(C, M, N, row0, col_block, col_warp, lane);
+    }
     float4* const csw = cs4 + tr * (CS_LD / 4) + tc;
     const int rr = lane >> 4;
     const int cc = (lane & 15) * 4;
     const int col = col_block + col_warp + cc;
-    // C_AHEAD > 0 (not SCALAR): C's lines are fetched into L2 first (prefetch_c), and each chunk's
-    // two float4s of C are read C_AHEAD chunks ahead, before the stores of the chunks between, so
-    // their latencies overlap the chunks' work instead of being waited out in turn (the compiler
-    // keeps a read after earlier stores through the same pointer).
-    constexpr int CHUNKS = MI * 4, AHEAD = SCALAR ? 0 : C_AHEAD, RING = AHEAD > 0 ? AHEAD : 1;
+    // C_AHEAD > 0: C's lines are fetched into L2 first (prefetch_c), and each chunk's two float4s
+    // of C (SCALAR: its 4 rows x 2 columns of elements) are read C_AHEAD chunks ahead, before the
+    // stores of the chunks between, so their latencies overlap the chunks' work instead of being
+    // waited out in turn (the compiler keeps a read after earlier stores through the same pointer).
+    constexpr int CHUNKS = MI * 4, AHEAD = C_AHEAD, RING = AHEAD > 0 ? AHEAD : 1;
     auto c_at = [&](int n, int h) {  // chunk n = mi * 4 + i
         const int row = row0 + (n >> 2) * 16 + (rr + 2 * h) * 4 + (n & 3);
         return CHECKED ? C + (size_t)row * N + col : C + (size_t)row * N + col_block + col_warp + cc;
     };
     auto c_in = [&](int n, int h) { return !CHECKED || (row0 + (n >> 2) * 16 + (rr + 2 * h) * 4 + (n & 3) < M && col < N); };
-    float4 cRing[RING][2];
+    float4 cRing[RING][2];  // SCALAR: element (r, h) of chunk n in component r of cRing[n % RING][h]
+    auto s_row = [&](int n, int r) { return row0 + (n >> 2) * 16 + r * 4 + (n & 3); };  // SCALAR: staged row r of chunk n
+    auto s_col = [&](int h) { return col_block + col_warp + lane + 32 * h; };
     auto read_c = [&](int n) {
 #pragma unroll
-        for (int h = 0; h < 2; ++h)
-            cRing[n % RING][h] = c_in(n, h) ? *reinterpret_cast<const float4*>(c_at(n, h)) : make_float4(0.f, 0.f, 0.f, 0.f);
+        for (int h = 0; h < 2; ++h) {
+            if (SCALAR) {
+                float e[4];
+#pragma unroll
+                for (int r = 0; r < 4; ++r)
+                    e[r] = s_row(n, r) < M && s_col(h) < N ? C[(size_t)s_row(n, r) * N + s_col(h)] : 0.f;
+                cRing[n % RING][h] = make_float4(e[0], e[1], e[2], e[3]);
+            } else {
+                cRing[n % RING][h] = c_in(n, h) ? *reinterpret_cast<const float4*>(c_at(n, h)) : make_float4(0.f, 0.f, 0.f, 0.f);
+            }
+        }
     };
     if (AHEAD > 0 && beta != 0.0f) {
 #pragma unroll
@@ -95,14 +129,20 @@ __device__ __forceinline__ void store_c_through_smem(float4* const cs4, const fl
                         const int c = lane + 32 * h;
                         v[r][h] = alpha * cs[r * CS_LD + (c & ~3) + ((c - ROT) & 3)];
                     }
-                auto inside = [&](int r, int h) { return row0 + mi * 16 + r * 4 + i < M && col_block + col_warp + lane + 32 * h < N; };
-                auto at = [&](int r, int h) { return C + (size_t)(row0 + mi * 16 + r * 4 + i) * N + col_block + col_warp + lane + 32 * h; };
+                auto inside = [&](int r, int h) { return s_row(n, r) < M && s_col(h) < N; };
+                auto at = [&](int r, int h) { return C + (size_t)s_row(n, r) * N + s_col(h); };
                 if (beta != 0.0f) {
 #pragma unroll
-                    for (int r = 0; r < 4; ++r)
+                    for (int h = 0; h < 2; ++h) {
+                        const float4 c = cRing[n % RING][h];
+                        const float cr[4] = {c.x, c.y, c.z, c.w};
 #pragma unroll
-                        for (int h = 0; h < 2; ++h)
-                            if (inside(r, h)) v[r][h] += beta * *at(r, h);
+                        for (int r = 0; r < 4; ++r)
+                            if (AHEAD > 0)
+                                v[r][h] += beta * cr[r];
+                            else if (inside(r, h))
+                                v[r][h] += beta * *at(r, h);
+                    }
                 }
 #pragma unroll
                 for (int r = 0; r < 4; ++r)
