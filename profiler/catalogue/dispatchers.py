@@ -170,7 +170,17 @@ def select_for_bench(names: list[str] | None) -> tuple[list[KernelSpec], list[Di
     """The kernels and dispatchers a --kernel list names: none or 'all' is the whole ladder and
     every dispatcher; dispatcher names alone bench only those (their kernels are built, not timed)."""
     kernel_names, dispatchers = split_names(names)
-    return ([] if kernel_names == [] else select_kernels(kernel_names)), dispatchers
+    try:
+        return ([] if kernel_names == [] else select_kernels(kernel_names)), dispatchers
+    except GemmprofError as exc:  # these commands take dispatchers too: say so
+        raise GemmprofError(exc.message, f"{exc.hint}; dispatchers: {', '.join(d.name for d in load_dispatchers())}") from None
+
+
+def with_dispatched(specs: list[KernelSpec], dispatchers: list[Dispatcher]) -> list[KernelSpec]:
+    """`specs` and every kernel the dispatchers can choose, each once: what must be compiled for
+    them to run."""
+    every = {s.name: s for s in load_manifest()}
+    return list({s.name: s for s in specs + [every[name] for d in dispatchers for name in d.kernel_names()]}.values())
 
 
 def split_names(names: list[str] | None) -> tuple[list[str] | None, list[Dispatcher]]:

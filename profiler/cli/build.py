@@ -11,7 +11,7 @@ from ._options import ManifestOption
 
 
 def build(
-    kernel: Annotated[list[str] | None, typer.Option("--kernel", "-k", help="Kernel name (repeatable); default all.")] = None,
+    kernel: Annotated[list[str] | None, typer.Option("--kernel", "-k", help="Kernel name (repeatable), or a dispatcher such as best (the kernels it can choose); default all.")] = None,
     arch: Annotated[str, typer.Option(help="Target, e.g. sm_90 (default: the GPU's own, else sm_90).")] = "",
     force: Annotated[bool, typer.Option(help="Recompile even when a cached cubin matches.")] = False,
     write_resources: Annotated[bool, typer.Option(help="Rewrite kernels/resources.csv (the committed ptxas table).")] = False,
@@ -24,6 +24,8 @@ def build(
         gemmprof build
 
         gemmprof build -k naive..cpasync
+
+        gemmprof build -k best-fp16
 
         gemmprof build --manifest mine.toml -k mykern
     """

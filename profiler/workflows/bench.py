@@ -89,7 +89,7 @@ def bench(options: BenchOptions, progress: Progress) -> BenchResult:
 
 def _select(options: BenchOptions) -> _Selection:
     """The kernels, dispatchers and shapes of `options`, checked before any GPU work."""
-    from ..catalogue.dispatchers import select_for_bench
+    from ..catalogue.dispatchers import select_for_bench, with_dispatched
     from ..catalogue.manifest import load_manifest, only_tier, with_predecessors
     from ..catalogue.shapes import gather_shapes
     from ..catalogue.suites import load_suite
@@ -103,7 +103,7 @@ def _select(options: BenchOptions) -> _Selection:
     if options.predecessors:
         specs = with_predecessors(specs)
     every = {s.name: s for s in load_manifest()}
-    needed = list({s.name: s for s in specs + [every[name] for d in dispatchers for name in d.kernel_names()]}.values())
+    needed = with_dispatched(specs, dispatchers)
     if options.suite is not None and (options.sizes or options.mnk):
         raise GemmprofError("--suite names its own shapes: give it without --sizes and --mnk")
     shapes = load_suite(options.suite) if options.suite is not None else gather_shapes(options.sizes, options.mnk, DEFAULT_SIZES)

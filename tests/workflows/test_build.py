@@ -40,6 +40,16 @@ def test_build_returns_what_it_built_and_shows_the_table(monkeypatch):
     assert table.title == "ptxas resources (sm_90)" and table.row_count == 2
 
 
+def test_a_dispatcher_named_builds_the_kernels_it_can_choose(monkeypatch):
+    from profiler.catalogue.dispatchers import load_dispatchers
+
+    monkeypatch.setattr(measure_build, "build_all", fake_build_all(0))
+    fp16 = next(d for d in load_dispatchers() if d.name == "best-fp16")
+    result = build(BuildOptions(kernel=["naive", "best-fp16"], arch="sm_90"), Quiet())
+    assert [b.spec.name for b in result.built] == ["naive", *fp16.kernel_names()]
+    assert "skinny" in fp16.kernel_names() and "wgmma_tmastore" in fp16.kernel_names()
+
+
 def test_a_spill_free_kernel_that_spills_is_refused(monkeypatch):
     monkeypatch.setattr(measure_build, "build_all", fake_build_all(16))
     spill_free = [s.name for s in select_kernels(None) if s.spill_free][:1]
@@ -47,3 +57,10 @@ def test_a_spill_free_kernel_that_spills_is_refused(monkeypatch):
         pytest.skip("no kernel of the ladder is marked spill_free")
     with pytest.raises(GemmprofError, match="kernels marked spill_free use local memory"):
         build(BuildOptions(kernel=spill_free, arch="sm_90"), Quiet())
+
+
+def test_an_unknown_name_is_refused_naming_the_dispatchers_too(monkeypatch):
+    monkeypatch.setattr(measure_build, "build_all", fake_build_all(0))
+    with pytest.raises(GemmprofError, match="unknown kernel 'nosuch'") as refused:
+        build(BuildOptions(kernel=["nosuch"], arch="sm_90"), Quiet())
+    assert refused.value.hint.endswith("dispatchers: best, best-tc, best-fp16")
