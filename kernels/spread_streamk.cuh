@@ -93,7 +93,8 @@ __device__ __forceinline__ void run(float* smem, int M, int N, int K, float alph
         const streamk::Work w = streamk::load_work(cur);
         const int bm = TAIL ? bm0 : (w.tile / plan.tilesN) * BM, bn = TAIL ? bn0 : (w.tile % plan.tilesN) * BN;
         if (w.k0 == 0 && w.k1 == plan.iters)
-            T::template store<EDGE, VEC_B, TAIL ? 2 : 0>(acc, smem, M, N, alpha, beta, C, bm, bn, ln);  // spread_tile.cuh's store says why; 4 spilled here
+            // C read ahead at N % 4 != 0 in the tail rung only (spread_tile.cuh's store says why; 4 spilled)
+            T::template store<EDGE, VEC_B, TAIL ? 2 : 0>(acc, smem, M, N, alpha, beta, C, bm, bn, ln);
         else
             fixup(acc, plan, c, w.tile - plan.dpTiles, M, N, alpha, beta, C, bm, bn, ln, last);
         __syncthreads();  // every thread has read `cur` and `last`, and is done with shared memory

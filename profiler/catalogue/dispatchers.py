@@ -166,14 +166,16 @@ def clear_caches(kernels: bool = True) -> None:
     _load_dispatchers.cache_clear()
 
 
-def select_for_bench(names: list[str] | None) -> tuple[list[KernelSpec], list[Dispatcher]]:
-    """The kernels and dispatchers a --kernel list names: none or 'all' is the whole ladder and
-    every dispatcher; dispatcher names alone bench only those (their kernels are built, not timed)."""
+def select_named(names: list[str] | None) -> tuple[list[KernelSpec], list[Dispatcher]]:
+    """The kernels and dispatchers a --kernel list of bench or build names: none or 'all' is the
+    whole ladder and every dispatcher; dispatcher names alone are only those (bench builds their
+    kernels and times the dispatchers, not the kernels)."""
     kernel_names, dispatchers = split_names(names)
     try:
         return ([] if kernel_names == [] else select_kernels(kernel_names)), dispatchers
     except GemmprofError as exc:  # these commands take dispatchers too: say so
-        raise GemmprofError(exc.message, f"{exc.hint}; dispatchers: {', '.join(d.name for d in load_dispatchers())}") from None
+        raise GemmprofError(exc.message, f"{exc.hint}; dispatchers: {', '.join(d.name for d in load_dispatchers())}",
+                            exc.exit_code) from None
 
 
 def with_dispatched(specs: list[KernelSpec], dispatchers: list[Dispatcher]) -> list[KernelSpec]:

@@ -89,7 +89,7 @@ def bench(options: BenchOptions, progress: Progress) -> BenchResult:
 
 def _select(options: BenchOptions) -> _Selection:
     """The kernels, dispatchers and shapes of `options`, checked before any GPU work."""
-    from ..catalogue.dispatchers import select_for_bench, with_dispatched
+    from ..catalogue.dispatchers import select_named, with_dispatched
     from ..catalogue.manifest import load_manifest, only_tier, with_predecessors
     from ..catalogue.shapes import gather_shapes
     from ..catalogue.suites import load_suite
@@ -99,7 +99,7 @@ def _select(options: BenchOptions) -> _Selection:
     if options.run_id is not None:  # checked before any GPU work: it must never leave --out
         check_run_id(options.run_id)
     check_out_dir(options.out)
-    specs, dispatchers = only_tier(options.tier, *select_for_bench(options.kernel))
+    specs, dispatchers = only_tier(options.tier, *select_named(options.kernel))
     if options.predecessors:
         specs = with_predecessors(specs)
     every = {s.name: s for s in load_manifest()}

@@ -31,12 +31,12 @@ class BuildResult:
 def build(options: BuildOptions, progress: Progress) -> BuildResult:
     """Build the kernels of `options`; a spill_free kernel that spills is a one-line error
     after the table shows it."""
-    from ..catalogue.dispatchers import select_for_bench, with_dispatched
+    from ..catalogue.dispatchers import select_named, with_dispatched
     from ..measure.build import RESOURCES_TABLE, build_all, cache_dir, write_resources_table
     from ..outdir import writing
     from ..render.console import ptxas_table
 
-    specs = with_dispatched(*select_for_bench(options.kernel))
+    specs = with_dispatched(*select_named(options.kernel))
     arch = options.arch or detect_arch()
     with progress.bar(f"nvcc for {arch}", len(specs)) as bar:
         def done(b) -> None:  # a line a kernel as it is ready, as bench and profile print theirs

@@ -44,15 +44,15 @@ def test_kernel_options_split_into_kernels_and_dispatchers():
 
 def test_bench_without_a_kernel_list_times_every_kernel_and_every_dispatcher():
     # (a regression: with dispatchers in the manifest, a plain `gemmprof bench` timed `best` alone)
-    from profiler.catalogue.dispatchers import select_for_bench
+    from profiler.catalogue.dispatchers import select_named
 
     every = [s.name for s in load_manifest()]
     for names in (None, [], ["all"]):
-        specs, dispatchers = select_for_bench(names)
+        specs, dispatchers = select_named(names)
         assert [s.name for s in specs] == every and [d.name for d in dispatchers] == ["best", "best-tc", "best-fp16"]
-    specs, dispatchers = select_for_bench(["best"])
+    specs, dispatchers = select_named(["best"])
     assert specs == [] and [d.name for d in dispatchers] == ["best"]
-    specs, dispatchers = select_for_bench(["naive", "best"])
+    specs, dispatchers = select_named(["naive", "best"])
     assert [s.name for s in specs] == ["naive"] and [d.name for d in dispatchers] == ["best"]
 
 

@@ -3,7 +3,7 @@
 import pytest
 
 from profiler.errors import GemmprofError
-from profiler.catalogue.dispatchers import select_for_bench
+from profiler.catalogue.dispatchers import select_named
 from profiler.catalogue.manifest import load_manifest, only_tier, select_kernels
 
 LADDER_ORDER = ["naive", "coalesced", "smem", "blocktile1d", "blocktile2d", "vectorized", "warptile"]
@@ -109,11 +109,11 @@ def test_bad_ranges_are_one_line_errors(name, fragment):
 
 
 def test_a_range_names_no_dispatcher():
-    from profiler.catalogue.dispatchers import select_for_bench
+    from profiler.catalogue.dispatchers import select_named
 
-    specs, dispatchers = select_for_bench([".."])
+    specs, dispatchers = select_named([".."])
     assert dispatchers == [] and len(specs) == len(load_manifest())
-    assert [d.name for d in select_for_bench(["..naive", "best"])[1]] == ["best"]
+    assert [d.name for d in select_named(["..naive", "best"])[1]] == ["best"]
 
 
 def test_with_predecessors_adds_the_rung_each_kernel_improves_on():
@@ -126,22 +126,22 @@ def test_with_predecessors_adds_the_rung_each_kernel_improves_on():
 
 
 def test_only_tier_keeps_the_kernels_and_dispatchers_of_that_tier():
-    specs, dispatchers = only_tier("fp16", *select_for_bench(None))
+    specs, dispatchers = only_tier("fp16", *select_named(None))
     assert specs and {s.tier for s in specs} == {"fp16"}
     assert all(d.tier == "fp16" for d in dispatchers)
-    specs, dispatchers = only_tier("fp32", *select_for_bench(None))
+    specs, dispatchers = only_tier("fp32", *select_named(None))
     assert "naive" in [s.name for s in specs] and "wgmma" not in [s.name for s in specs]
     assert "best" in [d.name for d in dispatchers]
 
 
 def test_no_tier_keeps_everything():
-    specs, dispatchers = select_for_bench(["naive..smem", "best"])
+    specs, dispatchers = select_named(["naive..smem", "best"])
     assert only_tier(None, specs, dispatchers) == (specs, dispatchers)
 
 
 def test_a_tier_the_selection_lacks_is_an_error():
     with pytest.raises(GemmprofError, match="no fp32-tc kernel among the selection"):
-        only_tier("fp32-tc", *select_for_bench(["naive..smem"]))
+        only_tier("fp32-tc", *select_named(["naive..smem"]))
 
 
 @pytest.mark.parametrize("sms", [114, 132, 148])

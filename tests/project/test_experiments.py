@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from profiler.catalogue.dispatchers import select_for_bench
+from profiler.catalogue.dispatchers import select_named
 from profiler.catalogue.kernel_paths import KERNELS_DIR, MANIFEST_ENV, MANIFEST_PATH
 from profiler.catalogue.manifest import load_manifest
 from profiler.subprocess_env import child_env
@@ -33,7 +33,7 @@ def test_predecessors_are_ladder_rungs_and_names_are_new():
 
 def test_manifest_option_makes_experiments_benchable_next_to_rungs(monkeypatch):
     monkeypatch.setenv(MANIFEST_ENV, str(EXPERIMENTS))
-    kernels, dispatchers = select_for_bench(["splitk256x64x8rs", "splitk128x64x8rs"])
+    kernels, dispatchers = select_named(["splitk256x64x8rs", "splitk128x64x8rs"])
     assert [k.name for k in kernels] == ["splitk256x64x8rs", "splitk128x64x8rs"] and not dispatchers
     assert kernels[1].smem_bytes == 25088 and kernels[1].predecessor == "splitk256x64x8rs"
     assert kernels[1].unsupported_reason(4095, 4097, 4099) is None  # any shape
