@@ -1,6 +1,6 @@
-"""The extraction-speed benchmark and the many-launch launcher keep working between the device
-sessions that use them: the benchmark runs on a committed report and its two sides read the same
-values; the launcher compiles."""
+"""The extraction-speed benchmark, the many-launch launcher and the A/B manifest keep working
+between the device sessions that use them: the benchmark runs on a committed report and its two
+sides read the same values; the launcher compiles; an A/B rung compiles against its own headers."""
 
 import re
 import subprocess
@@ -8,6 +8,8 @@ import sys
 
 import pytest
 from helpers.paths import REPO
+
+from profiler.subprocess_env import child_env
 
 ROOT = REPO
 FIXTURE = ROOT / "tests" / "data" / "profile-h200" / "smem_512x256x128.ncu-rep.xz"
@@ -104,3 +106,33 @@ def test_threshold_rules_print_no_rule_when_no_member_beats_the_fallback(tmp_pat
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "no rule" in proc.stdout and "kernel =" not in proc.stdout
 
+
+
+def _ab_manifest():
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        import ab_manifest
+    finally:
+        sys.path.remove(str(ROOT / "benchmarks"))
+    return ab_manifest
+
+
+def test_ab_manifest_puts_a_rung_at_a_commit_beside_the_ladder(tmp_path):
+    from profiler.catalogue.manifest import load_manifest, read_manifest
+
+    path = _ab_manifest().write_ab("HEAD", ["ragged64x64x8"], tmp_path)
+    (spec,) = read_manifest(path, known=[s.name for s in load_manifest()])
+    assert (spec.name, spec.entry, spec.predecessor) == ("ragged64x64x8_old", "sgemm_ragged64x64x8_old", "ragged64x64x8")
+    assert "sgemm_ragged64x64x8_old(" in spec.source.read_text()
+    header = subprocess.run(["git", "-C", str(ROOT), "show", "HEAD:kernels/ragged_tile.cuh"], capture_output=True, text=True)
+    assert (tmp_path / "old" / "ragged_tile.cuh").read_text() == header.stdout
+
+
+@pytest.mark.nvcc
+def test_ab_manifest_rung_compiles_against_its_own_headers(tmp_path):
+    path = _ab_manifest().write_ab("HEAD", ["ragged64x64x8"], tmp_path)
+    (tmp_path / "old" / "ragged_tile.cuh").write_text("#error the old header was included\n")
+    env = {**child_env(), "GEMMPROF_CACHE_DIR": str(tmp_path / "cache")}
+    built = subprocess.run([sys.executable, "-m", "profiler", "build", "--manifest", str(path), "-k", "ragged64x64x8_old",
+                            "--arch", "sm_90"], capture_output=True, text=True, env=env, cwd=ROOT)
+    assert built.returncode != 0 and "the old header was included" in built.stdout + built.stderr
