@@ -16,6 +16,23 @@ with cuBLAS.
 - `splitk64x64x8` (an `ahead` rule of `best`), fitted on the sample suite: `M > 16 and M <= m and
   N >= n and K >= k` (skinny32 takes M <= 16), decode-sized products that `best`'s derived rules send to stream-K's 128x256 tiles
   (mostly empty rows at M <= 64); again no member may take a default-suite shape.
+- Three rules for one narrow side (41-512) and a long K, fitted on the sample suite's such shapes
+  (`bench --sizes` of them, the kernels beside `best`) and scored on the unseen suite's. They
+  cover disjoint shapes, so each is fitted alone. Where `best`'s tiles (128 rows or columns at
+  least) leave much of the narrow side empty:
+  - `splitk64x64x8rs` for M the narrow side: `M > 64 and M <= m and M % 128 != 0 and N >= M and
+    N <= n and K >= k` (M <= 64 is the decode rule's);
+  - `splitk256x64x8rs` for N the narrow side, where its 256x64 tiles are few enough to be split
+    and its split (at most K // 512) fills the GPU: `N > 40 and N <= n and N % 128 != 0 and M >=
+    m and K >= k and cdiv(M, 256) * cdiv(N, 64) <= SMS and ... * min(64, K // 512) >= SMS`
+    (tall32 takes N <= 40);
+  - `streamk64x32x8` for N the narrow side where those tiles are too many to be split: `N > 40
+    and N <= n and M > N and K >= k and cdiv(M, 256) * cdiv(N, 64) > SMS`.
+  Among thresholds that score alike, the smallest region wins.
+- `wmma_tiny` (an `ahead` rule of `best-fp16`, before its rules for N or K not a multiple of 8),
+  fitted on the sample suite's such shapes: `(N % 8 or K % 8) and K <= k and M * N * K <= p`.
+  Products of a few microseconds, where 32x32 tiles spread over many SMs beat `best-fp16`'s
+  128-row tiles; nothing splits K there, hence the bound on K.
 - `tf32x3bits` (the first rule of `best-tc`, before `best`), fitted on the default suite:
   `cdiv(M, 128) * cdiv(N, 128) >= t and K >= k`. 3xTF32 does three tensor-core products per FP32
   product: it pays where its 128x128 tiles fill the GPU and K is long enough to hide their start.
@@ -25,6 +42,8 @@ with cuBLAS.
 
     python benchmarks/threshold_rules.py tall32 SAMPLE_RUN UNSEEN_RUN
     python benchmarks/threshold_rules.py splitk64x64x8 SAMPLE_RUN UNSEEN_RUN
+    python benchmarks/threshold_rules.py splitk64x64x8rs NARROW_SAMPLE_RUN NARROW_UNSEEN_RUN
+    python benchmarks/threshold_rules.py wmma_tiny TINY_SAMPLE_RUN TINY_UNSEEN_RUN
     python benchmarks/threshold_rules.py tf32x3bits DEFAULT_RUN UNSEEN_RUN
     python benchmarks/threshold_rules.py tf32x3sk DEFAULT_RUN UNSEEN_RUN
 """
@@ -45,6 +64,9 @@ from profiler.catalogue.suites import load_suite  # noqa: E402
 from profiler.runs.rundir import RunDir  # noqa: E402
 
 SKINNY_M = 16  # `best`'s first `ahead` rule sends M <= 16 to skinny32: the rules chosen here start above it
+DECODE_M = 64  # and its decode rule M <= 64 with a wide N to splitk64x64x8
+TALL_N = 40  # and tall32 takes N <= 40
+SMS = 132  # the SM count of the H100 and H200 the fitting runs came from (the manifest's rules read the GPU's)
 
 
 @dataclass(frozen=True)
@@ -66,8 +88,16 @@ class Family:
         return [p for p in self.thresholds if not self.holds(default, *p).any()]
 
 
-def _tiles(table: pd.DataFrame) -> pd.Series:
-    return ((table["M"] + 127) // 128) * ((table["N"] + 127) // 128)
+def _tiles(table: pd.DataFrame, rows: int = 128, columns: int = 128) -> pd.Series:
+    return ((table["M"] + rows - 1) // rows) * ((table["N"] + columns - 1) // columns)
+
+
+def _narrow_n(t: pd.DataFrame, n: int, k: int) -> pd.Series:
+    return (t["N"] > TALL_N) & (t["N"] <= n) & (t["M"] > t["N"]) & (t["K"] >= k)
+
+
+NARROW_N = f"N > {TALL_N} and N <= {{n}} and M > N and K >= {{k}}"
+TILES_256x64 = "cdiv(M, 256) * cdiv(N, 64)"
 
 
 FAMILIES = {f.kernel: f for f in (
@@ -82,6 +112,29 @@ FAMILIES = {f.kernel: f for f in (
            lambda m, n, k: " and ".join([f"M > {SKINNY_M} and M <= {m}"]
                                         + [f"{d} >= {v}" for d, v in (("N", n), ("K", k)) if v > 1]),
            lambda m, n, k: (-m, n, k)),
+    Family("splitk64x64x8rs", "sample",
+           list(itertools.product((128, 192, 256, 384, 512), (1024, 2048, 3072, 4096, 8192), (2048, 4096, 8192))),
+           lambda t, m, n, k: ((t["M"] > DECODE_M) & (t["M"] <= m) & (t["M"] % 128 != 0) & (t["N"] >= t["M"])
+                               & (t["N"] <= n) & (t["K"] >= k)),
+           lambda m, n, k: f"M > {DECODE_M} and M <= {m} and M % 128 != 0 and N >= M and N <= {n} and K >= {k}",
+           lambda m, n, k: (-m, -n, k)),
+    Family("splitk256x64x8rs", "sample",
+           list(itertools.product((64, 96, 128, 200, 256, 300), (256, 400, 512, 1024), (2048, 4096, 8192))),
+           lambda t, n, m, k: (_narrow_n(t, n, k) & (t["N"] % 128 != 0) & (t["M"] >= m) & (_tiles(t, 256, 64) <= SMS)
+                               & (_tiles(t, 256, 64) * (t["K"] // 512).clip(upper=64) >= SMS)),
+           lambda n, m, k: (NARROW_N.format(n=n, k=k) + f" and N % 128 != 0 and M >= {m} and {TILES_256x64} <= SMS"
+                            f" and {TILES_256x64} * min(64, K // 512) >= SMS"),
+           lambda n, m, k: (-n, m, k)),
+    Family("streamk64x32x8", "sample",
+           list(itertools.product((128, 200, 256, 300, 384, 512), (2048, 4096, 8192))),
+           lambda t, n, k: _narrow_n(t, n, k) & (_tiles(t, 256, 64) > SMS),
+           lambda n, k: NARROW_N.format(n=n, k=k) + f" and {TILES_256x64} > SMS",
+           lambda n, k: (-n, k)),
+    Family("wmma_tiny", "sample",
+           list(itertools.product((32, 64, 128, 256, 512, 1024, 2048, 4096, 8192), [1 << e for e in range(20, 31)])),
+           lambda t, k, p: ((t["N"] % 8 != 0) | (t["K"] % 8 != 0)) & (t["K"] <= k) & (t["M"] * t["N"] * t["K"] <= p),
+           lambda k, p: f"(N % 8 or K % 8) and K <= {k} and M * N * K <= {p}",
+           lambda k, p: (-k, -p), fallback="best-fp16"),
     Family("tf32x3bits", "default",
            list(itertools.product((16, 32, 48, 64, 96, 128, 192, 256), (64, 128, 256, 512, 1024, 2048))),
            lambda t, tiles, k: (_tiles(t) >= tiles) & (t["K"] >= k),

@@ -68,8 +68,9 @@ def test_split_k_passes_many_splits_and_repeats():
     assert not bad and len(records) == 2 * len(SPLIT)
 
 
-def test_fallback_passes_every_kind_of_shape():
-    records = run(BY_NAME["wmma_ragged"], ODD + RAGGED[:4] + ALIGNED[:3])
+@pytest.mark.parametrize("name", ["wmma_ragged", "wmma_tiny"])
+def test_any_shape_rung_passes_every_kind_of_shape(name):
+    records = run(BY_NAME[name], ODD + RAGGED[:4] + ALIGNED[:3] + [(33, 31, 1)])
     bad = [(r["M"], r["N"], r["K"], r.get("reason")) for r in records if r["status"] != "PASS"]
     assert not bad
 
