@@ -23,8 +23,8 @@ with cuBLAS.
   - `splitk64x64x8rs` for M the narrow side: `M > 64 and M <= m and M % 128 != 0 and N >= M and
     N <= n and K >= k` (M <= 64 is the decode rule's);
   - `splitk256x64x8rs` for N the narrow side, where its 256x64 tiles are few enough to be split
-    and its split (at most K // 512) fills the GPU: `N > 40 and N <= n and N % 128 != 0 and M >=
-    m and K >= k and cdiv(M, 256) * cdiv(N, 64) <= SMS and ... * min(64, K // 512) >= SMS`
+    and its split (at most K // 512) fills the GPU: `N > 40 and N <= n and M > N and K >= k and N
+    % 128 != 0 and M >= m and cdiv(M, 256) * cdiv(N, 64) <= SMS and ... * min(64, K // 512) >= SMS`
     (tall32 takes N <= 40);
   - `streamk64x32x8` for N the narrow side where those tiles are too many to be split: `N > 40
     and N <= n and M > N and K >= k and cdiv(M, 256) * cdiv(N, 64) > SMS`.
