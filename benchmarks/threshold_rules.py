@@ -33,6 +33,15 @@ with cuBLAS.
   fitted on the sample suite's such shapes: `(N % 8 or K % 8) and K <= k and M * N * K <= p`.
   Products of a few microseconds, where 32x32 tiles spread over many SMs beat `best-fp16`'s
   128-row tiles; nothing splits K there, hence the bound on K.
+- `wgmma_stagedsplit128` (an `ahead` rule of `best-fp16`, after wmma_tiny's, before skinny_any's),
+  fitted on the sample suite's shapes with N or K not a multiple of 8, at most SMS tiles of 128x128
+  and K >= 512: `(N % 8 or K % 8) and M >= m and cdiv(M, 128) * cdiv(N, 128) >= t and ... <= SMS
+  and K >= k`. K split over the copies pays where the tiles are enough to spread the splits over
+  the SMs (few tiles: few CTAs, one of which sums up to 16 partials) and K long enough for the
+  copy and the partials; M above skinny_any's tallest tile (64) at least, and at most SMS tiles,
+  past which it splits nothing (wgmma_staged128's grid). The first version of this family also
+  chose the upper bound on the tiles and M's threshold: its choices on three seeds' halves lost to
+  `best-fp16` alone on two of them.
 - `tf32x3bits` (the first rule of `best-tc`, before `best`), fitted on the default suite:
   `cdiv(M, 128) * cdiv(N, 128) >= t and K >= k`. 3xTF32 does three tensor-core products per FP32
   product: it pays where its 128x128 tiles fill the GPU and K is long enough to hide their start.
@@ -44,6 +53,7 @@ with cuBLAS.
     python benchmarks/threshold_rules.py splitk64x64x8 SAMPLE_RUN UNSEEN_RUN
     python benchmarks/threshold_rules.py splitk64x64x8rs NARROW_SAMPLE_RUN NARROW_UNSEEN_RUN
     python benchmarks/threshold_rules.py wmma_tiny TINY_SAMPLE_RUN TINY_UNSEEN_RUN
+    python benchmarks/threshold_rules.py wgmma_stagedsplit128 SPLIT_SAMPLE_RUN SPLIT_UNSEEN_RUN
     python benchmarks/threshold_rules.py tf32x3bits DEFAULT_RUN UNSEEN_RUN
     python benchmarks/threshold_rules.py tf32x3sk DEFAULT_RUN UNSEEN_RUN
 """
@@ -66,6 +76,7 @@ from profiler.runs.rundir import RunDir  # noqa: E402
 SKINNY_M = 16  # `best`'s first `ahead` rule sends M <= 16 to skinny32: the rules chosen here start above it
 DECODE_M = 64  # and its decode rule M <= 64 with a wide N to splitk64x64x8
 TALL_N = 40  # and tall32 takes N <= 40
+SKINNY_ROWS = 64  # skinny_any's tallest tile: M <= 64 fits one tile of its rows
 SMS = 132  # the SM count of the H100 and H200 the fitting runs came from (the manifest's rules read the GPU's)
 
 
@@ -96,8 +107,14 @@ def _narrow_n(t: pd.DataFrame, n: int, k: int) -> pd.Series:
     return (t["N"] > TALL_N) & (t["N"] <= n) & (t["M"] > t["N"]) & (t["K"] >= k)
 
 
+def _odd(t: pd.DataFrame) -> pd.Series:
+    """Rows TMA cannot address: N or K not a multiple of 8."""
+    return (t["N"] % 8 != 0) | (t["K"] % 8 != 0)
+
+
 NARROW_N = f"N > {TALL_N} and N <= {{n}} and M > N and K >= {{k}}"
 TILES_256x64 = "cdiv(M, 256) * cdiv(N, 64)"
+TILES_128 = "cdiv(M, 128) * cdiv(N, 128)"
 
 
 FAMILIES = {f.kernel: f for f in (
@@ -135,6 +152,11 @@ FAMILIES = {f.kernel: f for f in (
            lambda t, k, p: ((t["N"] % 8 != 0) | (t["K"] % 8 != 0)) & (t["K"] <= k) & (t["M"] * t["N"] * t["K"] <= p),
            lambda k, p: f"(N % 8 or K % 8) and K <= {k} and M * N * K <= {p}",
            lambda k, p: (-k, -p), fallback="best-fp16"),
+    Family("wgmma_stagedsplit128", "sample",
+           list(itertools.product((1, 4, 8, 12, 16, 24, 32), (1024, 2048, 4096, 8192, 16384), (SKINNY_ROWS + 1, 129))),
+           lambda t, lo, k, m: _odd(t) & (_tiles(t) >= lo) & (_tiles(t) <= SMS) & (t["K"] >= k) & (t["M"] >= m),
+           lambda lo, k, m: f"(N % 8 or K % 8) and M >= {m} and {TILES_128} >= {lo} and {TILES_128} <= SMS and K >= {k}",
+           lambda lo, k, m: (lo, k, m), fallback="best-fp16"),
     Family("tf32x3bits", "default",
            list(itertools.product((16, 32, 48, 64, 96, 128, 192, 256), (64, 128, 256, 512, 1024, 2048))),
            lambda t, tiles, k: (_tiles(t) >= tiles) & (t["K"] >= k),

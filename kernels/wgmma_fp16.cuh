@@ -1,9 +1,9 @@
 // Shared body of the FP16 wgmma rungs (wgmma_ragged, wgmma_persist, wgmma_persist128,
 // wgmma_splitk128, wgmma_tailsplit, wgmma_tailsplit128, wgmma_unaligned128, wgmma_pingpong,
-// wgmma_tmastore, wgmma_tmastore_deep, wgmma_staged, wgmma_staged128): TMA tiles in a full/empty
-// mbarrier ring, 1 producer + 2 consumer warpgroups, wgmma m64nBNk16 straight from 128B-swizzled
-// shared memory, and a tile loop over a grouped raster so that one body serves a grid of all tiles
-// (one tile per CTA) and a persistent grid of one CTA per SM.
+// wgmma_tmastore, wgmma_tmastore_deep, wgmma_staged, wgmma_staged128, wgmma_stagedsplit128): TMA
+// tiles in a full/empty mbarrier ring, 1 producer + 2 consumer warpgroups, wgmma m64nBNk16
+// straight from 128B-swizzled shared memory, and a tile loop over a grouped raster so that one body
+// serves a grid of all tiles (one tile per CTA) and a persistent grid of one CTA per SM.
 //
 // Why each part:
 // - Ragged shapes. The tensor maps carry the true M, N, K, and TMA fills every element of a box

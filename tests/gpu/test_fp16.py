@@ -1,12 +1,12 @@
 """On the GPU: the FP16 tier's ragged and persistent rungs (wgmma_ragged, wgmma_persist,
 wgmma_persist128, wgmma_splitk128, wgmma_tailsplit, wgmma_tailsplit128, wgmma_pingpong,
 wgmma_tmastore, wgmma_tmastore_deep), the element-loading wgmma_unaligned128, the staging
-wgmma_staged and wgmma_staged128, the small-M skinny and skinny_any, the fallback wmma_ragged and
-the dispatcher best-fp16 pass on whole-tile and ragged shapes: M of one row and of a partial tile,
-N and K multiples of 8 that end mid-tile, K below one k tile and ringing round the stages many
-times, more tiles than CTAs (each CTA of a persistent grid runs several, the ring continuing from
-tile to tile), and for wmma_ragged, wgmma_unaligned128, skinny_any and the staging rungs odd
-leading dimensions. Verified by the bench (beta = 0 on NaN-poisoned C, then beta != 0). Runs on the
+wgmma_staged, wgmma_staged128 and wgmma_stagedsplit128, the small-M skinny and skinny_any, the
+fallbacks wmma_ragged and wmma_tiny and the dispatcher best-fp16 pass on whole-tile and ragged
+shapes: M of one row and of a partial tile, N and K multiples of 8 that end mid-tile, K below one
+k tile and ringing round the stages many times, more tiles than CTAs (each CTA of a persistent
+grid runs several, the ring continuing from tile to tile), and for the any-shape rungs odd leading
+dimensions. Verified by the bench (beta = 0 on NaN-poisoned C, then beta != 0). Runs on the
 device machine (`make gpu-tests GPU_TESTS=tests/gpu/test_fp16.py`); skipped elsewhere."""
 
 import pytest
@@ -121,7 +121,7 @@ def test_tma_store_epilogue_clips_ragged_edges_and_reuses_its_buffers(name):
     assert not bad and len(records) == 2 * len(shapes)
 
 
-@pytest.mark.parametrize("name", ["wgmma_staged", "wgmma_staged128"])
+@pytest.mark.parametrize("name", ["wgmma_staged", "wgmma_staged128", "wgmma_stagedsplit128"])
 def test_staged_rung_passes_every_kind_of_shape_and_repeats(name):
     """Odd N and K, K % 8 == 4 (rows 8-byte aligned only), only A staged (N % 8 == 0), only B
     staged (K % 8 == 0), nothing staged (aligned: no copy, no grid barrier), one row and one
@@ -132,6 +132,19 @@ def test_staged_rung_passes_every_kind_of_shape_and_repeats(name):
                     (1024, 1024, 1024), (1, 9, 9), (9, 1, 9), (3, 3, 1)] + ALIGNED[:3] + RAGGED[:4]
     records = run(BY_NAME[name], [s for s in shapes for _ in range(2)])
     bad = [(r["M"], r["N"], r["K"], r["status"], r.get("reason")) for r in records if r["status"] != "PASS"]
+    assert not bad and len(records) == 2 * len(shapes)
+
+
+def test_staged_split_k_splits_odd_shapes_and_repeats():
+    """wgmma_stagedsplit128 really splits here (S = 2 .. 16, K ending mid-tile, the copy of A, of
+    B, of both), and each shape twice still passes: the grid barrier and every tile's arrival
+    counter start afresh each launch."""
+    spec = BY_NAME["wgmma_stagedsplit128"]
+    assert spec.launch(89, 1373, 2499).grid[0] == 11 * 9 and spec.launch(42, 168, 30289).grid[0] == 2 * 16
+    shapes = [(89, 1373, 2499), (42, 168, 30289), (193, 38, 1256), (212, 4171, 8439), (128, 128, 65535),
+              (300, 301, 4096), (300, 304, 4097), (1, 9, 20007)] + SPLIT[:3]
+    records = run(spec, [s for s in shapes for _ in range(2)])
+    bad = [(r["M"], r["N"], r["K"], r.get("reason")) for r in records if r["status"] != "PASS"]
     assert not bad and len(records) == 2 * len(shapes)
 
 

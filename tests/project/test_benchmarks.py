@@ -51,14 +51,17 @@ def test_odd_shape_rules_are_what_the_ladder_sends_odd_shapes_by():
     assert proc.returncode == 0, proc.stderr[-2000:]
     printed = re.findall(r'\{when = "([^"]+)", kernel = "([^"]+)"\}', proc.stdout)
     best = next(d for d in load_dispatchers() if d.name == "best-fp16")
-    # (the rule for products of a few microseconds is threshold_rules.py's, tested below)
-    odd = [(str(r.when), r.kernel) for r in best.ahead if "N % 8 or K % 8" in str(r.when) and r.kernel != "wmma_tiny"]
+    # (the rules for products of a few microseconds and for split K over the copies are
+    # threshold_rules.py's, tested below)
+    odd = [(str(r.when), r.kernel) for r in best.ahead
+           if "N % 8 or K % 8" in str(r.when) and r.kernel not in ("wmma_tiny", "wgmma_stagedsplit128")]
     assert printed and printed == odd
     held_out = re.findall(r"^\s+\d\s+[\d.]+\s+([\d.]+) \(\s*\d+\)\s+([\d.]+)", proc.stdout, re.M)
     assert len(held_out) == 3 and all(float(v) <= float(best_) + 1e-9 for v, best_ in held_out)
 
 
-RUNS_B = "2026-11-28-h200/runs-b.tar.xz/"  # runs packed in that archive: unpacked for the test
+RUNS_B = "2026-11-28-h200/runs-b.tar.xz/"  # runs packed in an archive: unpacked for the test
+RUNS_C = "2026-11-29-h200/runs.tar.xz/"
 
 
 @pytest.mark.parametrize("kernel,runs,dispatcher,halves_win,unseen_wins", [
@@ -75,6 +78,7 @@ RUNS_B = "2026-11-28-h200/runs-b.tar.xz/"  # runs packed in that archive: unpack
     # seeds 1 and 2's held-out halves: 73.8 and 75.6, as best's
     ("streamk64x32x8", (RUNS_B + "narrow/sample", RUNS_B + "narrow/unseen-validation"), "best", False, True),
     ("wmma_tiny", (RUNS_B + "tiny/sample", RUNS_B + "tiny/unseen-validation"), "best-fp16", True, True),
+    ("wgmma_stagedsplit128", (RUNS_C + "split/sample", RUNS_C + "split/unseen-validation"), "best-fp16", True, True),
 ])
 def test_threshold_rules_are_the_manifests(kernel, runs, dispatcher, halves_win, unseen_wins, tmp_path_factory):
     """benchmarks/threshold_rules.py over the committed runs chooses the rule the manifest
@@ -87,11 +91,17 @@ def test_threshold_rules_are_the_manifests(kernel, runs, dispatcher, halves_win,
     from profiler.catalogue.dispatchers import load_dispatchers
 
     results = ROOT / "benchmarks" / "results"
-    unpacked = tmp_path_factory.getbasetemp() / "runs-b"
-    if any(r.startswith(RUNS_B) for r in runs) and not unpacked.exists():
-        with tarfile.open(results / RUNS_B.rstrip("/")) as archive:
-            archive.extractall(unpacked, filter="data")
-    paths = [unpacked / r.removeprefix(RUNS_B) if r.startswith(RUNS_B) else results / r for r in runs]
+    paths = []
+    for r in runs:
+        packed, _, inside = r.partition(".tar.xz/")
+        if not inside:
+            paths.append(results / r)
+            continue
+        unpacked = tmp_path_factory.getbasetemp() / packed.replace("/", "-")
+        if not unpacked.exists():
+            with tarfile.open(results / (packed + ".tar.xz")) as archive:
+                archive.extractall(unpacked, filter="data")
+        paths.append(unpacked / inside)
     proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "threshold_rules.py"), kernel,
                            *map(str, paths)], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-2000:]

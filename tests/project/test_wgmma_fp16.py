@@ -314,6 +314,8 @@ def test_rung_sources_include_the_shared_body():
     for name in ("wgmma_staged", "wgmma_staged128"):  # the copy and the barrier first, then TMA from the copies
         text = BY_NAME[name].source.read_text()
         assert "staged::stage(M, N, K, A, B, As, Bs, &g_barrier);\n    wgfp16::gemm<BN, STAGES, GROUP, wgfp16::WHOLE, wgfp16::STAGED_FEED>" in text
+    text = BY_NAME["wgmma_stagedsplit128"].source.read_text()  # the same, then split K over the copies
+    assert "staged::stage(M, N, K, A, B, As, Bs, &g_barrier);\n    wgfp16::gemm<BN, STAGES, GROUP, wgfp16::SPLIT, wgfp16::STAGED_FEED>" in text
     assert (KERNELS_DIR / "wgmma_fp16.cuh").read_text().count('#include "hopper.cuh"') == 1
 
 
