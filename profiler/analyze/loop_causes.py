@@ -38,6 +38,12 @@ DRAM_REFETCH_BUSY_PCT = 60.0
 # Tiles whose operand reuse (from L2 traffic) is under this many elements along a side are too
 # small for tensor cores: a warpgroup MMA alone is 64 rows.
 SMALL_TILE = 64
+# A narrow side caps the reuse any tile reaches: tiles that read each operand once are 2MN / (M + N)
+# wide (126 at a 64-row decode step). Tiles reaching this share of that are as large as the shape
+# allows, however narrow: a tile as tall as M reached about half at 64x4096x4096 (cuBLAS 0.52, a
+# 64x128 mma.sync tile 0.47, H200), 32x32 tiles there would reach a quarter; squares' small tiles
+# reach a few hundredths.
+SHAPE_REUSE_SHARE = 0.35
 # A main-loop cause costs at least this share of the samples to be named.
 LOOP_CAUSE_MIN_PCT = 20.0
 
@@ -179,6 +185,14 @@ def _by_nature(s: Signals, i: dict, dram: float, kind: str, moved: float, librar
                  [f"DRAM {fmt_pct(dram)} of its peak; L2 {fmt_pct(number(s.util.get('l2')))}.", s.sides()], cure)
 
 
+def shape_reuse(launch) -> float:
+    """The widest reuse the GEMM's shape allows, in effective_tile's terms: tiles that read A and
+    B once (2MNK e bytes of MMAs over (MK + KN) e bytes read) are 2MN / (M + N) wide. NaN without
+    a shape."""
+    M, N = number(launch.get("M")), number(launch.get("N"))
+    return 2.0 * M * N / (M + N) if M > 0 and N > 0 else np.nan
+
+
 def effective_tile(s: Signals) -> float:
     """How wide the tiles' operand reuse is, read off the L2 traffic: a GEMM with T x T tiles
     reads 2MNK e / T bytes of A and B through L2 (e bytes an element), so T = 2MNK e / L2 bytes.
@@ -250,6 +264,8 @@ def small_tiles(s: Signals) -> Finding | None:
     l2_busy = max(number(s.util.get("l2")), number(s.launch.get("l2_throughput_pct")))
     if math_kind(s.util) == "FP32" or not (tile < SMALL_TILE) or not (_sampled(s) and below_roof(s)):
         return None
+    if tile >= SHAPE_REUSE_SHARE * shape_reuse(s.launch):
+        return None  # as large as the shape allows: a narrow side, not the tiles, limits the reuse
     if not (t.get("shared_tiling") or t.get("cp_async") or t.get("tma")):
         return None  # no tiles staged at all: the global-memory verdicts say stage them
     cost = sum(_share(s, b) for b in ("global_wait", "barrier", "shared_pipe", "mbarrier", "copy_queue"))

@@ -4,6 +4,8 @@ within noise named together (verdict's ranking)."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from helpers.cause_signals import signals
 
 from profiler.analyze import loop_causes as lc
@@ -97,6 +99,18 @@ def test_tensor_core_tiles_too_small():
                                l2_bytes=1.1e9, tensor_fp16_flop=1.0)) is None  # 250 wide
     assert lc.small_tiles(loop(shares(global_wait=59.0), {}, M=4096, N=4096, K=4096, l2_bytes=7.44e9,
                                tensor_fp16_flop=1.0)) is None  # nothing staged: stage tiles first
+
+
+def test_tiles_as_large_as_a_narrow_side_allows_are_not_too_small():
+    # 64x4096x4096 FP16, a decode step: 72.4 MB through L2 is a tile about 59 wide (skinny's 64x128
+    # on an H200), half of the 126 that reading each operand once gives: the 64 rows are the limit
+    decode = dict(M=64, N=4096, K=4096, tensor_fp16_flop=1.0)
+    assert lc.small_tiles(loop(shares(global_wait=40.0, shared_pipe=23.0), {"cp_async": True}, **decode,
+                               l2_bytes=72.4e6)) is None
+    f = lc.small_tiles(loop(shares(global_wait=40.0, shared_pipe=23.0), {"cp_async": True}, **decode,
+                            l2_bytes=300e6))  # about 14 wide: 16x16 tiles would read that much
+    assert f.verdict.cause == "small_tiles" and "about 14 wide" in f.verdict.problem
+    assert lc.shape_reuse({"M": 64, "N": 4096}) == 2 * 64 * 4096 / 4160 and np.isnan(lc.shape_reuse({"M": 64}))
 
 
 def test_copies_of_four_bytes_into_shared_memory_are_narrow():
