@@ -42,6 +42,10 @@ with cuBLAS.
   past which it splits nothing (wgmma_staged128's grid). The first version of this family also
   chose the upper bound on the tiles and M's threshold: its choices on three seeds' halves lost to
   `best-fp16` alone on two of them.
+- `wgmma_splitk128` (the last `ahead` rule of `best-fp16`), fitted on the default suite (`sample`
+  holds no aligned shape there that `skinny` does not take): `M >= m and cdiv(M, 128) * cdiv(N,
+  256) <= SMS // d and K >= k`, shapes outside skinny's rule. Where the derived rules' 128x256 tiles
+  leave half the SMs idle, 128x128 tiles with K split fill them.
 - `tf32x3bits` (the first rule of `best-tc`, before `best`), fitted on the default suite:
   `cdiv(M, 128) * cdiv(N, 128) >= t and K >= k`. 3xTF32 does three tensor-core products per FP32
   product: it pays where its 128x128 tiles fill the GPU and K is long enough to hide their start.
@@ -54,6 +58,7 @@ with cuBLAS.
     python benchmarks/threshold_rules.py splitk64x64x8rs NARROW_SAMPLE_RUN NARROW_UNSEEN_RUN
     python benchmarks/threshold_rules.py wmma_tiny TINY_SAMPLE_RUN TINY_UNSEEN_RUN
     python benchmarks/threshold_rules.py wgmma_stagedsplit128 SPLIT_SAMPLE_RUN SPLIT_UNSEEN_RUN
+    python benchmarks/threshold_rules.py wgmma_splitk128 ALIGNED_DEFAULT_RUN ALIGNED_UNSEEN_RUN
     python benchmarks/threshold_rules.py tf32x3bits DEFAULT_RUN UNSEEN_RUN
     python benchmarks/threshold_rules.py tf32x3sk DEFAULT_RUN UNSEEN_RUN
 """
@@ -107,6 +112,12 @@ def _narrow_n(t: pd.DataFrame, n: int, k: int) -> pd.Series:
     return (t["N"] > TALL_N) & (t["N"] <= n) & (t["M"] > t["N"]) & (t["K"] >= k)
 
 
+def _skinny(t: pd.DataFrame) -> pd.Series:
+    """The shapes best-fp16's first rule sends to skinny (M <= 64 or M <= 256 and cdiv(M, 64) *
+    cdiv(N, 128) <= SMS): the rules after it never see them."""
+    return (t["M"] <= SKINNY_ROWS) | ((t["M"] <= 256) & (_tiles(t, 64, 128) <= SMS))
+
+
 def _odd(t: pd.DataFrame) -> pd.Series:
     """Rows TMA cannot address: N or K not a multiple of 8."""
     return (t["N"] % 8 != 0) | (t["K"] % 8 != 0)
@@ -115,6 +126,7 @@ def _odd(t: pd.DataFrame) -> pd.Series:
 NARROW_N = f"N > {TALL_N} and N <= {{n}} and M > N and K >= {{k}}"
 TILES_256x64 = "cdiv(M, 256) * cdiv(N, 64)"
 TILES_128 = "cdiv(M, 128) * cdiv(N, 128)"
+TILES_128x256 = "cdiv(M, 128) * cdiv(N, 256)"
 
 
 FAMILIES = {f.kernel: f for f in (
@@ -157,6 +169,11 @@ FAMILIES = {f.kernel: f for f in (
            lambda t, lo, k, m: _odd(t) & (_tiles(t) >= lo) & (_tiles(t) <= SMS) & (t["K"] >= k) & (t["M"] >= m),
            lambda lo, k, m: f"(N % 8 or K % 8) and M >= {m} and {TILES_128} >= {lo} and {TILES_128} <= SMS and K >= {k}",
            lambda lo, k, m: (lo, k, m), fallback="best-fp16"),
+    Family("wgmma_splitk128", "default",
+           list(itertools.product((1, 2, 3, 4), (1024, 2048, 4096, 8192), (SKINNY_ROWS + 1, 129, 257))),
+           lambda t, d, k, m: (~_skinny(t) & (t["M"] >= m) & (_tiles(t, 128, 256) <= SMS // d) & (t["K"] >= k)),
+           lambda d, k, m: f"M >= {m} and {TILES_128x256} <= SMS{f' // {d}' if d > 1 else ''} and K >= {k}",
+           lambda d, k, m: (d, k, m), spares_default=False, fallback="best-fp16"),
     Family("tf32x3bits", "default",
            list(itertools.product((16, 32, 48, 64, 96, 128, 192, 256), (64, 128, 256, 512, 1024, 2048))),
            lambda t, tiles, k: (_tiles(t) >= tiles) & (t["K"] >= k),
