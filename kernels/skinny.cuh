@@ -1,16 +1,13 @@
-// The body of skinny, skinny_any and skinnyrs (kernels/53_skinny.cu, 55_skinny_any.cu,
-// 60_skinnyrs.cu): FP16 mma.sync tiles as tall as M (16, 32 or 64 rows) by 128 columns, k tiles of
-// 64, K split over gridDim.z with the partials meeting in this module's workspace: summed by the
-// split that arrives last (split_arrival.cuh), or with RS by every split of the tile, a slice each
-// (reduce_scatter.cuh; the grid launched cooperatively). ANY = false wants N and K multiples of 8
-// (16-byte rows for cp.async, float2 stores of C) and streams k tiles through 4-6 cp.async stages;
-// ANY = true takes any N and K, fetching through registers into a double buffer and storing C by
-// floats.
+// The body of skinny and skinny_any (kernels/53_skinny.cu, 55_skinny_any.cu): FP16 mma.sync tiles
+// as tall as M (16, 32 or 64 rows) by 128 columns, k tiles of 64, K split over gridDim.z with the
+// partials meeting in this module's workspace (split_arrival.cuh). ANY = false wants N and K
+// multiples of 8 (16-byte rows for cp.async, float2 stores of C) and streams k tiles through 4-6
+// cp.async stages; ANY = true takes any N and K, fetching through registers into a double buffer
+// and storing C by floats.
 #pragma once
 
 #include <cuda_fp16.h>
 #include "cp_async.cuh"
-#include "reduce_scatter.cuh"
 #include "split_arrival.cuh"
 
 #define BN 128
@@ -24,8 +21,6 @@
 
 __device__ __align__(16) float g_partials[WS_FLOATS];
 __device__ unsigned g_counters[MAX_TILES];           // zero at module load; the last split resets its own
-__device__ unsigned g_arrived[MAX_TILES];            // RS: arrivals and departures per tile, zero at module
-__device__ unsigned g_departed[MAX_TILES];           // load; the last split out resets its tile's
 
 namespace skinny {
 
@@ -82,7 +77,7 @@ __device__ __forceinline__ void mma16816(float (&d)[4], const unsigned (&a)[4], 
 // [kt0, kt1) of split z. Warp w owns columns n0 + 32 (w % 4) .. + 31 (four n8 tiles) of MT / WM
 // m16 tiles from row 16 (MT / WM) (w / 4): a 64-row tile takes 8 warps, so that two of them
 // per scheduler hide the MMAs' latency.
-template <int MT, int WM, bool ANY, bool RS = false>
+template <int MT, int WM, bool ANY>
 __device__ __forceinline__ void body(int M, int N, int K, float alpha, const __half* __restrict__ A,
                                      const __half* __restrict__ B, float beta, float* __restrict__ C,
                                      unsigned char* smem)
@@ -215,24 +210,7 @@ __device__ __forceinline__ void body(int M, int N, int K, float alpha, const __h
         cp_async_wait<0>();
     }
 
-    if constexpr (RS) {
-        if (S > 1) {
-            // The partial, row-major BM x BN, in slot z * tiles + g; then the tile's splits sum it
-            // together, each a slice of the tile into C.
-            const int g = blockIdx.y * gridDim.x + blockIdx.x, tiles = gridDim.x * gridDim.y;
-            float* const slot = g_partials + ((size_t)z * tiles + g) * (BM * BN);
-#pragma unroll
-            for (int i = 0; i < MW * 8; ++i) {
-                const int mt = i / 8, j = i / 2 % 4, h = i % 2;
-                const int row = wr + 16 * mt + lane / 4 + 8 * h, col = 32 * wn + 8 * j + 2 * (lane % 4);
-                __stcg(reinterpret_cast<float2*>(slot + row * BN + col),
-                       make_float2(d[4 * (i / 2) + 2 * h], d[4 * (i / 2) + 2 * h + 1]));
-            }
-            rsum::exchange<BM, BN, NTHREADS>(g_partials, g_arrived, g_departed, g, tiles, z, S, M, N, alpha, beta, C, m0, n0);
-            return;
-        }
-    }
-    if (!RS && S > 1) {
+    if (S > 1) {
         // Partial of tile g's split z, float4 q of thread tid at partials[((g * S + z) * Q + q) * 128 + tid]:
         // a warp's float4 stores cover 512 contiguous bytes.
         constexpr int Q = ACC / 4;
@@ -303,7 +281,7 @@ __device__ __noinline__ void body_any(int M, int N, int K, float alpha, const __
 }
 
 // The tile height from M: 16 and 32 rows on 128 threads, 64 on 256.
-template <bool ANY, bool RS = false>
+template <bool ANY>
 __device__ __forceinline__ void gemm(int M, int N, int K, float alpha, const __half* __restrict__ A,
                                      const __half* __restrict__ B, float beta, float* __restrict__ C, unsigned char* smem)
 {
@@ -316,11 +294,11 @@ __device__ __forceinline__ void gemm(int M, int N, int K, float alpha, const __h
             body_any<4, 2>(M, N, K, alpha, A, B, beta, C, smem);
     } else {
         if (M <= 16)
-            body<1, 1, false, RS>(M, N, K, alpha, A, B, beta, C, smem);
+            body<1, 1, false>(M, N, K, alpha, A, B, beta, C, smem);
         else if (M <= 32)
-            body<2, 1, false, RS>(M, N, K, alpha, A, B, beta, C, smem);
+            body<2, 1, false>(M, N, K, alpha, A, B, beta, C, smem);
         else
-            body<4, 2, false, RS>(M, N, K, alpha, A, B, beta, C, smem);
+            body<4, 2, false>(M, N, K, alpha, A, B, beta, C, smem);
     }
 }
 

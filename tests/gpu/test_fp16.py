@@ -1,12 +1,12 @@
 """On the GPU: the FP16 tier's ragged and persistent rungs (wgmma_ragged, wgmma_persist,
 wgmma_persist128, wgmma_splitk128, wgmma_tailsplit, wgmma_tailsplit128, wgmma_pingpong,
 wgmma_tmastore, wgmma_tmastore_deep), the element-loading wgmma_unaligned128, the staging
-wgmma_staged, wgmma_staged128 and wgmma_stagedsplit128, the small-M skinny, skinnyrs and
-skinny_any, the fallbacks wmma_ragged and wmma_tiny and the dispatcher best-fp16 pass on
-whole-tile and ragged shapes: M of one row and of a partial tile, N and K multiples of 8 that end
-mid-tile, K below one k tile and ringing round the stages many times, more tiles than CTAs (each
-CTA of a persistent grid runs several, the ring continuing from tile to tile), and for the
-any-shape rungs odd leading dimensions. Verified by the bench (beta = 0 on NaN-poisoned C, then beta != 0). Runs on the
+wgmma_staged, wgmma_staged128 and wgmma_stagedsplit128, the small-M skinny and skinny_any, the
+fallbacks wmma_ragged and wmma_tiny and the dispatcher best-fp16 pass on whole-tile and ragged
+shapes: M of one row and of a partial tile, N and K multiples of 8 that end mid-tile, K below one
+k tile and ringing round the stages many times, more tiles than CTAs (each CTA of a persistent
+grid runs several, the ring continuing from tile to tile), and for the any-shape rungs odd leading
+dimensions. Verified by the bench (beta = 0 on NaN-poisoned C, then beta != 0). Runs on the
 device machine (`make gpu-tests GPU_TESTS=tests/gpu/test_fp16.py`); skipped elsewhere."""
 
 import pytest
@@ -151,16 +151,15 @@ def test_staged_split_k_splits_odd_shapes_and_repeats():
     assert not bad and len(records) == 2 * len(shapes)
 
 
-@pytest.mark.parametrize("name", ["skinny", "skinnyrs"])
-def test_skinny_passes_every_tile_height_split_and_repeats(name):
+def test_skinny_passes_every_tile_height_split_and_repeats():
     """skinny's three tile heights (M 1-16, 17-32, 33-64, and M above 64: several row tiles),
     N ending mid-tile, K below one k tile, K split many ways and unequally (the last arriver's
-    sum, or skinnyrs' slices; the workspace's counters reset for the next launch), grids too large
-    to split; each shape twice and shapes alternating, so a split launch follows an unsplit one."""
+    sum, the workspace's counters reset for the next launch), grids too large to split; each shape
+    twice and shapes alternating, so a split launch follows an unsplit one."""
     shapes = [(1, 8, 8), (1, 4096, 4096), (7, 136, 4104), (16, 4096, 14336), (17, 264, 1000), (32, 11008, 4096),
               (33, 4104, 2056), (64, 4096, 4096), (65, 1000, 65536), (128, 4096, 14336), (200, 40, 16384),
               (256, 28672, 520), (1000, 1000, 1000), (3, 5000, 8)]
-    records = run(BY_NAME[name], [s for s in shapes for _ in range(2)])
+    records = run(BY_NAME["skinny"], [s for s in shapes for _ in range(2)])
     bad = [(r["M"], r["N"], r["K"], r["status"], r.get("reason")) for r in records if r["status"] != "PASS"]
     assert not bad and len(records) == 2 * len(shapes)
 
