@@ -27,6 +27,7 @@
 #define STAGES 4
 #define GROUP 16                                     // tile rows per raster group
 #define NTHREADS 384
+#define STAGING_PITCH_BYTES 128                       // the manifest's: copies' rows on whole 128-byte lines
 #define SMEM_BYTES (STAGES * (128 * 64 * 2 + BN / 64 * 8192) + 1024 + 128)  // 197,760: the manifest's
 static_assert(SMEM_BYTES == wgfp16::smem_bytes<BN, STAGES>(), "SMEM_BYTES is the body's layout");
 static_assert(NTHREADS == wgfp16::THREADS, "one producer and two consumer warpgroups");
@@ -40,6 +41,6 @@ hgemm_wgmma_staged(int M, int N, int K, float alpha, const __half* __restrict__ 
                    const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB)
 {
     extern __shared__ __align__(1024) unsigned char smem_raw[];
-    staged::stage(M, N, K, A, B, As, Bs, &g_barrier);
+    staged::stage<STAGING_PITCH_BYTES / 2>(M, N, K, A, B, As, Bs, &g_barrier);
     wgfp16::gemm<BN, STAGES, GROUP, wgfp16::WHOLE, wgfp16::STAGED_FEED>(M, N, K, alpha, beta, C, &tmA, &tmB, smem_raw);
 }

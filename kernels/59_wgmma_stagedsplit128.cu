@@ -31,6 +31,7 @@
 #define STAGES 6
 #define GROUP 16                                     // tile rows per raster group
 #define NTHREADS 384
+#define STAGING_PITCH_BYTES 128                       // the manifest's: copies' rows on whole 128-byte lines
 #define SMEM_BYTES (STAGES * (128 * 64 * 2 + BN / 64 * 8192) + 1024 + 128)  // 197,760: the manifest's
 #define WS_FLOATS (1LL << 22)                        // partial tiles: 16 MiB, 256 of 128x128
 #define MAX_TILES 4096                               // arrival counters
@@ -48,7 +49,7 @@ hgemm_wgmma_stagedsplit128(int M, int N, int K, float alpha, const __half* __res
                            const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB)
 {
     extern __shared__ __align__(1024) unsigned char smem_raw[];
-    staged::stage(M, N, K, A, B, As, Bs, &g_barrier);
+    staged::stage<STAGING_PITCH_BYTES / 2>(M, N, K, A, B, As, Bs, &g_barrier);
     wgfp16::gemm<BN, STAGES, GROUP, wgfp16::SPLIT, wgfp16::STAGED_FEED>(
         M, N, K, alpha, beta, C, &tmA, &tmB, smem_raw, wgfp16::Workspace{g_partials, g_counters, WS_FLOATS, MAX_TILES});
 }

@@ -1,8 +1,14 @@
 // Staged operands (manifest key `staging`): an FP16 operand whose rows TMA cannot address (a row
 // of N or K halves that is not a multiple of 16 bytes) is copied by the whole grid into a buffer
-// the launcher owns, with the same rows at a pitch of cdiv(cols, 8) * 8 halves, before the TMA
-// main loop reads it through a tensor map over that buffer (true cols, padded pitch: TMA still
-// zero-fills past the matrix, so what lies in a row's padding does not matter).
+// the launcher owns, with the same rows at a pitch of a multiple of PITCH halves (the manifest's
+// staging_pitch_bytes / 2, at least 8), before the TMA main loop reads it through a tensor map over
+// that buffer (true cols, padded pitch: TMA still zero-fills past the matrix, so what lies in a
+// row's padding does not matter).
+//
+// Why a pitch of whole 128-byte lines (64 halves) in the rungs: a row of 5000 or 7000 halves starts
+// 16 or 48 bytes into a line, so each 128-byte row of a TMA box touches two lines and five sectors;
+// at 5000^3 wgmma_tmastore moved 26% more through L2 than at 5120^3 and ran 0.594 against 0.437 ms
+// (H200, 2026-11-29-h200). A copy's rows at a multiple of 64 halves each fill one line.
 //
 // Why a copy and not element loads in the producer (wgmma_unaligned128): one producer warpgroup
 // loading 2-byte elements feeds the tensor cores at ~5% of their rate. Here every thread of the
@@ -40,7 +46,8 @@ namespace staged {
 using grid::GridBarrier;
 using grid::grid_sync;
 
-// Rows x cols halves at src (pitch cols) to dst (pitch cdiv(cols, 8) * 8), by every thread of the grid.
+// Rows x cols halves at src (pitch cols) to dst (pitch cdiv(cols, PITCH) * PITCH halves: the
+// manifest's staging_pitch_bytes / 2), by every thread of the grid.
 // A thread takes U chunks a pass (grid-stride apart) and issues all their 128-bit loads before it
 // shifts or stores any. A chunk at a time (a grid-stride loop under `#pragma unroll 4`), each
 // chunk's loads were waited on before the loop's next bound check let the next go: 18% of
@@ -48,10 +55,12 @@ using grid::grid_sync;
 // (fp16-staged-4). H100, one run (A/B run ab16f): wgmma_staged 4095^3 0.355 -> 0.329 ms (257
 // -> 278% of cuBLAS GemmEx), 1023^3 66 -> 80%, 8191^3 355 -> 370%; wgmma_staged128 1023^3 107
 // -> 128%, 4095^3 227 -> 241%.
-template <int U = 4>
+template <int PITCH, int U = 4>
 __device__ __forceinline__ void copy_rows(const __half* __restrict__ src, __half* __restrict__ dst, int rows, int cols)
 {
+    static_assert(PITCH % 8 == 0, "whole 16-byte chunks a row");
     const unsigned chunks = (cols + 7) / 8;                  // 16-byte chunks per destination row
+    const size_t pitch = (size_t)(cols + PITCH - 1) / PITCH * PITCH;  // halves from one destination row to the next
     const unsigned total = (unsigned)rows * chunks;
     const long long bytes = 2LL * rows * cols;
     const unsigned stride = gridDim.x * blockDim.x;
@@ -95,18 +104,20 @@ __device__ __forceinline__ void copy_rows(const __half* __restrict__ src, __half
 #pragma unroll
                 for (int j = 0; j < 4; ++j) out[j] = h[2 * j] | (uint32_t)h[2 * j + 1] << 16;
             }
-            *reinterpret_cast<uint4*>(dst + (size_t)r[u] * chunks * 8 + c[u]) = make_uint4(out[0], out[1], out[2], out[3]);
+            *reinterpret_cast<uint4*>(dst + r[u] * pitch + c[u]) = make_uint4(out[0], out[1], out[2], out[3]);
         }
     }
 }
 
-// The copies of A (M x K) into As and B (K x N) into Bs where those are non-null, then the barrier.
+// The copies of A (M x K) into As and B (K x N) into Bs where those are non-null, rows PITCH
+// halves apart (a multiple), then the barrier.
+template <int PITCH = 8>
 __device__ __forceinline__ void stage(int M, int N, int K, const __half* A, const __half* B, __half* As, __half* Bs,
                                       GridBarrier* bar)
 {
     if (As == nullptr && Bs == nullptr) return;
-    if (As != nullptr) copy_rows(A, As, M, K);
-    if (Bs != nullptr) copy_rows(B, Bs, K, N);
+    if (As != nullptr) copy_rows<PITCH>(A, As, M, K);
+    if (Bs != nullptr) copy_rows<PITCH>(B, Bs, K, N);
     asm volatile("fence.proxy.async.global;\n" ::: "memory");  // this thread's copies, visible to TMA
     grid_sync(bar);
     asm volatile("fence.proxy.async.global;\n" ::: "memory");

@@ -67,9 +67,10 @@ class TensorMapSpec:
 STAGED_ROW_BYTES = 16  # TMA's rule on a global row pitch
 
 
-def staged_pitch(cols: int, element_bytes: int) -> int:
-    """Elements per row of a staged copy: `cols` rounded up to a multiple of 16 bytes."""
-    per = STAGED_ROW_BYTES // element_bytes
+def staged_pitch(cols: int, element_bytes: int, row_bytes: int = STAGED_ROW_BYTES) -> int:
+    """Elements per row of a staged copy: `cols` rounded up to a multiple of `row_bytes` (the
+    kernel's `staging_pitch_bytes`; TMA's 16 at least)."""
+    per = row_bytes // element_bytes
     return -(-cols // per) * per
 
 
@@ -106,6 +107,10 @@ class KernelSpec:
     # tensor map over that buffer. Such a kernel synchronises its grid between the copy and the
     # GEMM, so it is launched cooperatively (every CTA resident, or the launch fails).
     staging: tuple[str, ...] = ()
+    # The staged copies' row pitch, a multiple of this many bytes (16, 32, 64 or 128; the kernel
+    # pads its copies alike): 128 starts every row on a cache line, so that each 128-byte row of a
+    # TMA box is one line, not parts of two.
+    staging_pitch_bytes: int = STAGED_ROW_BYTES
     # Where the kernel waits for other blocks of its grid (e.g. the splits of a tile before they
     # sum it): true, or an expression over M, N, K that is nonzero at the shapes where it waits.
     # Those launches are cooperative: every CTA resident, or the launch fails (never hangs).

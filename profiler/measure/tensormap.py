@@ -12,10 +12,10 @@ caches the encoded maps per (operand, buffer address, shape), so timing loops do
 encoding.
 
 Staged operands (manifest key `staging`): where an operand's rows are not a multiple of 16 bytes,
-the launcher gives the kernel a buffer of its own with the rows at an aligned pitch, encodes the
-operand's map over that buffer (true extent, padded pitch), and launches cooperatively, since the
-kernel copies the operand there and then synchronises its grid. The buffer is kept while the shape
-stays, one per operand.
+the launcher gives the kernel a buffer of its own with the rows at an aligned pitch (a multiple of
+the kernel's `staging_pitch_bytes`), encodes the operand's map over that buffer (true extent,
+padded pitch), and launches cooperatively, since the kernel copies the operand there and then
+synchronises its grid. The buffer is kept while the shape stays, one per operand.
 """
 
 from __future__ import annotations
@@ -72,14 +72,14 @@ class Staged:
 
 
 def staged_operands(spec, M: int, N: int, K: int) -> dict[str, Staged]:
-    """The operands of `spec.staging` that need their copy at this shape (rows off the 16-byte grid)."""
+    """The operands of `spec.staging` that need their copy at this shape (rows off the 16-byte
+    grid), each at the kernel's pitch (`staging_pitch_bytes`)."""
     element_bytes = ELEMENT_BYTES[TIERS[spec.tier].input]
     out = {}
     for operand in spec.staging:
         rows, cols = operand_shape(operand, M, N, K)
-        pitch = staged_pitch(cols, element_bytes)
-        if pitch != cols:
-            out[operand] = Staged(operand, rows, cols, pitch)
+        if staged_pitch(cols, element_bytes) != cols:
+            out[operand] = Staged(operand, rows, cols, staged_pitch(cols, element_bytes, spec.staging_pitch_bytes))
     return out
 
 

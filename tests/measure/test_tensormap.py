@@ -3,7 +3,7 @@ for, and that the kernel source's tile constants agree with the boxes it declare
 
 import json
 import re
-from dataclasses import asdict
+from dataclasses import asdict, replace
 
 import pytest
 
@@ -189,10 +189,21 @@ STAGED = next(s for s in load_manifest() if s.name == "wgmma_staged")
     ((512, 1024, 1001), {"A": Staged("A", 512, 1001, 1008)}),   # only A's rows are off the grid
     ((512, 1001, 1024), {"B": Staged("B", 1024, 1001, 1008)}),   # only B's
     ((4096, 4096, 4096), {}),                                    # aligned: no copy at all
+    ((5000, 5000, 5000), {}),                                    # 16-byte rows: TMA reads them in place
     ((1, 1, 1), {"A": Staged("A", 1, 1, 8), "B": Staged("B", 1, 1, 8)}),
 ])
 def test_an_operand_is_staged_exactly_when_its_rows_are_off_the_16_byte_grid(shape, wanted):
-    assert staged_operands(STAGED, *shape) == wanted
+    assert staged_operands(replace(STAGED, staging_pitch_bytes=16), *shape) == wanted
+
+
+def test_the_staged_pitch_is_the_kernels():
+    """The staging rungs pad their copies to whole 128-byte lines (staging_pitch_bytes = 128); which
+    operands are staged is still TMA's 16-byte rule."""
+    assert STAGED.staging_pitch_bytes == 128
+    assert staged_operands(STAGED, 2500, 2500, 2500) == {"A": Staged("A", 2500, 2500, 2560), "B": Staged("B", 2500, 2500, 2560)}
+    assert staged_operands(STAGED, 512, 1024, 1001) == {"A": Staged("A", 512, 1001, 1024)}
+    assert staged_operands(STAGED, 1, 1, 1) == {"A": Staged("A", 1, 1, 64), "B": Staged("B", 1, 1, 64)}
+    assert staged_operands(STAGED, 5000, 5000, 5000) == {}
 
 
 def test_a_staged_map_keeps_the_true_extent_at_the_padded_pitch():
@@ -219,6 +230,8 @@ def test_staging_kernels_take_a_pointer_per_staged_operand_before_their_maps():
     ('staging = ["A", "A"]', "at most once"),
     ('staging = ["B"]\ntensor_maps = [{ operand = "A", box = [64, 128] }]', "no tensor map"),
     ('staging = "A"', "list of str"),
+    ('staging = ["A"]\nstaging_pitch_bytes = 48\ntensor_maps = [{ operand = "A", box = [64, 128] }]', "16, 32, 64 or 128"),
+    ("staging_pitch_bytes = 128", "without staging"),
 ])
 def test_bad_staging_is_a_manifest_error(extra, why):
     with pytest.raises(GemmprofError, match=why):
@@ -291,14 +304,14 @@ def test_the_launcher_stages_unaligned_operands_and_launches_cooperatively():
     g = _gemm(1000, 1001, 1003)
     launcher(cp, g, 1.0, 0.0, launch)
     launcher(cp, g, 1.0, 0.0, launch)
-    assert cp.made == [(1000, 1008), (1003, 1008)]          # A's copy, B's copy: once
+    assert cp.made == [(1000, 1024), (1003, 1024)]          # A's copy, B's copy (whole 128-byte lines): once
     assert [kind for kind, _ in lib.launched] == ["cooperative"] * 2
     a_copy, b_copy = 0x100000, 0x200000
-    assert lib.encoded == [(a_copy, (1003, 1000), (2016,)), (b_copy, (1001, 1003), (2016,))]
+    assert lib.encoded == [(a_copy, (1003, 1000), (2048,)), (b_copy, (1001, 1003), (2048,))]
     launcher(cp, _gemm(1024, 1024, 1024), 1.0, 0.0, STAGED.launch(1024, 1024, 1024))
     assert lib.encoded[2:] == [(0xA000, (1024, 1024), (2048,)), (0xB000, (1024, 1024), (2048,))]
     assert launcher._staging == {}
-    assert cp.made == [(1000, 1008), (1003, 1008)]
+    assert cp.made == [(1000, 1024), (1003, 1024)]
 
 
 def test_kernels_without_staging_launch_the_ordinary_way():

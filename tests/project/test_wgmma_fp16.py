@@ -313,9 +313,11 @@ def test_rung_sources_include_the_shared_body():
         assert "wgmma.mma_async" not in text  # the instruction lives in the header only
     for name in ("wgmma_staged", "wgmma_staged128"):  # the copy and the barrier first, then TMA from the copies
         text = BY_NAME[name].source.read_text()
-        assert "staged::stage(M, N, K, A, B, As, Bs, &g_barrier);\n    wgfp16::gemm<BN, STAGES, GROUP, wgfp16::WHOLE, wgfp16::STAGED_FEED>" in text
+        assert "staged::stage<STAGING_PITCH_BYTES / 2>(M, N, K, A, B, As, Bs, &g_barrier);\n    wgfp16::gemm<BN, STAGES, GROUP, wgfp16::WHOLE, wgfp16::STAGED_FEED>" in text
+    for spec in (s for s in BY_NAME.values() if s.staging):  # the copies' pitch, as the launcher pads them
+        assert f"#define STAGING_PITCH_BYTES {spec.staging_pitch_bytes} " in spec.source.read_text(), spec.name
     text = BY_NAME["wgmma_stagedsplit128"].source.read_text()  # the same, then split K over the copies
-    assert "staged::stage(M, N, K, A, B, As, Bs, &g_barrier);\n    wgfp16::gemm<BN, STAGES, GROUP, wgfp16::SPLIT, wgfp16::STAGED_FEED>" in text
+    assert "staged::stage<STAGING_PITCH_BYTES / 2>(M, N, K, A, B, As, Bs, &g_barrier);\n    wgfp16::gemm<BN, STAGES, GROUP, wgfp16::SPLIT, wgfp16::STAGED_FEED>" in text
     assert (KERNELS_DIR / "wgmma_fp16.cuh").read_text().count('#include "hopper.cuh"') == 1
 
 
