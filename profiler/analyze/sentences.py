@@ -25,7 +25,8 @@ from ..specs import ROOF_SHARE
 from .stalls import BY_REASON
 from .thresholds import (NOISE_PCT, LARGE_TILE_SHARED_PER_MATH, REGISTER_TILE_FULL, CONFLICT_NOTABLE_PCT, FFMA_SHARE_NOTE_PCT, ISSUE_NOTE_PCT,
                          BANK_CONFLICT_NOTE_PCT, BANK_DISPATCH_SAMPLES_PCT, BANK_DISPATCH_STALL_PCT,
-                         GLOBAL_LOADS_PER_FFMA_HIGH, SOL_BUSY_PCT, STALL_NOTABLE_PCT, UNCOALESCED_PCT)
+                         GLOBAL_LOADS_PER_FFMA_HIGH, SECTOR_BYTES, SECTOR_WORK_RATIO, SOL_BUSY_PCT, STALL_NOTABLE_PCT,
+                         UNCOALESCED_PCT)
 
 
 def _verdict(key: str, problem: str, summary: str, evidence: list[str], cure: str | None, s: Signals,
@@ -190,16 +191,46 @@ def dram(s: Signals) -> Verdict:
 
 
 def l2(s: Signals) -> Verdict:
-    """The L2 is the busiest memory unit: the operands come from L2 again and again."""
+    """The L2 is the busiest memory unit: the operands come from L2 again and again, or (busy by
+    ncu's count well beyond its bytes) in more sectors than bytes: rows that start mid-sector."""
     u, k = s.util, s.launch
-    summary = (f"The L2 serves {fmt_pct(u['l2'])} of its peak bandwidth, more than L1 "
-               f"({fmt_pct(number(k.get('l1_throughput_pct')))}) and DRAM ({fmt_pct(u['dram'])}): the blocks fetch "
-               f"their operands from L2 many times over.")
+    busy = number(k.get("l2_throughput_pct"))
+    l1 = fmt_pct(number(k.get("l1_throughput_pct")))
     evidence = [_traffic_sentence(s, "L2", "l2_bytes"), _traffic_sentence(s, "DRAM", "dram_bytes"), s.sides(),
                 *_stall_evidence(s, ("long_scoreboard", "lg_throttle"), 2)]
+    if busy >= SECTOR_WORK_RATIO * u["l2"]:
+        rows = off_sector_rows(k)
+        problem = "rows that start inside a 32-byte sector" if rows else "more L2 sector work than bytes"
+        summary = (f"The L2 is {fmt_pct(busy)} busy by ncu's count, more than L1 ({l1}) and DRAM ({fmt_pct(u['dram'])}), "
+                   f"while the bytes it serves are {fmt_pct(u['l2'])} of its peak: it handles more sectors and requests "
+                   f"than those bytes need" + (f". {rows}." if rows else "."))
+        cure = ("Read whole sectors: leading dimensions padded to a multiple of 64 elements (rows on whole 128-byte "
+                "lines), or an operand copied once to such a pitch, so that each row of a tile or TMA box is whole "
+                "sectors; then, if the L2 stays busy, more reuse per byte (larger tiles, clusters with TMA multicast)."
+                if rows else
+                "Fewer, whole-sector requests: 16-byte accesses aligned to the sectors they read, and more reuse per "
+                "byte fetched from L2 (larger tiles, clusters with TMA multicast).")
+        return _verdict("l2", problem, summary, evidence, cure, s, "l2_bandwidth")
+    summary = (f"The L2 serves {fmt_pct(u['l2'])} of its peak bandwidth, more than L1 ({l1}) and DRAM "
+               f"({fmt_pct(u['dram'])}): the blocks fetch their operands from L2 many times over.")
     cure = ("More reuse per byte fetched from L2: larger tiles per block (each operand byte feeds more math), or "
             "blocks that share their tiles (thread-block clusters with TMA multicast).")
     return _verdict("l2", "L2 bandwidth", summary, evidence, cure, s, "l2_bandwidth")
+
+
+def off_sector_rows(launch) -> str:
+    """Which operand's rows start inside a 32-byte sector, read as row-major A (M x K) and B
+    (K x N) of the launch's element size; "" when none is, or without a shape."""
+    from .global_memory import input_bytes
+
+    K, N = number(launch.get("K")), number(launch.get("N"))
+    if not (K > 0 and N > 0):
+        return ""
+    e = input_bytes(launch)
+    off = [f"{name} ({d} = {int(n)}: rows of {int(n * e)} bytes)" for name, d, n in (("A", "K", K), ("B", "N", N))
+           if (n * e) % SECTOR_BYTES]
+    return ("Stored row-major, " + " and ".join(off) + " are not whole 32-byte sectors a row, so rows start inside "
+            "sectors: a 128-byte row of a tile that starts there reads five sectors, not four") if off else ""
 
 
 def global_memory(s: Signals) -> Verdict:

@@ -6,7 +6,8 @@ what cuBLAS attains), the busy memory unit, instruction issue, and latency by it
    said only within `specs.ROOF_SHARE` of what cuBLAS attains for that math (`roofs`);
 2. memory side busy (the busiest memory unit at or above the SM's level, and busy): DRAM if DRAM
    is near its peak; shared memory / MIO if shared-memory wavefronts are most of the busiest
-   unit's load; L2 if it is busier than L1; otherwise global-memory access through L1 (LSU);
+   unit's load; L2 if it is busier than L1 (by its bytes or by ncu's throughput, which also counts
+   its sector work); otherwise global-memory access through L1 (LSU);
 3. SM busy but not on math: instruction issue if the schedulers issue nearly every cycle;
 4. nothing busy: latency, by its top stall.
 Each returns a `Verdict` or None; `sentences` writes them.
@@ -48,7 +49,8 @@ def memory_unit(s: Signals) -> Verdict | None:
         return sentences.dram(s)
     if u["shared"] >= SHARED_SHARE_MIN * u["memory"]:
         return sentences.shared(s)
-    if u["l2"] >= SOL_BUSY_PCT and u["l2"] > number(s.launch.get("l1_throughput_pct")) + BALANCE_MARGIN_PCT:
+    l2_busy = max(u["l2"], number(s.launch.get("l2_throughput_pct")))  # by bytes, or by ncu's own count
+    if l2_busy >= SOL_BUSY_PCT and l2_busy > number(s.launch.get("l1_throughput_pct")) + BALANCE_MARGIN_PCT:
         return sentences.l2(s)  # the L2, not L1, is the busy memory unit: operands refetched from it
     v = sentences.global_memory(s)
     if pd.isna(u["shared"]):  # the shared-memory share could not be measured: it may be the busy one

@@ -26,6 +26,14 @@ SOL_BUSY_PCT = 60.0
 BALANCE_MARGIN_PCT = 5.0
 
 
+# The L2 busier by ncu's count (lts throughput, which counts its sector work) than this many
+# times the share of its peak its bytes make: it handles more sectors and requests than the bytes
+# need. wgmma_tmastore at 5000^3, whose rows start mid-sector, 1.60; at 5120^3 1.11 (H200).
+SECTOR_WORK_RATIO = 1.4
+# A sector of L2 and of DRAM, bytes.
+SECTOR_BYTES = 32
+
+
 # DRAM is the limit from this share of its peak bandwidth.
 DRAM_BOUND_PCT = 60.0
 

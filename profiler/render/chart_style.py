@@ -58,15 +58,16 @@ def distinct_colors(n: int) -> tuple[tuple[float, float, float], ...]:
     farthest (CIELAB) from every colour already taken and from the references' greys and white,
     so any colour differs from all before it, neighbours included (a continuous palette over
     many kernels gives near-identical neighbours). Candidates are mid-lightness and saturated
-    enough to colour text on white."""
+    enough to colour text on white, on a grid of 16 levels a channel: on 11, the 59th kernel's
+    colour came 9.9 from its nearest (CIE94), on 16 with lightness from 30, 11.2."""
     tab = [c for i, c in enumerate(mpl_colormaps["tab10"].colors) if i != 7]
     chosen = [tuple(map(float, c)) for c in tab[:n]]
     if n <= len(chosen):
         return tuple(chosen)
-    steps = np.linspace(0.0, 1.0, 11)
+    steps = np.linspace(0.0, 1.0, 16)
     grid = np.array(np.meshgrid(steps, steps, steps, indexing="ij")).reshape(3, -1).T
     lab = _lab(grid)
-    usable = (lab[:, 0] >= 35) & (lab[:, 0] <= 70) & (np.hypot(lab[:, 1], lab[:, 2]) >= 30)
+    usable = (lab[:, 0] >= 30) & (lab[:, 0] <= 70) & (np.hypot(lab[:, 1], lab[:, 2]) >= 25)
     grid, lab = grid[usable], lab[usable]
     avoid = [to_rgb(c) for c, *_ in REFERENCE_STYLES] + [to_rgb(CEILING_COLOR), (1.0, 1.0, 1.0)]
     nearest = _delta_e94(lab, _lab(np.array(chosen + avoid))).min(axis=1)
@@ -111,8 +112,8 @@ CLOSE_COLORS = 15
 def kernel_markers(names) -> dict[str, str]:
     """One marker per kernel for the ladder charts, cycled along the ladder, except that a kernel
     whose colour is close to an earlier kernel's takes the next marker that kernel does not have
-    (with 55 kernels the palette's nearest pair is about 11 apart, wgmma_splitk128 and
-    wgmma_staged128, and the cycle gave them one marker)."""
+    (the palette's nearest pairs are 11-15 apart, and the cycle alone gave some of them one
+    marker)."""
     names = list(names)
     ladder = _ladder(names)
     palette = distinct_colors(len(ladder))

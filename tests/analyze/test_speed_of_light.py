@@ -36,6 +36,25 @@ def test_the_busy_memory_unit():
     assert sol.memory_unit(signals(util={**QUIET, "memory": 40.0})) is None
 
 
+def test_an_l2_busy_beyond_its_bytes_names_rows_that_start_inside_a_sector():
+    """wgmma_tmastore at 5000^3 FP16 (H200): ncu's L2 throughput 77%, its bytes 48% of the peak;
+    at 5120^3, 58% and 52%. The L2 is the busy unit by ncu's count, and rows of 10000 bytes start
+    inside sectors."""
+    def unit(launch, l2):
+        return sol.memory_unit(signals(launch={"l1_throughput_pct": 36.0, "tensor_fp16_flop": 1.0, **launch},
+                                       util={**QUIET, "memory": 77.0, "sm": 47.0, "l2": l2}))
+
+    odd = unit({"l2_throughput_pct": 76.6, "M": 5000, "N": 5000, "K": 5000}, 48.0)
+    assert odd.cause == "l2_bandwidth" and odd.problem == "rows that start inside a 32-byte sector"
+    assert "A (K = 5000: rows of 10000 bytes) and B (N = 5000" in odd.summary and odd.cure.startswith("Read whole sectors")
+    whole = unit({"l2_throughput_pct": 76.6, "M": 5120, "N": 5120, "K": 5120}, 48.0)
+    assert whole.problem == "more L2 sector work than bytes" and "sectors a row" not in whole.summary
+    bytes_busy = unit({"l2_throughput_pct": 70.0, "M": 5000, "N": 5000, "K": 5000}, 65.0)  # its bytes make it busy
+    assert bytes_busy.problem == "L2 bandwidth" and "many times over" in bytes_busy.summary
+    assert sol.memory_unit(signals(launch={"l1_throughput_pct": 36.0, "l2_throughput_pct": 58.0},
+                                   util={**QUIET, "memory": 58.0, "sm": 73.0, "l2": 52.0})) is None  # 5120^3: not busy
+
+
 def test_issue_and_latency():
     assert sol.issue(signals(util={**QUIET, "sm": 85.0, "issue": 90.0})).cause == "issue"
     assert sol.issue(signals(util=QUIET)) is None
