@@ -173,7 +173,9 @@ def select_named(names: list[str] | None) -> tuple[list[KernelSpec], list[Dispat
     kernel_names, dispatchers = split_names(names)
     try:
         return ([] if kernel_names == [] else select_kernels(kernel_names)), dispatchers
-    except GemmprofError as exc:  # these commands take dispatchers too: say so
+    except GemmprofError as exc:  # these commands take dispatchers too: where a name is unknown, say so
+        if not exc.message.startswith("unknown kernel"):
+            raise  # e.g. a manifest that does not load: the names are not the problem
         raise GemmprofError(exc.message, f"{exc.hint}; dispatchers: {', '.join(d.name for d in load_dispatchers())}",
                             exc.exit_code) from None
 

@@ -64,3 +64,24 @@ def test_an_unknown_name_is_refused_naming_the_dispatchers_too(monkeypatch):
     with pytest.raises(GemmprofError, match="unknown kernel 'nosuch'") as refused:
         build(BuildOptions(kernel=["nosuch"], arch="sm_90"), Quiet())
     assert refused.value.hint.endswith("dispatchers: best, best-tc, best-fp16")
+
+
+def test_a_manifest_that_does_not_load_is_not_told_the_dispatchers(tmp_path, monkeypatch):
+    """A mistake in a user's manifest is its one line, not followed by '(; dispatchers: ...)'."""
+    from profiler.catalogue.dispatchers import clear_caches
+    from profiler.catalogue.manifest import MANIFEST_ENV
+
+    (tmp_path / "mine.cu").write_text("")
+    (tmp_path / "mine.toml").write_text(
+        '[[kernel]]\nname = "mine"\nfile = "mine.cu"\nentry = "mine"\ntier = "fp16"\nidea = "x"\ngrid = [1]\n'
+        'block = [128]\nsmem_bytes = 0\nstaging = ["A"]\nstaging_pitch_bytes = 48\n'
+        'tensor_maps = [{ operand = "A", box = [64, 128] }]\n')
+    monkeypatch.setenv(MANIFEST_ENV, str(tmp_path / "mine.toml"))
+    clear_caches()
+    try:
+        with pytest.raises(GemmprofError, match="staging_pitch_bytes must be 16, 32, 64 or 128") as refused:
+            build(BuildOptions(kernel=["mine"], arch="sm_90"), Quiet())
+    finally:
+        monkeypatch.delenv(MANIFEST_ENV)
+        clear_caches()
+    assert "dispatchers" not in str(refused.value)
