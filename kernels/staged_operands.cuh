@@ -5,10 +5,11 @@
 // that buffer (true cols, padded pitch: TMA still zero-fills past the matrix, so what lies in a
 // row's padding does not matter).
 //
-// Why a pitch of whole 128-byte lines (64 halves) in the rungs: a row of 5000 or 7000 halves starts
-// 16 or 48 bytes into a line, so each 128-byte row of a TMA box touches two lines and five sectors;
-// at 5000^3 wgmma_tmastore moved 26% more through L2 than at 5120^3 and ran 0.594 against 0.437 ms
-// (H200, 2026-11-29-h200). A copy's rows at a multiple of 64 halves each fill one line.
+// Why a pitch of whole 128-byte lines (64 halves) in the rungs: rows of 5000 halves (10000 bytes)
+// are not whole 32-byte sectors, so every other one starts 16 bytes into a sector and each 128-byte
+// row of a TMA box touches five sectors, not four; at 5000^3 wgmma_tmastore moved 26% more through
+// L2 than at 5120^3 and ran 0.594 against 0.437 ms (H200, 2026-11-29-h200). A copy's rows at a
+// multiple of 64 halves each fill one line: 2500^3 ran 33% faster on wgmma_staged128 so.
 //
 // Why a copy and not element loads in the producer (wgmma_unaligned128): one producer warpgroup
 // loading 2-byte elements feeds the tensor cores at ~5% of their rate. Here every thread of the
