@@ -161,7 +161,7 @@ FAMILIES = {f.kernel: f for f in (
            lambda n, k: (-n, k)),
     Family("wmma_tiny", "sample",
            list(itertools.product((32, 64, 128, 256, 512, 1024, 2048, 4096, 8192), [1 << e for e in range(20, 31)])),
-           lambda t, k, p: ((t["N"] % 8 != 0) | (t["K"] % 8 != 0)) & (t["K"] <= k) & (t["M"] * t["N"] * t["K"] <= p),
+           lambda t, k, p: _odd(t) & (t["K"] <= k) & (t["M"] * t["N"] * t["K"] <= p),
            lambda k, p: f"(N % 8 or K % 8) and K <= {k} and M * N * K <= {p}",
            lambda k, p: (-k, -p), fallback="best-fp16"),
     Family("wgmma_stagedsplit128", "sample",

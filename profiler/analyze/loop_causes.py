@@ -185,6 +185,12 @@ def _by_nature(s: Signals, i: dict, dram: float, kind: str, moved: float, librar
                  [f"DRAM {fmt_pct(dram)} of its peak; L2 {fmt_pct(number(s.util.get('l2')))}.", s.sides()], cure)
 
 
+def l2_busy(s: Signals) -> float:
+    """How busy the L2 is: the share of its peak its bytes make, or ncu's own throughput (which
+    also counts its sector work), whichever is larger."""
+    return max(number(s.util.get("l2")), number(s.launch.get("l2_throughput_pct")))
+
+
 def shape_reuse(launch) -> float:
     """The widest reuse the GEMM's shape allows, in effective_tile's terms: tiles that read A and
     B once (2MNK e bytes of MMAs over (MK + KN) e bytes read) are 2MN / (M + N) wide. NaN without
@@ -261,7 +267,7 @@ def small_tiles(s: Signals) -> Finding | None:
     """Tensor-core tiles too small: each operand byte feeds few MMAs and each stage too little math
     to hide the next one's copies."""
     tile, t = effective_tile(s), s.techniques or {}
-    l2_busy = max(number(s.util.get("l2")), number(s.launch.get("l2_throughput_pct")))
+    busy = l2_busy(s)
     if math_kind(s.util) == "FP32" or not (tile < SMALL_TILE) or not (_sampled(s) and below_roof(s)):
         return None
     if tile >= SHAPE_REUSE_SHARE * shape_reuse(s.launch):
@@ -273,7 +279,7 @@ def small_tiles(s: Signals) -> Finding | None:
         return None
     l2 = number(s.launch.get("l2_bytes"))
     knobs = " (BLOCK_M and BLOCK_N of 128 or more, num_warps 4-8)" if s.origin == "triton" else ""
-    bound = ("l2", "L2 bandwidth") if l2_busy >= BUSY_PCT else ("latency", "latency and occupancy")
+    bound = ("l2", "L2 bandwidth") if busy >= BUSY_PCT else ("latency", "latency and occupancy")
     return Finding(cause(*bound, "small_tiles", f"tiles too small (about {fmt_num(tile, 2)} wide)",
                          f"It read {fmt_bytes(l2)} through L2: each operand byte fed the MMAs of a tile about "
                          f"{fmt_num(tile, 2)} wide, and each k step holds too little math to cover its copies: "

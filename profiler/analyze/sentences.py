@@ -15,8 +15,9 @@ from .code_causes import (LONE_LOADS_NOTE_PCT, SERIAL_EPILOGUE_NOTE_PCT, WASTED_
 from .gemm_shape import executed_per_gemm_flop
 from .idle_causes import TAIL_NOTE_PCT, UNEVEN_NOTE_PCT
 from .bounds import BOUNDS, Verdict
-from .global_memory import launch_min_bytes
+from .global_memory import input_bytes, launch_min_bytes
 from .shared_memory import shared_unmeasured
+from ..metrics import L2_SECTOR_BYTES
 from ..numbers import count_of, fmt_bytes, fmt_count, fmt_num, fmt_pct, fmt_times, fmt_way
 from .hot_lines import waits_at_mbarrier, where
 from .signals import Signals, stall_sentence
@@ -25,8 +26,7 @@ from ..specs import ROOF_SHARE
 from .stalls import BY_REASON
 from .thresholds import (NOISE_PCT, LARGE_TILE_SHARED_PER_MATH, REGISTER_TILE_FULL, CONFLICT_NOTABLE_PCT, FFMA_SHARE_NOTE_PCT, ISSUE_NOTE_PCT,
                          BANK_CONFLICT_NOTE_PCT, BANK_DISPATCH_SAMPLES_PCT, BANK_DISPATCH_STALL_PCT,
-                         GLOBAL_LOADS_PER_FFMA_HIGH, SECTOR_BYTES, SECTOR_WORK_RATIO, SOL_BUSY_PCT, STALL_NOTABLE_PCT,
-                         UNCOALESCED_PCT)
+                         GLOBAL_LOADS_PER_FFMA_HIGH, SECTOR_WORK_RATIO, SOL_BUSY_PCT, STALL_NOTABLE_PCT, UNCOALESCED_PCT)
 
 
 def _verdict(key: str, problem: str, summary: str, evidence: list[str], cure: str | None, s: Signals,
@@ -221,14 +221,12 @@ def l2(s: Signals) -> Verdict:
 def off_sector_rows(launch) -> str:
     """Which operand's rows start inside a 32-byte sector, read as row-major A (M x K) and B
     (K x N) of the launch's element size; "" when none is, or without a shape."""
-    from .global_memory import input_bytes
-
     K, N = number(launch.get("K")), number(launch.get("N"))
     if not (K > 0 and N > 0):
         return ""
     e = input_bytes(launch)
     off = [f"{name} ({d} = {int(n)}: rows of {int(n * e)} bytes)" for name, d, n in (("A", "K", K), ("B", "N", N))
-           if (n * e) % SECTOR_BYTES]
+           if (n * e) % L2_SECTOR_BYTES]
     return ("Stored row-major, " + " and ".join(off) + " are not whole 32-byte sectors a row, so rows start inside "
             "sectors: a 128-byte row of a tile that starts there reads five sectors, not four") if off else ""
 

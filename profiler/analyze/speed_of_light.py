@@ -21,7 +21,7 @@ import pandas as pd
 
 from . import sentences
 from .bounds import Verdict
-from .loop_causes import below_roof, tensor_gap
+from .loop_causes import below_roof, l2_busy, tensor_gap
 from .roofs import math_kind
 from .signals import Signals
 from .thresholds import (BALANCE_MARGIN_PCT, DRAM_BOUND_PCT, FP32_BOUND_PCT, ISSUE_BUSY_PCT, SHARED_SHARE_MIN,
@@ -49,8 +49,8 @@ def memory_unit(s: Signals) -> Verdict | None:
         return sentences.dram(s)
     if u["shared"] >= SHARED_SHARE_MIN * u["memory"]:
         return sentences.shared(s)
-    l2_busy = max(u["l2"], number(s.launch.get("l2_throughput_pct")))  # by bytes, or by ncu's own count
-    if l2_busy >= SOL_BUSY_PCT and l2_busy > number(s.launch.get("l1_throughput_pct")) + BALANCE_MARGIN_PCT:
+    busy = l2_busy(s)  # by its bytes, or by ncu's own count
+    if busy >= SOL_BUSY_PCT and busy > number(s.launch.get("l1_throughput_pct")) + BALANCE_MARGIN_PCT:
         return sentences.l2(s)  # the L2, not L1, is the busy memory unit: operands refetched from it
     v = sentences.global_memory(s)
     if pd.isna(u["shared"]):  # the shared-memory share could not be measured: it may be the busy one

@@ -30,8 +30,6 @@ BALANCE_MARGIN_PCT = 5.0
 # times the share of its peak its bytes make: it handles more sectors and requests than the bytes
 # need. wgmma_tmastore at 5000^3, whose rows start mid-sector, 1.60; at 5120^3 1.11 (H200).
 SECTOR_WORK_RATIO = 1.4
-# A sector of L2 and of DRAM, bytes.
-SECTOR_BYTES = 32
 
 
 # DRAM is the limit from this share of its peak bandwidth.

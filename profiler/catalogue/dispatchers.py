@@ -12,7 +12,7 @@ from ..tiers import CUBLAS
 from .expressions import DEFAULT_SMS, Expr, evaluate
 from .kernel_spec import KernelSpec
 from . import kernel_paths
-from .manifest import forget_kernels, load_manifest, select_kernels
+from .manifest import UnknownKernelError, forget_kernels, load_manifest, select_kernels
 from .manifest_parse import parse_manifest
 from .toml_tables import entries, read_toml
 
@@ -173,9 +173,7 @@ def select_named(names: list[str] | None) -> tuple[list[KernelSpec], list[Dispat
     kernel_names, dispatchers = split_names(names)
     try:
         return ([] if kernel_names == [] else select_kernels(kernel_names)), dispatchers
-    except GemmprofError as exc:  # these commands take dispatchers too: where a name is unknown, say so
-        if not exc.message.startswith("unknown kernel"):
-            raise  # e.g. a manifest that does not load: the names are not the problem
+    except UnknownKernelError as exc:  # these commands take dispatchers too: say so (not for a bad manifest)
         raise GemmprofError(exc.message, f"{exc.hint}; dispatchers: {', '.join(d.name for d in load_dispatchers())}",
                             exc.exit_code) from None
 

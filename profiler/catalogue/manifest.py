@@ -120,6 +120,11 @@ def _load_all(extra: str) -> tuple[KernelSpec, ...]:
     return tuple(specs)
 
 
+class UnknownKernelError(GemmprofError):
+    """A --kernel name that no manifest declares (the commands that also take dispatcher names
+    add theirs to the hint)."""
+
+
 def select_kernels(names: list[str] | None, tier: str | None = None) -> list[KernelSpec]:
     """Kernels by name ('all' or None for the whole ladder), in the order named; a range
     'FIRST..LAST' stands for the rungs from FIRST to LAST in ladder order (`expand_ranges`)."""
@@ -130,7 +135,7 @@ def select_kernels(names: list[str] | None, tier: str | None = None) -> list[Ker
     by_name = {s.name: s for s in load_manifest()}
     unknown = [n for n in names if n not in by_name]
     if unknown:
-        raise GemmprofError(
+        raise UnknownKernelError(
             f"unknown kernel {', '.join(map(repr, unknown))}",
             f"choose from: {', '.join(by_name)} (or 'all', or a range FIRST..LAST)",
         )
