@@ -5,6 +5,13 @@ as one GEMM. Printed as a `[suite.NAME]` table for kernels/shapes.toml.
 
     python benchmarks/sample_shapes.py --name unseen --count 40 --seed 34
 
+With --sectors, only FP16 shapes whose A or B rows TMA reads in place but that are not whole
+32-byte sectors (N a multiple of 8, N or K not of 16; K odd in a quarter of them, so that A is
+staged by TMA's own rule), too tall for the decode rules (M > 256) and at least 2^31
+multiply-adds: the shapes a staging rule for such rows is chosen and scored on.
+
+    python benchmarks/sample_shapes.py --sectors --name sectors --count 40 --seed 60
+
 The same seed gives the same shapes (over the same suites). Shapes of the other suites are left out, and every shape
 fits the budget below (memory and time a row may take on one GPU).
 """
@@ -65,19 +72,44 @@ def sample(count: int, seed: int, name: str) -> list[tuple[int, int, int]]:
     return out
 
 
+def off_sectors(rng: random.Random) -> tuple[int, int, int]:
+    """One draw for --sectors: M, N, K log-uniform over 257-16384, N (and K in three draws of
+    four) rounded to a multiple of 8."""
+    def draw() -> int:
+        return int(round(math.exp(rng.uniform(math.log(257), math.log(16384)))))
+
+    m, n, k = draw(), draw() // 8 * 8, draw()
+    return m, n, (k // 8 * 8 if rng.random() < 0.75 else k | 1)
+
+
+def sectors(count: int, seed: int, name: str) -> list[tuple[int, int, int]]:
+    rng = random.Random(seed)
+    taken = {shape for suite, shapes in parse_suites(SUITES_PATH.read_text()).items() if suite != name for shape in shapes}
+    out: list[tuple[int, int, int]] = []
+    while len(out) < count:
+        m, n, k = shape = off_sectors(rng)
+        if (n % 16 or k % 16) and m * n * k >= 1 << 31 and fits(*shape) and shape not in taken:
+            taken.add(shape)
+            out.append(shape)
+    return out
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--name", default="unseen")
     parser.add_argument("--count", type=int, default=40, help="log-uniform shapes (the LLM shapes come on top)")
     parser.add_argument("--seed", type=int, default=34)
+    parser.add_argument("--sectors", action="store_true", help="only FP16 rows TMA reads in place that are not whole sectors")
     args = parser.parse_args(argv)
-    shapes = sample(args.count, args.seed, args.name)
+    shapes = (sectors if args.sectors else sample)(args.count, args.seed, args.name)
     items = [f'"{m}x{n}x{k}"' for m, n, k in shapes]
     lines = [", ".join(items[i:i + 6]) + "," for i in range(0, len(items), 6)]
+    what = ("M 257-16384 and N, K of FP16 rows that are not whole 32-byte sectors (N a multiple of 8), at least 2^31 "
+            "multiply-adds" if args.sectors else
+            "log-uniform M, N, K 16-65536, LLM decode M 1-256 and prefill against 7B-70B weights, attention-sized products")
     print(f"[suite.{args.name}]")
-    print(f'description = "{len(shapes)} shapes no other suite lists (benchmarks/sample_shapes.py --name {args.name} '
-          f'--count {args.count} --seed {args.seed}): log-uniform M, N, K 16-65536, LLM decode M 1-256 and prefill '
-          f'against 7B-70B weights, attention-sized products"')
+    print(f'description = "{len(shapes)} shapes no other suite lists (benchmarks/sample_shapes.py '
+          f'{"--sectors " * args.sectors}--name {args.name} --count {args.count} --seed {args.seed}): {what}"')
     print("shapes = [\n  " + "\n  ".join(lines) + "\n]")
     return 0
 

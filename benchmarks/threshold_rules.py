@@ -46,6 +46,13 @@ with cuBLAS.
   holds no aligned shape there that `skinny` does not take): `M >= m and cdiv(M, 128) * cdiv(N,
   256) <= SMS // d and K >= k`, shapes outside skinny's rule. Where the derived rules' 128x256 tiles
   leave half the SMs idle, 128x128 tiles with K split fill them.
+- `wgmma_stagedstore` (an `ahead` rule of `best-fp16`, after the few-tile rules for N or K not a
+  multiple of 8), fitted on the sectors suite (FP16 rows that TMA reads in place or that it copies
+  for K odd, not whole 32-byte sectors, N a multiple of 8) and scored on sectors-unseen: `N % 8 ==
+  0 and (N % 16 or K % 16) and M >= m and M * N * K >= p and cdiv(M, 128) * cdiv(N, 256) >= SMS //
+  d`.
+  Copying such operands to whole lines costs a read and a write of each; it pays where the
+  product is long enough to repay them and the 128x256 tiles are enough to fill the GPU.
 - `tf32x3bits` (the first rule of `best-tc`, before `best`), fitted on the default suite:
   `cdiv(M, 128) * cdiv(N, 128) >= t and K >= k`. 3xTF32 does three tensor-core products per FP32
   product: it pays where its 128x128 tiles fill the GPU and K is long enough to hide their start.
@@ -59,6 +66,7 @@ with cuBLAS.
     python benchmarks/threshold_rules.py wmma_tiny TINY_SAMPLE_RUN TINY_UNSEEN_RUN
     python benchmarks/threshold_rules.py wgmma_stagedsplit128 SPLIT_SAMPLE_RUN SPLIT_UNSEEN_RUN
     python benchmarks/threshold_rules.py wgmma_splitk128 ALIGNED_DEFAULT_RUN ALIGNED_UNSEEN_RUN
+    python benchmarks/threshold_rules.py wgmma_stagedstore SECTORS_RUN SECTORS_UNSEEN_RUN
     python benchmarks/threshold_rules.py tf32x3bits DEFAULT_RUN UNSEEN_RUN
     python benchmarks/threshold_rules.py tf32x3sk DEFAULT_RUN UNSEEN_RUN
 """
@@ -174,6 +182,13 @@ FAMILIES = {f.kernel: f for f in (
            lambda t, d, k, m: (~_skinny(t) & (t["M"] >= m) & (_tiles(t, 128, 256) <= SMS // d) & (t["K"] >= k)),
            lambda d, k, m: f"M >= {m} and {TILES_128x256} <= SMS{f' // {d}' if d > 1 else ''} and K >= {k}",
            lambda d, k, m: (d, k, m), spares_default=False, fallback="best-fp16"),
+    Family("wgmma_stagedstore", "sectors",
+           list(itertools.product((257, 1024, 2048), [1 << e for e in range(31, 38)], (0, 4, 2, 1))),
+           lambda t, m, p, d: ((t["N"] % 8 == 0) & ((t["N"] % 16 != 0) | (t["K"] % 16 != 0)) & (t["M"] >= m)
+                               & (t["M"] * t["N"] * t["K"] >= p) & (_tiles(t, 128, 256) >= (SMS // d if d else 0))),
+           lambda m, p, d: (f"N % 8 == 0 and (N % 16 or K % 16) and M >= {m} and M * N * K >= {p}"
+                            + (f" and {TILES_128x256} >= SMS{f' // {d}' if d > 1 else ''}" if d else "")),
+           lambda m, p, d: (m, p, SMS // d if d else 0), spares_default=False, fallback="best-fp16"),
     Family("tf32x3bits", "default",
            list(itertools.product((16, 32, 48, 64, 96, 128, 192, 256), (64, 128, 256, 512, 1024, 2048))),
            lambda t, tiles, k: (_tiles(t) >= tiles) & (t["K"] >= k),

@@ -111,6 +111,10 @@ class KernelSpec:
     # pads its copies alike): 128 starts every row on a cache line, so that each 128-byte row of a
     # TMA box is one line, not parts of two.
     staging_pitch_bytes: int = STAGED_ROW_BYTES
+    # Which rows are copied: an operand's rows that are not a multiple of this many bytes (16,
+    # TMA's rule, the default; 32 copies rows that start inside a 32-byte sector too, which cost a
+    # TMA box a fifth more L2 sectors; at most staging_pitch_bytes).
+    staging_row_bytes: int = STAGED_ROW_BYTES
     # Where the kernel waits for other blocks of its grid (e.g. the splits of a tile before they
     # sum it): true, or an expression over M, N, K that is nonzero at the shapes where it waits.
     # Those launches are cooperative: every CTA resident, or the launch fails (never hangs).

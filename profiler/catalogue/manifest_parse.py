@@ -161,7 +161,8 @@ _KEY_TYPES = {
     "name": str, "file": str, "entry": str, "tier": str, "idea": str, "predecessor": str, "arch": str,
     "grid": "list of expr", "block": "list of expr", "smem_bytes": "expr", "contract": "table of int",
     "spill_free": bool, "expect_fail": bool, "min_cc": int, "nvcc_flags": "list of str", "tensor_maps": "list of table",
-    "textures": "list of str", "staging": "list of str", "staging_pitch_bytes": int, "cooperative": "bool or expr",
+    "textures": "list of str", "staging": "list of str", "staging_pitch_bytes": int, "staging_row_bytes": int,
+    "cooperative": "bool or expr",
 }
 
 
@@ -217,11 +218,16 @@ def _check_staging(spec: KernelSpec, where: str) -> None:
     """`staging`: A and/or B, each once, each read through a tensor map (the launcher encodes that
     map over the staged copy)."""
     if not spec.staging:
-        if spec.staging_pitch_bytes != STAGED_ROW_BYTES:
-            raise GemmprofError(f"{where}: {spec.name}: staging_pitch_bytes without staging")
+        for key in ("staging_pitch_bytes", "staging_row_bytes"):
+            if getattr(spec, key) != STAGED_ROW_BYTES:
+                raise GemmprofError(f"{where}: {spec.name}: {key} without staging")
         return
-    if spec.staging_pitch_bytes not in (16, 32, 64, 128):
-        raise GemmprofError(f"{where}: {spec.name}: staging_pitch_bytes must be 16, 32, 64 or 128, got {spec.staging_pitch_bytes}")
+    for key in ("staging_pitch_bytes", "staging_row_bytes"):
+        if getattr(spec, key) not in (16, 32, 64, 128):
+            raise GemmprofError(f"{where}: {spec.name}: {key} must be 16, 32, 64 or 128, got {getattr(spec, key)}")
+    if spec.staging_row_bytes > spec.staging_pitch_bytes:
+        raise GemmprofError(f"{where}: {spec.name}: staging_row_bytes {spec.staging_row_bytes} exceeds staging_pitch_bytes "
+                            f"{spec.staging_pitch_bytes}: the copies' own rows would need copying")
     if any(s not in ("A", "B") for s in spec.staging) or len(set(spec.staging)) != len(spec.staging):
         raise GemmprofError(f"{where}: {spec.name}: staging must name each of ['A', 'B'] at most once, got {list(spec.staging)}")
     mapped = {tm.operand for tm in spec.tensor_maps}

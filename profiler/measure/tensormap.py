@@ -11,9 +11,9 @@ spec and the shape; unit-tested without a GPU); `TensorMapLauncher` does the cty
 caches the encoded maps per (operand, buffer address, shape), so timing loops do not pay for the
 encoding.
 
-Staged operands (manifest key `staging`): where an operand's rows are not a multiple of 16 bytes,
-the launcher gives the kernel a buffer of its own with the rows at an aligned pitch (a multiple of
-the kernel's `staging_pitch_bytes`), encodes the operand's map over that buffer (true extent,
+Staged operands (manifest key `staging`): where an operand's rows are not a multiple of 16 bytes
+(or of the kernel's `staging_row_bytes`), the launcher gives the kernel a buffer of its own with
+the rows at an aligned pitch (a multiple of the kernel's `staging_pitch_bytes`), encodes the operand's map over that buffer (true extent,
 padded pitch), and launches cooperatively, since the kernel copies the operand there and then
 synchronises its grid. The buffer is kept while the shape stays, one per operand.
 """
@@ -72,13 +72,14 @@ class Staged:
 
 
 def staged_operands(spec, M: int, N: int, K: int) -> dict[str, Staged]:
-    """The operands of `spec.staging` that need their copy at this shape (rows off the 16-byte
-    grid), each at the kernel's pitch (`staging_pitch_bytes`)."""
+    """The operands of `spec.staging` that need their copy at this shape (rows not a multiple of
+    the kernel's `staging_row_bytes`, TMA's 16 by default), each at the kernel's pitch
+    (`staging_pitch_bytes`)."""
     element_bytes = ELEMENT_BYTES[TIERS[spec.tier].input]
     out = {}
     for operand in spec.staging:
         rows, cols = operand_shape(operand, M, N, K)
-        if staged_pitch(cols, element_bytes) != cols:
+        if staged_pitch(cols, element_bytes, spec.staging_row_bytes) != cols:
             out[operand] = Staged(operand, rows, cols, staged_pitch(cols, element_bytes, spec.staging_pitch_bytes))
     return out
 

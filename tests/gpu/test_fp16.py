@@ -1,7 +1,7 @@
 """On the GPU: the FP16 tier's ragged and persistent rungs (wgmma_ragged, wgmma_persist,
 wgmma_persist128, wgmma_splitk128, wgmma_tailsplit, wgmma_tailsplit128, wgmma_pingpong,
 wgmma_tmastore, wgmma_tmastore_deep), the element-loading wgmma_unaligned128, the staging
-wgmma_staged, wgmma_staged128 and wgmma_stagedsplit128, the small-M skinny and skinny_any, the
+wgmma_staged, wgmma_staged128, wgmma_stagedsplit128 and wgmma_stagedstore, the small-M skinny and skinny_any, the
 fallbacks wmma_ragged and wmma_tiny and the dispatcher best-fp16 pass on whole-tile and ragged
 shapes: M of one row and of a partial tile, N and K multiples of 8 that end mid-tile, K below one
 k tile and ringing round the stages many times, more tiles than CTAs (each CTA of a persistent
@@ -134,6 +134,18 @@ def test_staged_rung_passes_every_kind_of_shape_and_repeats(name):
     shapes = ODD + [(4095, 4095, 4095), (1000, 1004, 1004), (512, 1024, 1001), (512, 1001, 1024),
                     (1024, 1024, 1024), (1, 9, 9), (9, 1, 9), (3, 3, 1)] + ALIGNED[:3] + RAGGED[:4]
     records = run(BY_NAME[name], [s for s in shapes for _ in range(2)])
+    bad = [(r["M"], r["N"], r["K"], r["status"], r.get("reason")) for r in records if r["status"] != "PASS"]
+    assert not bad and len(records) == 2 * len(shapes)
+
+
+def test_staged_store_copies_rows_off_sectors_and_repeats():
+    """wgmma_stagedstore copies A, B, both or neither by the 32-byte rule (K or N a multiple of 8
+    but not of 16, K odd, whole sectors), then stores C by TMA: ragged M, N ending mid-chunk, one
+    row, many tiles a CTA. Each shape twice and shapes alternating (the barrier's generation, the
+    buffers replaced as the shape changes)."""
+    shapes = [(1000, 1000, 1000), (129, 136, 72), (512, 1024, 1000), (512, 1000, 1024), (512, 1024, 1001),
+              (1024, 1024, 1024), (1, 8, 8), (65, 264, 40), (100, 296, 200), (4097, 4104, 520), (3000, 3000, 3000)]
+    records = run(BY_NAME["wgmma_stagedstore"], [s for s in shapes for _ in range(2)])
     bad = [(r["M"], r["N"], r["K"], r["status"], r.get("reason")) for r in records if r["status"] != "PASS"]
     assert not bad and len(records) == 2 * len(shapes)
 

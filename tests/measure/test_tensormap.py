@@ -206,6 +206,16 @@ def test_the_staged_pitch_is_the_kernels():
     assert staged_operands(STAGED, 5000, 5000, 5000) == {}
 
 
+def test_staging_row_bytes_also_copies_rows_that_start_inside_a_sector():
+    """With staging_row_bytes = 32, rows of 5000 halves (10000 bytes: whole 16-byte units, not
+    whole sectors) are copied too; 5008 and 5120 (whole sectors) are read in place."""
+    sector = replace(STAGED, staging_row_bytes=32)
+    assert staged_operands(sector, 5000, 5000, 5000) == {"A": Staged("A", 5000, 5000, 5056), "B": Staged("B", 5000, 5000, 5056)}
+    assert staged_operands(sector, 5000, 5008, 5000) == {"A": Staged("A", 5000, 5000, 5056)}
+    assert staged_operands(sector, 5120, 5120, 5120) == {}
+    assert staged_operands(sector, 7000, 7000, 6000) == {"B": Staged("B", 6000, 7000, 7040)}
+
+
 def test_a_staged_map_keeps_the_true_extent_at_the_padded_pitch():
     """TMA still zero-fills past K and N: the map's dimensions are the matrix's, only the row
     pitch is the copy's."""
@@ -232,6 +242,10 @@ def test_staging_kernels_take_a_pointer_per_staged_operand_before_their_maps():
     ('staging = "A"', "list of str"),
     ('staging = ["A"]\nstaging_pitch_bytes = 48\ntensor_maps = [{ operand = "A", box = [64, 128] }]', "16, 32, 64 or 128"),
     ("staging_pitch_bytes = 128", "without staging"),
+    ("staging_row_bytes = 32", "without staging"),
+    ('staging = ["A"]\nstaging_row_bytes = 24\ntensor_maps = [{ operand = "A", box = [64, 128] }]', "16, 32, 64 or 128"),
+    ('staging = ["A"]\nstaging_row_bytes = 64\nstaging_pitch_bytes = 32\ntensor_maps = [{ operand = "A", box = [64, 128] }]',
+     "exceeds staging_pitch_bytes"),
 ])
 def test_bad_staging_is_a_manifest_error(extra, why):
     with pytest.raises(GemmprofError, match=why):

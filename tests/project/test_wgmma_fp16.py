@@ -316,6 +316,9 @@ def test_rung_sources_include_the_shared_body():
         assert "staged::stage<STAGING_PITCH_BYTES / 2>(M, N, K, A, B, As, Bs, &g_barrier);\n    wgfp16::gemm<BN, STAGES, GROUP, wgfp16::WHOLE, wgfp16::STAGED_FEED>" in text
     for spec in (s for s in BY_NAME.values() if s.staging):  # the copies' pitch, as the launcher pads them
         assert f"#define STAGING_PITCH_BYTES {spec.staging_pitch_bytes} " in spec.source.read_text(), spec.name
+    text = BY_NAME["wgmma_stagedstore"].source.read_text()  # the same, then the TMA-store body over the copies
+    assert ("staged::stage<STAGING_PITCH_BYTES / 2>(M, N, K, A, B, As, Bs, &g_barrier);\n    wgfp16::gemm<BN, STAGES, GROUP, "
+            "wgfp16::WHOLE, wgfp16::TMA_FEED, TMA_BUFS>") in text
     text = BY_NAME["wgmma_stagedsplit128"].source.read_text()  # the same, then split K over the copies
     assert "staged::stage<STAGING_PITCH_BYTES / 2>(M, N, K, A, B, As, Bs, &g_barrier);\n    wgfp16::gemm<BN, STAGES, GROUP, wgfp16::SPLIT, wgfp16::STAGED_FEED>" in text
     assert (KERNELS_DIR / "wgmma_fp16.cuh").read_text().count('#include "hopper.cuh"') == 1
