@@ -3,7 +3,9 @@
 Committed fixtures are captured by `gemmprof profile --xz` into tests/data/profile-h200/ as
 `<kernel>_<M>x<N>x<K>.ncu-rep.xz`, each with `ncu --import <report> --page raw --csv` as
 `<same stem>.raw.csv`: a member of the folder's `raw.csv.tar.xz` (how the committed ones are kept),
-or a file beside the report (`.raw.csv.xz` or `.raw.csv`). Set GEMMPROF_TEST_REPORTS to another
+or a file beside the report (`.raw.csv.xz` or `.raw.csv`). The naive rung's report is a link to
+the package's own copy of it (profiler/extract/warm.ncu-rep.xz, which warms the reader), so the
+tree holds it once. Set GEMMPROF_TEST_REPORTS to another
 folder (or several, separated by os.pathsep) to run the same tests over other reports.
 """
 

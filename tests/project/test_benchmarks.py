@@ -81,6 +81,8 @@ RUNS_C = "2026-11-29-h200/runs.tar.xz/"
     ("wgmma_stagedsplit128", (RUNS_C + "split/sample", RUNS_C + "split/unseen-validation"), "best-fp16", True, True),
     # fitted on the default suite, where it ties best-fp16 (seed 2's held-out half: 60.1 against 60.5)
     ("wgmma_splitk128", (RUNS_C + "aligned/default", RUNS_C + "aligned/unseen-validation"), "best-fp16", False, True),
+    ("wgmma_stagedstore", (RUNS_C + "stagedstore/sectors", RUNS_C + "stagedstore/sectors-unseen-validation"), "best-fp16",
+     True, True),
 ])
 def test_threshold_rules_are_the_manifests(kernel, runs, dispatcher, halves_win, unseen_wins, tmp_path_factory):
     """benchmarks/threshold_rules.py over the committed runs chooses the rule the manifest
