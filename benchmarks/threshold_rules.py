@@ -53,6 +53,11 @@ with cuBLAS.
   d`.
   Copying such operands to whole lines costs a read and a write of each; it pays where the
   product is long enough to repay them and the 128x256 tiles are enough to fill the GPU.
+- `wgmma_swap64` (the first `ahead` rule of `best-fp16`, before skinny's), fitted on the sample
+  suite's decode shapes (M <= 256, N and K >= 1024, multiples of 8) and scored on the unseen
+  suite's: `M > lo and M <= hi and cdiv(M, 64) * cdiv(N, 128) <= SMS and N * K >= p`. The swapped
+  operands pay where M fills much of wgmma's 64-wide N, the row tiles are few enough for K to be
+  split over the SMs, and B is long enough to stream at rate; below, skinny's tiles as tall as M.
 - `tf32x3bits` (the first rule of `best-tc`, before `best`), fitted on the default suite:
   `cdiv(M, 128) * cdiv(N, 128) >= t and K >= k`. 3xTF32 does three tensor-core products per FP32
   product: it pays where its 128x128 tiles fill the GPU and K is long enough to hide their start.
@@ -67,6 +72,7 @@ with cuBLAS.
     python benchmarks/threshold_rules.py wgmma_stagedsplit128 SPLIT_SAMPLE_RUN SPLIT_UNSEEN_RUN
     python benchmarks/threshold_rules.py wgmma_splitk128 ALIGNED_DEFAULT_RUN ALIGNED_UNSEEN_RUN
     python benchmarks/threshold_rules.py wgmma_stagedstore SECTORS_RUN SECTORS_UNSEEN_RUN
+    python benchmarks/threshold_rules.py wgmma_swap64 DECODE_SAMPLE_RUN DECODE_UNSEEN_RUN
     python benchmarks/threshold_rules.py tf32x3bits DEFAULT_RUN UNSEEN_RUN
     python benchmarks/threshold_rules.py tf32x3sk DEFAULT_RUN UNSEEN_RUN
 """
@@ -135,6 +141,7 @@ NARROW_N = f"N > {TALL_N} and N <= {{n}} and M > N and K >= {{k}}"
 TILES_256x64 = "cdiv(M, 256) * cdiv(N, 64)"
 TILES_128 = "cdiv(M, 128) * cdiv(N, 128)"
 TILES_128x256 = "cdiv(M, 128) * cdiv(N, 256)"
+TILES_64x128 = "cdiv(M, 64) * cdiv(N, 128)"
 
 
 FAMILIES = {f.kernel: f for f in (
@@ -189,6 +196,13 @@ FAMILIES = {f.kernel: f for f in (
            lambda m, p, d: (f"N % 8 == 0 and (N % 16 or K % 16) and M >= {m} and M * N * K >= {p}"
                             + (f" and {TILES_128x256} >= SMS{f' // {d}' if d > 1 else ''}" if d else "")),
            lambda m, p, d: (m, p, SMS // d if d else 0), spares_default=False, fallback="best-fp16"),
+    Family("wgmma_swap64", "sample",
+           list(itertools.product((16, 32, 48, 64), (64, 128, 256),
+                                  sorted({1 << e for e in range(22, 30)} | {3 << e for e in range(21, 28)}))),
+           lambda t, lo, hi, p: ((t["M"] > lo) & (t["M"] <= hi) & (_tiles(t, 64, 128) <= SMS)
+                                 & (t["N"] * t["K"] >= p)),
+           lambda lo, hi, p: f"M > {lo} and M <= {hi} and {TILES_64x128} <= SMS and N * K >= {p}",
+           lambda lo, hi, p: (lo, -hi, p), fallback="best-fp16"),
     Family("tf32x3bits", "default",
            list(itertools.product((16, 32, 48, 64, 96, 128, 192, 256), (64, 128, 256, 512, 1024, 2048))),
            lambda t, tiles, k: (_tiles(t) >= tiles) & (t["K"] >= k),

@@ -1,9 +1,9 @@
 """On the GPU: the FP16 tier's ragged and persistent rungs (wgmma_ragged, wgmma_persist,
 wgmma_persist128, wgmma_splitk128, wgmma_tailsplit, wgmma_tailsplit128, wgmma_pingpong,
 wgmma_tmastore, wgmma_tmastore_deep), the element-loading wgmma_unaligned128, the staging
-wgmma_staged, wgmma_staged128, wgmma_stagedsplit128 and wgmma_stagedstore, the small-M skinny and skinny_any, the
-fallbacks wmma_ragged and wmma_tiny and the dispatcher best-fp16 pass on whole-tile and ragged
-shapes: M of one row and of a partial tile, N and K multiples of 8 that end mid-tile, K below one
+wgmma_staged, wgmma_staged128, wgmma_stagedsplit128 and wgmma_stagedstore, the small-M skinny,
+skinny_any and wgmma_swap64, the fallbacks wmma_ragged and wmma_tiny and the dispatcher best-fp16
+pass on whole-tile and ragged shapes: M of one row and of a partial tile, N and K multiples of 8 that end mid-tile, K below one
 k tile and ringing round the stages many times, more tiles than CTAs (each CTA of a persistent
 grid runs several, the ring continuing from tile to tile), and for the any-shape rungs odd leading
 dimensions. Verified by the bench (beta = 0 on NaN-poisoned C, then beta != 0). Runs on the
@@ -79,13 +79,14 @@ def test_best_fp16_runs_what_its_rules_choose():
     best = next(d for d in load_dispatchers() if d.name == "best-fp16")
     needed = list({r.kernel: BY_NAME[r.kernel] for r in best.ordered}.values())
     cubins = {b.spec.name: str(b.cubin) for b in build_all(needed, "sm_90a")}
-    # derived rules, then each `ahead` rule: decode (skinny), odd with few tiles and a long K
-    # (skinny_any; wgmma_stagedsplit128 from 8 tiles of 128x128 and M >= 129), odd and large
-    # (wgmma_staged), odd otherwise (wgmma_staged128), aligned with 128x256 tiles for at most half
-    # the SMs and a long K (wgmma_splitk128)
+    # derived rules, then each `ahead` rule: decode (wgmma_swap64 at M 49-128 with a long B, skinny
+    # below and beside it), odd with few tiles and a long K (skinny_any; wgmma_stagedsplit128 from 8
+    # tiles of 128x128 and M >= 129), rows off the sectors with tiles for every SM
+    # (wgmma_stagedstore: 3000^3), odd and large (wgmma_staged), odd otherwise (wgmma_staged128),
+    # aligned with 128x256 tiles for at most half the SMs and a long K (wgmma_splitk128)
     shapes = [(1024, 1024, 1024), (4096, 4096, 4096), (3000, 3000, 3000), (32768, 64, 1024), (1024, 1024, 8192),
               (16, 4096, 4096), (25, 236, 61350), (4095, 4095, 4095), (1023, 1023, 1023), (19, 85, 81),
-              (212, 4171, 8439), (500, 4096, 14336)]
+              (212, 4171, 8439), (500, 4096, 14336), (128, 4096, 14336)]
     records = []
     bench(BenchWork([], shapes, include_cublas=False, dispatchers=[best], kernels=BY_NAME), cubins, QUICK, records.append)
     assert sorted((r["M"], r["N"], r["dispatched_to"]) for r in records) == sorted(
@@ -146,6 +147,20 @@ def test_staged_store_copies_rows_off_sectors_and_repeats():
     shapes = [(1000, 1000, 1000), (129, 136, 72), (512, 1024, 1000), (512, 1000, 1024), (512, 1024, 1001),
               (1024, 1024, 1024), (1, 8, 8), (65, 264, 40), (100, 296, 200), (4097, 4104, 520), (3000, 3000, 3000)]
     records = run(BY_NAME["wgmma_stagedstore"], [s for s in shapes for _ in range(2)])
+    bad = [(r["M"], r["N"], r["K"], r["status"], r.get("reason")) for r in records if r["status"] != "PASS"]
+    assert not bad and len(records) == 2 * len(shapes)
+
+
+def test_swapped_decode_rung_passes_every_split_and_repeats():
+    """wgmma_swap64 (B's columns as wgmma's rows, A's rows as its N): M of 1, 7, 16, 33 and 64 rows
+    (one row tile, the rest TMA's zeros), M above 64 (several row tiles), N ending inside a
+    warpgroup's 64 columns, K of one k tile and K ending mid-tile, splits from 1 to 8, each shape
+    twice (every tile's arrival counter back at zero)."""
+    spec = BY_NAME["wgmma_swap64"]
+    assert spec.launch(64, 4096, 4096).grid == (1, 32, 8) and spec.launch(7, 8, 8).grid == (1, 1, 1)
+    shapes = [(1, 4096, 4096), (16, 4096, 4096), (64, 4096, 4096), (33, 1000, 1000), (64, 11008, 4096),
+              (100, 512, 8192), (256, 1024, 1024), (7, 8, 8), (1, 8, 4104), (129, 136, 72), (65, 264, 40)]
+    records = run(spec, [s for s in shapes for _ in range(2)])
     bad = [(r["M"], r["N"], r["K"], r["status"], r.get("reason")) for r in records if r["status"] != "PASS"]
     assert not bad and len(records) == 2 * len(shapes)
 

@@ -1,0 +1,208 @@
+// wgmma_swap64: decode steps on wgmma with the operands swapped: C^T = B^T A^T, so the small M is
+// wgmma's N (64) and B's wide N is wgmma's 64-row M.
+//
+// Predecessor: skinny. Its mma.sync tiles as tall as M read every B fragment through ldmatrix; at
+// 64x4096x4096 the shared-load pipe holds 23% of its stall samples and it runs 78% of cuBLAS
+// GemmEx (H200, benchmarks/results/2026-11-29-h200, decode-64x4096x4096). wgmma reads both
+// operands from shared memory itself, but its A side is 64 rows at least, which at M <= 64 would
+// be mostly zeros. Idea: let B's columns fill wgmma's rows. A consumer warpgroup takes 64 columns
+// of B as wgmma's A operand (B is row-major K x N, so a TMA box of 64 n by 64 k is the MN-major,
+// transposed operand: imm-trans-a = 1, the same 128B-swizzled box the other rungs read as their
+// B) and the CTA's 64 rows of A as wgmma's B operand (A's rows are K-contiguous: the K-major
+// layout, imm-trans-b = 0), m64n64k16; rows of A past M are TMA's zeros. The accumulator's row is
+// a column n of C and its column a row m, so the epilogue writes C transposed: for each store a
+// warp's lanes write 8 consecutive n of 4 rows, whole 32-byte sectors.
+//
+// A CTA: 64 rows of A by 128 columns of B (two consumer warpgroups of 64 columns, warps 0-7: a
+// warpgroup starts at a warp rank that is a multiple of 4), then one producer warp issuing the TMA
+// loads into a 4-stage ring of 24 KB stages (99 KB and 288 threads: two CTAs an SM, 112 registers
+// a thread). Grid
+// (the manifest's): x = cdiv(M, 64) row tiles (fastest: the CTAs sharing a B slice run together),
+// y = cdiv(N, 128), z = S = max(1, min(K // 256, 2 SMS // (x y))): at least 4 k tiles a split, at
+// most two CTAs an SM. Split partials meet as in skinny: each split writes its FP32 partial (32
+// KB) to a module workspace and counts itself in; the last to arrive sums the S partials in split
+// order and writes C. No CTA waits for another.
+//
+// Where it pays (H200, 2026-11-29-h200, decode/): at M 49-128 with a long B, where skinny's 64-row
+// mma.sync tiles are at their heaviest (128x4096x14336: 90% of cuBLAS against skinny's 74%,
+// 64x8192x28672: 94 against 77-85); at M <= 32 wgmma's 64-wide N is mostly zeros and skinny stays
+// ahead (16x4096x4096: 72 against 92), and at 64x4096x4096 too (61 against 78: 8 k tiles a split,
+// the pipeline's fill and the partials' round trip are most of the time).
+//
+// Contract: block (288), grid as above, 99,456 bytes of dynamic shared memory; sm_90a. M any; N
+// and K multiples of 8 (TMA's 16-byte rows). beta == 0: C is not read. Launches must not overlap
+// in time (one workspace per loaded module). Kernel parameters: the fixed list, then the tensor
+// maps of A (box 64 k x 64 rows) and B (box 64 n x 64 k), both 128B-swizzled.
+
+#include <cuda.h>
+#include <cuda_fp16.h>
+#include <stdint.h>
+#include "hopper.cuh"
+
+#define NTHREADS 288                                  // two consumer warpgroups, then one producer warp
+#define STAGES 4
+#define TILE_M 64                                    // rows of A a CTA: wgmma's N
+#define TILE_N 128                                   // columns of B a CTA: 64 per consumer warpgroup
+#define BK 64                                        // k a stage: one 128-byte swizzled row
+#define A_BOX (TILE_M * BK * 2)                      // 8,192 bytes
+#define B_BOX (64 * BK * 2)                          // 8,192 bytes, one per consumer warpgroup
+#define STAGE_BYTES (A_BOX + 2 * B_BOX)              // 24,576
+#define SMEM_BYTES (STAGES * STAGE_BYTES + 1024 + 128)  // 99,456: the manifest's
+#define NACC 32                                      // 64 x 64 floats over 128 threads
+#define WS_FLOATS (1LL << 22)                        // partials: 512 of 64 x 128 floats
+#define MAX_TILES 4096                               // arrival counters
+
+__device__ __align__(16) float g_partials[WS_FLOATS];
+__device__ unsigned g_counters[MAX_TILES];           // zero at module load; the last split resets its own
+
+#define SWAP_D8(i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), \
+                   "+f"(d[i + 4]), "+f"(d[i + 5]), "+f"(d[i + 6]), "+f"(d[i + 7])
+
+// D[64 (n) x 64 (m)] += Bt[64 x 16] (MN-major: B's rows) * At[16 x 64] (K-major: A's rows).
+__device__ __forceinline__ void mma_swapped(float* d, uint64_t descBt, uint64_t descAt)
+{
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {"
+        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+        "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
+        "}, %32, %33, p, 1, 1, 1, 0;\n"
+        "}\n"
+        : SWAP_D8(0), SWAP_D8(8), SWAP_D8(16), SWAP_D8(24)
+        : "l"(descBt), "l"(descAt), "r"(1)
+        : "memory");
+}
+
+__device__ __forceinline__ void pin(float* d)
+{
+#pragma unroll
+    for (int i = 0; i < NACC; ++i) asm volatile("" : "+f"(d[i]) :: "memory");
+}
+
+extern "C" __global__ void __launch_bounds__(NTHREADS, 2)
+hgemm_wgmma_swap64(int M, int N, int K, float alpha, const __half* __restrict__ A, const __half* __restrict__ B,
+                   float beta, float* __restrict__ C, const __grid_constant__ CUtensorMap tmA,
+                   const __grid_constant__ CUtensorMap tmB)
+{
+    extern __shared__ __align__(1024) unsigned char smem_raw[];
+    const uint32_t raw = static_cast<uint32_t>(__cvta_generic_to_shared(smem_raw));
+    const uint32_t tiles = (raw + 1023) & ~1023u;
+    const uint32_t bars = tiles + STAGES * STAGE_BYTES;
+    auto full = [&](int s) { return bars + 8u * s; };
+    auto empty = [&](int s) { return bars + 8u * (STAGES + s); };
+
+    const int S = gridDim.z, j = blockIdx.z;
+    const int m0 = blockIdx.x * TILE_M, n0 = blockIdx.y * TILE_N;
+    const int kTiles = (K + BK - 1) / BK;
+    const int kBegin = (int)((long long)j * kTiles / S), kEnd = (int)((long long)(j + 1) * kTiles / S);
+    const int wg = threadIdx.x / 128, tid = threadIdx.x % 128;
+
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < STAGES; ++s) {
+            mbar_init(full(s), 1);                   // the producer's arrive.expect_tx
+            mbar_init(empty(s), 2 * 4);              // one arrive per consumer warp
+        }
+        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+    }
+    __syncthreads();
+
+    if (wg == 2) {                                   // the producer warp
+        if (tid == 0) {
+            asm volatile("prefetch.tensormap [%0];\n" :: "l"(reinterpret_cast<uint64_t>(&tmA)) : "memory");
+            asm volatile("prefetch.tensormap [%0];\n" :: "l"(reinterpret_cast<uint64_t>(&tmB)) : "memory");
+            int s = 0, round = 0;
+            for (int kt = kBegin; kt < kEnd; ++kt) {
+                if (round > 0) mbar_wait(empty(s), (round - 1) & 1);
+                const uint32_t sa = tiles + s * STAGE_BYTES;
+                mbar_arrive_expect_tx(full(s), STAGE_BYTES);   // whole boxes, zero-filled or not
+                tma_load_2d(sa, &tmA, kt * BK, m0, full(s));
+                tma_load_2d(sa + A_BOX, &tmB, n0, kt * BK, full(s));
+                tma_load_2d(sa + A_BOX + B_BOX, &tmB, n0 + 64, kt * BK, full(s));
+                if (++s == STAGES) { s = 0; ++round; }
+            }
+        }
+        return;
+    }
+
+    const int c = wg;                                // columns n0 + 64c .. + 63
+    const int warp = tid / 32, lane = tid % 32;
+    float d[NACC];
+#pragma unroll
+    for (int i = 0; i < NACC; ++i) d[i] = 0.0f;
+    pin(d);
+    int s = 0, round = 0, held = -1;
+    for (int kt = kBegin; kt < kEnd; ++kt) {
+        mbar_wait(full(s), round & 1);
+        const uint32_t sa = tiles + s * STAGE_BYTES, sb = sa + A_BOX + c * B_BOX;
+        wgmma_fence();
+#pragma unroll
+        for (int k = 0; k < BK / 16; ++k)
+            mma_swapped(d, smem_desc(sb + 2048 * k, B_BOX, 1024), smem_desc(sa + 32 * k, 16, 1024));
+        wgmma_commit();
+        pin(d);
+        wgmma_wait<1>();                             // the previous k tile's MMAs have retired...
+        pin(d);
+        if (held >= 0 && lane == 0) mbar_arrive(empty(held));   // ...so its stage is free
+        held = s;
+        if (++s == STAGES) { s = 0; ++round; }
+    }
+    wgmma_wait<0>();
+    pin(d);
+    if (held >= 0 && lane == 0) mbar_arrive(empty(held));
+
+    if (S > 1) {
+        // Split j's partial: float4 q of consumer thread th at partials[((u * Q + q) * 256 + th) * 4],
+        // u = g * S + j, g the tile's counter: each float4 store of a warp covers 512 contiguous bytes.
+        const int g = blockIdx.y * gridDim.x + blockIdx.x;
+        constexpr int Q = NACC / 4;
+        const int th = c * 128 + tid;
+        if ((long long)(g + 1) * S * Q * 256 * 4 > WS_FLOATS || g >= MAX_TILES) __trap();
+        float4* const part = reinterpret_cast<float4*>(g_partials);
+#pragma unroll
+        for (int q = 0; q < Q; ++q)
+            part[((size_t)(g * S + j) * Q + q) * 256 + th] = make_float4(d[4 * q], d[4 * q + 1], d[4 * q + 2], d[4 * q + 3]);
+        __threadfence();                             // the partial is visible before this split is counted
+        __shared__ int lastSplit;
+        asm volatile("bar.sync 1, 256;\n" ::: "memory");
+        if (th == 0) lastSplit = atomicAdd(&g_counters[g], 1u) == (unsigned)(S - 1);
+        asm volatile("bar.sync 1, 256;\n" ::: "memory");
+        if (!lastSplit) return;
+        __threadfence();                             // the others' partials are read after their counts
+#pragma unroll
+        for (int i = 0; i < NACC; ++i) d[i] = 0.0f;
+        for (int k = 0; k < S; ++k) {                // split by split, its Q loads issued together
+            float4 v[Q];
+#pragma unroll
+            for (int q = 0; q < Q; ++q) v[q] = __ldcg(&part[((size_t)(g * S + k) * Q + q) * 256 + th]);
+#pragma unroll
+            for (int q = 0; q < Q; ++q) {
+                d[4 * q] += v[q].x; d[4 * q + 1] += v[q].y; d[4 * q + 2] += v[q].z; d[4 * q + 3] += v[q].w;
+            }
+        }
+        if (th == 0) g_counters[g] = 0;              // ready for the next launch
+    }
+
+    // d[4i + {0, 1}]: accumulator row r (C's column n), columns 8i + 2 (lane % 4) + {0, 1} (C's rows
+    // m); d[4i + {2, 3}]: row r + 8. With beta != 0 every read of C is issued before any store: a
+    // load cannot pass a store the compiler cannot prove apart, so reads and writes by turns wait
+    // one DRAM latency per element (38% of the samples after the loop at 64x4096x4096, measured).
+    const int n = n0 + 64 * c + warp * 16 + lane / 4;
+    auto at = [&](int q) -> float* {                 // element q of d in C, or null outside it
+        const int m = m0 + 8 * (q / 4) + 2 * (lane % 4) + (q & 1), nn = n + 8 * ((q >> 1) & 1);
+        return m < M && nn < N ? C + (size_t)m * N + nn : nullptr;
+    };
+    if (beta != 0.0f) {
+        float cv[NACC];
+#pragma unroll
+        for (int q = 0; q < NACC; ++q) cv[q] = at(q) ? *at(q) : 0.0f;
+#pragma unroll
+        for (int q = 0; q < NACC; ++q) d[q] = alpha * d[q] + beta * cv[q];
+    } else {
+#pragma unroll
+        for (int q = 0; q < NACC; ++q) d[q] *= alpha;
+    }
+#pragma unroll
+    for (int q = 0; q < NACC; ++q)
+        if (at(q)) *at(q) = d[q];
+}
