@@ -159,14 +159,7 @@ sgemm_tf32x3wg(int M, int N, int K, float alpha, const float* __restrict__ A,
     const int bm = tile.m * BM, bn = tile.n * BN;
     const int kTiles = K / BK;
 
-    if (threadIdx.x == 0) {
-        for (int s = 0; s < STAGES; ++s) {
-            mbar_init(full(s), 1);                 // the producer's arrive.expect_tx
-            mbar_init(empty(s), NCONSUMERS / 32);  // one arrive per consumer warp, once it has split the stage
-        }
-        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
-        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-    }
+    if (threadIdx.x == 0) ring_init(full(0), STAGES, NCONSUMERS / 32);   // one release per consumer warp, once it has split the stage
     __syncthreads();
 
     if (wg == 0) {

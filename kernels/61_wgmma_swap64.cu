@@ -15,11 +15,10 @@
 //
 // A CTA: 64 rows of A by 128 columns of B (two consumer warpgroups of 64 columns, warps 0-7: a
 // warpgroup starts at a warp rank that is a multiple of 4), then one producer warp issuing the TMA
-// loads into a 4-stage ring of 24 KB stages (99 KB and 288 threads: two CTAs an SM, 112 registers
-// a thread). Grid
-// (the manifest's): x = cdiv(M, 64) row tiles (fastest: the CTAs sharing a B slice run together),
-// y = cdiv(N, 128), z = S = max(1, min(K // 256, 2 SMS // (x y))): at least 4 k tiles a split, at
-// most two CTAs an SM. Split partials meet as in skinny: each split writes its FP32 partial (32
+// loads into a 4-stage ring of 24 KB stages (99 KB and 288 threads: two CTAs an SM, at most 112
+// registers a thread). Grid (the manifest's): x = cdiv(M, 64) row tiles (fastest: the CTAs sharing
+// a B slice run together), y = cdiv(N, 128), z = S = max(1, min(K // 256, 2 SMS // (x y))): at
+// least 4 k tiles a split, at most two CTAs an SM. Split partials meet as in skinny: each split writes its FP32 partial (32
 // KB) to a module workspace and counts itself in; the last to arrive sums the S partials in split
 // order and writes C. No CTA waits for another.
 //
@@ -37,16 +36,14 @@
 #include <cuda.h>
 #include <cuda_fp16.h>
 #include <stdint.h>
-#include "hopper.cuh"
+#include "wgmma_fp16.cuh"                            // hopper.cuh's primitives, WGFP16_D32, pin
 
-#define NTHREADS 288                                  // two consumer warpgroups, then one producer warp
+#define NTHREADS 288                                 // two consumer warpgroups, then one producer warp
 #define STAGES 4
 #define TILE_M 64                                    // rows of A a CTA: wgmma's N
 #define TILE_N 128                                   // columns of B a CTA: 64 per consumer warpgroup
-#define BK 64                                        // k a stage: one 128-byte swizzled row
-#define A_BOX (TILE_M * BK * 2)                      // 8,192 bytes
-#define B_BOX (64 * BK * 2)                          // 8,192 bytes, one per consumer warpgroup
-#define STAGE_BYTES (A_BOX + 2 * B_BOX)              // 24,576
+#define A_TILE (TILE_M * wgfp16::BK * 2)             // 8,192 bytes: 64 rows of A by 64 k
+#define STAGE_BYTES (A_TILE + 2 * wgfp16::B_BOX)     // 24,576: and a 64 n x 64 k box of B per consumer warpgroup
 #define SMEM_BYTES (STAGES * STAGE_BYTES + 1024 + 128)  // 99,456: the manifest's
 #define NACC 32                                      // 64 x 64 floats over 128 threads
 #define WS_FLOATS (1LL << 22)                        // partials: 512 of 64 x 128 floats
@@ -54,9 +51,6 @@
 
 __device__ __align__(16) float g_partials[WS_FLOATS];
 __device__ unsigned g_counters[MAX_TILES];           // zero at module load; the last split resets its own
-
-#define SWAP_D8(i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), \
-                   "+f"(d[i + 4]), "+f"(d[i + 5]), "+f"(d[i + 6]), "+f"(d[i + 7])
 
 // D[64 (n) x 64 (m)] += Bt[64 x 16] (MN-major: B's rows) * At[16 x 64] (K-major: A's rows).
 __device__ __forceinline__ void mma_swapped(float* d, uint64_t descBt, uint64_t descAt)
@@ -68,15 +62,9 @@ __device__ __forceinline__ void mma_swapped(float* d, uint64_t descBt, uint64_t 
         "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
         "}, %32, %33, p, 1, 1, 1, 0;\n"
         "}\n"
-        : SWAP_D8(0), SWAP_D8(8), SWAP_D8(16), SWAP_D8(24)
+        : WGFP16_D32(0)
         : "l"(descBt), "l"(descAt), "r"(1)
         : "memory");
-}
-
-__device__ __forceinline__ void pin(float* d)
-{
-#pragma unroll
-    for (int i = 0; i < NACC; ++i) asm volatile("" : "+f"(d[i]) :: "memory");
 }
 
 extern "C" __global__ void __launch_bounds__(NTHREADS, 2)
@@ -93,18 +81,11 @@ hgemm_wgmma_swap64(int M, int N, int K, float alpha, const __half* __restrict__ 
 
     const int S = gridDim.z, j = blockIdx.z;
     const int m0 = blockIdx.x * TILE_M, n0 = blockIdx.y * TILE_N;
-    const int kTiles = (K + BK - 1) / BK;
+    const int kTiles = (K + wgfp16::BK - 1) / wgfp16::BK;
     const int kBegin = (int)((long long)j * kTiles / S), kEnd = (int)((long long)(j + 1) * kTiles / S);
     const int wg = threadIdx.x / 128, tid = threadIdx.x % 128;
 
-    if (threadIdx.x == 0) {
-        for (int s = 0; s < STAGES; ++s) {
-            mbar_init(full(s), 1);                   // the producer's arrive.expect_tx
-            mbar_init(empty(s), 2 * 4);              // one arrive per consumer warp
-        }
-        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
-        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-    }
+    if (threadIdx.x == 0) ring_init(bars, STAGES, 2 * 4);     // one release per consumer warp
     __syncthreads();
 
     if (wg == 2) {                                   // the producer warp
@@ -116,9 +97,9 @@ hgemm_wgmma_swap64(int M, int N, int K, float alpha, const __half* __restrict__ 
                 if (round > 0) mbar_wait(empty(s), (round - 1) & 1);
                 const uint32_t sa = tiles + s * STAGE_BYTES;
                 mbar_arrive_expect_tx(full(s), STAGE_BYTES);   // whole boxes, zero-filled or not
-                tma_load_2d(sa, &tmA, kt * BK, m0, full(s));
-                tma_load_2d(sa + A_BOX, &tmB, n0, kt * BK, full(s));
-                tma_load_2d(sa + A_BOX + B_BOX, &tmB, n0 + 64, kt * BK, full(s));
+                tma_load_2d(sa, &tmA, kt * wgfp16::BK, m0, full(s));
+                tma_load_2d(sa + A_TILE, &tmB, n0, kt * wgfp16::BK, full(s));
+                tma_load_2d(sa + A_TILE + wgfp16::B_BOX, &tmB, n0 + 64, kt * wgfp16::BK, full(s));
                 if (++s == STAGES) { s = 0; ++round; }
             }
         }
@@ -130,25 +111,25 @@ hgemm_wgmma_swap64(int M, int N, int K, float alpha, const __half* __restrict__ 
     float d[NACC];
 #pragma unroll
     for (int i = 0; i < NACC; ++i) d[i] = 0.0f;
-    pin(d);
+    wgfp16::pin<NACC>(d);
     int s = 0, round = 0, held = -1;
     for (int kt = kBegin; kt < kEnd; ++kt) {
         mbar_wait(full(s), round & 1);
-        const uint32_t sa = tiles + s * STAGE_BYTES, sb = sa + A_BOX + c * B_BOX;
+        const uint32_t sa = tiles + s * STAGE_BYTES, sb = sa + A_TILE + c * wgfp16::B_BOX;
         wgmma_fence();
 #pragma unroll
-        for (int k = 0; k < BK / 16; ++k)
-            mma_swapped(d, smem_desc(sb + 2048 * k, B_BOX, 1024), smem_desc(sa + 32 * k, 16, 1024));
+        for (int k = 0; k < wgfp16::BK / 16; ++k)
+            mma_swapped(d, smem_desc(sb + 2048 * k, wgfp16::B_BOX, 1024), smem_desc(sa + 32 * k, 16, 1024));
         wgmma_commit();
-        pin(d);
+        wgfp16::pin<NACC>(d);
         wgmma_wait<1>();                             // the previous k tile's MMAs have retired...
-        pin(d);
+        wgfp16::pin<NACC>(d);
         if (held >= 0 && lane == 0) mbar_arrive(empty(held));   // ...so its stage is free
         held = s;
         if (++s == STAGES) { s = 0; ++round; }
     }
     wgmma_wait<0>();
-    pin(d);
+    wgfp16::pin<NACC>(d);
     if (held >= 0 && lane == 0) mbar_arrive(empty(held));
 
     if (S > 1) {

@@ -64,6 +64,22 @@ __device__ __forceinline__ void tma_load_2d(uint32_t dst, const CUtensorMap* map
         :: "r"(dst), "l"(reinterpret_cast<uint64_t>(map)), "r"(c0), "r"(c1), "r"(bar) : "memory");
 }
 
+// ---- the full/empty ring of a TMA producer and its consumers ------------------------------------
+
+// The ring's mbarriers at bars, 8 bytes each: full(s) = bars + 8 s, completed by the producer's
+// arrive.expect_tx and the bytes of its loads, and empty(s) = bars + 8 (stages + s), completed by
+// `releases` arrivals (one per consumer warp). By one thread; a __syncthreads() must follow before
+// any thread uses them.
+__device__ __forceinline__ void ring_init(uint32_t bars, int stages, uint32_t releases)
+{
+    for (int s = 0; s < stages; ++s) {
+        mbar_init(bars + 8u * s, 1);
+        mbar_init(bars + 8u * (stages + s), releases);
+    }
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+}
+
 // ---- wgmma -----------------------------------------------------------------------------------
 
 // Shared-memory matrix descriptor: start >> 4 (bits 0-13), LBO >> 4 (16-29), SBO >> 4 (32-45),

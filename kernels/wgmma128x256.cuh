@@ -100,14 +100,7 @@ __device__ __forceinline__ bool wgmma128x256_mainloop(int M, int N, int K, const
     const int bm = tile.m * BM, bn = tile.n * BN;
     const int kTiles = K / BK;
 
-    if (threadIdx.x == 0) {
-        for (int s = 0; s < STAGES; ++s) {
-            mbar_init(full(s), 1);                 // the producer's arrive.expect_tx
-            mbar_init(empty(s), 2 * 4);            // one arrive per consumer warp
-        }
-        asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
-        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-    }
+    if (threadIdx.x == 0) ring_init(full(0), STAGES, 2 * 4);   // one release per consumer warp
     __syncthreads();
 
     if (wg == 0) {
