@@ -48,11 +48,10 @@ with cuBLAS.
   leave half the SMs idle, 128x128 tiles with K split fill them.
 - `wgmma_stagedstore` (an `ahead` rule of `best-fp16`, after the few-tile rules for N or K not a
   multiple of 8), fitted on the sectors suite (FP16 rows that TMA reads in place or that it copies
-  for K odd, not whole 32-byte sectors, N a multiple of 8) and scored on sectors-unseen: `N % 8 ==
-  0 and (N % 16 or K % 16) and M >= m and M * N * K >= p and cdiv(M, 128) * cdiv(N, 256) >= SMS //
-  d`.
-  Copying such operands to whole lines costs a read and a write of each; it pays where the
-  product is long enough to repay them and the 128x256 tiles are enough to fill the GPU.
+  for K odd, not whole 32-byte sectors, N a multiple of 8) and scored on sectors-unseen:
+  `N % 8 == 0 and (N % 16 or K % 16) and M >= m and M * N * K >= p and cdiv(M, 128) * cdiv(N,
+  256) >= SMS // d`. Copying such operands to whole lines costs a read and a write of each; it
+  pays where the product is long enough to repay them and the 128x256 tiles fill the GPU.
 - `wgmma_swap64` (the first `ahead` rule of `best-fp16`, before skinny's), fitted on the sample
   suite's decode shapes (M <= 256, N and K >= 1024, multiples of 8) and scored on the unseen
   suite's: `M > lo and M <= hi and cdiv(M, 64) * cdiv(N, 128) <= SMS and N * K >= p`. The swapped

@@ -13,9 +13,10 @@ encoding.
 
 Staged operands (manifest key `staging`): where an operand's rows are not a multiple of 16 bytes
 (or of the kernel's `staging_row_bytes`), the launcher gives the kernel a buffer of its own with
-the rows at an aligned pitch (a multiple of the kernel's `staging_pitch_bytes`), encodes the operand's map over that buffer (true extent,
-padded pitch), and launches cooperatively, since the kernel copies the operand there and then
-synchronises its grid. The buffer is kept while the shape stays, one per operand.
+the rows at an aligned pitch (a multiple of the kernel's `staging_pitch_bytes`), encodes the
+operand's map over that buffer (true extent, padded pitch), and launches cooperatively, since the
+kernel copies the operand there and then synchronises its grid. The buffer is kept while the
+shape stays, one per operand.
 """
 
 from __future__ import annotations
