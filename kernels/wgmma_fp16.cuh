@@ -1,7 +1,6 @@
 // Shared body of the FP16 wgmma rungs (wgmma_ragged, wgmma_persist, wgmma_persist128,
 // wgmma_splitk128, wgmma_tailsplit, wgmma_tailsplit128, wgmma_unaligned128, wgmma_pingpong,
-// wgmma_tmastore, wgmma_tmastore_deep, wgmma_staged, wgmma_staged128, wgmma_stagedsplit128,
-// wgmma_stagedstore, wgmma_tailstore): TMA
+// wgmma_tmastore, wgmma_tmastore_deep, wgmma_staged, wgmma_staged128, wgmma_stagedsplit128): TMA
 // tiles in a full/empty mbarrier ring, 1 producer + 2 consumer warpgroups, wgmma m64nBNk16
 // straight from 128B-swizzled shared memory, and a tile loop over a grouped raster so that one body
 // serves a grid of all tiles (one tile per CTA) and a persistent grid of one CTA per SM.
@@ -436,9 +435,8 @@ __device__ __forceinline__ void pingpong_consumer(int M, int N, int tilesM, int 
 // plan that does not fit the workspace runs unsplit (S = 1). FEED (Feed): ELEMENT_FEED, the producer
 // loads elements from ops instead of TMA tiles (tmA, tmB unused), the epilogue stores scalars;
 // STAGED_FEED, TMA tiles as usual, scalar stores when N is odd. TMA_BUFS > 0
-// (WHOLE or TAIL): the epilogue through that many staging buffers per consumer warpgroup and TMA
-// stores to tmC (smem_bytes_tmastore); a split tile's C (beta != 0) is loaded by its last split,
-// after the sum.
+// (WHOLE only): the epilogue through that many staging buffers per consumer warpgroup and TMA
+// stores to tmC (smem_bytes_tmastore).
 template <int BN, int STAGES, int GROUP, int SCHED = WHOLE, int FEED = TMA_FEED, int TMA_BUFS = 0>
 __device__ __forceinline__ void gemm(int M, int N, int K, float alpha, float beta, float* __restrict__ C,
                                      const CUtensorMap* tmA, const CUtensorMap* tmB, unsigned char* smem,
@@ -446,8 +444,7 @@ __device__ __forceinline__ void gemm(int M, int N, int K, float alpha, float bet
 {
     constexpr bool TMASTORE = TMA_BUFS > 0;
     constexpr bool ANY = FEED == ELEMENT_FEED;
-    static_assert(!TMASTORE || ((SCHED == WHOLE || SCHED == TAIL) && FEED == TMA_FEED),
-                  "the TMA store epilogue is written for whole or tail-split tiles from TMA loads");
+    static_assert(!TMASTORE || (SCHED == WHOLE && FEED == TMA_FEED), "the TMA store epilogue is written for whole tiles from TMA loads");
     constexpr int STAGE = stage_bytes<BN>();
     constexpr int NACC = BN / 2;            // 64 x BN floats over 128 threads
     const uint32_t raw = static_cast<uint32_t>(__cvta_generic_to_shared(smem));
@@ -566,13 +563,18 @@ __device__ __forceinline__ void gemm(int M, int N, int K, float alpha, float bet
                     if (r < M && col < N)
                         asm volatile("prefetch.global.L2 [%0];\n" :: "l"(C + (size_t)r * N + col));
                 }
-                if constexpr (TMASTORE)  // a split's C is loaded by the last split only, after the sum
-                    if (tid == 0 && it.u < 0) issue_c_loads<TMA_BUFS>(tmC, stg, cbar, x.m * BM + c * 64, col0);
+                if constexpr (TMASTORE)
+                    if (tid == 0) issue_c_loads<TMA_BUFS>(tmC, stg, cbar, x.m * BM + c * 64, col0);
             }
         }
         wgmma_wait<0>();
         pin<NACC>(d);
         if (held >= 0 && lane == 0) mbar_arrive(empty(held));
+
+        if constexpr (TMASTORE) {
+            store_tile_tma<BN, TMA_BUFS>(d, alpha, beta, tmC, stg, cbar, M, N, x.m * BM + c * 64, col0, tid, c);
+            continue;
+        }
 
         if constexpr (SCHED != WHOLE) {
             if (it.u >= 0) {
@@ -603,12 +605,6 @@ __device__ __forceinline__ void gemm(int M, int N, int K, float alpha, float bet
                 }
                 if (th == 0) ws.counters[g] = 0;                          // ready for the next launch
             }
-        }
-
-        if constexpr (TMASTORE) {
-            if (it.u >= 0 && beta != 0.0f && tid == 0) issue_c_loads<TMA_BUFS>(tmC, stg, cbar, x.m * BM + c * 64, col0);
-            store_tile_tma<BN, TMA_BUFS>(d, alpha, beta, tmC, stg, cbar, M, N, x.m * BM + c * 64, col0, tid, c);
-            continue;
         }
 
         // d[4j + {0,1}] = (row, 8j + 2q + {0,1}), d[4j + {2,3}] = (row + 8, same columns), q = lane % 4.
