@@ -202,6 +202,9 @@ def _launch_metrics() -> tuple[Metric, ...]:
         m("l2_bytes_measured", "lts__t_bytes.sum", "byte",
           "Bytes requested at the L2 tag stage, reads and writes from all clients.", in_full_set=False),
         m("l2_sectors", "lts__t_sectors.sum", "sector", "32-byte sectors requested at the L2 tag stage."),
+        m("l2_sm_sectors", "lts__t_sectors_srcunit_tex.sum", "sector",
+          "32-byte sectors the SMs requested at the L2 (loads, stores, TMA, atomics): the traffic between "
+          "the L2's own partitions and to other units left out."),
         m("l1_bytes", "l1tex__t_bytes.sum", "byte",
           "Bytes requested at the L1/TEX tag stage (global and local memory).", in_full_set=False),
         m("shared_load_wavefronts", "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", "wavefront",
@@ -647,6 +650,8 @@ DERIVED: tuple[Derived, ...] = (
             lambda f: _f(f, "dram_read_bytes") + _f(f, "dram_write_bytes")),
     Derived("l2_bytes", "byte", "Bytes requested at the L2 (lts__t_bytes; else 32 bytes per sector).",
             lambda f: _coalesce(_f(f, "l2_bytes_measured"), _f(f, "l2_sectors") * L2_SECTOR_BYTES)),
+    Derived("l2_sm_bytes", "byte", "Bytes the SMs requested at the L2 (32 per sector).",
+            lambda f: _f(f, "l2_sm_sectors") * L2_SECTOR_BYTES),
     Derived("shared_bank_conflicts", "wavefront", "Extra shared-memory wavefronts of loads and stores.",
             lambda f: _f(f, "shared_load_bank_conflicts") + _f(f, "shared_store_bank_conflicts")),
     Derived("peak_fp32_flops", "FLOP/s", "FP32 FMA peak at the SM clock of this launch: 2 FLOP per FFMA lane.",

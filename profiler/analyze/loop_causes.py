@@ -199,12 +199,20 @@ def shape_reuse(launch) -> float:
     return 2.0 * M * N / (M + N) if M > 0 and N > 0 else np.nan
 
 
+def sm_l2_bytes(launch) -> float:
+    """The bytes the SMs asked the L2 for (loads, stores, TMA), where the report counts them apart;
+    else all of the L2's traffic, which also holds what its partitions exchange and DRAM's side
+    (by placement and hit rate, not by the tiles: 34% of wgmma_swap64's at 64x4096x4096)."""
+    sm = number(launch.get("l2_sm_bytes"))
+    return sm if sm > 0 else number(launch.get("l2_bytes"))
+
+
 def effective_tile(s: Signals) -> float:
-    """How wide the tiles' operand reuse is, read off the L2 traffic: a GEMM with T x T tiles
+    """How wide the tiles' operand reuse is, read off the SMs' L2 traffic: a GEMM with T x T tiles
     reads 2MNK e / T bytes of A and B through L2 (e bytes an element), so T = 2MNK e / L2 bytes.
     NaN without a shape or the traffic."""
     flop = gemm_flop(s.launch)
-    l2 = number(s.launch.get("l2_bytes"))
+    l2 = sm_l2_bytes(s.launch)
     return flop * input_bytes(s.launch) / l2 if l2 > 0 and flop > 0 else np.nan
 
 
@@ -277,7 +285,7 @@ def small_tiles(s: Signals) -> Finding | None:
     cost = sum(_share(s, b) for b in ("global_wait", "barrier", "shared_pipe", "mbarrier", "copy_queue"))
     if not cost >= LOOP_CAUSE_MIN_PCT:
         return None
-    l2 = number(s.launch.get("l2_bytes"))
+    l2 = sm_l2_bytes(s.launch)
     knobs = " (BLOCK_M and BLOCK_N of 128 or more, num_warps 4-8)" if s.origin == "triton" else ""
     bound = ("l2", "L2 bandwidth") if busy >= BUSY_PCT else ("latency", "latency and occupancy")
     return Finding(cause(*bound, "small_tiles", f"tiles too small (about {fmt_num(tile, 2)} wide)",

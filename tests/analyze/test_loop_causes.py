@@ -113,6 +113,19 @@ def test_tiles_as_large_as_a_narrow_side_allows_are_not_too_small():
     assert lc.shape_reuse({"M": 64, "N": 4096}) == 2 * 64 * 4096 / 4160 and np.isnan(lc.shape_reuse({"M": 64}))
 
 
+def test_operand_reuse_reads_the_sms_own_l2_traffic():
+    """The tile width comes from the bytes the SMs asked the L2 for, not from all of the L2's
+    traffic (its partitions' exchanges and DRAM's side change with placement and hit rate, not
+    with the tiles): wgmma_swap64 at 64x4096x4096 moved 102.4 MB at the L2, 67.2 MB of it asked by
+    the SMs (H200, 2026-11-29-h200): 42 wide by the first (a third of the 126 the shape allows:
+    'tiles too small'), 64 by the second. Without the SMs' count the total stands in."""
+    decode = dict(M=64, N=4096, K=4096, tensor_fp16_flop=1.0)
+    with_sm = loop(shares(global_wait=49.0), {"tma": True}, **decode, l2_bytes=102.4e6, l2_sm_bytes=67.2e6)
+    assert round(lc.effective_tile(with_sm)) == 64 and lc.small_tiles(with_sm) is None
+    total_only = loop(shares(global_wait=49.0), {"tma": True}, **decode, l2_bytes=102.4e6)
+    assert round(lc.effective_tile(total_only)) == 42 and lc.small_tiles(total_only).verdict.cause == "small_tiles"
+
+
 def test_copies_of_four_bytes_into_shared_memory_are_narrow():
     f = lc.narrow_copies(loop({**shares(copy_queue=32.0), "narrow_copy_pct": 30.0, "narrow_copy_bytes": 4.0},
                               util={"tensor_input": "TF32"}))
