@@ -323,11 +323,20 @@ def narrow_copies(s: Signals) -> Finding | None:
 
 def shared_pipe(s: Signals) -> Finding | None:
     """The main loop's time at the shared-memory pipe: too many shared loads per math instruction,
-    or bank conflicts (`sentences.shared` says which)."""
-    from .sentences import shared
+    or bank conflicts (`sentences.shared` says which). A throughput cause, so only where shared
+    memory is busy (BUSY_PCT of its wavefront peak), its instruction queue full (MIO throttle
+    ahead of short scoreboard) or its accesses conflicted: warps waiting for the data of shared
+    loads the pipe serves at a third of its rate wait out their latency, which the memory roof
+    and the occupancy verdicts speak to (skinny at 64x4096x4096: 23% of the samples there with
+    shared memory 32% busy, short scoreboard 12x MIO throttle; shared-bound kernels of the corpus
+    80-88% busy, MIO throttle ahead)."""
+    from .sentences import access_conflicts, shared
 
     cost = _share(s, "shared_pipe")
     if not (_sampled(s) and cost >= LOOP_CAUSE_MIN_PCT and below_roof(s)):
+        return None
+    queue_full = s.stall("mio_throttle")[0] >= s.stall("short_scoreboard")[0]
+    if not (number(s.util.get("shared")) >= BUSY_PCT or queue_full or access_conflicts(s)):
         return None
     return Finding(shared(s), cost)
 

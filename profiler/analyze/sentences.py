@@ -67,6 +67,11 @@ def _traffic_sentence(s: Signals, level: str, column: str) -> str:
             f"needs.")
 
 
+def access_conflicts(s: Signals) -> list[dict]:
+    """The notable bank conflicts of shared loads and stores (not cp.async's), worst first."""
+    return [c for c in _conflicted(s) if c["kind"] in ("load", "store")]
+
+
 def _conflicted(s: Signals, minimum_pct: float = CONFLICT_NOTABLE_PCT) -> list[dict]:
     if s.conflicts is None or s.conflicts.empty:
         return []
@@ -278,7 +283,7 @@ def global_memory(s: Signals) -> Verdict:
 
 def shared(s: Signals) -> Verdict:
     u = s.util
-    conflicts = [c for c in _conflicted(s) if c["kind"] in ("load", "store")]
+    conflicts = access_conflicts(s)
     loads = _per_math(s, "shared_load")
     mio, mio_share = s.stall("mio_throttle")
     short, short_share = s.stall("short_scoreboard")
