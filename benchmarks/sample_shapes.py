@@ -12,6 +12,16 @@ multiply-adds: the shapes a staging rule for such rows is chosen and scored on.
 
     python benchmarks/sample_shapes.py --sectors --name sectors --count 40 --seed 60
 
+With --decode, only decode steps of any width: M log-uniform over 1-128, N over 1024-16384 and K
+over 1024-32768, both multiples of 8: the shapes a rule for a decode kernel is chosen and scored on.
+
+    python benchmarks/sample_shapes.py --decode --name decode --count 40 --seed 62
+
+With --decode --weights, the decode steps of LLM inference only: M log-uniform over 1-128
+against the weights of 7B-70B models (WEIGHTS).
+
+    python benchmarks/sample_shapes.py --decode --weights --name decode-llm --count 30 --seed 64
+
 The same seed gives the same shapes (over the same suites). Shapes of the other suites are left out, and every shape
 fits the budget below (memory and time a row may take on one GPU).
 """
@@ -94,22 +104,49 @@ def sectors(count: int, seed: int, name: str) -> list[tuple[int, int, int]]:
     return out
 
 
+def decode(count: int, seed: int, name: str, weights: bool = False) -> list[tuple[int, int, int]]:
+    rng = random.Random(seed)
+    taken = {shape for suite, shapes in parse_suites(SUITES_PATH.read_text()).items() if suite != name for shape in shapes}
+
+    def draw(low: int, high: int) -> float:
+        return math.exp(rng.uniform(math.log(low), math.log(high)))
+
+    out: list[tuple[int, int, int]] = []
+    while len(out) < count:
+        m = max(1, round(draw(1, 128)))
+        shape = (m, *rng.choice(WEIGHTS)) if weights else (m, round(draw(1024, 16384) / 8) * 8, round(draw(1024, 32768) / 8) * 8)
+        if fits(*shape) and shape not in taken:
+            taken.add(shape)
+            out.append(shape)
+    return out
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--name", default="unseen")
     parser.add_argument("--count", type=int, default=40, help="log-uniform shapes (the LLM shapes come on top)")
     parser.add_argument("--seed", type=int, default=34)
-    parser.add_argument("--sectors", action="store_true", help="only FP16 rows TMA reads in place that are not whole sectors")
+    drawn = parser.add_mutually_exclusive_group()
+    drawn.add_argument("--sectors", action="store_true", help="only FP16 rows TMA reads in place that are not whole sectors")
+    drawn.add_argument("--decode", action="store_true", help="only decode steps: M 1-128, N and K multiples of 8")
+    parser.add_argument("--weights", action="store_true", help="with --decode: N and K those of LLM weights")
     args = parser.parse_args(argv)
-    shapes = (sectors if args.sectors else sample)(args.count, args.seed, args.name)
+    if args.weights and not args.decode:
+        parser.error("--weights goes with --decode")
+    if args.decode:
+        shapes = decode(args.count, args.seed, args.name, args.weights)
+    else:
+        shapes = (sectors if args.sectors else sample)(args.count, args.seed, args.name)
     items = [f'"{m}x{n}x{k}"' for m, n, k in shapes]
     lines = [", ".join(items[i:i + 6]) + "," for i in range(0, len(items), 6)]
     what = ("M 257-16384 and N, K of FP16 rows that are not whole 32-byte sectors (N a multiple of 8), at least 2^31 "
             "multiply-adds" if args.sectors else
+            "LLM decode steps, log-uniform M 1-128 against 7B-70B weights" if args.weights else
+            "decode steps, log-uniform M 1-128, N 1024-16384 and K 1024-32768, N and K multiples of 8" if args.decode else
             "log-uniform M, N, K 16-65536, LLM decode M 1-256 and prefill against 7B-70B weights, attention-sized products")
     print(f"[suite.{args.name}]")
     print(f'description = "{len(shapes)} shapes no other suite lists (benchmarks/sample_shapes.py '
-          f'{"--sectors " * args.sectors}--name {args.name} --count {args.count} --seed {args.seed}): {what}"')
+          f'{"--sectors " * args.sectors}{"--decode " * args.decode}{"--weights " * args.weights}--name {args.name} --count {args.count} --seed {args.seed}): {what}"')
     print("shapes = [\n  " + "\n  ".join(lines) + "\n]")
     return 0
 

@@ -57,6 +57,14 @@ with cuBLAS.
   suite's: `M > lo and M <= hi and cdiv(M, 64) * cdiv(N, 128) <= SMS and N * K >= p`. The swapped
   operands pay where M fills much of wgmma's 64-wide N, the row tiles are few enough for K to be
   split over the SMs, and B is long enough to stream at rate; below, skinny's tiles as tall as M.
+- `wgmma_decode` (the first `ahead` rule of `best-fp16`, before wgmma_swap64's), fitted on the
+  decode-llm suite (LLM decode steps drawn for it: M 1-128 against 7B-70B weights) and scored on
+  decode-llm-unseen (drawn the same way, another seed): `M > lo and M <= hi and CTAS <= SMS and
+  CTAS >= c`, CTAS = 2 * cdiv(M, 64) * cdiv(N, 64) (its grid: one CTA an SM, K split in two only).
+  It pays where its clusters fill most of one wave and M fills enough of wgmma's 64 rows; elsewhere
+  skinny's splits, as many as the SMs take, stream B faster. On decode steps of any N and K (the
+  decode and decode-unseen suites) few shapes fall where it pays, and no seed's choice beat
+  `best-fp16` on its held-out half.
 - `tf32x3bits` (the first rule of `best-tc`, before `best`), fitted on the default suite:
   `cdiv(M, 128) * cdiv(N, 128) >= t and K >= k`. 3xTF32 does three tensor-core products per FP32
   product: it pays where its 128x128 tiles fill the GPU and K is long enough to hide their start.
@@ -72,6 +80,7 @@ with cuBLAS.
     python benchmarks/threshold_rules.py wgmma_splitk128 ALIGNED_DEFAULT_RUN ALIGNED_UNSEEN_RUN
     python benchmarks/threshold_rules.py wgmma_stagedstore SECTORS_RUN SECTORS_UNSEEN_RUN
     python benchmarks/threshold_rules.py wgmma_swap64 DECODE_SAMPLE_RUN DECODE_UNSEEN_RUN
+    python benchmarks/threshold_rules.py wgmma_decode DECODE_LLM_RUN DECODE_LLM_UNSEEN_RUN
     python benchmarks/threshold_rules.py tf32x3bits DEFAULT_RUN UNSEEN_RUN
     python benchmarks/threshold_rules.py tf32x3sk DEFAULT_RUN UNSEEN_RUN
 """
@@ -141,6 +150,7 @@ TILES_256x64 = "cdiv(M, 256) * cdiv(N, 64)"
 TILES_128 = "cdiv(M, 128) * cdiv(N, 128)"
 TILES_128x256 = "cdiv(M, 128) * cdiv(N, 256)"
 TILES_64x128 = "cdiv(M, 64) * cdiv(N, 128)"
+CLUSTER_CTAS = "2 * cdiv(M, 64) * cdiv(N, 64)"  # wgmma_decode's grid
 
 
 FAMILIES = {f.kernel: f for f in (
@@ -202,6 +212,13 @@ FAMILIES = {f.kernel: f for f in (
                                  & (t["N"] * t["K"] >= p)),
            lambda lo, hi, p: f"M > {lo} and M <= {hi} and {TILES_64x128} <= SMS and N * K >= {p}",
            lambda lo, hi, p: (lo, -hi, p), fallback="best-fp16"),
+    Family("wgmma_decode", "decode-llm",
+           list(itertools.product((0, 4, 8, 16, 24, 32), (32, 48, 64, 128), (1, 33, 66, 99, 116))),
+           lambda t, lo, hi, c: ((t["M"] > lo) & (t["M"] <= hi) & (2 * _tiles(t, 64, 64) <= SMS)
+                                 & (2 * _tiles(t, 64, 64) >= c)),
+           lambda lo, hi, c: (f"M > {lo} and M <= {hi} and {CLUSTER_CTAS} <= SMS"
+                              + (f" and {CLUSTER_CTAS} >= {c}" if c > 1 else "")),
+           lambda lo, hi, c: (lo, -hi, c), spares_default=False, fallback="best-fp16"),
     Family("tf32x3bits", "default",
            list(itertools.product((16, 32, 48, 64, 96, 128, 192, 256), (64, 128, 256, 512, 1024, 2048))),
            lambda t, tiles, k: (_tiles(t) >= tiles) & (t["K"] >= k),

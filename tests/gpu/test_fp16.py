@@ -2,7 +2,7 @@
 wgmma_persist128, wgmma_splitk128, wgmma_tailsplit, wgmma_tailsplit128, wgmma_pingpong,
 wgmma_tmastore, wgmma_tmastore_deep), the element-loading wgmma_unaligned128, the staging
 wgmma_staged, wgmma_staged128, wgmma_stagedsplit128 and wgmma_stagedstore, the small-M skinny,
-skinny_any and wgmma_swap64, the fallbacks wmma_ragged and wmma_tiny and the dispatcher best-fp16
+skinny_any, wgmma_swap64 and wgmma_decode, the fallbacks wmma_ragged and wmma_tiny and the dispatcher best-fp16
 pass on whole-tile and ragged shapes: M of one row and of a partial tile, N and K multiples of 8 that end mid-tile, K below one
 k tile and ringing round the stages many times, more tiles than CTAs (each CTA of a persistent
 grid runs several, the ring continuing from tile to tile), and for the any-shape rungs odd leading
@@ -79,13 +79,13 @@ def test_best_fp16_runs_what_its_rules_choose():
     best = next(d for d in load_dispatchers() if d.name == "best-fp16")
     needed = list({r.kernel: BY_NAME[r.kernel] for r in best.ordered}.values())
     cubins = {b.spec.name: str(b.cubin) for b in build_all(needed, "sm_90a")}
-    # derived rules, then each `ahead` rule: decode (wgmma_swap64 at M 49-128 with a long B, skinny
-    # below and beside it), odd with few tiles and a long K (skinny_any; wgmma_stagedsplit128 from 8
+    # derived rules, then each `ahead` rule: decode (wgmma_decode at M 5-48 where its clusters fill
+    # 116-132 SMs, wgmma_swap64 at M 49-128 with a long B, skinny below and beside them), odd with few tiles and a long K (skinny_any; wgmma_stagedsplit128 from 8
     # tiles of 128x128 and M >= 129), rows off the sectors with tiles for every SM
     # (wgmma_stagedstore: 3000^3), odd and large (wgmma_staged), odd otherwise (wgmma_staged128),
     # aligned with 128x256 tiles for at most half the SMs and a long K (wgmma_splitk128)
     shapes = [(1024, 1024, 1024), (4096, 4096, 4096), (3000, 3000, 3000), (32768, 64, 1024), (1024, 1024, 8192),
-              (16, 4096, 4096), (25, 236, 61350), (4095, 4095, 4095), (1023, 1023, 1023), (19, 85, 81),
+              (16, 4096, 4096), (2, 4096, 4096), (25, 236, 61350), (4095, 4095, 4095), (1023, 1023, 1023), (19, 85, 81),
               (212, 4171, 8439), (500, 4096, 14336), (128, 4096, 14336)]
     records = []
     bench(BenchWork([], shapes, include_cublas=False, dispatchers=[best], kernels=BY_NAME), cubins, QUICK, records.append)
@@ -160,6 +160,21 @@ def test_swapped_decode_rung_passes_every_split_and_repeats():
     assert spec.launch(64, 4096, 4096).grid == (1, 32, 8) and spec.launch(7, 8, 8).grid == (1, 1, 1)
     shapes = [(1, 4096, 4096), (16, 4096, 4096), (64, 4096, 4096), (33, 1000, 1000), (64, 11008, 4096),
               (100, 512, 8192), (256, 1024, 1024), (7, 8, 8), (1, 8, 4104), (129, 136, 72), (65, 264, 40)]
+    records = run(spec, [s for s in shapes for _ in range(2)])
+    bad = [(r["M"], r["N"], r["K"], r["status"], r.get("reason")) for r in records if r["status"] != "PASS"]
+    assert not bad and len(records) == 2 * len(shapes)
+
+
+def test_cluster_decode_rung_passes_every_row_tile_and_k_range():
+    """wgmma_decode (64 x 64 tiles, K split over a 2-CTA cluster, the halves summed through
+    distributed shared memory): M of 1, 7, 33 and 64 rows (TMA's zeros past M), M above 64 (row
+    tiles), N ending inside a tile, K of one k tile (the second CTA of each cluster has none) and
+    ending mid-tile, k ranges of an odd count of tiles (the two consumer warpgroups unequal), a
+    ring gone round many times; each shape twice."""
+    spec = BY_NAME["wgmma_decode"]
+    assert spec.launch(64, 4096, 4096).grid == (64, 1, 2) and spec.launch(129, 8, 8).grid == (1, 3, 2)
+    shapes = [(1, 4096, 4096), (7, 8, 8), (33, 1000, 1000), (64, 4096, 4096), (64, 4104, 4168), (100, 512, 8192),
+              (129, 136, 72), (65, 264, 40), (1, 8, 4104), (16, 4096, 28672), (256, 1024, 1024)]
     records = run(spec, [s for s in shapes for _ in range(2)])
     bad = [(r["M"], r["N"], r["K"], r["status"], r.get("reason")) for r in records if r["status"] != "PASS"]
     assert not bad and len(records) == 2 * len(shapes)

@@ -85,6 +85,8 @@ RUNS_C = "2026-11-29-h200/runs.tar.xz/"
      True, True),
     # 14 decode shapes to fit on: no seed's held-out half holds a shape its rule takes (ties)
     ("wgmma_swap64", (RUNS_C + "decode/sample", RUNS_C + "decode/unseen-validation"), "best-fp16", False, True),
+    ("wgmma_decode", (RUNS_C + "decode-llm/decode-llm", RUNS_C + "decode-llm/decode-llm-unseen-validation"), "best-fp16",
+     True, True),
 ])
 def test_threshold_rules_are_the_manifests(kernel, runs, dispatcher, halves_win, unseen_wins, tmp_path_factory):
     """benchmarks/threshold_rules.py over the committed runs chooses the rule the manifest

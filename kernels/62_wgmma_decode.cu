@@ -1,0 +1,188 @@
+// wgmma_decode: decode steps as cuBLAS runs them: one 64-row wgmma tile of all of M by 64 columns
+// of B per CTA, K split over a 2-CTA cluster whose partials meet in distributed shared memory.
+//
+// Predecessor: wgmma_swap64. At M <= 64 a decode step is a stream of B (4096 x 4096 FP16: 32 MiB)
+// and the kernel's job is to keep every SM reading it. wgmma_swap64 and skinny split K eight and
+// four ways to fill the SMs, and every split writes a partial to a global workspace that the last
+// to arrive reads back: at 64x4096x4096 skinny's SMs were busy 69% of the launch, cuBLAS's (one
+// 64x32 tile per CTA, no split) 77% (H200, benchmarks/results/2026-11-29-h200, decode-64x4096x4096).
+// Idea: a CTA's tile is the 64 rows of A (TMA's zeros past M: wgmma's m64 costs nothing extra
+// where the time is B's bytes) by 64 columns of B, wgmma m64n64k16 with B as the MN-major operand
+// (the 128B-swizzled 64 x 64 boxes of wgmma_swap64, not transposed at the end), so N = 4096 is 64
+// tiles; K is split in two across a thread-block cluster (__cluster_dims__), 128 CTAs at N = 4096.
+// After its k range each CTA writes its accumulators into its own (now idle) ring, the cluster
+// synchronises, and CTA r sums half r of the tile from both CTAs' shared memory
+// (ld.shared::cluster, in rank order: the result does not depend on timing) and stores it. No
+// global partials, no counters, no CTA waiting for a last arrival.
+//
+// A CTA: two consumer warpgroups taking the k tiles by turns, then one producer warp issuing the
+// TMA loads into a 12-deep ring of 16 KB stages (A's 64 rows by 64 k, B's 64 k by 64 columns).
+// Measured at 64x4096x4096 against cuBLAS GemmEx (H200, benchmarks/results/2026-11-29-h200,
+// runs.tar.xz: variants/): one consumer and 6 stages 78%, 8 stages 83%; two consumers and 12
+// stages 86-88%. A consumer's MMAs for one k tile, issued and retired, set the pace: two
+// accumulator chains in one warpgroup gained nothing, a second warpgroup did; three or four, 13
+// stages, or k tiles interleaved between the cluster's CTAs gained nothing more. Where it pays
+// (best-fp16's rule, chosen on LLM decode steps, scored on others): M of 5-48 where the clusters
+// fill 116-132 SMs (N of 3649-4224): 32x4096x4096 99% against skinny's 89%; below, skinny's
+// splits of a long K stream B faster.
+//
+// Contract: block (288), grid (cdiv(N, 64), cdiv(M, 64), 2) (z: the cluster), 197,760 bytes of
+// dynamic shared memory (one CTA an SM); sm_90a. M any; N and K multiples of 8 (TMA's 16-byte
+// rows). beta == 0: C is not read. Kernel parameters: the fixed list, then the tensor maps of A
+// (box 64 k x 64 rows) and B (box 64 n x 64 k), both 128B-swizzled.
+
+#include <cuda.h>
+#include <cuda_fp16.h>
+#include <stdint.h>
+#include "wgmma_fp16.cuh"                            // hopper.cuh's primitives, WGFP16_D32, pin
+
+#define KSPLIT 2                                     // CTAs of a cluster, each a k range of the tile
+#define RING 12                                      // stages
+#define CONSUMERS 2                                  // consumer warpgroups, taking k tiles by turns
+#define NTHREADS (128 * CONSUMERS + 32)              // the consumer warpgroups, then one producer warp
+#define TILE 64                                      // rows of A and columns of B a CTA
+#define BOX_BYTES (TILE * wgfp16::BK * 2)            // 8,192: a 64 x 64 FP16 box
+#define STAGE_BYTES (2 * BOX_BYTES)                  // A's box, then B's
+#define SMEM_BYTES (RING * STAGE_BYTES + 1024 + 128)  // 197,760: the manifest's
+#define NACC 32                                      // 64 x 64 floats over 128 threads
+static_assert(CONSUMERS * NACC * 128 * 4 <= RING * STAGE_BYTES, "the accumulators fit in the ring");
+static_assert(NACC % (2 * KSPLIT) == 0, "each CTA sums whole column pairs");
+
+// D[64 x 64] += A[64 x 16] (K-major) * B[16 x 64] (MN-major: imm-trans-b = 1).
+__device__ __forceinline__ void mma_m64n64k16(float* d, uint64_t descA, uint64_t descB)
+{
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {"
+        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+        "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"
+        "}, %32, %33, p, 1, 1, 0, 1;\n"
+        "}\n"
+        : WGFP16_D32(0)
+        : "l"(descA), "l"(descB), "r"(1)
+        : "memory");
+}
+
+__device__ __forceinline__ void cluster_sync()
+{
+    asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
+}
+
+// The float pair at shared address `addr` of cluster CTA `rank`.
+__device__ __forceinline__ float2 load_peer(uint32_t addr, int rank)
+{
+    uint32_t remote;
+    float2 v;
+    asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n" : "=r"(remote) : "r"(addr), "r"(rank));
+    asm volatile("ld.shared::cluster.v2.f32 {%0, %1}, [%2];\n" : "=f"(v.x), "=f"(v.y) : "r"(remote) : "memory");
+    return v;
+}
+
+extern "C" __global__ void __cluster_dims__(1, 1, KSPLIT) __launch_bounds__(NTHREADS, 1)
+hgemm_wgmma_decode(int M, int N, int K, float alpha, const __half* __restrict__ A, const __half* __restrict__ B,
+                   float beta, float* __restrict__ C, const __grid_constant__ CUtensorMap tmA,
+                   const __grid_constant__ CUtensorMap tmB)
+{
+    extern __shared__ __align__(1024) unsigned char smem_raw[];
+    const uint32_t raw = static_cast<uint32_t>(__cvta_generic_to_shared(smem_raw));
+    const uint32_t tiles = (raw + 1023) & ~1023u;
+    const uint32_t bars = tiles + RING * STAGE_BYTES;
+    auto full = [&](int s) { return bars + 8u * s; };
+    auto empty = [&](int s) { return bars + 8u * (RING + s); };
+
+    const int n0 = blockIdx.x * TILE, m0 = blockIdx.y * TILE;
+    const int rank = blockIdx.z;                     // the cluster spans z: the CTA's rank in it
+    const int kTiles = (K + wgfp16::BK - 1) / wgfp16::BK;
+    const int kBegin = rank * kTiles / KSPLIT, nMine = (rank + 1) * kTiles / KSPLIT - kBegin;  // k tiles of this CTA
+    const int wg = threadIdx.x / 128, tid = threadIdx.x % 128;
+    const int warp = tid / 32, lane = tid % 32;
+
+    if (threadIdx.x == 0) ring_init(bars, RING, 4);  // a stage is released by the 4 warps that read it
+    __syncthreads();
+
+    // The accumulators in the ring once the k range is done: pair p = (d[2p], d[2p + 1]) of thread
+    // tid of consumer c at float2 index (c * NACC / 2 + p) * 128 + tid (a warp's stores and loads:
+    // 256 contiguous bytes).
+    float2* const acc = reinterpret_cast<float2*>(smem_raw + (tiles - raw));
+    if (wg == CONSUMERS) {                           // the producer warp
+        if (tid == 0) {
+            asm volatile("prefetch.tensormap [%0];\n" :: "l"(reinterpret_cast<uint64_t>(&tmA)) : "memory");
+            asm volatile("prefetch.tensormap [%0];\n" :: "l"(reinterpret_cast<uint64_t>(&tmB)) : "memory");
+            int s = 0, round = 0;
+            for (int i = 0; i < nMine; ++i) {
+                const int kt = kBegin + i;
+                if (round > 0) mbar_wait(empty(s), (round - 1) & 1);
+                const uint32_t sa = tiles + s * STAGE_BYTES;
+                mbar_arrive_expect_tx(full(s), STAGE_BYTES);   // whole boxes, zero-filled or not
+                tma_load_2d(sa, &tmA, kt * wgfp16::BK, m0, full(s));
+                tma_load_2d(sa + BOX_BYTES, &tmB, n0, kt * wgfp16::BK, full(s));
+                if (++s == RING) { s = 0; ++round; }
+            }
+        }
+        __syncwarp();
+    } else {
+        const int c = wg;                            // k tiles c, c + CONSUMERS, ... of the range
+        float d[NACC];
+#pragma unroll
+        for (int i = 0; i < NACC; ++i) d[i] = 0.0f;
+        wgfp16::pin<NACC>(d);
+        int held = -1;
+        for (int i = c; i < nMine; i += CONSUMERS) {
+            const int s = i % RING;
+            mbar_wait(full(s), (i / RING) & 1);
+            const uint32_t sa = tiles + s * STAGE_BYTES, sb = sa + BOX_BYTES;
+            wgmma_fence();
+#pragma unroll
+            for (int k = 0; k < wgfp16::BK / 16; ++k)
+                mma_m64n64k16(d, smem_desc(sa + 32 * k, 16, 1024), smem_desc(sb + 2048 * k, BOX_BYTES, 1024));
+            wgmma_commit();
+            wgfp16::pin<NACC>(d);
+            wgmma_wait<1>();                         // this warpgroup's previous k tile's MMAs have retired...
+            wgfp16::pin<NACC>(d);
+            if (held >= 0 && lane == 0) mbar_arrive(empty(held));   // ...so its stage is free
+            held = s;
+        }
+        wgmma_wait<0>();
+        wgfp16::pin<NACC>(d);
+        // Once every consumer's MMAs have retired (and so every load of the ring has landed), the
+        // ring is free for the accumulators.
+        asm volatile("bar.sync 1, %0;\n" :: "n"(CONSUMERS * 128) : "memory");
+#pragma unroll
+        for (int p = 0; p < NACC / 2; ++p) acc[(c * NACC / 2 + p) * 128 + tid] = make_float2(d[2 * p], d[2 * p + 1]);
+    }
+    cluster_sync();                                  // every CTA's accumulator is written
+
+    if (wg < CONSUMERS) {
+        // This CTA's share: pairs [rank, rank + 1) * NACC / 2 / KSPLIT, by turns over the consumer
+        // warpgroups, each the sum of every consumer of every CTA. Pair p of thread tid holds row
+        // warp * 16 + lane / 4 (+ 8 when p is odd), columns 8 (p / 2) + 2 (lane % 4) + {0, 1}.
+        constexpr int PAIRS = NACC / 2 / KSPLIT;
+        const uint32_t base = tiles + tid * 8u;
+#pragma unroll
+        for (int i = wg; i < PAIRS; i += CONSUMERS) {
+            const int p = rank * PAIRS + i;
+            float2 sum = make_float2(0.0f, 0.0f);
+#pragma unroll
+            for (int r = 0; r < KSPLIT; ++r)
+#pragma unroll
+                for (int cc = 0; cc < CONSUMERS; ++cc) {
+                    const float2 v = load_peer(base + (cc * NACC / 2 + p) * 128u * 8u, r);
+                    sum.x += v.x;
+                    sum.y += v.y;
+                }
+            const int row = m0 + warp * 16 + lane / 4 + 8 * (p & 1);
+            const int col = n0 + 8 * (p / 2) + 2 * (lane % 4);
+            if (row < M && col < N) {                // N is even: the pair lies wholly inside or out
+                float2* const out = reinterpret_cast<float2*>(C + (size_t)row * N + col);
+                float2 v = make_float2(alpha * sum.x, alpha * sum.y);
+                if (beta != 0.0f) {
+                    const float2 c = *out;
+                    v.x += beta * c.x;
+                    v.y += beta * c.y;
+                }
+                *out = v;
+            }
+        }
+    }
+    cluster_sync();                                  // no CTA leaves while a peer reads its ring
+}
