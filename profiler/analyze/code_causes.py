@@ -248,8 +248,10 @@ def bank_conflicts(s: Signals) -> Verdict | None:
 
 
 def epilogue(s: Signals) -> Verdict | None:
+    """Most of the samples after the main loop, warps asleep there left out (`regions`)."""
     r = s.regions or {}
-    share, line_share = number(r.get("epilogue_pct")), number(r.get("epilogue_line_pct"))
+    share = number(r.get("epilogue_pct")) - np.nan_to_num(number(r.get("epilogue_parked_pct")))
+    line_share = number(r.get("epilogue_line_pct"))
     if np.isnan(share) or share < EPILOGUE_MIN_PCT or np.isnan(line_share) or line_share < EPILOGUE_LINE_MIN_PCT:
         return None
     if (serial := serial_epilogue(s) or lone_loads(s)) is not None:  # the epilogue's time is its loads, waited for by turns
@@ -272,13 +274,18 @@ def epilogue(s: Signals) -> Verdict | None:
     cure = cure[:1].upper() + cure[1:]
     return cause("latency", "latency and occupancy", "epilogue", f"epilogue-bound: {fmt_pct(line_share)} of the samples "
                  f"at the epilogue's {line}", f"{fmt_pct(line_share)} of the warps' samples sit at {line}, after the main "
-                 f"loop{waiting} ({fmt_pct(share)} after the loop in all): the epilogue, not the loop, is where the time "
-                 f"goes.",
+                 f"loop{waiting} ({fmt_pct(share)} after the loop in all{_asleep(r)}): the epilogue, not the loop, is "
+                 f"where the time goes.",
                  [f"Samples: prologue {fmt_pct(number(r.get('prologue_pct')))}, main loop {fmt_pct(number(r.get('loop_pct')))}, "
                   f"epilogue {fmt_pct(share)}.",
                   f"Hottest epilogue instruction: `{r['epilogue_code']}`." if r.get("epilogue_code") else "",
                   f"Global accesses request {fmt_num(worst)}x the sectors of coalesced ones (C)." if fix_c else "",
                   hopper_sentence(s), s.sides()], cure)
+
+
+def _asleep(regions: dict) -> str:
+    parked = number(regions.get("epilogue_parked_pct"))
+    return f", besides {fmt_pct(parked)} of warps asleep there" if parked > 0 else ""
 
 
 def serial_epilogue(s: Signals) -> Verdict | None:

@@ -32,15 +32,16 @@ REGIONS = ("prologue", "loop", "epilogue")
 LONE_LOADS = 2
 # Instruction classes whose share of the samples a verdict may quote (`<class>_samples_pct`).
 SAMPLED_CLASSES = ("atomic", "mbarrier", "barrier", "global_store", "local_load", "local_store", "fp64")
-_COLUMNS = ["report", "launch", *[f"{r}_pct" for r in REGIONS], "epilogue_line", "epilogue_line_pct",
+_COLUMNS = ["report", "launch", *[f"{r}_pct" for r in REGIONS], "epilogue_parked_pct", "epilogue_line", "epilogue_line_pct",
             "epilogue_code", "epilogue_top_reason", *[f"{c}_samples_pct" for c in SAMPLED_CLASSES],
             "barrier_stall_at_wgmma_wait_pct", "epilogue_long_scoreboard_pct", "epilogue_serial_load_wait_pct",
             "lone_load_wait_pct", "lone_load_at"]
 
 
 def time_regions(sass: pd.DataFrame) -> pd.DataFrame:
-    """Per launch: prologue_pct, loop_pct, epilogue_pct (shares of all PC samples); the epilogue's
-    hottest source line with its share of all samples, its SASS and its top stall reason; and the
+    """Per launch: prologue_pct, loop_pct, epilogue_pct (shares of all PC samples), and of the
+    epilogue's the share parked at sleeps (`epilogue_parked_pct`); the epilogue's hottest source
+    line (sleeps left out) with its share of all samples, its SASS and its top stall reason; and the
     share of samples at atomics, mbarrier waits, barriers, global stores, local memory and FP64 math;
     the epilogue's long-scoreboard samples, those of them at loads issued between stores
     (`waits_on_loads_after_store`) and, outside the main loop, those at the first use of loads
@@ -246,7 +247,7 @@ def label_regions(group: pd.DataFrame) -> tuple[pd.DataFrame, pd.Series, np.ndar
 
 
 def _split(group: pd.DataFrame) -> dict:
-    empty = {f"{r}_pct": np.nan for r in REGIONS} | {f"{c}_samples_pct": np.nan for c in SAMPLED_CLASSES} | {"epilogue_line": None, "epilogue_line_pct": np.nan,
+    empty = {f"{r}_pct": np.nan for r in REGIONS} | {f"{c}_samples_pct": np.nan for c in SAMPLED_CLASSES} | {"epilogue_parked_pct": np.nan, "epilogue_line": None, "epilogue_line_pct": np.nan,
                                                       "epilogue_code": None, "epilogue_top_reason": None,
                                                       "epilogue_long_scoreboard_pct": np.nan, "epilogue_serial_load_wait_pct": np.nan,
                                                       "lone_load_wait_pct": np.nan, "lone_load_at": None}
@@ -267,7 +268,13 @@ def _split(group: pd.DataFrame) -> dict:
         lone = waits_on_lone_loads(list(g["sass"].astype(str).to_numpy()[outside]), classes[outside], waits[outside])
         out["lone_load_wait_pct"] = 100.0 * lone.sum() / total
         out["lone_load_at"] = _source_at(g.iloc[outside[lone.argmax()]]) if lone.any() and lone.max() > 0 else None
-    tail = g[region == 2]
+    # A warp asleep (NANOSLEEP: the back-off of an mbarrier wait) issues nothing and holds no unit:
+    # parked there, a warp-specialised role with nothing left to do waits for the others (cuBLAS's
+    # nvjet kernel at 64x4096x4096: 44% of its samples at one sleep after the loop), so the
+    # epilogue's working share and its hottest line leave the sleeps out.
+    asleep = np.asarray(ops == "NANOSLEEP")
+    out["epilogue_parked_pct"] = 100.0 * samples[(region == 2) & asleep].sum() / total
+    tail = g[(region == 2) & ~asleep]
     tail = tail[tail["samples"].fillna(0) > 0]
     if tail.empty:
         return empty | out

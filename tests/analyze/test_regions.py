@@ -173,6 +173,29 @@ def test_the_epilogue_share_of_serial_waits_is_of_all_samples():
     assert pd.isna(r["epilogue_serial_load_wait_pct"])
 
 
+def test_warps_asleep_after_the_loop_are_parked_not_the_epilogue_at_work():
+    """A warp-specialised kernel's idle role sleeps on an mbarrier after the loop (cuBLAS's nvjet
+    kernel at 64x4096x4096: 44% of its samples at one NANOSLEEP): the sleep is counted apart and
+    the epilogue's hottest line is the hottest one at work; the epilogue verdict reads the share
+    at work."""
+    from helpers.cause_signals import signals
+
+    from profiler.analyze.code_causes import epilogue
+
+    rows = [("MOV R1, R2", 1, 2), ("HGMMA.64x64x16.F32 R24, gdesc[UR4], R24", 100, 30), ("@P0 BRA ->1", 100, 2),
+            ("UTMASTG.2D [UR8], [UR6]", 1, 10),
+            ("SYNCS.PHASECHK.TRANS64.TRYWAIT P3, [UR22+0x10], R5", 90, 0),
+            ("@!P3 NANOSLEEP.SYNCS 0xc350", 90, 50), ("@!P3 BRA ->4", 90, 1), ("EXIT", 1, 5)]
+    r = time_regions(sass(rows)).iloc[0]
+    assert r["epilogue_pct"] == pytest.approx(100 * 66 / 100) and r["epilogue_parked_pct"] == pytest.approx(50.0)
+    assert r["epilogue_line"] == 3 and r["epilogue_line_pct"] == pytest.approx(10.0)
+    assert epilogue(signals(regions=r.to_dict())) is None  # 16% at work after the loop
+    awake = time_regions(sass([(t, e, 0 if "NANOSLEEP" in t else n) for t, e, n in rows[:5]]
+                              + [("STG.E [R6], R4", 90, 50)] + rows[6:])).iloc[0]
+    assert awake["epilogue_parked_pct"] == 0.0 and awake["epilogue_line"] == 5
+    assert epilogue(signals(regions=awake.to_dict())).cause == "epilogue"
+
+
 def test_the_ladder_tells_the_time_after_the_main_loop():
     """The committed H200 run: wgmma's tensor-core loop leaves its C epilogue most of the time
     (the stalls at its C load that issue 13 quotes), and the ladder row says so against wmma_smem;
