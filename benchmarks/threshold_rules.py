@@ -12,7 +12,7 @@ with cuBLAS.
 - `tall32` (an `ahead` rule of `best`), fitted on the sample suite: `N <= n and M >= m and K >=
   k`. No member may take a shape of the default suite, the regression set of the rules derived
   from it (32768x64x1024 would be one: tall32's 128x64 tiles ran it at 78% of cuBLAS against
-  `best`'s 94%, H200, 2026-11-28-h200/tall32-variants).
+  `best`'s 94%, H200, 2026-11-28-h200/runs-b.tar.xz, tall32-variants/).
 - `splitk64x64x8` (an `ahead` rule of `best`), fitted on the sample suite: `M > 16 and M <= m and
   N >= n and K >= k` (skinny32 takes M <= 16), decode-sized products that `best`'s derived rules send to stream-K's 128x256 tiles
   (mostly empty rows at M <= 64); again no member may take a default-suite shape.
