@@ -2,8 +2,8 @@
 wgmma_persist128, wgmma_splitk128, wgmma_tailsplit, wgmma_tailsplit128, wgmma_pingpong,
 wgmma_tmastore, wgmma_tmastore_deep), the element-loading wgmma_unaligned128, the staging
 wgmma_staged, wgmma_staged128, wgmma_stagedsplit128 and wgmma_stagedstore, the small-M skinny,
-skinny_any, wgmma_swap64 and wgmma_decode, the fallbacks wmma_ragged and wmma_tiny and the dispatcher best-fp16
-pass on whole-tile and ragged shapes: M of one row and of a partial tile, N and K multiples of 8 that end mid-tile, K below one
+skinny_any, wgmma_swap64 and wgmma_decode, the fallbacks wmma_ragged and wmma_tiny and the
+dispatcher best-fp16 pass on whole-tile and ragged shapes: M of one row and of a partial tile, N and K multiples of 8 that end mid-tile, K below one
 k tile and ringing round the stages many times, more tiles than CTAs (each CTA of a persistent
 grid runs several, the ring continuing from tile to tile), and for the any-shape rungs odd leading
 dimensions. Verified by the bench (beta = 0 on NaN-poisoned C, then beta != 0). Runs on the
@@ -80,7 +80,8 @@ def test_best_fp16_runs_what_its_rules_choose():
     needed = list({r.kernel: BY_NAME[r.kernel] for r in best.ordered}.values())
     cubins = {b.spec.name: str(b.cubin) for b in build_all(needed, "sm_90a")}
     # derived rules, then each `ahead` rule: decode (wgmma_decode at M 5-48 where its clusters fill
-    # 116-132 SMs, wgmma_swap64 at M 49-128 with a long B, skinny below and beside them), odd with few tiles and a long K (skinny_any; wgmma_stagedsplit128 from 8
+    # 116-132 SMs, wgmma_swap64 at M 49-128 with a long B, skinny below and beside them), odd with
+    # few tiles and a long K (skinny_any; wgmma_stagedsplit128 from 8
     # tiles of 128x128 and M >= 129), rows off the sectors with tiles for every SM
     # (wgmma_stagedstore: 3000^3), odd and large (wgmma_staged), odd otherwise (wgmma_staged128),
     # aligned with 128x256 tiles for at most half the SMs and a long K (wgmma_splitk128)
