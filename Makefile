@@ -65,11 +65,13 @@ pack-fixtures:
 	$(PYTHON) tests/helpers/captures.py pack
 
 # The diagnosis graded against what is known: the foreign corpus (the cases it was set on, then the
-# held-out ones) and the planted probes.
+# held-out ones), gemmprof's own captures of kernels it did not write (cuBLAS) and the planted probes.
 accuracy: venv fixtures
 	$(GEMMPROF) accuracy tests/data/foreign-h200/truth.toml
 	$(GEMMPROF) accuracy tests/data/foreign-h200/holdout.toml
-	$(GEMMPROF) accuracy --probes tests/data/probes-h100 tests/data/foreign-h200/truth.toml tests/data/foreign-h200/holdout.toml
+	$(GEMMPROF) accuracy tests/data/foreign-h200/reference.toml
+	$(GEMMPROF) accuracy --probes tests/data/probes-h100 tests/data/foreign-h200/truth.toml tests/data/foreign-h200/holdout.toml \
+		tests/data/foreign-h200/reference.toml
 
 build: venv
 	$(VENV)/bin/gemmprof build

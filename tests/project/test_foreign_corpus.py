@@ -1,6 +1,7 @@
 """The foreign corpus (tests/programs/corpus/, captured into tests/data/foreign-h200/): kernels
 gemmprof did not write, each graded against the truth decided for it (truth.toml, and
-holdout.toml for the cases the diagnosis was not tuned on). Every verdict that is right is held
+holdout.toml for the cases the diagnosis was not tuned on; reference.toml for such kernels
+captured by gemmprof's own commands, its cuBLAS reference). Every verdict that is right is held
 here; the gaps the corpus was built to show are held one by one."""
 
 from __future__ import annotations
@@ -18,11 +19,12 @@ from profiler.analyze.accuracy import RIGHT, grade, parse_truth, verdict_words
 
 CORPUS = DATA / "foreign-h200"
 PROGRAM = REPO / "tests" / "programs" / "corpus" / "corpus.py"
-TABLES = ("truth.toml", "holdout.toml")
+TABLES = ("truth.toml", "holdout.toml")  # the corpus program's cases
+REFERENCE = "reference.toml"  # launches of gemmprof's own runs
 
 
-def truths() -> list:
-    return [t for name in TABLES for t in parse_truth((CORPUS / name).read_text(), name)]
+def truths(tables: tuple[str, ...] = TABLES) -> list:
+    return [t for name in tables for t in parse_truth((CORPUS / name).read_text(), name)]
 
 
 def cases_of_the_program() -> set[str]:
@@ -60,7 +62,7 @@ def launch_of(truth):
 
 
 @pytest.mark.ncu
-@pytest.mark.parametrize("truth", truths(), ids=lambda t: t.name)
+@pytest.mark.parametrize("truth", truths((*TABLES, REFERENCE)), ids=lambda t: t.name)
 def test_the_verdict_is_right(truth):
     v = launch_of(truth).verdict
     g = grade(truth, v.cause, v.ranked, verdict_words(v.problem, v.summary, v.cure))
