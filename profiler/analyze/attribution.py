@@ -28,6 +28,7 @@ import re
 import numpy as np
 import pandas as pd
 
+from .instruction_mix import SLEEP_OPCODE
 from .regions import label_regions
 from .values import per_launch
 
@@ -59,7 +60,7 @@ def bucket_of(cls: str, op: str, reason: str) -> str:
     (`instruction_mix`), stalled for `reason` (a stall-table reason)."""
     if op == "WARPGROUP" or reason == "gmma":
         return "mma_wait"
-    if cls == "mbarrier" or op == "NANOSLEEP" or reason == "sleeping":
+    if cls == "mbarrier" or op == SLEEP_OPCODE or reason == "sleeping":
         return "mbarrier"
     if reason == "long_scoreboard":
         return "global_wait"

@@ -37,6 +37,8 @@ OPCODE_CLASSES = {
     "IGMMA": "mma",
     "DMMA": "mma",
 }
+# A warp's back-off while it waits (on an mbarrier, as a rule): it issues nothing and holds no unit.
+SLEEP_OPCODE = "NANOSLEEP"
 MIX_CLASSES = ("ffma", "fp64", "mma", "global_load", "global_store", "local_load", "local_store", "shared_load",
                "shared_store", "async_copy", "tma", "mbarrier", "atomic", "barrier", "other")
 # Classes counted per math instruction (`<class>_per_math`).

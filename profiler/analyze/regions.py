@@ -21,7 +21,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from .instruction_mix import OPCODE_CLASSES, opcodes, operands
+from .instruction_mix import OPCODE_CLASSES, SLEEP_OPCODE, opcodes, operands
 from .techniques import HOT_SHARE
 from .values import file_name, per_launch
 
@@ -272,7 +272,7 @@ def _split(group: pd.DataFrame) -> dict:
     # parked there, a warp-specialised role with nothing left to do waits for the others (cuBLAS's
     # nvjet kernel at 64x4096x4096: 44% of its samples at one sleep after the loop), so the
     # epilogue's working share and its hottest line leave the sleeps out.
-    asleep = np.asarray(ops == "NANOSLEEP")
+    asleep = np.asarray(ops == SLEEP_OPCODE)
     out["epilogue_parked_pct"] = 100.0 * samples[(region == 2) & asleep].sum() / total
     tail = g[(region == 2) & ~asleep]
     tail = tail[tail["samples"].fillna(0) > 0]
