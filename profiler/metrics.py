@@ -20,9 +20,22 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
-import numpy as np
-
 from .stall_table import BY_REASON, COST_REASONS, LAUNCH_REASONS, SAMPLED_NAMES
+
+
+class _NumpyOnFirstUse:
+    """numpy, imported when a derived column is first computed: `gemmprof profile` reads this
+    table (ncu's --metrics) just before it starts ncu, and numpy's import would delay that start
+    by a quarter of a second. The first use puts numpy itself in the module's `np`."""
+
+    def __getattr__(self, name: str):
+        import numpy
+
+        globals()["np"] = numpy
+        return getattr(numpy, name)
+
+
+np: Any = _NumpyOnFirstUse()
 
 LAUNCH = "launch"
 INSTRUCTION = "instruction"

@@ -6,6 +6,7 @@ the user can fix surface as one line (`GemmprofError`), never a traceback.
 
 from __future__ import annotations
 
+import functools
 import gc
 import importlib
 import shutil
@@ -22,27 +23,52 @@ from ..errors import GemmprofError, GemmprofWarning
 # 89 lines, where the boxes took 171 and cut `--kernel-regex` short).
 RICH_HELP_MIN_COLUMNS = 100
 
-app = typer.Typer(
-    name="gemmprof",
-    help=(
-        "Why is my SGEMM slower than cuBLAS? Build and verify a ladder of CUDA SGEMM kernels, "
-        "time them against cuBLAS, profile them under Nsight Compute and read the counters back."
-    ),
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_show_locals=False,
-    # docstring paragraphs reflow to the terminal width, boxed where it is wide enough
-    rich_markup_mode="markdown" if shutil.get_terminal_size().columns >= RICH_HELP_MIN_COLUMNS else None,
-    context_settings={"help_option_names": ["-h", "--help"]},
-)
-
 # Each module defines a function of the same name as its command (with '-' as '_').
 COMMANDS = ["env", "build", "bench", "profile", "analyze", "roofline", "report", "compare", "dispatch", "new",
             "accuracy"]
 
-for _name in COMMANDS:
-    _module = importlib.import_module(f"{__name__}.{_name.replace('-', '_')}")
-    app.command(_name)(getattr(_module, _name.replace("-", "_")))
+
+def new_app(names: list[str] = COMMANDS, boxed_help: bool | None = None) -> typer.Typer:
+    """The app with the commands `names` (each command's module imported): `main` asks for the
+    one command it runs, since importing the other commands' modules (the dispatcher, bench,
+    report ...) would cost each run a tenth of a second, a tenth of what `profile` adds to ncu.
+    `boxed_help`: Rich's boxed --help (by default where the terminal is wide enough); without
+    it, Rich's help formatting is never imported (another tenth of a second)."""
+    if boxed_help is None:
+        boxed_help = shutil.get_terminal_size().columns >= RICH_HELP_MIN_COLUMNS
+    if boxed_help:
+        _one_line_rich_errors()
+    app = typer.Typer(
+        name="gemmprof",
+        help=(
+            "Why is my SGEMM slower than cuBLAS? Build and verify a ladder of CUDA SGEMM kernels, "
+            "time them against cuBLAS, profile them under Nsight Compute and read the counters back."
+        ),
+        no_args_is_help=True,
+        add_completion=False,
+        pretty_exceptions_show_locals=False,
+        # docstring paragraphs reflow to the terminal width, boxed where it is wide enough
+        rich_markup_mode="markdown" if boxed_help else None,
+        context_settings={"help_option_names": ["-h", "--help"]},
+    )
+    app.callback()(_options)
+    for name in names:
+        module = importlib.import_module(f"{__name__}.{name.replace('-', '_')}")
+        app.command(name)(getattr(module, name.replace("-", "_")))
+    return app
+
+
+@functools.cache
+def _every_command() -> typer.Typer:
+    return new_app()
+
+
+def __getattr__(name: str):
+    """`profiler.cli.app`: the app with every command, made when first asked for (tests, the
+    notebook API's --help)."""
+    if name == "app":
+        return _every_command()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 # How an option's value reads in --help, by the type typer would print (`<list[Path]>`, `<str>`).
@@ -51,13 +77,14 @@ METAVARS = {"str": "TEXT", "Path": "PATH", "path": "PATH", "file": "FILE", "dire
             "int range": "INT", "float": "NUMBER", "float range": "NUMBER", "int,int,int": "M N K", "bool": ""}
 
 
-def command():
-    """`app` as the click command it runs as, each option's metavar readable (TEXT, PATH, INT,
-    NUMBER, M N K, nothing after a flag; a repeatable option says so in its help) where the
-    option names none of its own."""
+def command(names: list[str] = COMMANDS, boxed_help: bool | None = None):
+    """The app of the commands `names` as the click command it runs as, each option's metavar
+    readable (TEXT, PATH, INT, NUMBER, M N K, nothing after a flag; a repeatable option says so
+    in its help) where the option names none of its own."""
     from typer.core import TyperArgument, TyperOption
 
-    cmd = typer.main.get_command(app)
+    every = names == COMMANDS and boxed_help is None
+    cmd = typer.main.get_command(_every_command() if every else new_app(names, boxed_help))
     for sub in [cmd, *getattr(cmd, "commands", {}).values()]:
         for param in sub.params:
             if not isinstance(param, (TyperOption, TyperArgument)):
@@ -111,7 +138,6 @@ def _print_version(value: bool) -> None:
         raise typer.Exit()
 
 
-@app.callback()
 def _options(
     _version: bool = typer.Option(False, "--version", callback=_print_version, is_eager=True, help="Print the version and exit."),
 ) -> None:
@@ -143,12 +169,17 @@ def _one_line_usage_error(exc) -> None:
     typer.secho(f"gemmprof: error: {exc.format_message().rstrip('.')} (see '{where}')", fg=typer.colors.RED, err=True)
 
 
-# Typer looks this up when a usage error ends a command (typer.rich_utils.rich_format_error);
-# with the plain help of a narrow terminal, click shows the error itself (`show`: Typer's own
-# copy of click where it has one, else click's).
-import typer.rich_utils  # noqa: E402
+@functools.cache
+def _one_line_rich_errors() -> None:
+    """With Rich's boxed help, Typer shows a usage error through `typer.rich_utils`; it shows it
+    in one line too, as every error."""
+    import typer.rich_utils
 
-typer.rich_utils.rich_format_error = _one_line_usage_error
+    typer.rich_utils.rich_format_error = _one_line_usage_error
+
+
+# Without Rich's help, click shows a usage error itself (`show`: Typer's own copy of click where
+# it has one, else click's).
 try:
     from typer._click import exceptions as _click_exceptions  # noqa: E402
 except ImportError:
@@ -174,7 +205,8 @@ def main() -> None:
         if signal.getsignal(sig) is not signal.SIG_IGN:  # a shell that ignores SIGINT keeps it ignored
             signal.signal(sig, _interrupt)
     try:
-        command()(prog_name="gemmprof")  # also under `python -m profiler`
+        argv = sys.argv[1:]
+        command(_asked_for(argv), boxed_help=_boxed_help(argv))(prog_name="gemmprof")  # also under `python -m profiler`
     except GemmprofError as exc:
         _end_quickly()
         typer.secho(f"gemmprof: error: {exc}", fg=typer.colors.RED, err=True)
@@ -186,6 +218,19 @@ def main() -> None:
             _interrupted()
         _end_quickly()
         raise
+
+
+def _asked_for(argv: list[str]) -> list[str]:
+    """The one command that `argv` runs, or all of them (`gemmprof -h`, a mistyped command,
+    an option before the command: their messages list or check every command)."""
+    return argv[:1] if argv[:1] and argv[0] in COMMANDS else COMMANDS
+
+
+def _boxed_help(argv: list[str]) -> bool:
+    """Rich's boxed help where help is asked for (-h, or no command at all) and the terminal is
+    wide enough."""
+    helping = not argv or "-h" in argv or "--help" in argv
+    return helping and shutil.get_terminal_size().columns >= RICH_HELP_MIN_COLUMNS
 
 
 def _end_quickly() -> None:

@@ -165,6 +165,7 @@ def target_argv(job: str) -> list[str]:
 
 # One line per profiled launch: '==PROF== Profiling "name" - 0: 0%....100% - 38 passes' ('1 pass'
 # when one suffices; the tail goes missing when a warning interrupts the line, the launch still counts).
+_PROFILING_START = '==PROF== Profiling "'
 _PROFILING = re.compile(r'==PROF== Profiling "(?P<kernel>[^"]+)"(?:.*?(?P<passes>\d+) pass(?:es)?\b)?')
 
 
@@ -178,29 +179,30 @@ class NcuResult:
 
 def run_ncu(cmd: list[str], env: dict, on_kernel: Callable[[str, int], None] | None = None,
             on_line: Callable[[str], None] | None = None, target_output: bool = True,
-            cwd: Path | None = None, on_started: Callable[[], None] | None = None) -> NcuResult:
+            cwd: Path | None = None, on_replay: Callable[[], None] | None = None) -> NcuResult:
     """Run ncu, stream its output, and collect the profiled kernels and the target's JSON line
     (`target_output`: only gemmprof's own target prints one; a program's lines are its own).
-    `on_started`: called once ncu is running, for work that can wait for it (it then runs
-    beside ncu instead of before it).
+    `on_replay`: called once, when ncu starts to replay the first kernel it profiles (its line
+    begins; the passes end it), for side work that would otherwise slow the target's start: from
+    there on the GPU works and the target waits.
     Interrupted (Ctrl-C, SIGTERM), ncu is asked to stop first, so it can end the program and
     write what it has, and killed only if it does not within STOP_GRACE_S."""
     import json
 
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env, cwd=cwd,
-                            errors="replace")
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, cwd=cwd)
     lines: list[str] = []
-    if on_started:
-        try:
-            on_started()
-        except BaseException:
-            stop(proc)
-            raise
     kernels: list[tuple[str, int]] = []
     target = None
+    replaying = []
+
+    def seen(text: str) -> None:
+        if on_replay and not replaying and text.startswith(_PROFILING_START):
+            replaying.append(True)
+            on_replay()
+
     try:
-        for line in proc.stdout:
-            line = line.rstrip("\n")
+        for line in output_lines(proc.stdout, on_partial=seen):
+            seen(line)
             lines.append(line)
             if on_line:
                 on_line(line)
@@ -216,6 +218,26 @@ def run_ncu(cmd: list[str], env: dict, on_kernel: Callable[[str, int], None] | N
         stop(proc)
         raise
     return NcuResult(code, lines, target, kernels)
+
+
+def output_lines(stream, on_partial: Callable[[str], None]):
+    """The lines of a byte stream as they complete, decoded (ended by \\n, \\r\\n or \\r, as a
+    program's progress bar ends them); `on_partial` sees the start of a line that has not ended
+    yet (ncu prints a kernel's name, then a dot every few replay passes, then the count)."""
+    pending = b""
+    while chunk := os.read(stream.fileno(), 1 << 16):
+        pending += chunk
+        *done, pending = _LINE_END.split(pending)
+        for raw in done:
+            yield raw.decode(errors="replace")
+        if pending.rstrip(b"\r"):
+            on_partial(pending.decode(errors="replace"))
+    if pending.rstrip(b"\r"):
+        yield pending.rstrip(b"\r").decode(errors="replace")
+
+
+# A \r at the end of what has arrived may be the first half of \r\n: it waits for the next chunk.
+_LINE_END = re.compile(rb"\r\n|\r(?!\Z)|\n")
 
 
 STOP_GRACE_S = 10.0

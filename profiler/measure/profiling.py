@@ -36,7 +36,8 @@ class Callbacks:
     """Progress hooks; all optional."""
 
     starting: Callable[[int, ProfileJob], None] = lambda i, job: None
-    ncu_started: Callable[[int, ProfileJob], None] = lambda i, job: None  # ncu is running: time for side work
+    # ncu replays the job's kernel: time for side work (before it, the work would slow the target's start)
+    replaying: Callable[[int, ProfileJob], None] = lambda i, job: None
     skipped: Callable[[str], None] = lambda stem: None
     kernel_seen: Callable[[int, ProfileJob, str, int], None] = lambda i, job, kernel, passes: None
     finished: Callable[[dict], None] = lambda record: None
@@ -65,14 +66,16 @@ def profile_jobs(run: RunDir, jobs: list[ProfileJob], shape: tuple[int, int, int
             on.starting(i, job)
             cubin = cubin_for(job.name) if job.spec else None
 
-            def started(i=i, job=job) -> None:
-                if not servers:  # its imports and reader warm up while ncu runs the first job
+            def replaying(i=i, job=job) -> None:
+                if not servers:  # its imports and reader warm up while ncu replays the first job's kernel
                     servers.append(ExtractServer())
-                on.ncu_started(i, job)
+                on.replaying(i, job)
 
-            attempt = run_target(job, shape, opts, cubin, ncu_dir, env, on_started=started,
+            attempt = run_target(job, shape, opts, cubin, ncu_dir, env, on_replay=replaying,
                                  on_kernel=lambda kernel, passes: on.kernel_seen(i, job, kernel, passes))
             final, record = commit_report(run, job, shape, attempt, compress)
+            if not servers:  # ncu never said it replayed (its output's form changed): started now
+                servers.append(ExtractServer())
             servers[0].submit(final)  # read while ncu runs the next job
             on.finished(record)
     except BaseException:  # a failed ncu run, or an interrupt: the reports so far are read, then the server ends
@@ -95,7 +98,7 @@ class TargetRun:
 
 def run_target(job: ProfileJob, shape, opts: NcuOptions, cubin: str | None, workdir: Path, env: dict,
                on_kernel: Callable[[str, int], None] | None = None,
-               on_started: Callable[[], None] | None = None) -> TargetRun:
+               on_replay: Callable[[], None] | None = None) -> TargetRun:
     """Profile one job under ncu into `workdir` (a run's ncu/ folder, or a worker's scratch
     folder). Raises the one-line error of a failed ncu run, leaving no partial report."""
     M, N, K = shape
@@ -105,7 +108,7 @@ def run_target(job: ProfileJob, shape, opts: NcuOptions, cubin: str | None, work
     tmp_base = workdir / f".{stem}.partial"
     command = ncu_command(opts, tmp_base, target_argv(target_job))
     t0 = time.perf_counter()
-    result = run_ncu(command, env, on_kernel=on_kernel, on_started=on_started)
+    result = run_ncu(command, env, on_kernel=on_kernel, on_replay=on_replay)
     wall = time.perf_counter() - t0
     partial = tmp_base.with_name(tmp_base.name + ".ncu-rep")
     error = failure(result, f"{job.name} {M}x{N}x{K}")

@@ -223,7 +223,7 @@ def _profile_all(work: _Work, plan, progress: Progress):
         if plan is None:
             hooks = Callbacks(
                 starting=starting,
-                ncu_started=lambda i, job: _importing(),
+                replaying=lambda i, job: _importing(),
                 skipped=skipped,
                 kernel_seen=lambda i, job, k, p: bar.describe(f"[{i}/{len(jobs)}] {job.name}: {k[:40]} {p} passes"),
                 finished=finished,

@@ -68,16 +68,28 @@ def test_each_gpu_gets_its_own_ncu_lock(tmp_path, monkeypatch):
     assert "TMPDIR" not in lock_per_gpu({}, "GPU-ccc")
 
 
-def test_on_started_runs_while_ncu_runs_and_a_failure_there_stops_it(tmp_path, monkeypatch):
-    """Side work waits for ncu's start, not for its end; if the side work fails, ncu is not left running."""
+def test_on_replay_runs_when_a_kernel_line_begins_and_a_failure_there_stops_ncu(tmp_path, monkeypatch):
+    """Side work waits for ncu to start replaying a kernel (its line begins), not for the line's
+    end nor ncu's; if the side work fails, ncu is not left running."""
     import sys
 
     from profiler.measure import ncu
 
-    gate = tmp_path / "started"
-    script = f"import pathlib, time\nwhile not pathlib.Path({str(gate)!r}).exists(): time.sleep(0.01)\nprint('done')"
-    result = ncu.run_ncu([sys.executable, "-c", script], {}, on_started=gate.touch, target_output=False)
-    assert result.returncode == 0 and result.lines == ["done"]  # it would hang had on_started waited for the end
+    gate = tmp_path / "replaying"
+    script = ("import pathlib, sys, time\nprint('==PROF== Connected to process 1', flush=True)\n"
+              "sys.stdout.write('==PROF== Profiling \"k\" - 0: 0%..'); sys.stdout.flush()\n"
+              f"while not pathlib.Path({str(gate)!r}).exists(): time.sleep(0.01)\n"
+              "print('..100% - 38 passes')\nprint('done')")
+    seen = []
+    result = ncu.run_ncu([sys.executable, "-c", script], {}, on_replay=gate.touch, target_output=False,
+                         on_kernel=lambda kernel, passes: seen.append((kernel, passes)))
+    assert result.returncode == 0 and seen == [("k", 38)]  # it would hang had on_replay waited for the line's end
+    assert result.lines[1:] == ['==PROF== Profiling "k" - 0: 0%....100% - 38 passes', "done"]
+
+    called = []
+    ncu.run_ncu([sys.executable, "-c", "print('no kernel\\rprogress\\r\\nend')"], {}, on_replay=lambda: called.append(1),
+                target_output=False)
+    assert called == []  # a run that profiles nothing never replays
 
     stopped = []
     monkeypatch.setattr(ncu, "stop", lambda proc: stopped.append(proc) or proc.kill() or proc.wait())
@@ -85,6 +97,40 @@ def test_on_started_runs_while_ncu_runs_and_a_failure_there_stops_it(tmp_path, m
     def fail():
         raise RuntimeError("side work failed")
 
+    kernel_then_sleep = "print('==PROF== Profiling \"k\" - 0: 0%', flush=True); import time; time.sleep(60)"
     with pytest.raises(RuntimeError, match="side work"):
-        ncu.run_ncu([sys.executable, "-c", "import time; time.sleep(60)"], {}, on_started=fail, target_output=False)
+        ncu.run_ncu([sys.executable, "-c", kernel_then_sleep], {}, on_replay=fail, target_output=False)
     assert len(stopped) == 1 and stopped[0].poll() is not None
+
+
+def test_output_lines_end_at_each_newline_and_carriage_return_as_a_text_stream_would(tmp_path):
+    """A program's progress bar (\\r) ends lines as Python's text streams end them; a \\r\\n split
+    across two reads is one end."""
+    import os
+
+    from profiler.measure.ncu import output_lines
+
+    import threading
+    import time
+
+    read, write = os.pipe()
+
+    def writer():  # one read each, as ncu's output arrives
+        for chunk in (b"a\r\nb\rc\n==PROF== Profiling", b' "k" 0%..\r', b"\n", b"tail"):
+            os.write(write, chunk)
+            time.sleep(0.1)
+        os.close(write)
+
+    class Stream:
+        def fileno(self):
+            return read
+
+    partial = []
+    thread = threading.Thread(target=writer)
+    thread.start()
+    assert list(output_lines(Stream(), partial.append)) == ["a", "b", "c", '==PROF== Profiling "k" 0%..', "tail"]
+    thread.join()
+    os.close(read)
+    assert partial == ["==PROF== Profiling", '==PROF== Profiling "k" 0%..\r', "tail"]
+
+

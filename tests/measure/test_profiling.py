@@ -75,8 +75,8 @@ def test_profile_jobs_skips_reports_already_there_unless_forced(tmp_path, monkey
     (run.path / "ncu" / "naive_512x256x128.ncu-rep.xz").write_bytes(b"old")
     ran, skipped = [], []
 
-    def fake_run_target(job, shape, opts, cubin, workdir, env, on_kernel=None, on_started=None):
-        on_started()
+    def fake_run_target(job, shape, opts, cubin, workdir, env, on_kernel=None, on_replay=None):
+        on_replay()
         ran.append((job.name, cubin))
         return attempt(workdir, job.name)
 
@@ -100,9 +100,9 @@ def test_profile_jobs_skips_reports_already_there_unless_forced(tmp_path, monkey
     assert sorted(p.name for p in (run.path / "ncu").iterdir()) == ["naive_512x256x128.ncu-rep", "smem_512x256x128.ncu-rep"]
 
 
-def test_the_background_reader_starts_once_the_first_ncu_run_has_started(tmp_path, monkeypatch):
+def test_the_background_reader_starts_once_ncu_replays_the_first_kernel(tmp_path, monkeypatch):
     """Not while the run is prepared and the kernels built (nothing to read yet, and ncu would
-    start later), and once."""
+    start later), nor while the target starts (its imports would slow it), and once."""
     run = RunDir.create(tmp_path / "run", {"run_id": "r"})
     started = []
 
@@ -117,9 +117,9 @@ def test_the_background_reader_starts_once_the_first_ncu_run_has_started(tmp_pat
         assert started == []  # the build waited for with no reader started
         return name
 
-    def fake_run_target(job, shape, opts, cubin, workdir, env, on_kernel=None, on_started=None):
+    def fake_run_target(job, shape, opts, cubin, workdir, env, on_kernel=None, on_replay=None):
         assert len(started) <= 1
-        on_started()
+        on_replay()
         assert len(started) == 1
         return attempt(workdir, job.name)
 
@@ -144,8 +144,8 @@ def test_a_failed_ncu_run_ends_the_background_reader_once_it_has_read_the_report
             events.append(("wait",))
             return 0
 
-    def fake_run_target(job, shape, opts, cubin, workdir, env, on_kernel=None, on_started=None):
-        on_started()
+    def fake_run_target(job, shape, opts, cubin, workdir, env, on_kernel=None, on_replay=None):
+        on_replay()
         if job.name == "smem":
             raise GemmprofError("ncu failed on smem")
         return attempt(workdir, job.name)
