@@ -18,7 +18,8 @@ over 1024-32768, both multiples of 8: the shapes a rule for a decode kernel is c
     python benchmarks/sample_shapes.py --decode --name decode --count 40 --seed 62
 
 With --decode --weights, the decode steps of LLM inference only: M log-uniform over 1-128
-against the weights of 7B-70B models (WEIGHTS).
+against the weights of 7B-70B models (WEIGHTS). --rows LOW HIGH draws M over LOW-HIGH instead:
+more shapes where a rule's bound on M is decided.
 
     python benchmarks/sample_shapes.py --decode --weights --name decode-llm --count 30 --seed 64
 
@@ -104,7 +105,8 @@ def sectors(count: int, seed: int, name: str) -> list[tuple[int, int, int]]:
     return out
 
 
-def decode(count: int, seed: int, name: str, weights: bool = False) -> list[tuple[int, int, int]]:
+def decode(count: int, seed: int, name: str, weights: bool = False, rows: tuple[int, int] = (1, 128)
+           ) -> list[tuple[int, int, int]]:
     rng = random.Random(seed)
     taken = {shape for suite, shapes in parse_suites(SUITES_PATH.read_text()).items() if suite != name for shape in shapes}
 
@@ -113,7 +115,7 @@ def decode(count: int, seed: int, name: str, weights: bool = False) -> list[tupl
 
     out: list[tuple[int, int, int]] = []
     while len(out) < count:
-        m = max(1, round(draw(1, 128)))
+        m = max(1, round(draw(*rows)))
         shape = (m, *rng.choice(WEIGHTS)) if weights else (m, round(draw(1024, 16384) / 8) * 8, round(draw(1024, 32768) / 8) * 8)
         if fits(*shape) and shape not in taken:
             taken.add(shape)
@@ -130,23 +132,29 @@ def main(argv: list[str]) -> int:
     drawn.add_argument("--sectors", action="store_true", help="only FP16 rows TMA reads in place that are not whole sectors")
     drawn.add_argument("--decode", action="store_true", help="only decode steps: M 1-128, N and K multiples of 8")
     parser.add_argument("--weights", action="store_true", help="with --decode: N and K those of LLM weights")
+    parser.add_argument("--rows", type=int, nargs=2, metavar=("LOW", "HIGH"), default=(1, 128),
+                        help="with --decode: M log-uniform over LOW-HIGH (default 1-128)")
     args = parser.parse_args(argv)
-    if args.weights and not args.decode:
-        parser.error("--weights goes with --decode")
+    if (args.weights or tuple(args.rows) != (1, 128)) and not args.decode:
+        parser.error("--weights and --rows go with --decode")
+    if not 1 <= args.rows[0] <= args.rows[1]:
+        parser.error("--rows LOW HIGH: 1 <= LOW <= HIGH")
     if args.decode:
-        shapes = decode(args.count, args.seed, args.name, args.weights)
+        shapes = decode(args.count, args.seed, args.name, args.weights, tuple(args.rows))
     else:
         shapes = (sectors if args.sectors else sample)(args.count, args.seed, args.name)
     items = [f'"{m}x{n}x{k}"' for m, n, k in shapes]
     lines = [", ".join(items[i:i + 6]) + "," for i in range(0, len(items), 6)]
+    low, high = args.rows
     what = ("M 257-16384 and N, K of FP16 rows that are not whole 32-byte sectors (N a multiple of 8), at least 2^31 "
             "multiply-adds" if args.sectors else
-            "LLM decode steps, log-uniform M 1-128 against 7B-70B weights" if args.weights else
-            "decode steps, log-uniform M 1-128, N 1024-16384 and K 1024-32768, N and K multiples of 8" if args.decode else
+            f"LLM decode steps, log-uniform M {low}-{high} against 7B-70B weights" if args.weights else
+            f"decode steps, log-uniform M {low}-{high}, N 1024-16384 and K 1024-32768, N and K multiples of 8" if args.decode else
             "log-uniform M, N, K 16-65536, LLM decode M 1-256 and prefill against 7B-70B weights, attention-sized products")
     print(f"[suite.{args.name}]")
     print(f'description = "{len(shapes)} shapes no other suite lists (benchmarks/sample_shapes.py '
-          f'{"--sectors " * args.sectors}{"--decode " * args.decode}{"--weights " * args.weights}--name {args.name} --count {args.count} --seed {args.seed}): {what}"')
+          f'{"--sectors " * args.sectors}{"--decode " * args.decode}{"--weights " * args.weights}'
+          f'{f"--rows {low} {high} " * (tuple(args.rows) != (1, 128))}--name {args.name} --count {args.count} --seed {args.seed}): {what}"')
     print("shapes = [\n  " + "\n  ".join(lines) + "\n]")
     return 0
 

@@ -58,9 +58,12 @@ with cuBLAS.
   operands pay where M fills much of wgmma's 64-wide N, the row tiles are few enough for K to be
   split over the SMs, and B is long enough to stream at rate; below, skinny's tiles as tall as M.
 - `wgmma_decode` (the first `ahead` rule of `best-fp16`, before wgmma_swap64's), fitted on the
-  decode-llm suite (LLM decode steps drawn for it: M 1-128 against 7B-70B weights) and scored on
-  decode-llm-unseen (drawn the same way, another seed): `M > lo and M <= hi and CTAS <= SMS and
-  CTAS >= c`, CTAS = 2 * cdiv(M, 64) * cdiv(N, 64) (its grid: one CTA an SM, K split in two only).
+  decode-llm suite (LLM decode steps drawn for it: M 1-128 against 7B-70B weights) with
+  decode-llm-rows (the same of M 33-128, where the bound on M is decided; the fitting runs are
+  joined by a comma) and scored on decode-llm-unseen (drawn as decode-llm, another seed): `M > lo
+  and M <= hi and CTAS <= SMS and CTAS >= c`, CTAS = 2 * cdiv(M, 64) * cdiv(N, 64) (its grid: one
+  CTA an SM, K split in two only). Where the fitting runs' `best-fp16` already took this rule,
+  skinny's row (what it ran before) stands for it.
   It pays where its clusters fill most of one wave and M fills enough of wgmma's 64 rows; elsewhere
   skinny's splits, as many as the SMs take, stream B faster. On decode steps of any N and K (the
   decode and decode-unseen suites) few shapes fall where it pays, and no seed's choice beat
@@ -80,7 +83,7 @@ with cuBLAS.
     python benchmarks/threshold_rules.py wgmma_splitk128 ALIGNED_DEFAULT_RUN ALIGNED_UNSEEN_RUN
     python benchmarks/threshold_rules.py wgmma_stagedstore SECTORS_RUN SECTORS_UNSEEN_RUN
     python benchmarks/threshold_rules.py wgmma_swap64 DECODE_SAMPLE_RUN DECODE_UNSEEN_RUN
-    python benchmarks/threshold_rules.py wgmma_decode DECODE_LLM_RUN DECODE_LLM_UNSEEN_RUN
+    python benchmarks/threshold_rules.py wgmma_decode DECODE_LLM_RUN,DECODE_LLM_ROWS_RUN DECODE_LLM_UNSEEN_RUN
     python benchmarks/threshold_rules.py tf32x3bits DEFAULT_RUN UNSEEN_RUN
     python benchmarks/threshold_rules.py tf32x3sk DEFAULT_RUN UNSEEN_RUN
 """
@@ -117,6 +120,10 @@ class Family:
     preference: Callable[..., tuple]  # among equal scores, the larger wins
     spares_default: bool = True  # no candidate may take a default-suite shape (the regression set)
     fallback: str = "best"  # the dispatcher whose rows stand where the rule does not hold
+    # the kernel the fallback ran before it had this family's rule: where a fitting run's fallback
+    # row ran the family's kernel (the rule is in the manifest already), this kernel's row stands
+    # for the fallback, so that a rule is fitted again against the dispatcher without it
+    before_rule: str | None = None
 
     @property
     def grid(self) -> list[tuple[int, ...]]:
@@ -218,7 +225,7 @@ FAMILIES = {f.kernel: f for f in (
                                  & (2 * _tiles(t, 64, 64) >= c)),
            lambda lo, hi, c: (f"M > {lo} and M <= {hi} and {CLUSTER_CTAS} <= SMS"
                               + (f" and {CLUSTER_CTAS} >= {c}" if c > 1 else "")),
-           lambda lo, hi, c: (lo, -hi, c), spares_default=False, fallback="best-fp16"),
+           lambda lo, hi, c: (lo, -hi, c), spares_default=False, fallback="best-fp16", before_rule="skinny"),
     Family("tf32x3bits", "default",
            list(itertools.product((16, 32, 48, 64, 96, 128, 192, 256), (64, 128, 256, 512, 1024, 2048))),
            lambda t, tiles, k: (_tiles(t) >= tiles) & (t["K"] >= k),
@@ -233,10 +240,17 @@ FAMILIES = {f.kernel: f for f in (
 
 
 def per_shape(run_dir: Path, family: Family) -> pd.DataFrame:
-    """Shapes x {kernel, its fallback}: % of cuBLAS of the rows that PASSed (NaN: not run)."""
+    """Shapes x {kernel, its fallback}: % of cuBLAS of the rows that PASSed (NaN: not run); the
+    fallback's as it was before the family's rule (`before_rule`)."""
     bench = RunDir(run_dir).read_table("bench")
-    bench = bench[bench["kernel"].isin([family.kernel, family.fallback]) & (bench["status"] == "PASS")]
-    return bench.pivot_table(index=["M", "N", "K"], columns="kernel", values="pct_of_cublas").reset_index()
+    kernels = [family.kernel, family.fallback] + ([family.before_rule] if family.before_rule else [])
+    bench = bench[bench["kernel"].isin(kernels) & (bench["status"] == "PASS")]
+    table = bench.pivot_table(index=["M", "N", "K"], columns="kernel", values="pct_of_cublas").reset_index()
+    if family.before_rule and "dispatched_to" in bench:
+        took = bench[(bench["kernel"] == family.fallback) & (bench["dispatched_to"] == family.kernel)]
+        ruled = table.set_index(["M", "N", "K"]).index.isin(took.set_index(["M", "N", "K"]).index)
+        table.loc[ruled, family.fallback] = table.loc[ruled, family.before_rule]
+    return table
 
 
 def chosen(family: Family, table: pd.DataFrame, p: tuple[int, ...]) -> pd.Series:
@@ -256,7 +270,8 @@ def fit(family: Family, table: pd.DataFrame) -> tuple[int, ...]:
 def main(kernel: str, fit_dir: str, validation_dir: str) -> None:
     family = FAMILIES[kernel]
     fallback = family.fallback
-    fitted, unseen = per_shape(Path(fit_dir), family), per_shape(Path(validation_dir), family)
+    fitted = pd.concat([per_shape(Path(run), family) for run in fit_dir.split(",")], ignore_index=True)
+    unseen = per_shape(Path(validation_dir), family)
     print(f"{len(fitted)} {family.fitted_on} shapes, {len(unseen)} unseen; `{fallback}` alone: "
           f"{geomean(fitted[fallback]):.1f}% / {geomean(unseen[fallback]):.1f}%")
     print("seed  rule (thresholds)        derivation half  validation half (n, best alone)  unseen")
@@ -277,5 +292,5 @@ def main(kernel: str, fit_dir: str, validation_dir: str) -> None:
 
 if __name__ == "__main__":
     if len(sys.argv) != 4 or sys.argv[1] not in FAMILIES:
-        sys.exit(f"usage: python benchmarks/threshold_rules.py {{{','.join(FAMILIES)}}} FIT_RUN VALIDATION_RUN")
+        sys.exit(f"usage: python benchmarks/threshold_rules.py {{{','.join(FAMILIES)}}} FIT_RUN[,FIT_RUN...] VALIDATION_RUN")
     main(*sys.argv[1:])

@@ -18,13 +18,14 @@
 // A CTA: two consumer warpgroups taking the k tiles by turns, then one producer warp issuing the
 // TMA loads into a 12-deep ring of 16 KB stages (A's 64 rows by 64 k, B's 64 k by 64 columns).
 // Measured at 64x4096x4096 against cuBLAS GemmEx (H200, benchmarks/results/2026-11-29-h200,
-// runs.tar.xz: variants/): one consumer and 6 stages 78%, 8 stages 83%; two consumers and 12
-// stages 86-88%. A consumer's MMAs for one k tile, issued and retired, set the pace: two
+// runs.tar.xz: variants/, early-c/): one consumer and 6 stages 78%, 8 stages 83%; two consumers
+// and 12 stages 86-88%; C read before the k loop, not after the cluster's barrier, 96% (88% in
+// the same run without). A consumer's MMAs for one k tile, issued and retired, set the pace: two
 // accumulator chains in one warpgroup gained nothing, a second warpgroup did; three or four, 13
 // stages, or k tiles interleaved between the cluster's CTAs gained nothing more. Where it pays
-// (best-fp16's rule, chosen on LLM decode steps, scored on others): M of 5-48 where the clusters
-// fill 116-132 SMs (N of 3649-4224): 32x4096x4096 99% against skinny's 89%; below, skinny's
-// splits of a long K stream B faster.
+// (best-fp16's rule, chosen on LLM decode steps, scored on others): M of 5-64 where the clusters
+// fill 116-132 SMs (N of 3649-4224): 32x4096x4096 105-107% and 64x4096x4096 95-96% against
+// skinny's 87% and 78%; below, skinny's splits of a long K stream B faster.
 //
 // Contract: block (288), grid (cdiv(N, 64), cdiv(M, 64), 2) (z: the cluster), 197,760 bytes of
 // dynamic shared memory (one CTA an SM); sm_90a. M any; N and K multiples of 8 (TMA's 16-byte
@@ -47,6 +48,8 @@
 #define NACC 32                                      // 64 x 64 floats over 128 threads
 static_assert(CONSUMERS * NACC * 128 * 4 <= RING * STAGE_BYTES, "the accumulators fit in the ring");
 static_assert(NACC % (2 * KSPLIT) == 0, "each CTA sums whole column pairs");
+#define PAIRS (NACC / 2 / KSPLIT)                    // the float pairs of the tile a CTA sums, per thread
+static_assert(PAIRS % CONSUMERS == 0, "the consumers share the sums evenly");
 
 // D[64 x 64] += A[64 x 16] (K-major) * B[16 x 64] (MN-major: imm-trans-b = 1).
 __device__ __forceinline__ void mma_m64n64k16(float* d, uint64_t descA, uint64_t descB)
@@ -104,6 +107,21 @@ hgemm_wgmma_decode(int M, int N, int K, float alpha, const __half* __restrict__ 
     // tid of consumer c at float2 index (c * NACC / 2 + p) * 128 + tid (a warp's stores and loads:
     // 256 contiguous bytes).
     float2* const acc = reinterpret_cast<float2*>(smem_raw + (tiles - raw));
+    // The sums this thread stores at the end: pair p = rank * PAIRS + wg + j * CONSUMERS of the
+    // tile, whose thread tid holds row warp * 16 + lane / 4 (+ 8 when p is odd), columns
+    // 8 (p / 2) + 2 (lane % 4) + {0, 1}. C's values there are read before the k loop: their DRAM
+    // latency passes under it, not after the cluster's last barrier (13% of the samples there).
+    auto row_of = [&](int p) { return m0 + warp * 16 + lane / 4 + 8 * (p & 1); };
+    auto col_of = [&](int p) { return n0 + 8 * (p / 2) + 2 * (lane % 4); };
+    float2 cOld[PAIRS / CONSUMERS];
+    if (wg < CONSUMERS) {
+#pragma unroll
+        for (int j = 0; j < PAIRS / CONSUMERS; ++j) {
+            const int p = rank * PAIRS + wg + j * CONSUMERS, row = row_of(p), col = col_of(p);
+            cOld[j] = beta != 0.0f && row < M && col < N ? *reinterpret_cast<const float2*>(C + (size_t)row * N + col)
+                                                          : make_float2(0.0f, 0.0f);
+        }
+    }
     if (wg == CONSUMERS) {                           // the producer warp
         if (tid == 0) {
             asm volatile("prefetch.tensormap [%0];\n" :: "l"(reinterpret_cast<uint64_t>(&tmA)) : "memory");
@@ -153,14 +171,12 @@ hgemm_wgmma_decode(int M, int N, int K, float alpha, const __half* __restrict__ 
     cluster_sync();                                  // every CTA's accumulator is written
 
     if (wg < CONSUMERS) {
-        // This CTA's share: pairs [rank, rank + 1) * NACC / 2 / KSPLIT, by turns over the consumer
-        // warpgroups, each the sum of every consumer of every CTA. Pair p of thread tid holds row
-        // warp * 16 + lane / 4 (+ 8 when p is odd), columns 8 (p / 2) + 2 (lane % 4) + {0, 1}.
-        constexpr int PAIRS = NACC / 2 / KSPLIT;
+        // This CTA's share: pairs [rank, rank + 1) * PAIRS, by turns over the consumer
+        // warpgroups, each the sum of every consumer of every CTA.
         const uint32_t base = tiles + tid * 8u;
 #pragma unroll
-        for (int i = wg; i < PAIRS; i += CONSUMERS) {
-            const int p = rank * PAIRS + i;
+        for (int j = 0; j < PAIRS / CONSUMERS; ++j) {
+            const int p = rank * PAIRS + wg + j * CONSUMERS;
             float2 sum = make_float2(0.0f, 0.0f);
 #pragma unroll
             for (int r = 0; r < KSPLIT; ++r)
@@ -170,18 +186,10 @@ hgemm_wgmma_decode(int M, int N, int K, float alpha, const __half* __restrict__ 
                     sum.x += v.x;
                     sum.y += v.y;
                 }
-            const int row = m0 + warp * 16 + lane / 4 + 8 * (p & 1);
-            const int col = n0 + 8 * (p / 2) + 2 * (lane % 4);
-            if (row < M && col < N) {                // N is even: the pair lies wholly inside or out
-                float2* const out = reinterpret_cast<float2*>(C + (size_t)row * N + col);
-                float2 v = make_float2(alpha * sum.x, alpha * sum.y);
-                if (beta != 0.0f) {
-                    const float2 c = *out;
-                    v.x += beta * c.x;
-                    v.y += beta * c.y;
-                }
-                *out = v;
-            }
+            const int row = row_of(p), col = col_of(p);
+            if (row < M && col < N)                  // N is even: the pair lies wholly inside or out
+                *reinterpret_cast<float2*>(C + (size_t)row * N + col) =
+                    make_float2(alpha * sum.x + beta * cOld[j].x, alpha * sum.y + beta * cOld[j].y);
         }
     }
     cluster_sync();                                  // no CTA leaves while a peer reads its ring

@@ -79,7 +79,7 @@ def test_best_fp16_runs_what_its_rules_choose():
     best = next(d for d in load_dispatchers() if d.name == "best-fp16")
     needed = list({r.kernel: BY_NAME[r.kernel] for r in best.ordered}.values())
     cubins = {b.spec.name: str(b.cubin) for b in build_all(needed, "sm_90a")}
-    # derived rules, then each `ahead` rule: decode (wgmma_decode at M 5-48 where its clusters fill
+    # derived rules, then each `ahead` rule: decode (wgmma_decode at M 5-64 where its clusters fill
     # 116-132 SMs, wgmma_swap64 at M 49-128 with a long B, skinny below and beside them), odd with
     # few tiles and a long K (skinny_any; wgmma_stagedsplit128 from 8
     # tiles of 128x128 and M >= 129), rows off the sectors with tiles for every SM
@@ -87,7 +87,7 @@ def test_best_fp16_runs_what_its_rules_choose():
     # aligned with 128x256 tiles for at most half the SMs and a long K (wgmma_splitk128)
     shapes = [(1024, 1024, 1024), (4096, 4096, 4096), (3000, 3000, 3000), (32768, 64, 1024), (1024, 1024, 8192),
               (16, 4096, 4096), (2, 4096, 4096), (25, 236, 61350), (4095, 4095, 4095), (1023, 1023, 1023), (19, 85, 81),
-              (212, 4171, 8439), (500, 4096, 14336), (128, 4096, 14336)]
+              (212, 4171, 8439), (500, 4096, 14336), (128, 4096, 14336), (64, 4096, 4096)]
     records = []
     bench(BenchWork([], shapes, include_cublas=False, dispatchers=[best], kernels=BY_NAME), cubins, QUICK, records.append)
     assert sorted((r["M"], r["N"], r["dispatched_to"]) for r in records) == sorted(
