@@ -69,7 +69,7 @@ def main(kernel: str = "vectorized", size: str = "2048", pairs: str = "6", basel
         beyond = statistics.median(p["beyond ncu"] for p in phases[name])
         own_ncu = statistics.median(p["ncu"] for p in phases[name])
         print(f"median of {pairs}: {name} {median:.2f} s, bare ncu {bare_median:.2f} s: {median / bare_median:.3f}x")
-        # ncu's own time varies from run to run by more than the profile adds to it (H200: 6.3-8.3 s
+        # ncu's own time varies from run to run by more than the profile adds to it (H200: 6.7-9.4 s
         # for one command): the time beyond each profile's own ncu run is the steadier measure
         print(f"  beyond its own ncu: {beyond:.2f} s (bare ncu + that: {(bare_median + beyond) / bare_median:.3f}x); "
               f"its ncu {own_ncu:.2f} s against bare {bare_median:.2f} s")

@@ -24,7 +24,7 @@
 // accumulator chains in one warpgroup gained nothing, a second warpgroup did; three or four, 13
 // stages, or k tiles interleaved between the cluster's CTAs gained nothing more. Where it pays
 // (best-fp16's rule, chosen on LLM decode steps, scored on others): M of 5-64 where the clusters
-// fill 116-132 SMs (N of 3649-4224): 32x4096x4096 105-107% and 64x4096x4096 95-96% against
+// fill 116-132 SMs (N of 3649-4224): 32x4096x4096 105-107% and 64x4096x4096 94-96% against
 // skinny's 87% and 78%; below, skinny's splits of a long K stream B faster.
 //
 // Contract: block (288), grid (cdiv(N, 64), cdiv(M, 64), 2) (z: the cluster), 197,760 bytes of

@@ -26,7 +26,7 @@ from .stall_table import BY_REASON, COST_REASONS, LAUNCH_REASONS, SAMPLED_NAMES
 class _NumpyOnFirstUse:
     """numpy, imported when a derived column is first computed: `gemmprof profile` reads this
     table (ncu's --metrics) just before it starts ncu, and numpy's import would delay that start
-    by a quarter of a second. The first use puts numpy itself in the module's `np`."""
+    (by a quarter of a second on a 2-core host). The first use puts numpy itself in `np`."""
 
     def __getattr__(self, name: str):
         import numpy

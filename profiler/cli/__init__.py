@@ -31,9 +31,9 @@ COMMANDS = ["env", "build", "bench", "profile", "analyze", "roofline", "report",
 def new_app(names: list[str] = COMMANDS, boxed_help: bool | None = None) -> typer.Typer:
     """The app with the commands `names` (each command's module imported): `main` asks for the
     one command it runs, since importing the other commands' modules (the dispatcher, bench,
-    report ...) would cost each run a tenth of a second, a tenth of what `profile` adds to ncu.
-    `boxed_help`: Rich's boxed --help (by default where the terminal is wide enough); without
-    it, Rich's help formatting is never imported (another tenth of a second)."""
+    report ...) and Rich's help formatting cost each run about 0.2 s on a 2-core host, before
+    `profile` can start ncu. `boxed_help`: Rich's boxed --help (by default where the terminal is
+    wide enough); without it, Rich's help formatting is never imported."""
     if boxed_help is None:
         boxed_help = shutil.get_terminal_size().columns >= RICH_HELP_MIN_COLUMNS
     if boxed_help:

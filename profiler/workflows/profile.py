@@ -97,11 +97,12 @@ def _importing() -> threading.Thread:
 
 
 def _import_what_follows_ncu() -> None:
-    """Import, while ncu runs, the modules that read the reports into tables and print them
-    (pandas and pyarrow are most of a second): the wait for ncu is free time, the time after it
-    is what a profile costs beyond ncu. Not before ncu has started: this thread holds the
-    interpreter while it imports, and the work that prepares ncu's first run would wait for it
-    (on an H100's host, ncu started 0.2-0.4 s later)."""
+    """Import, while ncu replays the first kernel, the modules that read the reports into tables
+    and print them (pandas and pyarrow are most of a second): the wait for ncu is free time, the
+    time after it is what a profile costs beyond ncu. Not before ncu has started: this thread
+    holds the interpreter while it imports, and the work that prepares ncu's first run would wait
+    for it (on an H100's host, ncu started 0.2-0.4 s later); not while the target starts either,
+    whose own imports it would compete with."""
     for name in ("pandas", "pyarrow.parquet", "profiler.extract.run", "profiler.render.console"):
         try:
             importlib.import_module(name)

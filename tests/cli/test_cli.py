@@ -111,3 +111,24 @@ def test_version_and_short_help():
     short, long = gemmprof("-h"), gemmprof("--help")
     assert short.returncode == 0 and short.stdout == long.stdout and "new" in short.stdout
     assert gemmprof("build", "-h").stdout == gemmprof("build", "--help").stdout
+
+
+def test_a_command_imports_its_own_module_and_no_help_formatting():
+    """`gemmprof profile ...` imports profile's command module, not the other commands' nor
+    Rich's help formatting (their imports delay the start of ncu); `-h` on a wide terminal still
+    gets Rich's boxes, and `gemmprof -h` lists every command."""
+    probe = ("import sys\nfrom profiler.cli import main\nsys.argv = ['gemmprof', *sys.argv[1:]]\n"
+             "try:\n    main()\nexcept SystemExit:\n    pass\n"
+             "print('LOADED', ' '.join(m for m in ('profiler.cli.dispatch', 'profiler.cli.report', "
+             "'profiler.workflows.dispatch', 'typer.rich_utils', 'numpy') if m in sys.modules))")
+
+    def loaded(*args: str, columns: int = 80) -> tuple[set[str], str]:
+        env = dict(child_env(), COLUMNS=str(columns))
+        out = subprocess.run([sys.executable, "-c", probe, *args], capture_output=True, text=True, env=env, timeout=120).stdout
+        return set(out.rsplit("LOADED", 1)[1].split()), out
+
+    assert loaded("profile", "-k", "nope", columns=200)[0] == set()
+    assert loaded("profile", "-h", columns=200)[0] == {"typer.rich_utils"}
+    modules, listing = loaded("-h", columns=200)
+    assert {"profiler.cli.dispatch", "profiler.cli.report", "typer.rich_utils"} <= modules
+    assert "dispatch" in listing and "accuracy" in listing

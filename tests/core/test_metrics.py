@@ -238,3 +238,16 @@ def test_top_stall_column_is_never_a_reason_that_is_no_cost():
     from profiler.metrics import top_stall
     frame = launch(selected=5.0, not_selected=9.0, wait=0.5)
     assert top_stall(frame) == ["wait"]
+
+
+def test_the_metric_table_is_read_without_numpy_and_the_derived_columns_bring_it():
+    """`gemmprof profile` reads ncu's --metrics from this table just before ncu starts: numpy is
+    imported only when a derived column is computed, and is then the module's own `np`."""
+    import subprocess
+    import sys
+
+    probe = ("import sys\nfrom profiler import metrics as mt\nassert mt.ncu_extra_metrics()\n"
+             "print('numpy' in sys.modules)\n"
+             "print(mt.tail_cost_pct({'waves_per_sm': [1.5]})[0], mt.np is sys.modules['numpy'])")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120)
+    assert out.stdout.split() == ["False", "25.0", "True"], out.stderr[-2000:]
