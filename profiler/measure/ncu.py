@@ -222,22 +222,29 @@ def run_ncu(cmd: list[str], env: dict, on_kernel: Callable[[str, int], None] | N
 
 def output_lines(stream, on_partial: Callable[[str], None]):
     """The lines of a byte stream as they complete, decoded (ended by \\n, \\r\\n or \\r, as a
-    program's progress bar ends them); `on_partial` sees the start of a line that has not ended
-    yet (ncu prints a kernel's name, then a dot every few replay passes, then the count)."""
-    pending = b""
+    program's progress bar ends them); `on_partial` sees the start (PARTIAL_BYTES) of a line
+    that has not ended yet (ncu prints a kernel's name, then a dot every few replay passes, then
+    the count)."""
+    pending = bytearray()  # grows in place: a long line costs its length, not its length squared
     while chunk := os.read(stream.fileno(), 1 << 16):
+        ends = b"\n" in chunk or b"\r" in chunk or pending.endswith(b"\r")  # else nothing to split
         pending += chunk
-        *done, pending = _LINE_END.split(pending)
-        for raw in done:
-            yield raw.decode(errors="replace")
-        if pending.rstrip(b"\r"):
-            on_partial(pending.decode(errors="replace"))
-    if pending.rstrip(b"\r"):
+        if ends:
+            *done, last = _LINE_END.split(pending)
+            pending = bytearray(last)
+            for raw in done:
+                yield raw.decode(errors="replace")
+        if pending and pending != b"\r":  # (a \r can only be its last byte, held back)
+            on_partial(pending[:PARTIAL_BYTES].decode(errors="replace"))
+    if pending and pending != b"\r":
         yield pending.rstrip(b"\r").decode(errors="replace")
 
 
 # A \r at the end of what has arrived may be the first half of \r\n: it waits for the next chunk.
 _LINE_END = re.compile(rb"\r\n|\r(?!\Z)|\n")
+# How much of an unfinished line `on_partial` sees: a program's line that never ends is not
+# decoded again with every chunk.
+PARTIAL_BYTES = 256
 
 
 STOP_GRACE_S = 10.0

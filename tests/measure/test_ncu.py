@@ -134,3 +134,33 @@ def test_output_lines_end_at_each_newline_and_carriage_return_as_a_text_stream_w
     assert partial == ["==PROF== Profiling", '==PROF== Profiling "k" 0%..\r', "tail"]
 
 
+
+
+def test_a_line_that_never_ends_arrives_whole_and_its_partials_are_its_start():
+    """A program that prints one long line in many pieces: the line arrives whole at its end,
+    and each partial look at it is only its first PARTIAL_BYTES (not the whole line again)."""
+    import os
+    import threading
+
+    from profiler.measure.ncu import PARTIAL_BYTES, output_lines
+
+    read, write = os.pipe()
+
+    def writer():
+        for _ in range(32):
+            os.write(write, b"x" * 32768)
+        os.write(write, b"\rdone")
+        os.close(write)
+
+    class Stream:
+        def fileno(self):
+            return read
+
+    partial = []
+    thread = threading.Thread(target=writer)
+    thread.start()
+    lines = list(output_lines(Stream(), partial.append))
+    thread.join()
+    os.close(read)
+    assert lines == ["x" * 32 * 32768, "done"]
+    assert partial and all(p == "x" * PARTIAL_BYTES for p in partial[:-1]) and partial[-1] == "done"
