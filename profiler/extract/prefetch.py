@@ -1,8 +1,8 @@
 """`python -m profiler.extract.prefetch REPORT...`: fill each report's extraction cache; with
 `--serve`, fill it for each report path that arrives on stdin, one a line, until stdin closes.
 
-`gemmprof profile` starts one server before its first ncu run: the imports (pandas, the reader)
-and a reader worker with ncu_report loaded (`read_child.prestart`) are ready while ncu profiles,
+`gemmprof profile` starts one server once ncu replays its first kernel: the imports (pandas, the
+reader) and a reader worker with ncu_report loaded (`read_child.prestart`) are ready while ncu profiles,
 so a report is read the moment it is written, and the profile of one kernel costs little beyond
 ncu itself. It reads the same way the foreground does (`extract_report`): where only the
 ncu_report bundled with ncu is at hand, the launches are read in a worker child and the tables
@@ -20,8 +20,9 @@ from . import read_child
 from .run import extract_report
 from .tables import must_isolate
 
-# The server warms up while ncu's target starts (Python, CuPy, cuBLAS, the verification): where
-# CPUs are short, the target, whose time ncu's includes, goes first. Its reader workers inherit it.
+# The server warms up while ncu replays the first kernel (after the target's start): where
+# CPUs are short, ncu and its target, whose time the profile waits for, go first. Its reader
+# workers inherit it.
 SERVER_NICENESS = 10
 
 

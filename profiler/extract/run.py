@@ -7,8 +7,8 @@ report's path relative to the run (so a run directory can be moved or shared).
 Each report's tables are also kept in `<run>/extract/<report name>/` (parquet), keyed on the
 report's size and SHA-256 (in its `done` file). `gemmprof profile`
 fills that cache in the background while ncu works on the next kernel (`background.ExtractServer`:
-`python -m profiler.extract.prefetch --serve`, started with the first ncu run), so extraction costs
-almost no wall time, and a rerun that adds one report reads only that one.
+`python -m profiler.extract.prefetch --serve`, started as ncu replays the first kernel), so
+extraction costs almost no wall time, and a rerun that adds one report reads only that one.
 """
 
 from __future__ import annotations
