@@ -51,7 +51,7 @@ def new_app(names: list[str] = COMMANDS, boxed_help: bool | None = None) -> type
         rich_markup_mode="markdown" if boxed_help else None,
         context_settings={"help_option_names": ["-h", "--help"]},
     )
-    app.callback()(_options)
+    app.callback()(_gemmprof_options)
     for name in names:
         module = importlib.import_module(f"{__name__}.{name.replace('-', '_')}")
         app.command(name)(getattr(module, name.replace("-", "_")))
@@ -138,7 +138,9 @@ def _print_version(value: bool) -> None:
         raise typer.Exit()
 
 
-def _options(
+# (not `_options`: the command modules' `from ._options import ...` binds that name in this
+# package to the submodule once any of them is imported)
+def _gemmprof_options(
     _version: bool = typer.Option(False, "--version", callback=_print_version, is_eager=True, help="Print the version and exit."),
 ) -> None:
     # Options of gemmprof itself, before the command; the help text is the app's (above).

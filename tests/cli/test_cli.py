@@ -132,3 +132,19 @@ def test_a_command_imports_its_own_module_and_no_help_formatting():
     modules, listing = loaded("-h", columns=200)
     assert {"profiler.cli.dispatch", "profiler.cli.report", "typer.rich_utils"} <= modules
     assert "dispatch" in listing and "accuracy" in listing
+
+
+def test_apps_of_some_commands_and_of_all_can_be_made_in_one_process_in_any_order():
+    """`main` makes an app of the one command it runs; the notebook API and tests make the app of
+    every command after it, in the same process (a second app once failed: the commands'
+    imports had rebound a name the app's callback was taken from)."""
+    import typer
+
+    from profiler.cli import COMMANDS, command, new_app
+
+    for names in (["env"], ["profile", "bench"], COMMANDS):
+        app = new_app(names, boxed_help=False)
+        assert isinstance(app, typer.Typer)
+        assert set(typer.main.get_command(app).commands) == set(names)
+    assert set(command().commands) == set(COMMANDS)
+    assert set(command(["report"], boxed_help=True).commands) == {"report"}
