@@ -103,53 +103,21 @@ def test_on_replay_runs_when_a_kernel_line_begins_and_a_failure_there_stops_ncu(
     assert len(stopped) == 1 and stopped[0].poll() is not None
 
 
-def test_output_lines_end_at_each_newline_and_carriage_return_as_a_text_stream_would(tmp_path):
-    """A program's progress bar (\\r) ends lines as Python's text streams end them; a \\r\\n split
-    across two reads is one end."""
+def _output_lines_of(chunks, pause_s: float = 0.0) -> tuple[list[str], list[str]]:
+    """`output_lines` over a pipe written chunk by chunk from a thread (`pause_s` apart: one read
+    each, as ncu's output arrives): the lines and what `on_partial` saw."""
     import os
-
-    from profiler.measure.ncu import output_lines
-
     import threading
     import time
 
-    read, write = os.pipe()
-
-    def writer():  # one read each, as ncu's output arrives
-        for chunk in (b"a\r\nb\rc\n==PROF== Profiling", b' "k" 0%..\r', b"\n", b"tail"):
-            os.write(write, chunk)
-            time.sleep(0.1)
-        os.close(write)
-
-    class Stream:
-        def fileno(self):
-            return read
-
-    partial = []
-    thread = threading.Thread(target=writer)
-    thread.start()
-    assert list(output_lines(Stream(), partial.append)) == ["a", "b", "c", '==PROF== Profiling "k" 0%..', "tail"]
-    thread.join()
-    os.close(read)
-    assert partial == ["==PROF== Profiling", '==PROF== Profiling "k" 0%..\r', "tail"]
-
-
-
-
-def test_a_line_that_never_ends_arrives_whole_and_its_partials_are_its_start():
-    """A program that prints one long line in many pieces: the line arrives whole at its end,
-    and each partial look at it is only its first PARTIAL_BYTES (not the whole line again)."""
-    import os
-    import threading
-
-    from profiler.measure.ncu import PARTIAL_BYTES, output_lines
+    from profiler.measure.ncu import output_lines
 
     read, write = os.pipe()
 
     def writer():
-        for _ in range(32):
-            os.write(write, b"x" * 32768)
-        os.write(write, b"\rdone")
+        for chunk in chunks:
+            os.write(write, chunk)
+            time.sleep(pause_s)
         os.close(write)
 
     class Stream:
@@ -162,5 +130,22 @@ def test_a_line_that_never_ends_arrives_whole_and_its_partials_are_its_start():
     lines = list(output_lines(Stream(), partial.append))
     thread.join()
     os.close(read)
+    return lines, partial
+
+
+def test_output_lines_end_at_each_newline_and_carriage_return_as_a_text_stream_would():
+    """A program's progress bar (\\r) ends lines as Python's text streams end them; a \\r\\n split
+    across two reads is one end."""
+    lines, partial = _output_lines_of((b"a\r\nb\rc\n==PROF== Profiling", b' "k" 0%..\r', b"\n", b"tail"), pause_s=0.1)
+    assert lines == ["a", "b", "c", '==PROF== Profiling "k" 0%..', "tail"]
+    assert partial == ["==PROF== Profiling", '==PROF== Profiling "k" 0%..\r', "tail"]
+
+
+def test_a_line_that_never_ends_arrives_whole_and_its_partials_are_its_start():
+    """A program that prints one long line in many pieces: the line arrives whole at its end,
+    and each partial look at it is only its first PARTIAL_BYTES (not the whole line again)."""
+    from profiler.measure.ncu import PARTIAL_BYTES
+
+    lines, partial = _output_lines_of([b"x" * 32768] * 32 + [b"\rdone"])
     assert lines == ["x" * 32 * 32768, "done"]
     assert partial and all(p == "x" * PARTIAL_BYTES for p in partial[:-1]) and partial[-1] == "done"
