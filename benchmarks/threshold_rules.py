@@ -84,6 +84,7 @@ with cuBLAS.
     python benchmarks/threshold_rules.py wgmma_stagedstore SECTORS_RUN SECTORS_UNSEEN_RUN
     python benchmarks/threshold_rules.py wgmma_swap64 DECODE_SAMPLE_RUN DECODE_UNSEEN_RUN
     python benchmarks/threshold_rules.py wgmma_decode DECODE_LLM_RUN,DECODE_LLM_ROWS_RUN DECODE_LLM_UNSEEN_RUN
+    python benchmarks/threshold_rules.py wgmma_decode128 DECODE_LLM_ROWS_RUN DECODE_LLM_ROWS_UNSEEN_RUN
     python benchmarks/threshold_rules.py tf32x3bits DEFAULT_RUN UNSEEN_RUN
     python benchmarks/threshold_rules.py tf32x3sk DEFAULT_RUN UNSEEN_RUN
 """
@@ -158,6 +159,7 @@ TILES_128 = "cdiv(M, 128) * cdiv(N, 128)"
 TILES_128x256 = "cdiv(M, 128) * cdiv(N, 256)"
 TILES_64x128 = "cdiv(M, 64) * cdiv(N, 128)"
 CLUSTER_CTAS = "2 * cdiv(M, 64) * cdiv(N, 64)"  # wgmma_decode's grid
+CLUSTER_CTAS_128 = "2 * cdiv(M, 128) * cdiv(N, 64)"  # wgmma_decode128's
 
 
 FAMILIES = {f.kernel: f for f in (
@@ -226,6 +228,13 @@ FAMILIES = {f.kernel: f for f in (
            lambda lo, hi, c: (f"M > {lo} and M <= {hi} and {CLUSTER_CTAS} <= SMS"
                               + (f" and {CLUSTER_CTAS} >= {c}" if c > 1 else "")),
            lambda lo, hi, c: (lo, -hi, c), spares_default=False, fallback="best-fp16", before_rule="skinny"),
+    Family("wgmma_decode128", "decode-llm-rows",
+           list(itertools.product((80, 96, 112, 128), (1, 66, 99, 116), (4096, 8192, 16384, 32768))),
+           lambda t, hi, c, k: ((t["M"] > DECODE_M) & (t["M"] <= hi) & (2 * _tiles(t, 128, 64) <= SMS)
+                                & (2 * _tiles(t, 128, 64) >= c) & (t["K"] <= k)),
+           lambda hi, c, k: (f"M > {DECODE_M} and M <= {hi} and {CLUSTER_CTAS_128} <= SMS"
+                             + (f" and {CLUSTER_CTAS_128} >= {c}" if c > 1 else "") + f" and K <= {k}"),
+           lambda hi, c, k: (-hi, c, k), spares_default=False, fallback="best-fp16"),
     Family("tf32x3bits", "default",
            list(itertools.product((16, 32, 48, 64, 96, 128, 192, 256), (64, 128, 256, 512, 1024, 2048))),
            lambda t, tiles, k: (_tiles(t) >= tiles) & (t["K"] >= k),

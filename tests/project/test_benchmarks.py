@@ -88,6 +88,9 @@ RUNS_C = "2026-11-29-h200/runs.tar.xz/"
     # fitted on two draws: LLM decode steps of M 1-128 and of M 33-128 (where its bound on M is decided)
     ("wgmma_decode", ((RUNS_C + "decode-llm-2/decode-llm", RUNS_C + "decode-llm-2/decode-llm-rows"),
                       RUNS_C + "decode-llm-2/decode-llm-unseen-validation"), "best-fp16", True, True),
+    # 8 fitting shapes where it can hold (N of 3649-4224): seeds 0 and 1 held none out (ties), seed 2's half lost
+    ("wgmma_decode128", (RUNS_C + "decode128/fit/decode-llm-rows", RUNS_C + "decode128/validation/decode-llm-rows-unseen"),
+     "best-fp16", False, True),
 ])
 def test_threshold_rules_are_the_manifests(kernel, runs, dispatcher, halves_win, unseen_wins, tmp_path_factory):
     """benchmarks/threshold_rules.py over the committed runs chooses the rule the manifest
