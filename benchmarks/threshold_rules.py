@@ -85,6 +85,7 @@ with cuBLAS.
     python benchmarks/threshold_rules.py wgmma_swap64 DECODE_SAMPLE_RUN DECODE_UNSEEN_RUN
     python benchmarks/threshold_rules.py wgmma_decode DECODE_LLM_RUN,DECODE_LLM_ROWS_RUN DECODE_LLM_UNSEEN_RUN
     python benchmarks/threshold_rules.py wgmma_decode128 DECODE_LLM_ROWS_RUN DECODE_LLM_ROWS_UNSEEN_RUN
+    python benchmarks/threshold_rules.py wgmma_decode_fullk DECODE_LLM_RUN,DECODE_LLM_ROWS_RUN DECODE_LLM_MID_UNSEEN_RUN
     python benchmarks/threshold_rules.py tf32x3bits DEFAULT_RUN UNSEEN_RUN
     python benchmarks/threshold_rules.py tf32x3sk DEFAULT_RUN UNSEEN_RUN
 """
@@ -160,6 +161,7 @@ TILES_128x256 = "cdiv(M, 128) * cdiv(N, 256)"
 TILES_64x128 = "cdiv(M, 64) * cdiv(N, 128)"
 CLUSTER_CTAS = "2 * cdiv(M, 64) * cdiv(N, 64)"  # wgmma_decode's grid
 CLUSTER_CTAS_128 = "2 * cdiv(M, 128) * cdiv(N, 64)"  # wgmma_decode128's
+TILES_64x64 = "cdiv(M, 64) * cdiv(N, 64)"  # wgmma_decode_fullk's grid
 
 
 FAMILIES = {f.kernel: f for f in (
@@ -235,6 +237,13 @@ FAMILIES = {f.kernel: f for f in (
            lambda hi, c, k: (f"M > {DECODE_M} and M <= {hi} and {CLUSTER_CTAS_128} <= SMS"
                              + (f" and {CLUSTER_CTAS_128} >= {c}" if c > 1 else "") + f" and K <= {k}"),
            lambda hi, c, k: (-hi, c, k), spares_default=False, fallback="best-fp16"),
+    Family("wgmma_decode_fullk", "decode-llm",
+           list(itertools.product((8, 16, 24, 32, 40), (1, 99, 116), (8192, 16384, 32768))),
+           lambda t, lo, c, k: ((t["M"] > lo) & (t["M"] <= DECODE_M) & (_tiles(t, 64, 64) <= SMS)
+                                & (_tiles(t, 64, 64) >= c) & (t["K"] <= k)),
+           lambda lo, c, k: (f"M > {lo} and M <= {DECODE_M} and {TILES_64x64} <= SMS"
+                             + (f" and {TILES_64x64} >= {c}" if c > 1 else "") + f" and K <= {k}"),
+           lambda lo, c, k: (lo, c, -k), spares_default=False, fallback="best-fp16"),
     Family("tf32x3bits", "default",
            list(itertools.product((16, 32, 48, 64, 96, 128, 192, 256), (64, 128, 256, 512, 1024, 2048))),
            lambda t, tiles, k: (_tiles(t) >= tiles) & (t["K"] >= k),

@@ -26,8 +26,11 @@
 // (best-fp16's rule, chosen on LLM decode steps, scored on others): M of 5-64 where the clusters
 // fill 116-132 SMs (N of 3649-4224): 32x4096x4096 105-107% and 64x4096x4096 94-96% against
 // skinny's 87% and 78%; below, skinny's splits of a long K stream B faster.
+// Built again as wgmma_decode_fullk (nvcc -DKSPLIT=1: clusters of one CTA, each tile over the
+// whole K) for N of about 8192, where the 64-column tiles alone fill the SMs: at 38-64 rows and
+// N = K = 8192, 93-96% of cuBLAS against best-fp16's 82-89% (skinny, wgmma_swap64).
 //
-// Contract: block (288), grid (cdiv(N, 64), cdiv(M, 64), 2) (z: the cluster), 197,760 bytes of
+// Contract: block (288), grid (cdiv(N, 64), cdiv(M, 64), KSPLIT) (z: the cluster), 197,760 bytes of
 // dynamic shared memory (one CTA an SM); sm_90a. M any; N and K multiples of 8 (TMA's 16-byte
 // rows). beta == 0: C is not read. Kernel parameters: the fixed list, then the tensor maps of A
 // (box 64 k x 64 rows) and B (box 64 n x 64 k), both 128B-swizzled.
@@ -37,7 +40,9 @@
 #include <stdint.h>
 #include "wgmma_fp16.cuh"                            // hopper.cuh's primitives, WGFP16_D32, pin
 
-#define KSPLIT 2                                     // CTAs of a cluster, each a k range of the tile
+#ifndef KSPLIT
+#define KSPLIT 2                                    // CTAs of a cluster, each a k range of the tile
+#endif
 #define RING 12                                      // stages
 #define CONSUMERS 2                                  // consumer warpgroups, taking k tiles by turns
 #define NTHREADS (128 * CONSUMERS + 32)              // the consumer warpgroups, then one producer warp

@@ -12,6 +12,13 @@
 // of wgmma_decode does, so the chain of MMAs that set wgmma_decode's pace is no longer. The
 // accumulators meet as in wgmma_decode: written into the drained ring, summed by CTA rank over
 // distributed shared memory in a fixed order.
+// Measured against cuBLAS GemmEx (H200, 2026-11-29-h200, runs.tar.xz: decode128/): at N = K = 4096
+// 91-96% at M 96-128 and 72-86% at M 65-99 (skinny 69-82%): its time is 21-24 us at every M,
+// where cuBLAS's is 17.5-18 us below 96 rows. Its consumers wait on the ring's full barriers most
+// of the launch. A ninth stage (222 KB) gained nothing; two 64-row CTAs of a cluster over the
+// whole K, B multicast between them, ran no faster (72-93%, 14 stages 76-97%). Where it pays
+// (best-fp16's rule, chosen on decode-llm-rows, scored on decode-llm-rows-unseen): M 65-112 where
+// the clusters fill 116-132 SMs and K <= 8192; at K of 11008-14336 wgmma_swap64 keeps some shapes.
 //
 // Contract: block (544), grid (cdiv(N, 64), cdiv(M, 128), 2) (z: the cluster), 197,760 bytes of
 // dynamic shared memory (one CTA an SM); sm_90a. M any; N and K multiples of 8 (TMA's 16-byte
@@ -122,7 +129,8 @@ hgemm_wgmma_decode128(int M, int N, int K, float alpha, const __half* __restrict
                 const uint32_t sa = tiles + s * STAGE_BYTES;
                 mbar_arrive_expect_tx(full(s), STAGE_BYTES);   // whole boxes, zero-filled or not
 #pragma unroll
-                for (int h = 0; h < HALVES; ++h) tma_load_2d(sa + h * BOX_BYTES, &tmA, kt * wgfp16::BK, m0 + h * TILE, full(s));
+                for (int h = 0; h < HALVES; ++h)
+                    tma_load_2d(sa + h * BOX_BYTES, &tmA, kt * wgfp16::BK, m0 + h * TILE, full(s));
                 tma_load_2d(sa + HALVES * BOX_BYTES, &tmB, n0, kt * wgfp16::BK, full(s));
                 if (++s == RING) { s = 0; ++round; }
             }
@@ -137,7 +145,7 @@ hgemm_wgmma_decode128(int M, int N, int K, float alpha, const __half* __restrict
         for (int i = parity; i < nMine; i += PARITIES) {
             const int s = i % RING;
             mbar_wait(full(s), (i / RING) & 1);
-            const uint32_t sa = tiles + s * STAGE_BYTES + half * BOX_BYTES, sb = tiles + s * STAGE_BYTES + HALVES * BOX_BYTES;
+            const uint32_t stage = tiles + s * STAGE_BYTES, sa = stage + half * BOX_BYTES, sb = stage + HALVES * BOX_BYTES;
             wgmma_fence();
 #pragma unroll
             for (int k = 0; k < wgfp16::BK / 16; ++k)

@@ -2,7 +2,7 @@
 wgmma_persist128, wgmma_splitk128, wgmma_tailsplit, wgmma_tailsplit128, wgmma_pingpong,
 wgmma_tmastore, wgmma_tmastore_deep), the element-loading wgmma_unaligned128, the staging
 wgmma_staged, wgmma_staged128, wgmma_stagedsplit128 and wgmma_stagedstore, the small-M skinny,
-skinny_any, wgmma_swap64, wgmma_decode and wgmma_decode128, the fallbacks wmma_ragged and wmma_tiny and the
+skinny_any, wgmma_swap64, wgmma_decode (also built without its K split) and wgmma_decode128, the fallbacks wmma_ragged and wmma_tiny and the
 dispatcher best-fp16 pass on whole-tile and ragged shapes: M of one row and of a partial tile, N and K multiples of 8 that end mid-tile, K below one
 k tile and ringing round the stages many times, more tiles than CTAs (each CTA of a persistent
 grid runs several, the ring continuing from tile to tile), and for the any-shape rungs odd leading
@@ -80,14 +80,16 @@ def test_best_fp16_runs_what_its_rules_choose():
     needed = list({r.kernel: BY_NAME[r.kernel] for r in best.ordered}.values())
     cubins = {b.spec.name: str(b.cubin) for b in build_all(needed, "sm_90a")}
     # derived rules, then each `ahead` rule: decode (wgmma_decode at M 5-64 where its clusters fill
-    # 116-132 SMs, wgmma_decode128 likewise at M 65-112 and K <= 8192, wgmma_swap64 at M 49-128 with a long B, skinny below and beside them), odd with
-    # few tiles and a long K (skinny_any; wgmma_stagedsplit128 from 8
-    # tiles of 128x128 and M >= 129), rows off the sectors with tiles for every SM
+    # 116-132 SMs, wgmma_decode128 likewise at M 65-112 and K <= 8192, wgmma_decode_fullk at M
+    # 33-64 where its 64-column tiles fill 116-132 SMs, wgmma_swap64 at M 49-128 with a long B,
+    # skinny below and beside them), odd with few tiles and a long K (skinny_any;
+    # wgmma_stagedsplit128 from 8 tiles of 128x128 and M >= 129), rows off the sectors with tiles for every SM
     # (wgmma_stagedstore: 3000^3), odd and large (wgmma_staged), odd otherwise (wgmma_staged128),
     # aligned with 128x256 tiles for at most half the SMs and a long K (wgmma_splitk128)
     shapes = [(1024, 1024, 1024), (4096, 4096, 4096), (3000, 3000, 3000), (32768, 64, 1024), (1024, 1024, 8192),
               (16, 4096, 4096), (2, 4096, 4096), (25, 236, 61350), (4095, 4095, 4095), (1023, 1023, 1023), (19, 85, 81),
-              (212, 4171, 8439), (500, 4096, 14336), (128, 4096, 14336), (64, 4096, 4096), (96, 4096, 4096)]
+              (212, 4171, 8439), (500, 4096, 14336), (128, 4096, 14336), (64, 4096, 4096), (96, 4096, 4096),
+              (48, 8192, 8192)]
     records = []
     bench(BenchWork([], shapes, include_cublas=False, dispatchers=[best], kernels=BY_NAME), cubins, QUICK, records.append)
     assert sorted((r["M"], r["N"], r["dispatched_to"]) for r in records) == sorted(
@@ -191,6 +193,20 @@ def test_two_half_decode_rung_passes_every_half_and_k_range():
     assert spec.launch(128, 4096, 4096).grid == (64, 1, 2) and spec.launch(129, 8, 8).grid == (1, 2, 2)
     shapes = [(1, 8, 8), (7, 8, 8), (33, 1000, 1000), (65, 4096, 4096), (100, 512, 8192), (128, 4104, 4168),
               (129, 136, 72), (257, 264, 40), (96, 8, 4104), (80, 4096, 14336), (256, 1024, 1024)]
+    records = run(spec, [s for s in shapes for _ in range(2)])
+    bad = [(r["M"], r["N"], r["K"], r["status"], r.get("reason")) for r in records if r["status"] != "PASS"]
+    assert not bad and len(records) == 2 * len(shapes)
+
+
+def test_decode_rung_built_without_the_split_passes_every_tile_and_k_length():
+    """wgmma_decode built with KSPLIT = 1 (clusters of one CTA, each tile over the whole K, the
+    consumers' accumulators still summed through the ring): M inside one tile and over several,
+    N ending inside a tile, K of one k tile and ending mid-tile, a ring gone round many times;
+    each shape twice."""
+    spec = BY_NAME["wgmma_decode_fullk"]
+    assert spec.launch(64, 8192, 8192).grid == (128, 1, 1)
+    shapes = [(1, 8, 8), (7, 8, 8), (33, 1000, 1000), (64, 8192, 8192), (100, 512, 8192), (128, 8200, 4168),
+              (129, 136, 72), (257, 264, 40), (96, 8, 4104), (40, 8192, 28672)]
     records = run(spec, [s for s in shapes for _ in range(2)])
     bad = [(r["M"], r["N"], r["K"], r["status"], r.get("reason")) for r in records if r["status"] != "PASS"]
     assert not bad and len(records) == 2 * len(shapes)

@@ -91,6 +91,9 @@ RUNS_C = "2026-11-29-h200/runs.tar.xz/"
     # 8 fitting shapes where it can hold (N of 3649-4224): seeds 0 and 1 held none out (ties), seed 2's half lost
     ("wgmma_decode128", (RUNS_C + "decode128/fit/decode-llm-rows", RUNS_C + "decode128/validation/decode-llm-rows-unseen"),
      "best-fp16", False, True),
+    # fitted on both draws of decode-llm-2; seeds 0 and 2 held out no shape it takes (ties)
+    ("wgmma_decode_fullk", ((RUNS_C + "decode128/fullk/decode-llm", RUNS_C + "decode128/fullk/decode-llm-rows"),
+                            RUNS_C + "decode128/fullk/decode-llm-mid-unseen-validation"), "best-fp16", False, True),
 ])
 def test_threshold_rules_are_the_manifests(kernel, runs, dispatcher, halves_win, unseen_wins, tmp_path_factory):
     """benchmarks/threshold_rules.py over the committed runs chooses the rule the manifest
