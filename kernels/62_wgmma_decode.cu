@@ -28,7 +28,9 @@
 // skinny's 87% and 78%; below, skinny's splits of a long K stream B faster.
 // Built again as wgmma_decode_fullk (nvcc -DKSPLIT=1: clusters of one CTA, each tile over the
 // whole K) for N of about 8192, where the 64-column tiles alone fill the SMs: at 38-64 rows and
-// N = K = 8192, 93-96% of cuBLAS against best-fp16's 82-89% (skinny, wgmma_swap64).
+// N = K = 8192, 93-96% of cuBLAS against best-fp16's 82-89% (skinny, wgmma_swap64); best-fp16's
+// rule (chosen on decode-llm and decode-llm-rows, scored on decode-llm-mid-unseen): M 33-64 where
+// the tiles fill 116-132 SMs. Below 33 rows skinny's split K is ahead.
 //
 // Contract: block (288), grid (cdiv(N, 64), cdiv(M, 64), KSPLIT) (z: the cluster), 197,760 bytes of
 // dynamic shared memory (one CTA an SM); sm_90a. M any; N and K multiples of 8 (TMA's 16-byte
