@@ -31,11 +31,23 @@
 // N = K = 8192, 93-96% of cuBLAS against best-fp16's 82-89% (skinny, wgmma_swap64); best-fp16's
 // rule (chosen on decode-llm and decode-llm-rows, scored on decode-llm-mid-unseen): M 33-64 where
 // the tiles fill 116-132 SMs. Below 33 rows skinny's split K is ahead.
+// Built again as wgmma_decode128 (nvcc -DHALVES=2) for M of 65-128: a CTA's tile is 128 rows, two
+// 64-row halves, so each B stage feeds both and B is still read once (wgmma_decode there needs a
+// second row of tiles: 256 CTAs at N = 4096, two waves, each streaming the same B: 52-66% of
+// cuBLAS at N = K = 4096). The stage holds A's two boxes and B's (24 KB, 8 stages in the same
+// 192 KB); four consumer warpgroups, one per half and k parity, each issuing per k tile what a
+// consumer does at one half. Measured against cuBLAS GemmEx (H200, 2026-11-29-h200, runs.tar.xz:
+// decode128/): at N = K = 4096 91-96% at M 96-128 and 72-86% at M 65-99 (skinny 69-82%): its time
+// is 21-24 us at every M, where cuBLAS's is 17.5-18 us below 96 rows; its consumers wait on the
+// ring's full barriers most of the launch. A ninth stage (222 KB) gained nothing; two 64-row CTAs
+// of a cluster over the whole K, B multicast between them, ran no faster (72-93%). Where it pays
+// (best-fp16's rule, chosen on decode-llm-rows, scored on decode-llm-rows-unseen): M 65-112 where
+// the clusters fill 116-132 SMs and K <= 8192.
 //
-// Contract: block (288), grid (cdiv(N, 64), cdiv(M, 64), KSPLIT) (z: the cluster), 197,760 bytes of
-// dynamic shared memory (one CTA an SM); sm_90a. M any; N and K multiples of 8 (TMA's 16-byte
-// rows). beta == 0: C is not read. Kernel parameters: the fixed list, then the tensor maps of A
-// (box 64 k x 64 rows) and B (box 64 n x 64 k), both 128B-swizzled.
+// Contract: block (128 * 2 * HALVES + 32), grid (cdiv(N, 64), cdiv(M, 64 * HALVES), KSPLIT) (z:
+// the cluster), 197,760 bytes of dynamic shared memory (one CTA an SM); sm_90a. M any; N and K
+// multiples of 8 (TMA's 16-byte rows). beta == 0: C is not read. Kernel parameters: the fixed
+// list, then the tensor maps of A (box 64 k x 64 rows) and B (box 64 n x 64 k), both 128B-swizzled.
 
 #include <cuda.h>
 #include <cuda_fp16.h>
@@ -43,20 +55,24 @@
 #include "wgmma_fp16.cuh"                            // hopper.cuh's primitives, WGFP16_D32, pin
 
 #ifndef KSPLIT
-#define KSPLIT 2                                    // CTAs of a cluster, each a k range of the tile
+#define KSPLIT 2                                     // CTAs of a cluster, each a k range of the tile
 #endif
-#define RING 12                                      // stages
-#define CONSUMERS 2                                  // consumer warpgroups, taking k tiles by turns
+#ifndef HALVES
+#define HALVES 1                                     // 64-row halves of the tile
+#endif
+#define RING (24 / (HALVES + 1))                     // stages: 12 of 16 KB, or 8 of 24 KB at two halves
+#define PARITIES 2                                   // consumers of one half, taking k tiles by turns
+#define CONSUMERS (HALVES * PARITIES)                // consumer warpgroup c: half c / PARITIES, parity c % PARITIES
 #define NTHREADS (128 * CONSUMERS + 32)              // the consumer warpgroups, then one producer warp
-#define TILE 64                                      // rows of A and columns of B a CTA
+#define TILE 64                                      // rows of a half, columns of B a CTA
 #define BOX_BYTES (TILE * wgfp16::BK * 2)            // 8,192: a 64 x 64 FP16 box
-#define STAGE_BYTES (2 * BOX_BYTES)                  // A's box, then B's
+#define STAGE_BYTES ((HALVES + 1) * BOX_BYTES)       // A's box of each half, then B's
 #define SMEM_BYTES (RING * STAGE_BYTES + 1024 + 128)  // 197,760: the manifest's
 #define NACC 32                                      // 64 x 64 floats over 128 threads
 static_assert(CONSUMERS * NACC * 128 * 4 <= RING * STAGE_BYTES, "the accumulators fit in the ring");
 static_assert(NACC % (2 * KSPLIT) == 0, "each CTA sums whole column pairs");
-#define PAIRS (NACC / 2 / KSPLIT)                    // the float pairs of the tile a CTA sums, per thread
-static_assert(PAIRS % CONSUMERS == 0, "the consumers share the sums evenly");
+#define PAIRS (NACC / 2 / KSPLIT)                    // float pairs of a half a CTA sums, per thread
+static_assert(PAIRS % PARITIES == 0, "a half's consumers share its sums evenly");
 
 // D[64 x 64] += A[64 x 16] (K-major) * B[16 x 64] (MN-major: imm-trans-b = 1).
 __device__ __forceinline__ void mma_m64n64k16(float* d, uint64_t descA, uint64_t descB)
@@ -100,31 +116,32 @@ hgemm_wgmma_decode(int M, int N, int K, float alpha, const __half* __restrict__ 
     auto full = [&](int s) { return bars + 8u * s; };
     auto empty = [&](int s) { return bars + 8u * (RING + s); };
 
-    const int n0 = blockIdx.x * TILE, m0 = blockIdx.y * TILE;
+    const int n0 = blockIdx.x * TILE, m0 = blockIdx.y * HALVES * TILE;
     const int rank = blockIdx.z;                     // the cluster spans z: the CTA's rank in it
     const int kTiles = (K + wgfp16::BK - 1) / wgfp16::BK;
     const int kBegin = rank * kTiles / KSPLIT, nMine = (rank + 1) * kTiles / KSPLIT - kBegin;  // k tiles of this CTA
     const int wg = threadIdx.x / 128, tid = threadIdx.x % 128;
+    const int half = wg / PARITIES, parity = wg % PARITIES;
     const int warp = tid / 32, lane = tid % 32;
 
-    if (threadIdx.x == 0) ring_init(bars, RING, 4);  // a stage is released by the 4 warps that read it
+    if (threadIdx.x == 0) ring_init(bars, RING, 4 * HALVES);  // a stage is released by the warps of both halves
     __syncthreads();
 
     // The accumulators in the ring once the k range is done: pair p = (d[2p], d[2p + 1]) of thread
     // tid of consumer c at float2 index (c * NACC / 2 + p) * 128 + tid (a warp's stores and loads:
     // 256 contiguous bytes).
     float2* const acc = reinterpret_cast<float2*>(smem_raw + (tiles - raw));
-    // The sums this thread stores at the end: pair p = rank * PAIRS + wg + j * CONSUMERS of the
-    // tile, whose thread tid holds row warp * 16 + lane / 4 (+ 8 when p is odd), columns
+    // The sums this thread stores at the end: pair p = rank * PAIRS + parity + j * PARITIES of its
+    // half, whose thread tid holds row warp * 16 + lane / 4 (+ 8 when p is odd), columns
     // 8 (p / 2) + 2 (lane % 4) + {0, 1}. C's values there are read before the k loop: their DRAM
     // latency passes under it, not after the cluster's last barrier (13% of the samples there).
-    auto row_of = [&](int p) { return m0 + warp * 16 + lane / 4 + 8 * (p & 1); };
+    auto row_of = [&](int p) { return m0 + half * TILE + warp * 16 + lane / 4 + 8 * (p & 1); };
     auto col_of = [&](int p) { return n0 + 8 * (p / 2) + 2 * (lane % 4); };
-    float2 cOld[PAIRS / CONSUMERS];
+    float2 cOld[PAIRS / PARITIES];
     if (wg < CONSUMERS) {
 #pragma unroll
-        for (int j = 0; j < PAIRS / CONSUMERS; ++j) {
-            const int p = rank * PAIRS + wg + j * CONSUMERS, row = row_of(p), col = col_of(p);
+        for (int j = 0; j < PAIRS / PARITIES; ++j) {
+            const int p = rank * PAIRS + parity + j * PARITIES, row = row_of(p), col = col_of(p);
             cOld[j] = beta != 0.0f && row < M && col < N ? *reinterpret_cast<const float2*>(C + (size_t)row * N + col)
                                                           : make_float2(0.0f, 0.0f);
         }
@@ -139,23 +156,24 @@ hgemm_wgmma_decode(int M, int N, int K, float alpha, const __half* __restrict__ 
                 if (round > 0) mbar_wait(empty(s), (round - 1) & 1);
                 const uint32_t sa = tiles + s * STAGE_BYTES;
                 mbar_arrive_expect_tx(full(s), STAGE_BYTES);   // whole boxes, zero-filled or not
-                tma_load_2d(sa, &tmA, kt * wgfp16::BK, m0, full(s));
-                tma_load_2d(sa + BOX_BYTES, &tmB, n0, kt * wgfp16::BK, full(s));
+#pragma unroll
+                for (int h = 0; h < HALVES; ++h)
+                    tma_load_2d(sa + h * BOX_BYTES, &tmA, kt * wgfp16::BK, m0 + h * TILE, full(s));
+                tma_load_2d(sa + HALVES * BOX_BYTES, &tmB, n0, kt * wgfp16::BK, full(s));
                 if (++s == RING) { s = 0; ++round; }
             }
         }
         __syncwarp();
     } else {
-        const int c = wg;                            // k tiles c, c + CONSUMERS, ... of the range
         float d[NACC];
 #pragma unroll
         for (int i = 0; i < NACC; ++i) d[i] = 0.0f;
         wgfp16::pin<NACC>(d);
         int held = -1;
-        for (int i = c; i < nMine; i += CONSUMERS) {
+        for (int i = parity; i < nMine; i += PARITIES) {
             const int s = i % RING;
             mbar_wait(full(s), (i / RING) & 1);
-            const uint32_t sa = tiles + s * STAGE_BYTES, sb = sa + BOX_BYTES;
+            const uint32_t stage = tiles + s * STAGE_BYTES, sa = stage + half * BOX_BYTES, sb = stage + HALVES * BOX_BYTES;
             wgmma_fence();
 #pragma unroll
             for (int k = 0; k < wgfp16::BK / 16; ++k)
@@ -173,23 +191,23 @@ hgemm_wgmma_decode(int M, int N, int K, float alpha, const __half* __restrict__ 
         // ring is free for the accumulators.
         asm volatile("bar.sync 1, %0;\n" :: "n"(CONSUMERS * 128) : "memory");
 #pragma unroll
-        for (int p = 0; p < NACC / 2; ++p) acc[(c * NACC / 2 + p) * 128 + tid] = make_float2(d[2 * p], d[2 * p + 1]);
+        for (int p = 0; p < NACC / 2; ++p) acc[(wg * NACC / 2 + p) * 128 + tid] = make_float2(d[2 * p], d[2 * p + 1]);
     }
     cluster_sync();                                  // every CTA's accumulator is written
 
     if (wg < CONSUMERS) {
-        // This CTA's share: pairs [rank, rank + 1) * PAIRS, by turns over the consumer
-        // warpgroups, each the sum of every consumer of every CTA.
+        // This CTA's share of its half: pairs [rank, rank + 1) * PAIRS, by turns over the half's
+        // consumers, each the sum of both parities of every CTA.
         const uint32_t base = tiles + tid * 8u;
 #pragma unroll
-        for (int j = 0; j < PAIRS / CONSUMERS; ++j) {
-            const int p = rank * PAIRS + wg + j * CONSUMERS;
+        for (int j = 0; j < PAIRS / PARITIES; ++j) {
+            const int p = rank * PAIRS + parity + j * PARITIES;
             float2 sum = make_float2(0.0f, 0.0f);
 #pragma unroll
             for (int r = 0; r < KSPLIT; ++r)
 #pragma unroll
-                for (int cc = 0; cc < CONSUMERS; ++cc) {
-                    const float2 v = load_peer(base + (cc * NACC / 2 + p) * 128u * 8u, r);
+                for (int q = 0; q < PARITIES; ++q) {
+                    const float2 v = load_peer(base + ((half * PARITIES + q) * NACC / 2 + p) * 128u * 8u, r);
                     sum.x += v.x;
                     sum.y += v.y;
                 }

@@ -17,16 +17,44 @@ def code(text: str) -> str:
 def macros(text: str) -> dict[str, int]:
     """Integer #defines and constexpr ints (arithmetic over earlier ones); others are skipped. The
     members of a class template over two ints (spread_tile.cuh's Tile<BM_, BN_>) take the arguments
-    of the one instantiation the source names."""
+    of the one instantiation the source names. A default inside `#ifndef NAME` gives way to a NAME
+    defined before it (a build's -D flag, as `with_headers` writes it)."""
     values: dict[str, int] = template_arguments(code(text))
     found = re.findall(r"^#define\s+(\w+)\s+([^\n]+)$|^\s*(?:static\s+)?constexpr\s+int\s+(\w+)\s*=\s*([^;\n]+);",
-                       code(text), flags=re.M)
+                       _unless_defined_before(code(text)), flags=re.M)
     for name, body in ((m[0] or m[2], m[1] or m[3]) for m in found):
         try:
             values[name] = c_int(body, values)
         except (ValueError, SyntaxError, ZeroDivisionError):
             pass
     return values
+
+
+def _unless_defined_before(text: str) -> str:
+    """The text without the `#ifndef NAME ... #endif` blocks whose NAME an earlier #define gave."""
+    out, defined, skipping = [], set(), []
+    for line in text.splitlines():
+        guard = re.match(r"\s*#\s*if(?:def\b|ndef\s+(\w+)|\b)", line)
+        if guard:  # #if, #ifdef and #ifndef nest; only an #ifndef of a name defined before skips
+            skipping.append(guard[1] in defined)
+            continue
+        if re.match(r"\s*#endif\b", line) and skipping:
+            skipping.pop()
+            continue
+        if any(skipping):
+            continue
+        name = re.match(r"\s*#define\s+(\w+)", line)
+        if name:
+            defined.add(name[1])
+        out.append(line)
+    return "\n".join(out)
+
+
+def flag_defines(spec) -> str:
+    """The #defines of the manifest's nvcc_flags (-DNAME=VALUE, -DNAME), as the compiler sees them
+    before the first line."""
+    return "".join(f"#define {m[1]} {m[2] or 1}\n" for f in spec.nvcc_flags
+                   for m in [re.fullmatch(r"-D(\w+)(?:=(.*))?", f)] if m)
 
 
 def template_arguments(text: str) -> dict[str, int]:
@@ -57,7 +85,7 @@ def c_int(expr: str, defs: dict[str, int]) -> int:
 def with_headers(spec) -> str:
     """The source with the project headers it includes (#include "x.cuh", from kernels/ or the
     source's own folder) spliced in where they are included, each once: the macros and the
-    pipeline a kernel shares with others live there."""
+    pipeline a kernel shares with others live there. The manifest's -D flags come first."""
     seen: set[str] = set()
 
     def splice(text: str) -> str:
@@ -70,4 +98,4 @@ def with_headers(spec) -> str:
             return splice(path.read_text())
         return re.sub(r'^#include\s+"([^"]+)"[^\n]*$', one, text, flags=re.M)
 
-    return splice(spec.source.read_text())
+    return flag_defines(spec) + splice(spec.source.read_text())
