@@ -68,6 +68,16 @@ with cuBLAS.
   skinny's splits, as many as the SMs take, stream B faster. On decode steps of any N and K (the
   decode and decode-unseen suites) few shapes fall where it pays, and no seed's choice beat
   `best-fp16` on its held-out half.
+- `wgmma_decode128` (`wgmma_decode` built with two 64-row halves a tile; an `ahead` rule of
+  `best-fp16` after wgmma_decode's), fitted on decode-llm-rows and scored on decode-llm-rows-unseen
+  (drawn as decode-llm-rows, M 65-128, another seed): `M > 64 and M <= hi and CTAS <= SMS and CTAS
+  >= c and K <= k`, CTAS = 2 * cdiv(M, 128) * cdiv(N, 64). Past 64 rows it reads B once where
+  wgmma_decode's second row of tiles makes two waves; at a long K wgmma_swap64's splits keep pace.
+- `wgmma_decode_fullk` (`wgmma_decode` built without its K split; an `ahead` rule of `best-fp16`
+  after wgmma_decode128's), fitted on decode-llm with decode-llm-rows and scored on
+  decode-llm-mid-unseen (drawn as they are, M 33-64, another seed): `M > lo and M <= 64 and TILES
+  <= SMS and TILES >= c and K <= k`, TILES = cdiv(M, 64) * cdiv(N, 64). Where N of about 8192
+  makes a tile for nearly every SM, the cluster's split only makes two waves.
 - `tf32x3bits` (the first rule of `best-tc`, before `best`), fitted on the default suite:
   `cdiv(M, 128) * cdiv(N, 128) >= t and K >= k`. 3xTF32 does three tensor-core products per FP32
   product: it pays where its 128x128 tiles fill the GPU and K is long enough to hide their start.

@@ -124,7 +124,7 @@ hgemm_wgmma_decode(int M, int N, int K, float alpha, const __half* __restrict__ 
     const int half = wg / PARITIES, parity = wg % PARITIES;
     const int warp = tid / 32, lane = tid % 32;
 
-    if (threadIdx.x == 0) ring_init(bars, RING, 4 * HALVES);  // a stage is released by the warps of both halves
+    if (threadIdx.x == 0) ring_init(bars, RING, 4 * HALVES);  // a stage is released by the 4 warps of each half that read it
     __syncthreads();
 
     // The accumulators in the ring once the k range is done: pair p = (d[2p], d[2p + 1]) of thread
