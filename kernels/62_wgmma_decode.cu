@@ -16,21 +16,26 @@
 // global partials, no counters, no CTA waiting for a last arrival.
 //
 // A CTA: two consumer warpgroups taking the k tiles by turns, then one producer warp issuing the
-// TMA loads into a 12-deep ring of 16 KB stages (A's 64 rows by 64 k, B's 64 k by 64 columns).
+// TMA loads into a ring of stages in 192 KB, each A's rows by 64 k and B's 64 k by 64 columns:
+// 12 stages of 16 KB, or where the tile's rows of M end within 32, 16 of 12 KB (A's box is 32 rows;
+// wgmma's rows past it read what follows in the stage and are never stored). The deeper ring
+// where M <= 32 (A/B in one run, runs.tar.xz: decode80/refit/ab-*): 1x4096x4096 95 -> 102%,
+// 1x8192x8192 and 16x8192x8192 (wgmma_decode_fullk) 86 -> 103% and 94 -> 105%; at 33-64 rows,
+// two 32-row loads a stage where one 64-row box was, 0-3 points slower.
 // Measured at 64x4096x4096 against cuBLAS GemmEx (H200, benchmarks/results/2026-11-29-h200,
 // runs.tar.xz: variants/, early-c/): one consumer and 6 stages 78%, 8 stages 83%; two consumers
 // and 12 stages 86-88%; C read before the k loop, not after the cluster's barrier, 96% (88% in
 // the same run without). A consumer's MMAs for one k tile, issued and retired, set the pace: two
 // accumulator chains in one warpgroup gained nothing, a second warpgroup did; three or four, 13
 // stages, or k tiles interleaved between the cluster's CTAs gained nothing more. Where it pays
-// (best-fp16's rule, chosen on LLM decode steps, scored on others): M of 5-64 where the clusters
-// fill 116-132 SMs (N of 3649-4224): 32x4096x4096 105-107% and 64x4096x4096 94-96% against
-// skinny's 87% and 78%; below, skinny's splits of a long K stream B faster.
+// (best-fp16's rule, chosen on LLM decode steps, scored on others): M of 1-64 where the clusters
+// fill 116-132 SMs (N of 3649-4224): 32x4096x4096 104-107% and 64x4096x4096 93-96% against
+// skinny's 87% and 78%; at other N, skinny's splits of a long K stream B faster.
 // Built again as wgmma_decode_fullk (nvcc -DKSPLIT=1: clusters of one CTA, each tile over the
 // whole K) for N of about 8192, where the 64-column tiles alone fill the SMs: at 38-64 rows and
 // N = K = 8192, 93-96% of cuBLAS against best-fp16's 82-89% (skinny, wgmma_swap64); best-fp16's
 // rule (chosen on decode-llm and decode-llm-rows, scored on decode-llm-mid-unseen): M 33-64 where
-// the tiles fill 116-132 SMs. Below 33 rows skinny's split K is ahead.
+// the tiles fill 116-132 SMs and K <= 8192.
 // Built again as wgmma_decode128 (nvcc -DHALVES=2) for M of 65-128: a CTA's tile is 128 rows, two
 // 64-row halves, so each B stage feeds both and B is still read once (wgmma_decode there needs a
 // second row of tiles: 256 CTAs at N = 4096, two waves, each streaming the same B: 52-66% of
@@ -43,11 +48,25 @@
 // of a cluster over the whole K, B multicast between them, ran no faster (72-93%). Where it pays
 // (best-fp16's rule, chosen on decode-llm-rows, scored on decode-llm-rows-unseen): M 65-112 where
 // the clusters fill 116-132 SMs and K <= 8192.
+// Built again as wgmma_decode80 (nvcc -DTN=80) for N of about 5120, where 64-column tiles make 80
+// (160 CTAs with the split: two waves on 132 SMs) and 80-column ones 64 (128 CTAs).
+// Built again as wgmma_decode128x80 (nvcc -DTN=80 -DHALVES=2) for M of 65-128 there.
+// A stage's B is the 64-column box and a 16-column box of its own tensor map, 32B-swizzled (80
+// columns are no whole number of 128-byte swizzle atoms): an m64n64k16 and an m64n16k16 a k step.
+// Measured against cuBLAS GemmEx at N = K = 5120 (H200, 2026-11-29-h200, runs.tar.xz:
+// decode80/): 84-86% at M 1-64 and 85-98% at M 80-128, where best-fp16 ran 70-92% (skinny,
+// wgmma_swap64); the same 80 columns as five 16-column boxes of one map ran 78-80% and 83-92% in
+// the same run (boxes of 32-byte rows: four times the TMA requests a byte). cuBLAS still streams
+// B twice as fast an SM: at 32x5120x5120 its 80 CTAs (64x32 tiles, operands swapped) take 17 us
+// under ncu, these 21. Where they pay (best-fp16's rules, chosen on decode-llm and
+// decode-llm-rows, scored on the three unseen LLM draws): M 17-64 and 65-128 where the clusters
+// fill 116-132 SMs and K <= 8192.
 //
-// Contract: block (128 * 2 * HALVES + 32), grid (cdiv(N, 64), cdiv(M, 64 * HALVES), KSPLIT) (z:
+// Contract: block (128 * 2 * HALVES + 32), grid (cdiv(N, TN), cdiv(M, 64 * HALVES), KSPLIT) (z:
 // the cluster), 197,760 bytes of dynamic shared memory (one CTA an SM); sm_90a. M any; N and K
 // multiples of 8 (TMA's 16-byte rows). beta == 0: C is not read. Kernel parameters: the fixed
-// list, then the tensor maps of A (box 64 k x 64 rows) and B (box 64 n x 64 k), both 128B-swizzled.
+// list, then the tensor maps of A (box 64 k x 32 rows) and B (box 64 n x 64 k), both
+// 128B-swizzled, and at TN = 80 B's again (box 16 n x 64 k, 32B-swizzled).
 
 #include <cuda.h>
 #include <cuda_fp16.h>
@@ -60,16 +79,26 @@
 #ifndef HALVES
 #define HALVES 1                                     // 64-row halves of the tile
 #endif
-#define RING (24 / (HALVES + 1))                     // stages: 12 of 16 KB, or 8 of 24 KB at two halves
+#ifndef TN
+#define TN 64                                        // columns of B a CTA: 64, or 80 (N = 5120: 64 tiles)
+#endif
 #define PARITIES 2                                   // consumers of one half, taking k tiles by turns
 #define CONSUMERS (HALVES * PARITIES)                // consumer warpgroup c: half c / PARITIES, parity c % PARITIES
 #define NTHREADS (128 * CONSUMERS + 32)              // the consumer warpgroups, then one producer warp
-#define TILE 64                                      // rows of a half, columns of B a CTA
+#define TILE 64                                      // rows of a half, columns of B's first box
 #define BOX_BYTES (TILE * wgfp16::BK * 2)            // 8,192: a 64 x 64 FP16 box
-#define STAGE_BYTES ((HALVES + 1) * BOX_BYTES)       // A's box of each half, then B's
-#define SMEM_BYTES (RING * STAGE_BYTES + 1024 + 128)  // 197,760: the manifest's
-#define NACC 32                                      // 64 x 64 floats over 128 threads
-static_assert(CONSUMERS * NACC * 128 * 4 <= RING * STAGE_BYTES, "the accumulators fit in the ring");
+#define A_BOX_ROWS 32                                // A's TMA box: a half loads two, or one where M ends in it
+#define A_BOX_BYTES (A_BOX_ROWS * wgfp16::BK * 2)    // 4,096
+#define EXTRA_BYTES ((TN - TILE) * wgfp16::BK * 2)   // at 80 columns B's 16-column box: 2,048
+#define RING_BYTES 196608                            // the stages: 192 KB, so many as fit
+#define MAX_STAGES 16                                // 12 KB each: one A box and B's 64 columns
+#define SMEM_BYTES (RING_BYTES + 1024 + 128)         // 197,760: the manifest's (the ring 1 KB-aligned, its barriers)
+#define NACC (TN / 2)                                // 64 x TN floats over 128 threads
+static_assert(TN == 64 || TN == 80, "B's boxes are 64 columns, or 64 and 16");
+static_assert(BOX_BYTES % 1024 == 0 && A_BOX_BYTES % 1024 == 0 && EXTRA_BYTES % 1024 == 0,
+              "every 128B-swizzled box 1024-byte aligned");
+static_assert(16 * MAX_STAGES <= 128 + 1024, "the barriers fit after the ring");
+static_assert(CONSUMERS * NACC * 128 * 4 <= RING_BYTES, "the accumulators fit in the ring");
 static_assert(NACC % (2 * KSPLIT) == 0, "each CTA sums whole column pairs");
 #define PAIRS (NACC / 2 / KSPLIT)                    // float pairs of a half a CTA sums, per thread
 static_assert(PAIRS % PARITIES == 0, "a half's consumers share its sums evenly");
@@ -87,6 +116,27 @@ __device__ __forceinline__ void mma_m64n64k16(float* d, uint64_t descA, uint64_t
         : WGFP16_D32(0)
         : "l"(descA), "l"(descB), "r"(1)
         : "memory");
+}
+
+// D[64 x 16] += A[64 x 16] (K-major) * B[16 x 16] (MN-major).
+__device__ __forceinline__ void mma_m64n16k16(float* d, uint64_t descA, uint64_t descB)
+{
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %10, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n16k16.f32.f16.f16 {"
+        "%0, %1, %2, %3, %4, %5, %6, %7"
+        "}, %8, %9, p, 1, 1, 0, 1;\n"
+        "}\n"
+        : WGFP16_D8(0)
+        : "l"(descA), "l"(descB), "r"(1)
+        : "memory");
+}
+
+// The descriptor of a 32B-swizzled MN-major box of 16 columns (hopper.cuh's smem_desc is 128B
+// swizzle's): one atom across (LBO, a box, is not used), SBO an 8-row k group of 32-byte rows.
+__device__ __forceinline__ uint64_t smem_desc_sw32(uint32_t addr)
+{
+    return (smem_desc(addr, EXTRA_BYTES, 256) & ~(3ull << 62)) | (3ull << 62);
 }
 
 __device__ __forceinline__ void cluster_sync()
@@ -107,16 +157,27 @@ __device__ __forceinline__ float2 load_peer(uint32_t addr, int rank)
 extern "C" __global__ void __cluster_dims__(1, 1, KSPLIT) __launch_bounds__(NTHREADS, 1)
 hgemm_wgmma_decode(int M, int N, int K, float alpha, const __half* __restrict__ A, const __half* __restrict__ B,
                    float beta, float* __restrict__ C, const __grid_constant__ CUtensorMap tmA,
-                   const __grid_constant__ CUtensorMap tmB)
+                   const __grid_constant__ CUtensorMap tmB
+#if TN == 80
+                   , const __grid_constant__ CUtensorMap tmB16
+#endif
+                   )
 {
     extern __shared__ __align__(1024) unsigned char smem_raw[];
     const uint32_t raw = static_cast<uint32_t>(__cvta_generic_to_shared(smem_raw));
     const uint32_t tiles = (raw + 1023) & ~1023u;
-    const uint32_t bars = tiles + RING * STAGE_BYTES;
+    const int n0 = blockIdx.x * TN, m0 = blockIdx.y * HALVES * TILE;
+    // A's rows a stage holds: where this tile's rows of M end within 32, one box of 32 (the rest of
+    // wgmma's 64 rows read what follows it in the stage, rows never stored), and the ring holds
+    // more stages of B: 16 of 12 KB, not 12 of 16 (14 and 10 at 80 columns). The cluster's CTAs
+    // share m0, so their rings match.
+    const int aBoxes = HALVES == 1 && M - m0 <= A_BOX_ROWS ? 1 : 2;
+    const uint32_t aBytes = aBoxes * A_BOX_BYTES, stageBytes = HALVES * aBytes + BOX_BYTES + EXTRA_BYTES;
+    const int ring = min(MAX_STAGES, (int)(RING_BYTES / stageBytes));
+    const uint32_t bars = tiles + RING_BYTES;
     auto full = [&](int s) { return bars + 8u * s; };
-    auto empty = [&](int s) { return bars + 8u * (RING + s); };
+    auto empty = [&](int s) { return bars + 8u * (ring + s); };
 
-    const int n0 = blockIdx.x * TILE, m0 = blockIdx.y * HALVES * TILE;
     const int rank = blockIdx.z;                     // the cluster spans z: the CTA's rank in it
     const int kTiles = (K + wgfp16::BK - 1) / wgfp16::BK;
     const int kBegin = rank * kTiles / KSPLIT, nMine = (rank + 1) * kTiles / KSPLIT - kBegin;  // k tiles of this CTA
@@ -124,7 +185,7 @@ hgemm_wgmma_decode(int M, int N, int K, float alpha, const __half* __restrict__ 
     const int half = wg / PARITIES, parity = wg % PARITIES;
     const int warp = tid / 32, lane = tid % 32;
 
-    if (threadIdx.x == 0) ring_init(bars, RING, 4 * HALVES);  // a stage is released by the 4 warps of each half that read it
+    if (threadIdx.x == 0) ring_init(bars, ring, 4 * HALVES);  // a stage is released by the 4 warps of each half that read it
     __syncthreads();
 
     // The accumulators in the ring once the k range is done: pair p = (d[2p], d[2p + 1]) of thread
@@ -150,17 +211,25 @@ hgemm_wgmma_decode(int M, int N, int K, float alpha, const __half* __restrict__ 
         if (tid == 0) {
             asm volatile("prefetch.tensormap [%0];\n" :: "l"(reinterpret_cast<uint64_t>(&tmA)) : "memory");
             asm volatile("prefetch.tensormap [%0];\n" :: "l"(reinterpret_cast<uint64_t>(&tmB)) : "memory");
+#if TN == 80
+            asm volatile("prefetch.tensormap [%0];\n" :: "l"(reinterpret_cast<uint64_t>(&tmB16)) : "memory");
+#endif
             int s = 0, round = 0;
             for (int i = 0; i < nMine; ++i) {
                 const int kt = kBegin + i;
                 if (round > 0) mbar_wait(empty(s), (round - 1) & 1);
-                const uint32_t sa = tiles + s * STAGE_BYTES;
-                mbar_arrive_expect_tx(full(s), STAGE_BYTES);   // whole boxes, zero-filled or not
+                const uint32_t sa = tiles + s * stageBytes, sb = sa + HALVES * aBytes;
+                mbar_arrive_expect_tx(full(s), stageBytes);   // whole boxes, zero-filled or not
 #pragma unroll
                 for (int h = 0; h < HALVES; ++h)
-                    tma_load_2d(sa + h * BOX_BYTES, &tmA, kt * wgfp16::BK, m0 + h * TILE, full(s));
-                tma_load_2d(sa + HALVES * BOX_BYTES, &tmB, n0, kt * wgfp16::BK, full(s));
-                if (++s == RING) { s = 0; ++round; }
+                    for (int b = 0; b < aBoxes; ++b)
+                        tma_load_2d(sa + h * aBytes + b * A_BOX_BYTES, &tmA, kt * wgfp16::BK, m0 + h * TILE + b * A_BOX_ROWS,
+                                    full(s));
+                tma_load_2d(sb, &tmB, n0, kt * wgfp16::BK, full(s));
+#if TN == 80
+                tma_load_2d(sb + BOX_BYTES, &tmB16, n0 + TILE, kt * wgfp16::BK, full(s));
+#endif
+                if (++s == ring) { s = 0; ++round; }
             }
         }
         __syncwarp();
@@ -169,21 +238,26 @@ hgemm_wgmma_decode(int M, int N, int K, float alpha, const __half* __restrict__ 
 #pragma unroll
         for (int i = 0; i < NACC; ++i) d[i] = 0.0f;
         wgfp16::pin<NACC>(d);
-        int held = -1;
+        int held = -1, s = parity, phase = 0;      // k tile i's stage i % ring, its phase (i / ring) & 1
         for (int i = parity; i < nMine; i += PARITIES) {
-            const int s = i % RING;
-            mbar_wait(full(s), (i / RING) & 1);
-            const uint32_t stage = tiles + s * STAGE_BYTES, sa = stage + half * BOX_BYTES, sb = stage + HALVES * BOX_BYTES;
+            mbar_wait(full(s), phase);
+            const uint32_t stage = tiles + s * stageBytes, sa = stage + half * aBytes, sb = stage + HALVES * aBytes;
             wgmma_fence();
 #pragma unroll
-            for (int k = 0; k < wgfp16::BK / 16; ++k)
-                mma_m64n64k16(d, smem_desc(sa + 32 * k, 16, 1024), smem_desc(sb + 2048 * k, BOX_BYTES, 1024));
+            for (int k = 0; k < wgfp16::BK / 16; ++k) {
+                const uint64_t descA = smem_desc(sa + 32 * k, 16, 1024);
+                mma_m64n64k16(d, descA, smem_desc(sb + 2048 * k, BOX_BYTES, 1024));
+#if TN == 80
+                mma_m64n16k16(d + 32, descA, smem_desc_sw32(sb + BOX_BYTES + 512 * k));
+#endif
+            }
             wgmma_commit();
             wgfp16::pin<NACC>(d);
             wgmma_wait<1>();                         // this warpgroup's previous k tile's MMAs have retired...
             wgfp16::pin<NACC>(d);
             if (held >= 0 && lane == 0) mbar_arrive(empty(held));   // ...so its stage is free
             held = s;
+            if ((s += PARITIES) >= ring) { s -= ring; phase ^= 1; }
         }
         wgmma_wait<0>();
         wgfp16::pin<NACC>(d);

@@ -18,7 +18,7 @@ def bench(
     kernel: Annotated[list[str] | None, typer.Option("--kernel", "-k", help=KERNEL_HELP + "; dispatchers by name.")] = None,
     sizes: Annotated[str | None, typer.Option(help=f"Comma-separated square sizes, MxNxK items, or a doubling range like 256..8192. Default {DEFAULT_SIZES}.")] = None,
     mnk: Annotated[tuple[int, int, int] | None, typer.Option("--mnk", help="A rectangular shape: --mnk M N K (more via --sizes MxNxK).")] = None,
-    suite: Annotated[str | None, typer.Option(help="A shape suite by name, of those that ship with gemmprof (kernels/shapes.toml: default, quick, small, and the shapes rules are chosen and scored on: unseen, sample, sectors, sectors-unseen, decode, decode-unseen, decode-llm, decode-llm-unseen, decode-llm-rows); not with --sizes/--mnk. Prints and writes its summary (suite.csv).")] = None,
+    suite: Annotated[str | None, typer.Option(help="A shape suite by name, of those that ship with gemmprof (kernels/shapes.toml: default, quick, small, and the suites rules are chosen and scored on, such as unseen, sample and decode-llm; an unknown name lists them all); not with --sizes/--mnk. Prints and writes its summary (suite.csv).")] = None,
     out: Annotated[Path, typer.Option(help="Directory under which the run directory is written.")] = BenchOptions.out,
     run_id: Annotated[str | None, typer.Option(help="Name of the run directory (default: date-time-gpu).")] = None,
     max_seconds: Annotated[float, typer.Option(help="Time budget per kernel and shape for the timed launches.")] = BenchOptions.max_seconds,

@@ -79,17 +79,18 @@ def test_best_fp16_runs_what_its_rules_choose():
     best = next(d for d in load_dispatchers() if d.name == "best-fp16")
     needed = list({r.kernel: BY_NAME[r.kernel] for r in best.ordered}.values())
     cubins = {b.spec.name: str(b.cubin) for b in build_all(needed, "sm_90a")}
-    # derived rules, then each `ahead` rule: decode (wgmma_decode at M 5-64 where its clusters fill
+    # derived rules, then each `ahead` rule: decode (wgmma_decode at M 1-64 where its clusters fill
     # 116-132 SMs, wgmma_decode128 likewise at M 65-112 and K <= 8192, wgmma_decode_fullk at M
-    # 33-64 where its 64-column tiles fill 116-132 SMs, wgmma_swap64 at M 49-128 with a long B,
-    # skinny below and beside them), odd with few tiles and a long K (skinny_any;
+    # 33-64 where its 64-column tiles fill 116-132 SMs and K <= 8192, wgmma_decode80 and
+    # wgmma_decode128x80 at M 17-64 and 65-128 where their 80-column clusters do, wgmma_swap64 at
+    # M 49-128 with a long B, skinny below and beside them), odd with few tiles and a long K (skinny_any;
     # wgmma_stagedsplit128 from 8 tiles of 128x128 and M >= 129), rows off the sectors with tiles for every SM
     # (wgmma_stagedstore: 3000^3), odd and large (wgmma_staged), odd otherwise (wgmma_staged128),
     # aligned with 128x256 tiles for at most half the SMs and a long K (wgmma_splitk128)
     shapes = [(1024, 1024, 1024), (4096, 4096, 4096), (3000, 3000, 3000), (32768, 64, 1024), (1024, 1024, 8192),
               (16, 4096, 4096), (2, 4096, 4096), (25, 236, 61350), (4095, 4095, 4095), (1023, 1023, 1023), (19, 85, 81),
               (212, 4171, 8439), (500, 4096, 14336), (128, 4096, 14336), (64, 4096, 4096), (96, 4096, 4096),
-              (48, 8192, 8192)]
+              (48, 8192, 8192), (32, 5120, 5120), (100, 5120, 5120)]
     records = []
     bench(BenchWork([], shapes, include_cublas=False, dispatchers=[best], kernels=BY_NAME), cubins, QUICK, records.append)
     assert sorted((r["M"], r["N"], r["dispatched_to"]) for r in records) == sorted(
@@ -210,6 +211,21 @@ def test_decode_rung_built_without_the_split_passes_every_tile_and_k_length():
     records = run(spec, [s for s in shapes for _ in range(2)])
     bad = [(r["M"], r["N"], r["K"], r["status"], r.get("reason")) for r in records if r["status"] != "PASS"]
     assert not bad and len(records) == 2 * len(shapes)
+
+
+def test_decode_rungs_at_80_columns_pass_every_box_and_half():
+    """wgmma_decode80 and wgmma_decode128x80 (80 columns a CTA: B's 64-column box and a 16-column
+    one of its own map, 32B-swizzled): N ending inside either box, N a multiple of 80 and of 64
+    only, M in one half and across both, several row tiles, K of one k tile and ending mid-tile,
+    a ring gone round many times; each shape twice."""
+    rungs = [BY_NAME["wgmma_decode80"], BY_NAME["wgmma_decode128x80"]]
+    assert rungs[0].launch(32, 5120, 5120).grid == (64, 1, 2) and rungs[1].launch(128, 5120, 5120).grid == (64, 1, 2)
+    shapes = [(1, 8, 8), (7, 72, 8), (33, 1000, 1000), (64, 5120, 5120), (100, 5000, 5016), (128, 5128, 4168),
+              (129, 136, 72), (257, 264, 40), (96, 80, 4104), (37, 5120, 13824), (16, 4096, 4096)]
+    for spec in rungs:
+        records = run(spec, [s for s in shapes for _ in range(2)])
+        bad = [(r["M"], r["N"], r["K"], r["status"], r.get("reason")) for r in records if r["status"] != "PASS"]
+        assert not bad and len(records) == 2 * len(shapes), spec.name
 
 
 def test_staged_split_k_splits_odd_shapes_and_repeats():

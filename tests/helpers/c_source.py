@@ -50,6 +50,38 @@ def _unless_defined_before(text: str) -> str:
     return "\n".join(out)
 
 
+def selected(text: str, defs: dict[str, int]) -> str:
+    """The text without the branches of `#if EXPR ... #else ... #endif` that EXPR, evaluated over
+    `defs`, rules out (a build's -D flags: `macros(flag_defines(spec) + source)`). Conditions it
+    cannot evaluate (#ifdef, #ifndef, unknown names) keep every branch."""
+    out, stack = [], []  # per open #if: True/False (its branch is taken or not), None (unknown)
+    for line in text.splitlines():
+        directive = re.match(r"\s*#\s*(if|ifdef|ifndef|elif|else|endif)\b(.*)", line)
+        if directive is None:
+            if all(taken is not False for taken in stack):
+                out.append(line)
+            continue
+        kind, rest = directive[1], directive[2]
+        if kind == "if":
+            try:
+                stack.append(bool(c_int(rest.strip().replace("&&", " and ").replace("||", " or "), defs)))
+            except (ValueError, SyntaxError, ZeroDivisionError):
+                stack.append(None)
+        elif kind in ("ifdef", "ifndef"):
+            stack.append(None)
+        elif not stack:
+            pass
+        elif kind == "elif":
+            stack[-1] = None
+        elif kind == "else" and stack[-1] is not None:
+            stack[-1] = not stack[-1]
+        elif kind == "endif" and stack.pop() is not None:
+            continue
+        if (stack[-1] if stack and kind != "endif" else None) is None:  # a directive of an unknown condition stays
+            out.append(line)
+    return "\n".join(out)
+
+
 def flag_defines(spec) -> str:
     """The #defines of the manifest's nvcc_flags (-DNAME=VALUE, -DNAME), as the compiler sees them
     before the first line."""

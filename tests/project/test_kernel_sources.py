@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from helpers.c_source import c_int, code, macros, with_headers
+from helpers.c_source import c_int, code, flag_defines, macros, selected, with_headers
 from profiler.catalogue.kernel_paths import KERNELS_DIR
 from profiler.catalogue.manifest import load_manifest
 from profiler.tiers import TIERS
@@ -41,7 +41,8 @@ def source(spec) -> str:
 
 @pytest.mark.parametrize("spec", SPECS, ids=lambda s: s.name)
 def test_entry_point_takes_the_tiers_types(spec):
-    m = re.search(r'extern\s+"C"[^;{]*?\b' + re.escape(spec.entry) + r"\s*\(([^)]*)\)", code(source(spec)))
+    text = code(flag_defines(spec) + source(spec))  # a build's -D flags may choose parameters (#if)
+    m = re.search(r'extern\s+"C"[^;{]*?\b' + re.escape(spec.entry) + r"\s*\(([^)]*)\)", selected(text, macros(text)))
     assert m, f"{spec.file}: no extern \"C\" entry {spec.entry}"
     params = [" ".join(p.replace("__restrict__", "").split()) for p in m[1].split(",")]
     types = [re.sub(r"\s*\b\w+$", "", p).replace(" *", "*") for p in params]
