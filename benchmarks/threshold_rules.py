@@ -58,26 +58,32 @@ with cuBLAS.
   operands pay where M fills much of wgmma's 64-wide N, the row tiles are few enough for K to be
   split over the SMs, and B is long enough to stream at rate; below, skinny's tiles as tall as M.
 - `wgmma_decode` (the first `ahead` rule of `best-fp16`, before wgmma_swap64's), fitted on the
-  decode-llm suite (LLM decode steps drawn for it: M 1-128 against 7B-70B weights) with
-  decode-llm-rows (the same of M 33-128, where the bound on M is decided; the fitting runs are
-  joined by a comma) and scored on decode-llm-unseen (drawn as decode-llm, another seed): `M > lo
-  and M <= hi and CTAS <= SMS and CTAS >= c`, CTAS = 2 * cdiv(M, 64) * cdiv(N, 64) (its grid: one
-  CTA an SM, K split in two only). Where the fitting runs' `best-fp16` already took this rule,
-  skinny's row (what it ran before) stands for it.
-  It pays where its clusters fill most of one wave and M fills enough of wgmma's 64 rows; elsewhere
-  skinny's splits, as many as the SMs take, stream B faster. On decode steps of any N and K (the
-  decode and decode-unseen suites) few shapes fall where it pays, and no seed's choice beat
-  `best-fp16` on its held-out half.
+  decode-llm suite (LLM decode steps drawn for it: M 1-128 against 7B-70B weights) with the steps
+  of M <= 64 of decode-llm-rows (drawn as decode-llm, M 33-128; the fitting runs are joined by a
+  comma) and scored on decode-llm-unseen with decode-llm-mid-unseen (drawn as they are, other
+  seeds, M 1-128 and 33-64): `M > lo and M <= hi and CTAS <= SMS and CTAS >= c`, CTAS = 2 *
+  cdiv(M, 64) * cdiv(N, 64) (its grid: one CTA an SM, K split in two only). Where the fitting
+  runs' `best-fp16` already took the rule, the row of what it chooses without the rule stands for
+  it (WITHOUT_RULE: those runs time skinny and wgmma_swap64 too).
+  It pays where its clusters fill most of one wave; elsewhere skinny's splits, as many as the SMs
+  take, stream B faster. On decode steps of any N and K (the decode and decode-unseen suites) few
+  shapes fall where it pays, and no seed's choice beat `best-fp16` on its held-out half.
 - `wgmma_decode128` (`wgmma_decode` built with two 64-row halves a tile; an `ahead` rule of
   `best-fp16` after wgmma_decode's), fitted on decode-llm-rows and scored on decode-llm-rows-unseen
   (drawn as decode-llm-rows, M 65-128, another seed): `M > 64 and M <= hi and CTAS <= SMS and CTAS
   >= c and K <= k`, CTAS = 2 * cdiv(M, 128) * cdiv(N, 64). Past 64 rows it reads B once where
   wgmma_decode's second row of tiles makes two waves; at a long K wgmma_swap64's splits keep pace.
 - `wgmma_decode_fullk` (`wgmma_decode` built without its K split; an `ahead` rule of `best-fp16`
-  after wgmma_decode128's), fitted on decode-llm with decode-llm-rows and scored on
-  decode-llm-mid-unseen (drawn as they are, M 33-64, another seed): `M > lo and M <= 64 and TILES
-  <= SMS and TILES >= c and K <= k`, TILES = cdiv(M, 64) * cdiv(N, 64). Where N of about 8192
-  makes a tile for nearly every SM, the cluster's split only makes two waves.
+  after wgmma_decode128's), fitted and scored as wgmma_decode: `M > lo and M <= 64 and TILES <=
+  SMS and TILES >= c and K <= k`, TILES = cdiv(M, 64) * cdiv(N, 64). Where N of about 8192 makes
+  a tile for nearly every SM, the cluster's split only makes two waves.
+- `wgmma_decode80` and `wgmma_decode128x80` (`wgmma_decode` and `wgmma_decode128` built at 80
+  columns a CTA; `ahead` rules of `best-fp16` after wgmma_decode_fullk's): `M > lo and M <= 64 and
+  CTAS <= SMS and CTAS >= c and K <= k`, CTAS = 2 * cdiv(M, 64) * cdiv(N, 80), fitted and scored
+  as wgmma_decode; and `M > 64 and M <= hi and ...`, CTAS = 2 * cdiv(M, 128) * cdiv(N, 80),
+  fitted on decode-llm with decode-llm-rows and scored on the three unseen LLM draws
+  (decode-llm-unseen, decode-llm-mid-unseen, decode-llm-rows-unseen). Where N of about 5120
+  makes 80 tiles of 64 columns (two waves with the cluster's split), 64 of 80 fill one.
 - `tf32x3bits` (the first rule of `best-tc`, before `best`), fitted on the default suite:
   `cdiv(M, 128) * cdiv(N, 128) >= t and K >= k`. 3xTF32 does three tensor-core products per FP32
   product: it pays where its 128x128 tiles fill the GPU and K is long enough to hide their start.
@@ -93,9 +99,11 @@ with cuBLAS.
     python benchmarks/threshold_rules.py wgmma_splitk128 ALIGNED_DEFAULT_RUN ALIGNED_UNSEEN_RUN
     python benchmarks/threshold_rules.py wgmma_stagedstore SECTORS_RUN SECTORS_UNSEEN_RUN
     python benchmarks/threshold_rules.py wgmma_swap64 DECODE_SAMPLE_RUN DECODE_UNSEEN_RUN
-    python benchmarks/threshold_rules.py wgmma_decode DECODE_LLM_RUN,DECODE_LLM_ROWS_RUN DECODE_LLM_UNSEEN_RUN
+    python benchmarks/threshold_rules.py wgmma_decode DECODE_LLM_RUN,ROWS_M64_RUN DECODE_LLM_UNSEEN_RUN,MID_UNSEEN_RUN
     python benchmarks/threshold_rules.py wgmma_decode128 DECODE_LLM_ROWS_RUN DECODE_LLM_ROWS_UNSEEN_RUN
-    python benchmarks/threshold_rules.py wgmma_decode_fullk DECODE_LLM_RUN,DECODE_LLM_ROWS_RUN DECODE_LLM_MID_UNSEEN_RUN
+    python benchmarks/threshold_rules.py wgmma_decode_fullk DECODE_LLM_RUN,ROWS_M64_RUN DECODE_LLM_UNSEEN_RUN,MID_UNSEEN_RUN
+    python benchmarks/threshold_rules.py wgmma_decode80 DECODE_LLM_RUN,ROWS_M64_RUN DECODE_LLM_UNSEEN_RUN,MID_UNSEEN_RUN
+    python benchmarks/threshold_rules.py wgmma_decode128x80 DECODE_LLM_RUN,DECODE_LLM_ROWS_RUN DECODE_LLM_UNSEEN_RUN,DECODE_LLM_MID_UNSEEN_RUN,DECODE_LLM_ROWS_UNSEEN_RUN
     python benchmarks/threshold_rules.py tf32x3bits DEFAULT_RUN UNSEEN_RUN
     python benchmarks/threshold_rules.py tf32x3sk DEFAULT_RUN UNSEEN_RUN
 """
@@ -103,7 +111,7 @@ with cuBLAS.
 import itertools
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pandas as pd
@@ -119,6 +127,7 @@ SKINNY_M = 16  # `best`'s first `ahead` rule sends M <= 16 to skinny32: the rule
 DECODE_M = 64  # and its decode rule M <= 64 with a wide N to splitk64x64x8
 TALL_N = 40  # and tall32 takes N <= 40
 SKINNY_ROWS = 64  # skinny_any's tallest tile: M <= 64 fits one tile of its rows
+WITHOUT_RULE = "without its rule"  # Family.before_rule: the fallback dispatcher's choice without the family's rules
 SMS = 132  # the SM count of the H100 and H200 the fitting runs came from (the manifest's rules read the GPU's)
 
 
@@ -134,7 +143,9 @@ class Family:
     fallback: str = "best"  # the dispatcher whose rows stand where the rule does not hold
     # the kernel the fallback ran before it had this family's rule: where a fitting run's fallback
     # row ran the family's kernel (the rule is in the manifest already), this kernel's row stands
-    # for the fallback, so that a rule is fitted again against the dispatcher without it
+    # for the fallback, so that a rule is fitted again against the dispatcher without it; or
+    # WITHOUT_RULE: per shape, the kernel the manifest's dispatcher chooses once the family's rule
+    # is taken out (the run must time each such kernel)
     before_rule: str | None = None
 
     @property
@@ -172,6 +183,8 @@ TILES_64x128 = "cdiv(M, 64) * cdiv(N, 128)"
 CLUSTER_CTAS = "2 * cdiv(M, 64) * cdiv(N, 64)"  # wgmma_decode's grid
 CLUSTER_CTAS_128 = "2 * cdiv(M, 128) * cdiv(N, 64)"  # wgmma_decode128's
 TILES_64x64 = "cdiv(M, 64) * cdiv(N, 64)"  # wgmma_decode_fullk's grid
+CLUSTER_CTAS_80 = "2 * cdiv(M, 64) * cdiv(N, 80)"  # wgmma_decode80's
+CLUSTER_CTAS_128x80 = "2 * cdiv(M, 128) * cdiv(N, 80)"  # wgmma_decode128x80's
 
 
 FAMILIES = {f.kernel: f for f in (
@@ -239,7 +252,7 @@ FAMILIES = {f.kernel: f for f in (
                                  & (2 * _tiles(t, 64, 64) >= c)),
            lambda lo, hi, c: (f"M > {lo} and M <= {hi} and {CLUSTER_CTAS} <= SMS"
                               + (f" and {CLUSTER_CTAS} >= {c}" if c > 1 else "")),
-           lambda lo, hi, c: (lo, -hi, c), spares_default=False, fallback="best-fp16", before_rule="skinny"),
+           lambda lo, hi, c: (lo, -hi, c), spares_default=False, fallback="best-fp16", before_rule=WITHOUT_RULE),
     Family("wgmma_decode128", "decode-llm-rows",
            list(itertools.product((80, 96, 112, 128), (1, 66, 99, 116), (4096, 8192, 16384, 32768))),
            lambda t, hi, c, k: ((t["M"] > DECODE_M) & (t["M"] <= hi) & (2 * _tiles(t, 128, 64) <= SMS)
@@ -248,12 +261,26 @@ FAMILIES = {f.kernel: f for f in (
                              + (f" and {CLUSTER_CTAS_128} >= {c}" if c > 1 else "") + f" and K <= {k}"),
            lambda hi, c, k: (-hi, c, k), spares_default=False, fallback="best-fp16"),
     Family("wgmma_decode_fullk", "decode-llm",
-           list(itertools.product((8, 16, 24, 32, 40), (1, 99, 116), (8192, 16384, 32768))),
+           list(itertools.product((0, 4, 8, 16, 24, 32, 40), (1, 99, 116), (8192, 16384, 32768))),
            lambda t, lo, c, k: ((t["M"] > lo) & (t["M"] <= DECODE_M) & (_tiles(t, 64, 64) <= SMS)
                                 & (_tiles(t, 64, 64) >= c) & (t["K"] <= k)),
            lambda lo, c, k: (f"M > {lo} and M <= {DECODE_M} and {TILES_64x64} <= SMS"
                              + (f" and {TILES_64x64} >= {c}" if c > 1 else "") + f" and K <= {k}"),
-           lambda lo, c, k: (lo, c, -k), spares_default=False, fallback="best-fp16"),
+           lambda lo, c, k: (lo, c, -k), spares_default=False, fallback="best-fp16", before_rule=WITHOUT_RULE),
+    Family("wgmma_decode80", "decode-llm",
+           list(itertools.product((0, 4, 8, 16, 24, 32, 40), (1, 99, 116), (8192, 16384, 32768))),
+           lambda t, lo, c, k: ((t["M"] > lo) & (t["M"] <= DECODE_M) & (2 * _tiles(t, 64, 80) <= SMS)
+                                & (2 * _tiles(t, 64, 80) >= c) & (t["K"] <= k)),
+           lambda lo, c, k: (f"M > {lo} and M <= {DECODE_M} and {CLUSTER_CTAS_80} <= SMS"
+                             + (f" and {CLUSTER_CTAS_80} >= {c}" if c > 1 else "") + f" and K <= {k}"),
+           lambda lo, c, k: (lo, c, -k), spares_default=False, fallback="best-fp16", before_rule=WITHOUT_RULE),
+    Family("wgmma_decode128x80", "decode-llm",
+           list(itertools.product((80, 96, 112, 128), (1, 66, 99, 116), (8192, 16384, 32768))),
+           lambda t, hi, c, k: ((t["M"] > DECODE_M) & (t["M"] <= hi) & (2 * _tiles(t, 128, 80) <= SMS)
+                                & (2 * _tiles(t, 128, 80) >= c) & (t["K"] <= k)),
+           lambda hi, c, k: (f"M > {DECODE_M} and M <= {hi} and {CLUSTER_CTAS_128x80} <= SMS"
+                             + (f" and {CLUSTER_CTAS_128x80} >= {c}" if c > 1 else "") + f" and K <= {k}"),
+           lambda hi, c, k: (-hi, c, -k), spares_default=False, fallback="best-fp16"),
     Family("tf32x3bits", "default",
            list(itertools.product((16, 32, 48, 64, 96, 128, 192, 256), (64, 128, 256, 512, 1024, 2048))),
            lambda t, tiles, k: (_tiles(t) >= tiles) & (t["K"] >= k),
@@ -267,17 +294,37 @@ FAMILIES = {f.kernel: f for f in (
 )}
 
 
+def chooser_without(family: Family) -> Callable[[int, int, int], str]:
+    """(M, N, K) -> the kernel the manifest's `family.fallback` chooses once `family.kernel`'s
+    rules are taken out of it."""
+    from profiler.catalogue.dispatchers import load_dispatchers
+    from profiler.catalogue.manifest import load_manifest
+
+    d = next(d for d in load_dispatchers() if d.name == family.fallback)
+    d = replace(d, ahead=tuple(r for r in d.ahead if r.kernel != family.kernel),
+                rules=tuple(r for r in d.rules if r.kernel != family.kernel))
+    kernels = {s.name: s for s in load_manifest()}
+    return lambda M, N, K: d.choose(M, N, K, kernels, SMS).name
+
+
 def per_shape(run_dir: Path, family: Family) -> pd.DataFrame:
     """Shapes x {kernel, its fallback}: % of cuBLAS of the rows that PASSed (NaN: not run); the
     fallback's as it was before the family's rule (`before_rule`)."""
     bench = RunDir(run_dir).read_table("bench")
-    kernels = [family.kernel, family.fallback] + ([family.before_rule] if family.before_rule else [])
-    bench = bench[bench["kernel"].isin(kernels) & (bench["status"] == "PASS")]
+    bench = bench[bench["status"] == "PASS"]
+    if family.before_rule != WITHOUT_RULE:
+        kernels = [family.kernel, family.fallback] + ([family.before_rule] if family.before_rule else [])
+        bench = bench[bench["kernel"].isin(kernels)]
     table = bench.pivot_table(index=["M", "N", "K"], columns="kernel", values="pct_of_cublas").reset_index()
     if family.before_rule and "dispatched_to" in bench:
         took = bench[(bench["kernel"] == family.fallback) & (bench["dispatched_to"] == family.kernel)]
         ruled = table.set_index(["M", "N", "K"]).index.isin(took.set_index(["M", "N", "K"]).index)
-        table.loc[ruled, family.fallback] = table.loc[ruled, family.before_rule]
+        if family.before_rule == WITHOUT_RULE:
+            before = chooser_without(family)
+            for i in table.index[ruled]:
+                table.loc[i, family.fallback] = table.loc[i, before(*(int(table.loc[i, d]) for d in "MNK"))]
+        else:
+            table.loc[ruled, family.fallback] = table.loc[ruled, family.before_rule]
     return table
 
 
@@ -299,7 +346,7 @@ def main(kernel: str, fit_dir: str, validation_dir: str) -> None:
     family = FAMILIES[kernel]
     fallback = family.fallback
     fitted = pd.concat([per_shape(Path(run), family) for run in fit_dir.split(",")], ignore_index=True)
-    unseen = per_shape(Path(validation_dir), family)
+    unseen = pd.concat([per_shape(Path(run), family) for run in validation_dir.split(",")], ignore_index=True)
     print(f"{len(fitted)} {family.fitted_on} shapes, {len(unseen)} unseen; `{fallback}` alone: "
           f"{geomean(fitted[fallback]):.1f}% / {geomean(unseen[fallback]):.1f}%")
     print("seed  rule (thresholds)        derivation half  validation half (n, best alone)  unseen")
@@ -320,5 +367,6 @@ def main(kernel: str, fit_dir: str, validation_dir: str) -> None:
 
 if __name__ == "__main__":
     if len(sys.argv) != 4 or sys.argv[1] not in FAMILIES:
-        sys.exit(f"usage: python benchmarks/threshold_rules.py {{{','.join(FAMILIES)}}} FIT_RUN[,FIT_RUN...] VALIDATION_RUN")
+        sys.exit(f"usage: python benchmarks/threshold_rules.py {{{','.join(FAMILIES)}}} FIT_RUN[,FIT_RUN...] "
+                 "VALIDATION_RUN[,VALIDATION_RUN...]")
     main(*sys.argv[1:])
