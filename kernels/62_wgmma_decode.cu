@@ -21,7 +21,7 @@
 // wgmma's rows past it read what follows in the stage and are never stored). The deeper ring
 // where M <= 32 (A/B in one run, runs.tar.xz: decode80/refit/ab-*): 1x4096x4096 95 -> 102%,
 // 1x8192x8192 and 16x8192x8192 (wgmma_decode_fullk) 86 -> 103% and 94 -> 105%; at 33-64 rows,
-// two 32-row loads a stage where one 64-row box was, 0-3 points slower.
+// two 32-row loads a stage where one 64-row box was, 1-3 points slower in that run.
 // Measured at 64x4096x4096 against cuBLAS GemmEx (H200, benchmarks/results/2026-11-29-h200,
 // runs.tar.xz: variants/, early-c/): one consumer and 6 stages 78%, 8 stages 83%; two consumers
 // and 12 stages 86-88%; C read before the k loop, not after the cluster's barrier, 96% (88% in
