@@ -53,31 +53,30 @@ def _unless_defined_before(text: str) -> str:
 def selected(text: str, defs: dict[str, int]) -> str:
     """The text without the branches of `#if EXPR ... #else ... #endif` that EXPR, evaluated over
     `defs`, rules out (a build's -D flags: `macros(flag_defines(spec) + source)`). Conditions it
-    cannot evaluate (#ifdef, #ifndef, unknown names) keep every branch."""
-    out, stack = [], []  # per open #if: True/False (its branch is taken or not), None (unknown)
+    cannot evaluate (#ifdef, #ifndef, #elif, && and ||, unknown names) keep every branch and their
+    lines."""
+    out, stack = [], []  # per open #if: True/False (its branch taken or not), None (unknown)
     for line in text.splitlines():
         directive = re.match(r"\s*#\s*(if|ifdef|ifndef|elif|else|endif)\b(.*)", line)
-        if directive is None:
-            if all(taken is not False for taken in stack):
-                out.append(line)
-            continue
-        kind, rest = directive[1], directive[2]
+        kind = directive[1] if directive else None
+        opens = kind in ("if", "ifdef", "ifndef")
+        if kind in ("elif", "else", "endif") and not stack:
+            kind = None  # unbalanced: kept as text
+        enclosing = stack if opens or kind is None else stack[:-1]
+        active = all(taken is not False for taken in enclosing)
         if kind == "if":
             try:
-                stack.append(bool(c_int(rest.strip().replace("&&", " and ").replace("||", " or "), defs)))
+                stack.append(bool(c_int(directive[2].strip(), defs)))
             except (ValueError, SyntaxError, ZeroDivisionError):
                 stack.append(None)
-        elif kind in ("ifdef", "ifndef"):
+        elif opens:
             stack.append(None)
-        elif not stack:
-            pass
         elif kind == "elif":
             stack[-1] = None
         elif kind == "else" and stack[-1] is not None:
             stack[-1] = not stack[-1]
-        elif kind == "endif" and stack.pop() is not None:
-            continue
-        if (stack[-1] if stack and kind != "endif" else None) is None:  # a directive of an unknown condition stays
+        own = None if kind is None else stack.pop() if kind == "endif" else stack[-1]
+        if active and own is None:  # text, or a directive whose own condition is unknown
             out.append(line)
     return "\n".join(out)
 

@@ -39,6 +39,13 @@ def source(spec) -> str:
     return spec.source.read_text()
 
 
+def test_selected_keeps_the_branches_a_builds_flags_choose():
+    text = "#define TN 80\nA\n#if TN == 80\nB\n#else\nC\n#ifdef Q\nQ\n#endif\n#endif\n#ifndef X\nD\n#if TN == 64\nE\n#endif\n#endif\nF"
+    assert selected(text, macros(text)).splitlines() == ["#define TN 80", "A", "B", "#ifndef X", "D", "#endif", "F"]
+    built = "#define TN 64\n" + text.replace("#define TN 80\n", "")
+    assert "C" in selected(built, macros(built)).splitlines() and "B" not in selected(built, macros(built)).splitlines()
+
+
 @pytest.mark.parametrize("spec", SPECS, ids=lambda s: s.name)
 def test_entry_point_takes_the_tiers_types(spec):
     text = code(flag_defines(spec) + source(spec))  # a build's -D flags may choose parameters (#if)
