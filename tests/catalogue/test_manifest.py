@@ -26,7 +26,8 @@ def test_every_kernel_has_its_source_and_a_predecessor_chain():
 
 
 def test_grid_covers_the_output_for_every_shape_in_contract():
-    """The grid grows with the output (16x the blocks for 16x the elements of C); or, for a
+    """The grid grows with the output (16x the blocks for 16x the elements of C, or 4x along each
+    side where a tile's width does not divide 512); or, for a
     persistent (stream-K) kernel, stops growing at a fixed number of blocks that walk the tiles; or
     comes in rows of a fixed width, one block a tile and a row more for the last wave
     (tailsk128x256x8: 4x the elements of a large C, about 4x the rows); and the block size is a
@@ -39,8 +40,9 @@ def test_grid_covers_the_output_for_every_shape_in_contract():
         elif small.grid[0] == larger.grid[0]:  # rows of a fixed width
             assert larger.grid[0] * larger.grid[1] >= 16384 * 16384 // (128 * 256), spec.name
             assert abs(larger.grid[1] - 4 * large.grid[1]) <= 4, spec.name
-        else:
-            assert big.grid[0] * big.grid[1] == 16 * small.grid[0] * small.grid[1], spec.name
+        else:  # each of x and y 4x, up to cdiv's rounding where a tile does not divide 512 (80 columns)
+            exact = big.grid[0] * big.grid[1] == 16 * small.grid[0] * small.grid[1]
+            assert exact or all(0 <= 4 * s - b <= 3 for s, b in zip(small.grid[:2], big.grid[:2])), spec.name
         assert 32 <= small.block[0] * small.block[1] * small.block[2] <= 1024, spec.name
 
 
