@@ -132,13 +132,6 @@ __device__ __forceinline__ void mma_m64n16k16(float* d, uint64_t descA, uint64_t
         : "memory");
 }
 
-// The descriptor of a 32B-swizzled MN-major box of 16 columns (hopper.cuh's smem_desc is 128B
-// swizzle's): one atom across (LBO, a box, is not used), SBO an 8-row k group of 32-byte rows.
-__device__ __forceinline__ uint64_t smem_desc_sw32(uint32_t addr)
-{
-    return (smem_desc(addr, EXTRA_BYTES, 256) & ~(3ull << 62)) | (3ull << 62);
-}
-
 __device__ __forceinline__ void cluster_sync()
 {
     asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
@@ -223,8 +216,8 @@ hgemm_wgmma_decode(int M, int N, int K, float alpha, const __half* __restrict__ 
 #pragma unroll
                 for (int h = 0; h < HALVES; ++h)
                     for (int b = 0; b < aBoxes; ++b)
-                        tma_load_2d(sa + h * aBytes + b * A_BOX_BYTES, &tmA, kt * wgfp16::BK, m0 + h * TILE + b * A_BOX_ROWS,
-                                    full(s));
+                        tma_load_2d(sa + h * aBytes + b * A_BOX_BYTES, &tmA, kt * wgfp16::BK,
+                                    m0 + h * TILE + b * A_BOX_ROWS, full(s));
                 tma_load_2d(sb, &tmB, n0, kt * wgfp16::BK, full(s));
 #if TN == 80
                 tma_load_2d(sb + BOX_BYTES, &tmB16, n0 + TILE, kt * wgfp16::BK, full(s));
@@ -248,7 +241,9 @@ hgemm_wgmma_decode(int M, int N, int K, float alpha, const __half* __restrict__ 
                 const uint64_t descA = smem_desc(sa + 32 * k, 16, 1024);
                 mma_m64n64k16(d, descA, smem_desc(sb + 2048 * k, BOX_BYTES, 1024));
 #if TN == 80
-                mma_m64n16k16(d + 32, descA, smem_desc_sw32(sb + BOX_BYTES + 512 * k));
+                // B's 16-column box, 32B-swizzled: one atom across (LBO, a box, is not used), SBO
+                // an 8-row k group of 32-byte rows
+                mma_m64n16k16(d + 32, descA, smem_desc(sb + BOX_BYTES + 512 * k, EXTRA_BYTES, 256, SWIZZLE_32B));
 #endif
             }
             wgmma_commit();

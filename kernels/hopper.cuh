@@ -83,11 +83,13 @@ __device__ __forceinline__ void ring_init(uint32_t bars, int stages, uint32_t re
 // ---- wgmma -----------------------------------------------------------------------------------
 
 // Shared-memory matrix descriptor: start >> 4 (bits 0-13), LBO >> 4 (16-29), SBO >> 4 (32-45),
-// base offset 0 (tiles are 1024-byte aligned), swizzle mode 1 = 128B (bits 62-63).
-__device__ __forceinline__ uint64_t smem_desc(uint32_t addr, uint32_t lbo, uint32_t sbo)
+// base offset 0 (tiles are aligned to their swizzle pattern), swizzle mode (bits 62-63).
+enum SmemSwizzle : uint64_t { SWIZZLE_128B = 1, SWIZZLE_64B = 2, SWIZZLE_32B = 3 };
+__device__ __forceinline__ uint64_t smem_desc(uint32_t addr, uint32_t lbo, uint32_t sbo,
+                                              SmemSwizzle swizzle = SWIZZLE_128B)
 {
     return (uint64_t)((addr & 0x3FFFF) >> 4) | ((uint64_t)(lbo >> 4) << 16) | ((uint64_t)(sbo >> 4) << 32) |
-           (1ull << 62);
+           ((uint64_t)swizzle << 62);
 }
 
 __device__ __forceinline__ void wgmma_fence() { asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory"); }
