@@ -6,11 +6,13 @@
 // 151 shapes of the sample suite that cost 11-12 us where cuBLAS takes 6 (19x85x81), and at
 // small M and N with long K one CTA walked all of K: 25x236x61350 ran at 2% of cuBLAS GemmEx.
 // Idea: skinny's tiles, split and workspace (kernels/skinny.cuh) with loads cp.async cannot do:
-// each thread fetches its chunks into registers (by 4-byte words where the row pitch is even, by
-// halves where it is odd; zero outside A and B) and stores them to the swizzled stage with one
-// 16-byte store per 8 halves. Tile t + 1's loads are in flight while tile t's MMAs run, so a
-// double buffer (48 KB) does what skinny's cp.async stages do, and four CTAs of 128 threads fit
-// an SM where skinny fits two: K splits twice as far at M <= 32. C is stored by floats.
+// each thread fetches its chunks as the 4-byte words that hold them (five where a row starts
+// mid-word), keeps them raw in registers while tile t's MMAs run, and only then shifts them into
+// place and stores them to the swizzled stage, one 16-byte store per 8 halves. A double buffer
+// (48 KB) then does what skinny's cp.async stages do, and four CTAs of 128 threads fit an SM where
+// skinny fits two: K splits twice as far at M <= 32. C is read whole before it is stored, by floats.
+// (Combined into halves as they arrived, the loads were each waited on before the MMAs ran, and
+// the double buffer overlapped nothing.)
 //
 // Contract: block (128 up to M = 32, 256 above), grid (the manifest's: cdiv(M, 64) x cdiv(N, 128)
 // x S, S x tiles <= 4 SMS at M <= 32, SMS at 33-64, 2 SMS above), 49,152 bytes of dynamic shared

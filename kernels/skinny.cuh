@@ -1,9 +1,10 @@
 // The body of skinny and skinny_any (kernels/53_skinny.cu, 55_skinny_any.cu): FP16 mma.sync tiles
 // as tall as M (16, 32 or 64 rows) by 128 columns, k tiles of 64, K split over gridDim.z with the
-// partials meeting in this module's workspace (split_arrival.cuh). ANY = false wants N and K
-// multiples of 8 (16-byte rows for cp.async, float2 stores of C) and streams k tiles through 4-6
-// cp.async stages; ANY = true takes any N and K, fetching through registers into a double buffer
-// and storing C by floats.
+// partials meeting in this module's workspace (split_arrival.cuh), by fragments or, for a tile
+// mostly outside C with K split far, by rows (sum_tile). ANY = false wants N and K multiples of 8
+// (16-byte rows for cp.async, float2 stores of C) and streams k tiles through 4-6 cp.async stages;
+// ANY = true takes any N and K, fetching raw words into registers for a double buffer and storing
+// C by floats.
 #pragma once
 
 #include <cuda_fp16.h>
@@ -17,9 +18,11 @@
 #error "define SMEM_BYTES (the manifest's smem_bytes) before including skinny.cuh"
 #endif
 #define WS_FLOATS (1LL << 22)                        // 16 MiB: 512 partial tiles of 64x128
+#define SUM_SPLITS 16                                // partials sum_tile loads a round trip
+#define WS_SLACK ((SUM_SPLITS - 1) * 64 * 128)       // what its last round trip may read past the end
 #define MAX_TILES 4096                               // arrival counters (split grids have <= 2 SMS tiles)
 
-__device__ __align__(16) float g_partials[WS_FLOATS];
+__device__ __align__(16) float g_partials[WS_FLOATS + WS_SLACK];
 __device__ unsigned g_counters[MAX_TILES];           // zero at module load; the last split resets its own
 
 namespace skinny {
@@ -40,24 +43,45 @@ __device__ __forceinline__ void ldmatrix_x4_trans(unsigned (&d)[4], unsigned add
                  : "=r"(d[0]), "=r"(d[1]), "=r"(d[2]), "=r"(d[3]) : "r"(addr));
 }
 
-// Eight halves of a row-major rows x cols matrix from (r, c), zero outside it: a chunk whose row
-// pitch (cols halves) is not a multiple of 16 bytes, which cp.async cannot copy. By 4-byte words
-// where cols is even (c is a multiple of 8: a word is all in or all out), else by halves.
-__device__ __forceinline__ void fetch8(unsigned (&v)[4], const __half* __restrict__ src, int rows, int cols, int r, int c)
+// Eight halves of a row-major rows x cols matrix from (r, c) (c a multiple of 8), for a row pitch
+// that is no multiple of 16 bytes, which cp.async cannot copy: the chunk's bytes start at any even
+// address, so it is fetched as the 4-byte words that hold it (5 where it starts mid-word), and
+// only those holding a half inside the matrix (an aligned word that holds an element is readable).
+// The words stay raw until the stage is stored (chunk()), so that no instruction waits on them
+// while the MMAs of the tile before run.
+__device__ __forceinline__ const unsigned* chunk_words(const __half* src, int cols, int r, int c, int& shift)
 {
-    const size_t at = (size_t)r * cols + c;
-    if (cols % 2 == 0) {
-        const unsigned* const p = reinterpret_cast<const unsigned*>(src + at);
+    const size_t at = reinterpret_cast<size_t>(src + (size_t)r * cols + c);
+    shift = (int)(at & 2) * 8;                       // bits to drop from the first word: 0 or 16
+    return reinterpret_cast<const unsigned*>(at & ~(size_t)3);
+}
+
+__device__ __forceinline__ int chunk_halves(int rows, int cols, int r, int c)  // inside the matrix: 0-8
+{
+    return r < rows ? max(0, min(8, cols - c)) : 0;
+}
+
+__device__ __forceinline__ void fetch_words(unsigned (&w)[5], const __half* __restrict__ src, int rows, int cols, int r, int c)
+{
+    int shift;
+    const unsigned* const p = chunk_words(src, cols, r, c, shift);
+    const int halves = chunk_halves(rows, cols, r, c);
+    const int words = halves == 0 ? 0 : (shift / 16 + halves + 1) / 2;  // the words that hold halves 0 .. halves - 1
 #pragma unroll
-        for (int e = 0; e < 4; ++e) v[e] = r < rows && c + 2 * e < cols ? __ldg(p + e) : 0u;
-    } else {
-        const unsigned short* const p = reinterpret_cast<const unsigned short*>(src + at);
+    for (int e = 0; e < 5; ++e) w[e] = e < words ? __ldg(p + e) : 0u;
+}
+
+// The chunk from its words: shifted into place, zero past the matrix (where a word ran into the
+// next row).
+__device__ __forceinline__ void chunk(unsigned (&v)[4], const unsigned (&w)[5], const __half* src, int rows, int cols, int r, int c)
+{
+    int shift;
+    chunk_words(src, cols, r, c, shift);
+    const int halves = chunk_halves(rows, cols, r, c);
 #pragma unroll
-        for (int e = 0; e < 4; ++e) {
-            const unsigned lo = r < rows && c + 2 * e < cols ? __ldg(p + 2 * e) : 0u;
-            const unsigned hi = r < rows && c + 2 * e + 1 < cols ? __ldg(p + 2 * e + 1) : 0u;
-            v[e] = lo | hi << 16;
-        }
+    for (int e = 0; e < 4; ++e) {
+        const unsigned keep = 2 * e + 1 < halves ? 0xffffffffu : 2 * e < halves ? 0x0000ffffu : 0u;
+        v[e] = __funnelshift_r(w[e], w[e + 1], shift) & keep;
     }
 }
 
@@ -71,6 +95,53 @@ __device__ __forceinline__ void mma16816(float (&d)[4], const unsigned (&a)[4], 
     asm volatile("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\n"
                  : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
                  : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+// The split counted last, where the partials were written by rows (body's byRows): C = alpha (sum
+// of the S partials) + beta C over the part of a BM x BN tile inside C (rows x cols from the
+// tile's corner, C's row pitch ldc), its quads of 4 columns spread over all the CTA's threads.
+// Each quad's SPLITS partials are loaded together and added in split order: a tile mostly outside
+// C (M = 1, N = 17) reads only what is inside, in S / SPLITS round trips to L2 a quad. The loads
+// are unconditional, at fixed offsets from one pointer (a split past S reads the slack after the
+// workspace and is not added): loads under a predicate each waited on their own address arithmetic.
+template <int BM, int NTHREADS, int SPLITS>
+__device__ __noinline__ void sum_tile(const float* __restrict__ part, int S, int rows, int cols, float alpha,
+                                      float beta, float* __restrict__ C, int ldc)
+{
+    constexpr int SPLIT = BM * BN;                   // floats from one split's partial to the next
+    rows = min(rows, BM);
+    cols = min(cols, BN);
+    const int quads = (cols + 3) / 4, items = rows * quads;
+    const bool vector = ldc % 4 == 0 && reinterpret_cast<size_t>(C) % 16 == 0;
+#pragma unroll 1
+    for (int item = threadIdx.x; item < items; item += NTHREADS) {
+        const int r = item / quads, c = 4 * (item % quads);
+        float* const dst = C + (size_t)r * ldc + c;
+        float old[4];
+#pragma unroll
+        for (int e = 0; e < 4; ++e) old[e] = beta != 0.0f && c + e < cols ? dst[e] : 0.0f;  // in flight with the partials
+        const float* src = part + BN * r + c;
+        float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
+#pragma unroll 1
+        for (int k0 = 0; k0 < S; k0 += SPLITS, src += SPLITS * SPLIT) {
+            float4 v[SPLITS];
+#pragma unroll
+            for (int u = 0; u < SPLITS; ++u) v[u] = __ldcg(reinterpret_cast<const float4*>(src + u * SPLIT));
+#pragma unroll
+            for (int u = 0; u < SPLITS; ++u)
+                if (k0 + u < S) {
+                    sum.x += v[u].x; sum.y += v[u].y; sum.z += v[u].z; sum.w += v[u].w;
+                }
+        }
+        const float out[4] = {alpha * sum.x + beta * old[0], alpha * sum.y + beta * old[1],
+                              alpha * sum.z + beta * old[2], alpha * sum.w + beta * old[3]};
+        if (vector && c + 4 <= cols)
+            *reinterpret_cast<float4*>(dst) = make_float4(out[0], out[1], out[2], out[3]);
+        else
+#pragma unroll
+            for (int e = 0; e < 4; ++e)
+                if (c + e < cols) dst[e] = out[e];
+    }
 }
 
 // One CTA of 128 WM threads: rows [m0, m0 + 16 MT) of C, columns [n0, n0 + 128), k tiles
@@ -130,19 +201,27 @@ __device__ __forceinline__ void body(int M, int N, int K, float alpha, const __h
         }
     };
     constexpr int NB = BK / B_ROWS_PER_PASS, NA = BM / A_ROWS_PER_PASS;  // chunks a thread loads
-    unsigned rb[NB][4], ra[NA][4];
+    unsigned rb[NB][5], ra[NA][5];                   // the next tile's chunks as raw words (fetch_words)
     auto fetch = [&](int t) {
         const int k = (kt0 + t) * BK;
 #pragma unroll
-        for (int j = 0; j < NB; ++j) fetch8(rb[j], B, K, N, k + br + B_ROWS_PER_PASS * j, n0 + 8 * bc);
+        for (int j = 0; j < NB; ++j) fetch_words(rb[j], B, K, N, k + br + B_ROWS_PER_PASS * j, n0 + 8 * bc);
 #pragma unroll
-        for (int j = 0; j < NA; ++j) fetch8(ra[j], A, M, K, m0 + ar + A_ROWS_PER_PASS * j, k + 8 * ac);
+        for (int j = 0; j < NA; ++j) fetch_words(ra[j], A, M, K, m0 + ar + A_ROWS_PER_PASS * j, k + 8 * ac);
     };
-    auto store = [&](int s) {
+    auto store = [&](int t, int s) {
+        const int k = (kt0 + t) * BK;
+        unsigned v[4];
 #pragma unroll
-        for (int j = 0; j < NB; ++j) st_shared_16(bDst + s * B_STAGE + j * B_ROWS_PER_PASS * BN * 2, rb[j]);
+        for (int j = 0; j < NB; ++j) {
+            chunk(v, rb[j], B, K, N, k + br + B_ROWS_PER_PASS * j, n0 + 8 * bc);
+            st_shared_16(bDst + s * B_STAGE + j * B_ROWS_PER_PASS * BN * 2, v);
+        }
 #pragma unroll
-        for (int j = 0; j < NA; ++j) st_shared_16(aDst + s * A_STAGE + j * A_ROWS_PER_PASS * BK * 2, ra[j]);
+        for (int j = 0; j < NA; ++j) {
+            chunk(v, ra[j], A, M, K, m0 + ar + A_ROWS_PER_PASS * j, k + 8 * ac);
+            st_shared_16(aDst + s * A_STAGE + j * A_ROWS_PER_PASS * BK * 2, v);
+        }
     };
 
     float d[ACC];
@@ -179,14 +258,14 @@ __device__ __forceinline__ void body(int M, int N, int K, float alpha, const __h
         // Tile t + 1's loads are in flight while tile t's MMAs run, and stored after them.
         if (nk > 0) {
             fetch(0);
-            store(0);
+            store(0, 0);
         }
 #pragma unroll 1
         for (int t = 0; t < nk; ++t) {
             __syncthreads();                         // tile t stored; every warp is done with t - 1's stage
             if (t + 1 < nk) fetch(t + 1);
             mma_stage(t % 2);
-            if (t + 1 < nk) store((t + 1) % 2);
+            if (t + 1 < nk) store(t + 1, (t + 1) % 2);
         }
     } else {
         // Rolled loops: a CTA runs a handful of k tiles, so an unrolled body would be fetched from
@@ -211,15 +290,53 @@ __device__ __forceinline__ void body(int M, int N, int K, float alpha, const __h
     }
 
     if (S > 1) {
-        // Partial of tile g's split z, float4 q of thread tid at partials[((g * S + z) * Q + q) * 128 + tid]:
-        // a warp's float4 stores cover 512 contiguous bytes.
-        constexpr int Q = ACC / 4;
+        // The splits of tile g meet in the workspace (split_arrival.cuh) by one of two layouts.
+        // By fragments: split z writes its whole partial as each thread holds it, and the split
+        // counted last sums its own fragments over the S partials, S round trips to L2. By rows
+        // (byRows): split z writes the part of its partial inside C, row-major at
+        // partials[(g S + z) BM BN + BN r + c], and the split counted last sums it quad by quad
+        // (sum_tile), SUM_SPLITS partials a round trip. A round trip by rows took about twice as
+        // long (clock64 stamps of the last split: 1,000-1,500 cycles against 550; about half of
+        // sum_tile's stall samples waited on instruction fetch, its code cold), so rows are taken
+        // where they need fewer than half the round trips: tiles mostly outside C with S large
+        // (27x17x14214: 55 round trips become 4), never a whole tile with S <= 16.
         const int g = blockIdx.y * gridDim.x + blockIdx.x;
+        const int quads = (min(BN, N - n0) + 3) / 4, items = min(BM, M - m0) * quads;
+        const bool byRows = 2 * ((items + NTHREADS - 1) / NTHREADS) * ((S + SUM_SPLITS - 1) / SUM_SPLITS) < S;
+        __shared__ int lastSplit;
+        if (byRows) {
+            // The fragments go to global memory through shared memory (the stages, free now), so
+            // that the rows are written by float4s: a fragment's float2s written straight out
+            // took twice the stores and stalled on the store queue.
+            constexpr int LD = BN + 8;               // a half-warp's float2s land in 32 different banks
+            static_assert(BM * LD * 4 <= STAGES * (A_STAGE + B_STAGE), "the stages hold the tile of floats");
+            float* const tile = reinterpret_cast<float*>(smem);
+            __syncthreads();                         // every warp is done with the stages
+#pragma unroll
+            for (int i = 0; i < MW * 8; ++i) {
+                const int mt = i / 8, j = i / 2 % 4, h = i % 2;
+                const int r = wr + 16 * mt + lane / 4 + 8 * h, c = 32 * wn + 8 * j + 2 * (lane % 4);
+                *reinterpret_cast<float2*>(tile + LD * r + c) = make_float2(d[4 * (i / 2) + 2 * h], d[4 * (i / 2) + 2 * h + 1]);
+            }
+            __syncthreads();
+            float* const part = g_partials + (size_t)g * S * (BM * BN);
+#pragma unroll 1
+            for (int item = tid; item < items; item += NTHREADS) {
+                const int r = item / quads, c = 4 * (item % quads);
+                *reinterpret_cast<float4*>(part + (size_t)z * (BM * BN) + BN * r + c) = *reinterpret_cast<const float4*>(tile + LD * r + c);
+            }
+            if (!arrived_last(&g_counters[g], S, lastSplit)) return;
+            sum_tile<BM, NTHREADS, SUM_SPLITS>(part, S, M - m0, N - n0, alpha, beta, C + (size_t)m0 * N + n0, N);
+            if (tid == 0) g_counters[g] = 0;         // ready for the next launch
+            return;
+        }
+        // By fragments: float4 q of thread tid at partials[((g S + z) Q + q) NTHREADS + tid], a
+        // warp's float4 stores covering 512 contiguous bytes.
+        constexpr int Q = ACC / 4;
         float4* const part = reinterpret_cast<float4*>(g_partials);
 #pragma unroll
         for (int q = 0; q < Q; ++q)
             part[((size_t)(g * S + z) * Q + q) * NTHREADS + tid] = make_float4(d[4 * q], d[4 * q + 1], d[4 * q + 2], d[4 * q + 3]);
-        __shared__ int lastSplit;
         if (!arrived_last(&g_counters[g], S, lastSplit)) return;
         // A split's Q float4s are loaded together, then added: S round trips to L2, not S * Q.
 #pragma unroll
@@ -242,14 +359,18 @@ __device__ __forceinline__ void body(int M, int N, int K, float alpha, const __h
     // and a float2 of C is 8-byte aligned. With beta != 0 the thread's C is read whole before its
     // first store: a load cannot pass the store before it, so reads between stores wait one by one.
     if constexpr (ANY) {                             // an odd N misaligns float2: one float at a time
+        float old[MW * 16];
 #pragma unroll
         for (int i = 0; i < MW * 16; ++i) {
             const int mt = i / 16, j = i / 4 % 4, h = i / 2 % 2, e = i % 2;
             const int row = m0 + wr + 16 * mt + lane / 4 + 8 * h, col = n0 + 32 * wn + 8 * j + 2 * (lane % 4) + e;
-            if (row < M && col < N) {
-                float* const c = C + (size_t)row * N + col;
-                *c = alpha * d[4 * (mt * 4 + j) + 2 * h + e] + (beta != 0.0f ? beta * *c : 0.0f);
-            }
+            old[i] = beta != 0.0f && row < M && col < N ? C[(size_t)row * N + col] : 0.0f;
+        }
+#pragma unroll
+        for (int i = 0; i < MW * 16; ++i) {
+            const int mt = i / 16, j = i / 4 % 4, h = i / 2 % 2, e = i % 2;
+            const int row = m0 + wr + 16 * mt + lane / 4 + 8 * h, col = n0 + 32 * wn + 8 * j + 2 * (lane % 4) + e;
+            if (row < M && col < N) C[(size_t)row * N + col] = alpha * d[4 * (mt * 4 + j) + 2 * h + e] + beta * old[i];
         }
     } else {
         float2 old[MW * 8];
