@@ -12,7 +12,8 @@
 // once per warp (corpus case decode_unrolled). Split partials meet as in wgmma_splitk128: every
 // split writes its FP32 partial to a module-scope workspace and counts itself in; the last to
 // arrive sums the S partials in split order and runs the epilogue. No CTA waits for another, so
-// any grid runs.
+// any grid runs. Where most of a tile lies outside C and K is split far (M = 1: one row of 16),
+// the partials are written and summed by rows instead (skinny.cuh).
 //
 // Grid (the manifest's): x = cdiv(M, 64) row tiles (fastest, so the CTAs sharing a B slice run
 // together and B comes from L2 the second time), y = cdiv(N, 128) column tiles, z = S: at least
