@@ -299,7 +299,8 @@ __device__ __forceinline__ void body(int M, int N, int K, float alpha, const __h
         // long (clock64 stamps of the last split: 1,000-1,500 cycles against 550; about half of
         // sum_tile's stall samples waited on instruction fetch, its code cold), so rows are taken
         // where they need fewer than half the round trips: tiles mostly outside C with S large
-        // (27x17x14214: 55 round trips become 4), never a whole tile with S <= 16.
+        // (27x17x14214: 4 round trips a quad, where a fragment took 55), never a whole tile of
+        // 32 or 64 rows with S <= 16.
         const int g = blockIdx.y * gridDim.x + blockIdx.x;
         const int quads = (min(BN, N - n0) + 3) / 4, items = min(BM, M - m0) * quads;
         const bool byRows = 2 * ((items + NTHREADS - 1) / NTHREADS) * ((S + SUM_SPLITS - 1) / SUM_SPLITS) < S;
