@@ -49,11 +49,9 @@ __device__ __forceinline__ void ldmatrix_x4_trans(unsigned (&d)[4], unsigned add
 // only those holding a half inside the matrix (an aligned word that holds an element is readable).
 // The words stay raw until the stage is stored (chunk()), so that no instruction waits on them
 // while the MMAs of the tile before run.
-__device__ __forceinline__ const unsigned* chunk_words(const __half* src, int cols, int r, int c, int& shift)
+__device__ __forceinline__ size_t chunk_at(const __half* src, int cols, int r, int c)  // the chunk's first byte
 {
-    const size_t at = reinterpret_cast<size_t>(src + (size_t)r * cols + c);
-    shift = (int)(at & 2) * 8;                       // bits to drop from the first word: 0 or 16
-    return reinterpret_cast<const unsigned*>(at & ~(size_t)3);
+    return reinterpret_cast<size_t>(src + (size_t)r * cols + c);
 }
 
 __device__ __forceinline__ int chunk_halves(int rows, int cols, int r, int c)  // inside the matrix: 0-8
@@ -63,10 +61,10 @@ __device__ __forceinline__ int chunk_halves(int rows, int cols, int r, int c)  /
 
 __device__ __forceinline__ void fetch_words(unsigned (&w)[5], const __half* __restrict__ src, int rows, int cols, int r, int c)
 {
-    int shift;
-    const unsigned* const p = chunk_words(src, cols, r, c, shift);
+    const size_t at = chunk_at(src, cols, r, c);
+    const unsigned* const p = reinterpret_cast<const unsigned*>(at & ~(size_t)3);
     const int halves = chunk_halves(rows, cols, r, c);
-    const int words = halves == 0 ? 0 : (shift / 16 + halves + 1) / 2;  // the words that hold halves 0 .. halves - 1
+    const int words = halves == 0 ? 0 : ((int)(at & 2) / 2 + halves + 1) / 2;  // the words that hold halves 0 .. halves - 1
 #pragma unroll
     for (int e = 0; e < 5; ++e) w[e] = e < words ? __ldg(p + e) : 0u;
 }
@@ -75,8 +73,7 @@ __device__ __forceinline__ void fetch_words(unsigned (&w)[5], const __half* __re
 // next row).
 __device__ __forceinline__ void chunk(unsigned (&v)[4], const unsigned (&w)[5], const __half* src, int rows, int cols, int r, int c)
 {
-    int shift;
-    chunk_words(src, cols, r, c, shift);
+    const int shift = (int)(chunk_at(src, cols, r, c) & 2) * 8;  // bits to drop from the first word: 0 or 16
     const int halves = chunk_halves(rows, cols, r, c);
 #pragma unroll
     for (int e = 0; e < 4; ++e) {
