@@ -2,7 +2,7 @@
 wgmma_persist128, wgmma_splitk128, wgmma_tailsplit, wgmma_tailsplit128, wgmma_pingpong,
 wgmma_tmastore, wgmma_tmastore_deep), the element-loading wgmma_unaligned128, the staging
 wgmma_staged, wgmma_staged128, wgmma_stagedsplit128 and wgmma_stagedstore, the small-M skinny,
-skinny_any, wgmma_swap64, wgmma_decode (also built without its K split) and wgmma_decode128, the fallbacks wmma_ragged and wmma_tiny and the
+skinny_any, wgmma_swap64, wgmma_decode (also built without its K split) and wgmma_decode128, the fallbacks wmma_ragged, wmma_tiny and wmma_stream and the
 dispatcher best-fp16 pass on whole-tile and ragged shapes: M of one row and of a partial tile, N and K multiples of 8 that end mid-tile, K below one
 k tile and ringing round the stages many times, more tiles than CTAs (each CTA of a persistent
 grid runs several, the ring continuing from tile to tile), and for the any-shape rungs odd leading
@@ -68,7 +68,7 @@ def test_split_k_passes_many_splits_and_repeats():
     assert not bad and len(records) == 2 * len(SPLIT)
 
 
-@pytest.mark.parametrize("name", ["wmma_ragged", "wmma_tiny"])
+@pytest.mark.parametrize("name", ["wmma_ragged", "wmma_tiny", "wmma_stream"])
 def test_any_shape_rung_passes_every_kind_of_shape(name):
     records = run(BY_NAME[name], ODD + RAGGED[:4] + ALIGNED[:3] + [(33, 31, 1)])
     bad = [(r["M"], r["N"], r["K"], r.get("reason")) for r in records if r["status"] != "PASS"]
