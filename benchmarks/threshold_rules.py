@@ -33,11 +33,11 @@ with cuBLAS.
   fitted on the sample suite's such shapes: `(N % 8 or K % 8) and K <= k and M * N * K <= p`.
   Products of a few microseconds, where 32x32 tiles spread over many SMs beat `best-fp16`'s
   128-row tiles; nothing splits K there, hence the bound on K.
-- `wmma_stream` (an `ahead` rule of `best-fp16`, after wmma_tiny's), fitted on the sample suite's
-  shapes with N or K not a multiple of 8 and K <= 1024: `(N % 8 or K % 8) and K <= k and M * N >= q`.
-  Where K is short, the cost is C's traffic, and 64x128 tiles streaming C through shared memory
-  beat the staging rungs' copies; the shapes wmma_tiny's rule takes (as the manifest has it) never
-  reach this one.
+- `wmma_stream` (an `ahead` rule of `best-fp16`, before wmma_tiny's), fitted on the sample suite's
+  shapes with N or K not a multiple of 8 and K <= 1024: `(N % 8 or K % 8) and K <= k and M * N >= q
+  and N >= n`. Where K is short, the cost is C's traffic: 64x128 tiles streaming C through shared
+  memory beat the staging rungs' copies, and wmma_tiny's 32x32 tiles where C is large; a narrow N
+  leaves most of their columns empty.
 - `wgmma_stagedsplit128` (an `ahead` rule of `best-fp16`, after wmma_tiny's, before skinny_any's),
   fitted on the sample suite's shapes with N or K not a multiple of 8, at most SMS tiles of 128x128
   and K >= 512: `(N % 8 or K % 8) and M >= m and cdiv(M, 128) * cdiv(N, 128) >= t and ... <= SMS
@@ -181,17 +181,6 @@ def _odd(t: pd.DataFrame) -> pd.Series:
     return (t["N"] % 8 != 0) | (t["K"] % 8 != 0)
 
 
-def _manifest_rule(t: pd.DataFrame, kernel: str, dispatcher: str = "best-fp16") -> pd.Series:
-    """Where the manifest's rule of `dispatcher` for `kernel` holds: the shapes a rule ahead of
-    the family's takes first, read from the manifest rather than restated here."""
-    from profiler.catalogue.dispatchers import load_dispatchers
-    from profiler.catalogue.expressions import evaluate
-
-    rule = next(r for r in next(d for d in load_dispatchers() if d.name == dispatcher).ordered if r.kernel == kernel)
-    return pd.Series([bool(evaluate(rule.when, int(m), int(n), int(k), SMS)) for m, n, k in zip(t["M"], t["N"], t["K"])],
-                     index=t.index, dtype=bool)
-
-
 NARROW_N = f"N > {TALL_N} and N <= {{n}} and M > N and K >= {{k}}"
 TILES_256x64 = "cdiv(M, 256) * cdiv(N, 64)"
 TILES_128 = "cdiv(M, 128) * cdiv(N, 128)"
@@ -240,10 +229,11 @@ FAMILIES = {f.kernel: f for f in (
            lambda k, p: f"(N % 8 or K % 8) and K <= {k} and M * N * K <= {p}",
            lambda k, p: (-k, -p), fallback="best-fp16"),
     Family("wmma_stream", "sample",
-           list(itertools.product((32, 64, 96, 128, 192, 256, 384, 512, 1024), [1 << e for e in range(16, 27)])),
-           lambda t, k, q: _odd(t) & ~_manifest_rule(t, "wmma_tiny") & (t["K"] <= k) & (t["M"] * t["N"] >= q),
-           lambda k, q: f"(N % 8 or K % 8) and K <= {k} and M * N >= {q}",
-           lambda k, q: (-k, q), fallback="best-fp16"),
+           list(itertools.product((32, 64, 96, 128, 192, 256, 384, 512, 1024), [1 << e for e in range(14, 27)],
+                                  (1, 32, 64, 128))),
+           lambda t, k, q, n: _odd(t) & (t["K"] <= k) & (t["M"] * t["N"] >= q) & (t["N"] >= n),
+           lambda k, q, n: f"(N % 8 or K % 8) and K <= {k} and M * N >= {q}" + (f" and N >= {n}" if n > 1 else ""),
+           lambda k, q, n: (-k, q, n), fallback="best-fp16"),
     Family("wgmma_stagedsplit128", "sample",
            list(itertools.product((1, 4, 8, 12, 16, 24, 32), (1024, 2048, 4096, 8192, 16384), (SKINNY_ROWS + 1, 129))),
            lambda t, lo, k, m: _odd(t) & (_tiles(t) >= lo) & (_tiles(t) <= SMS) & (t["K"] >= k) & (t["M"] >= m),

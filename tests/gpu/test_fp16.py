@@ -85,12 +85,13 @@ def test_best_fp16_runs_what_its_rules_choose():
     # wgmma_decode128x80 at M 17-64 and 65-128 where their 80-column clusters do, wgmma_swap64 at
     # M 49-128 with a long B, skinny below and beside them), odd with few tiles and a long K (skinny_any;
     # wgmma_stagedsplit128 from 8 tiles of 128x128 and M >= 129), rows off the sectors with tiles for every SM
-    # (wgmma_stagedstore: 3000^3), odd and large (wgmma_staged), odd otherwise (wgmma_staged128),
+    # (wgmma_stagedstore: 3000^3), odd with a short K and a large C (wmma_stream), odd and large
+    # (wgmma_staged), odd otherwise (wgmma_staged128),
     # aligned with 128x256 tiles for at most half the SMs and a long K (wgmma_splitk128)
     shapes = [(1024, 1024, 1024), (4096, 4096, 4096), (3000, 3000, 3000), (32768, 64, 1024), (1024, 1024, 8192),
               (16, 4096, 4096), (2, 4096, 4096), (25, 236, 61350), (4095, 4095, 4095), (1023, 1023, 1023), (19, 85, 81),
               (212, 4171, 8439), (500, 4096, 14336), (128, 4096, 14336), (64, 4096, 4096), (96, 4096, 4096),
-              (48, 8192, 8192), (32, 5120, 5120), (100, 5120, 5120)]
+              (48, 8192, 8192), (32, 5120, 5120), (100, 5120, 5120), (275, 21393, 34)]
     records = []
     bench(BenchWork([], shapes, include_cublas=False, dispatchers=[best], kernels=BY_NAME), cubins, QUICK, records.append)
     assert sorted((r["M"], r["N"], r["dispatched_to"]) for r in records) == sorted(
