@@ -34,10 +34,14 @@ with cuBLAS.
   Products of a few microseconds, where 32x32 tiles spread over many SMs beat `best-fp16`'s
   128-row tiles; nothing splits K there, hence the bound on K.
 - `wmma_stream` (an `ahead` rule of `best-fp16`, before wmma_tiny's), fitted on the sample suite's
-  shapes with N or K not a multiple of 8 and K <= 1024: `(N % 8 or K % 8) and K <= k and M * N >= q
-  and N >= n`. Where K is short, the cost is C's traffic: 64x128 tiles streaming C through shared
-  memory beat the staging rungs' copies, and wmma_tiny's 32x32 tiles where C is large; a narrow N
-  leaves most of their columns empty.
+  shapes with N or K not a multiple of 8 and K <= 1024 with the sectors suite's (N a multiple of 8,
+  K odd), scored on unseen's with sectors-unseen's: `(N % 8 or K % 8) and K <= k and M * N >= q
+  and N >= n`, or `N % 8 and ...`. Where K is short, the cost is C's traffic: 64x128 tiles
+  streaming C through shared memory beat the staging rungs and wmma_tiny's 32x32 tiles where C is
+  large, but where N is a multiple of 8 wgmma_stagedstore's copy of A and TMA stores ran 2.3-2.6x
+  as fast (2507x7320x353); a narrow N leaves most of the 128 columns empty. Fitted on the sample
+  alone (it holds one shape with N a multiple of 8, 1035x336x210, where wmma_stream beat wmma_tiny),
+  the rule took K odd at any N, and lost those sectors shapes.
 - `wgmma_stagedsplit128` (an `ahead` rule of `best-fp16`, after wmma_tiny's, before skinny_any's),
   fitted on the sample suite's shapes with N or K not a multiple of 8, at most SMS tiles of 128x128
   and K >= 512: `(N % 8 or K % 8) and M >= m and cdiv(M, 128) * cdiv(N, 128) >= t and ... <= SMS
@@ -100,7 +104,7 @@ with cuBLAS.
     python benchmarks/threshold_rules.py splitk64x64x8 SAMPLE_RUN UNSEEN_RUN
     python benchmarks/threshold_rules.py splitk64x64x8rs NARROW_SAMPLE_RUN NARROW_UNSEEN_RUN
     python benchmarks/threshold_rules.py wmma_tiny TINY_SAMPLE_RUN TINY_UNSEEN_RUN
-    python benchmarks/threshold_rules.py wmma_stream STREAM_SAMPLE_RUN STREAM_UNSEEN_RUN
+    python benchmarks/threshold_rules.py wmma_stream STREAM_SAMPLE_RUN,STREAM_SECTORS_RUN STREAM_UNSEEN_RUN,STREAM_SECTORS_UNSEEN_RUN
     python benchmarks/threshold_rules.py wgmma_stagedsplit128 SPLIT_SAMPLE_RUN SPLIT_UNSEEN_RUN
     python benchmarks/threshold_rules.py wgmma_splitk128 ALIGNED_DEFAULT_RUN ALIGNED_UNSEEN_RUN
     python benchmarks/threshold_rules.py wgmma_stagedstore SECTORS_RUN SECTORS_UNSEEN_RUN
@@ -230,10 +234,12 @@ FAMILIES = {f.kernel: f for f in (
            lambda k, p: (-k, -p), fallback="best-fp16"),
     Family("wmma_stream", "sample",
            list(itertools.product((32, 64, 96, 128, 192, 256, 384, 512, 1024), [1 << e for e in range(14, 27)],
-                                  (1, 32, 64, 128))),
-           lambda t, k, q, n: _odd(t) & (t["K"] <= k) & (t["M"] * t["N"] >= q) & (t["N"] >= n),
-           lambda k, q, n: f"(N % 8 or K % 8) and K <= {k} and M * N >= {q}" + (f" and N >= {n}" if n > 1 else ""),
-           lambda k, q, n: (-k, q, n), fallback="best-fp16"),
+                                  (1, 32, 64, 128), (False, True))),
+           lambda t, k, q, n, odd_n: ((t["N"] % 8 != 0) if odd_n else _odd(t)) & (t["K"] <= k) & (t["M"] * t["N"] >= q)
+                                     & (t["N"] >= n),
+           lambda k, q, n, odd_n: (f"{'N % 8' if odd_n else '(N % 8 or K % 8)'} and K <= {k} and M * N >= {q}"
+                                   + (f" and N >= {n}" if n > 1 else "")),
+           lambda k, q, n, odd_n: (-k, q, n, odd_n), fallback="best-fp16", before_rule=WITHOUT_RULE),
     Family("wgmma_stagedsplit128", "sample",
            list(itertools.product((1, 4, 8, 12, 16, 24, 32), (1024, 2048, 4096, 8192, 16384), (SKINNY_ROWS + 1, 129))),
            lambda t, lo, k, m: _odd(t) & (_tiles(t) >= lo) & (_tiles(t) <= SMS) & (t["K"] >= k) & (t["M"] >= m),
