@@ -45,6 +45,7 @@ using namespace raw_words;
 #define C_PER (BM * BN / NTHREADS)       // 32 floats of C
 #define ROWS_AT_ONCE (NTHREADS / BN)     // 2 rows of C a pass of the block
 #define C_TILE_BYTES (BM * C_LD * 4)     // 34,816
+#define SMEM_BYTES (2 * C_TILE_BYTES + 2 * (BM * A_LD + BK * B_LD))  // 83,456: two tiles of C, A, B
 
 extern "C" __global__ void __launch_bounds__(NTHREADS, 2)
 hgemm_wmma_stream(int M, int N, int K, float alpha, const __half* __restrict__ A,
@@ -55,7 +56,7 @@ hgemm_wmma_stream(int M, int N, int K, float alpha, const __half* __restrict__ A
     __half* const As = reinterpret_cast<__half*>(smem + 2 * C_TILE_BYTES);
     __half* const Bs = As + BM * A_LD;
 
-    const int tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
+    const int tid = threadIdx.x, warp = tid / 32;
     const int wRow = (warp / 4) * 32, wCol = (warp % 4) * 32;
     const int tilesN = (N + BN - 1) / BN, tiles = tilesN * ((M + BM - 1) / BM);
     // This thread's column of a tile, and its rows there: firstRow, firstRow + 2, ...
