@@ -10,15 +10,14 @@
 // (2) a persistent grid of two CTAs an SM, each walking tiles; C's tiles are copied into shared
 //     memory by cp.async (4-byte copies, legal at every row pitch; a warp copies 32 consecutive
 //     floats of a row), the next tile's as the current one starts, into the other of two buffers:
-//     the reads of C run on through the MMAs, the epilogue and the stores, and no register holds
-//     them. (A CTA a tile, each reading its C as it started, had its reads in flight about half
-//     the time: 29.8 us under ncu at 275x21393x34, 18% of the DRAM peak);
+//     the reads of C run on through the MMAs, the epilogue and the stores (a CTA a tile had them
+//     in flight only until its MMAs ended), and no register holds them;
 // (3) each warp combines its fragments with C's there (alpha * AB + beta * C, fragment by
 //     fragment), and the tile is written back from shared memory, 32 consecutive floats a warp;
 // (4) A and B by 16-byte chunks fetched as the 4-byte words that hold them (raw_words.cuh: any
-//     pitch), zero outside M, N, K, one 32-wide k tile ahead in registers; by single halves, as
-//     wmma_tiny loads them, the loads and their shared stores were most of the instructions from
-//     K of about a hundred on.
+//     pitch), zero outside M, N, K, one 32-wide k tile ahead in registers: about half the loads
+//     and an eighth of the shared stores that single halves take, which from K of about a hundred
+//     on were most of the instructions.
 // A long K is the other rungs' business: nothing here spreads K over CTAs.
 //
 // Contract: block (256), grid (min(tiles, 2 * SMs)), tiles = cdiv(M, 64) * cdiv(N, 128);

@@ -1,9 +1,9 @@
 // Rows of FP16 at any pitch brought into shared memory 16 bytes at a time: where N or K is not a
 // multiple of 8, a row's 16-byte chunks start at any even address, which neither cp.async nor a
 // vector load can read. Each chunk is fetched as the 4-byte words that hold it (5 where it starts
-// mid-word) and shifted into place before a 16-byte store to shared memory: a fifth of the loads
-// that single halves take, and a word in flight holds two halves. Used by skinny_any
-// (skinny.cuh) and wmma_stream.
+// mid-word) and shifted into place before a 16-byte store to shared memory: about half the loads
+// that single halves take and an eighth of the shared stores. Used by skinny_any (skinny.cuh) and
+// wmma_stream.
 #pragma once
 
 #include <cuda_fp16.h>
