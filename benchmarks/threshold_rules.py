@@ -78,10 +78,11 @@ with cuBLAS.
   take, stream B faster. On decode steps of any N and K (the decode and decode-unseen suites) few
   shapes fall where it pays, and no seed's choice beat `best-fp16` on its held-out half.
 - `wgmma_decode128` (`wgmma_decode` built with two 64-row halves a tile; an `ahead` rule of
-  `best-fp16` after wgmma_decode's), fitted on decode-llm-rows and scored on decode-llm-rows-unseen
-  (drawn as decode-llm-rows, M 65-128, another seed): `M > 64 and M <= hi and CTAS <= SMS and CTAS
-  >= c and K <= k`, CTAS = 2 * cdiv(M, 128) * cdiv(N, 64). Past 64 rows it reads B once where
-  wgmma_decode's second row of tiles makes two waves; at a long K wgmma_swap64's splits keep pace.
+  `best-fp16` after wgmma_decode's), fitted on decode-llm-rows with decode-llm-tail (M 113-128,
+  where the first draw held no shape it can take) and scored on decode-llm-rows-unseen with
+  decode-llm-tail-unseen (other seeds): `M > 64 and M <= hi and CTAS <= SMS and CTAS >= c and K <=
+  k`, CTAS = 2 * cdiv(M, 128) * cdiv(N, 64). Past 64 rows it reads B once where wgmma_decode's
+  second row of tiles makes two waves; at a long K wgmma_swap64's splits keep pace.
 - `wgmma_decode_fullk` (`wgmma_decode` built without its K split; an `ahead` rule of `best-fp16`
   after wgmma_decode128's), fitted and scored as wgmma_decode: `M > lo and M <= 64 and TILES <=
   SMS and TILES >= c and K <= k`, TILES = cdiv(M, 64) * cdiv(N, 64). Where N of about 8192 makes
@@ -93,6 +94,14 @@ with cuBLAS.
   fitted on decode-llm with decode-llm-rows and scored on the three unseen LLM draws
   (decode-llm-unseen, decode-llm-mid-unseen, decode-llm-rows-unseen). Where N of about 5120
   makes 80 tiles of 64 columns (two waves with the cluster's split), 64 of 80 fill one.
+- `wgmma_decode64x128` and `wgmma_decode128x128` (`wgmma_decode` and `wgmma_decode128` built at 128
+  columns a CTA; `ahead` rules of `best-fp16` after wgmma_decode128's): `M > lo and M <= 64 and
+  CTAS <= SMS and CTAS >= 116 and K <= k`, CTAS = 2 * cdiv(M, 64) * cdiv(N, 128), and `M > 64 and
+  M <= hi and ...`, CTAS = 2 * cdiv(M, 128) * cdiv(N, 128). Where N of about 8192 makes 64 tiles
+  of 128 columns, the cluster's split fills one wave with half the TMA boxes a byte. Fitted on the
+  N = 8192 steps of decode-llm and decode-llm-rows (and on decode-llm-top, M 97-128) and scored on
+  those of the unseen LLM draws (and on decode-llm-top-unseen): those runs time only the steps
+  where the clusters fill one wave, so the least CTAS is not chosen (116, as for the rules above).
 - `tf32x3bits` (the first rule of `best-tc`, before `best`), fitted on the default suite:
   `cdiv(M, 128) * cdiv(N, 128) >= t and K >= k`. 3xTF32 does three tensor-core products per FP32
   product: it pays where its 128x128 tiles fill the GPU and K is long enough to hide their start.
@@ -110,10 +119,12 @@ with cuBLAS.
     python benchmarks/threshold_rules.py wgmma_stagedstore SECTORS_RUN SECTORS_UNSEEN_RUN
     python benchmarks/threshold_rules.py wgmma_swap64 DECODE_SAMPLE_RUN DECODE_UNSEEN_RUN
     python benchmarks/threshold_rules.py wgmma_decode DECODE_LLM_RUN,ROWS_M64_RUN DECODE_LLM_UNSEEN_RUN,MID_UNSEEN_RUN
-    python benchmarks/threshold_rules.py wgmma_decode128 DECODE_LLM_ROWS_RUN DECODE_LLM_ROWS_UNSEEN_RUN
+    python benchmarks/threshold_rules.py wgmma_decode128 DECODE_LLM_ROWS_RUN,TAIL_RUN DECODE_LLM_ROWS_UNSEEN_RUN,TAIL_UNSEEN_RUN
     python benchmarks/threshold_rules.py wgmma_decode_fullk DECODE_LLM_RUN,ROWS_M64_RUN DECODE_LLM_UNSEEN_RUN,MID_UNSEEN_RUN
     python benchmarks/threshold_rules.py wgmma_decode80 DECODE_LLM_RUN,ROWS_M64_RUN DECODE_LLM_UNSEEN_RUN,MID_UNSEEN_RUN
     python benchmarks/threshold_rules.py wgmma_decode128x80 DECODE_LLM_RUN,DECODE_LLM_ROWS_RUN DECODE_LLM_UNSEEN_RUN,DECODE_LLM_MID_UNSEEN_RUN,DECODE_LLM_ROWS_UNSEEN_RUN
+    python benchmarks/threshold_rules.py wgmma_decode64x128 FIT_8192_RUN UNSEEN_8192_RUN
+    python benchmarks/threshold_rules.py wgmma_decode128x128 FIT_8192_RUN,TOP_RUN UNSEEN_8192_RUN,TOP_UNSEEN_RUN
     python benchmarks/threshold_rules.py tf32x3bits DEFAULT_RUN UNSEEN_RUN
     python benchmarks/threshold_rules.py tf32x3sk DEFAULT_RUN UNSEEN_RUN
 """
@@ -195,6 +206,9 @@ CLUSTER_CTAS_128 = "2 * cdiv(M, 128) * cdiv(N, 64)"  # wgmma_decode128's
 TILES_64x64 = "cdiv(M, 64) * cdiv(N, 64)"  # wgmma_decode_fullk's grid
 CLUSTER_CTAS_80 = "2 * cdiv(M, 64) * cdiv(N, 80)"  # wgmma_decode80's
 CLUSTER_CTAS_128x80 = "2 * cdiv(M, 128) * cdiv(N, 80)"  # wgmma_decode128x80's
+CLUSTER_CTAS_64x128 = "2 * cdiv(M, 64) * cdiv(N, 128)"  # wgmma_decode64x128's
+CLUSTER_CTAS_128x128 = "2 * cdiv(M, 128) * cdiv(N, 128)"  # wgmma_decode128x128's
+ONE_WAVE = 116  # the wide decode rules' least cluster CTAs: the fitting runs hold only steps where they fill one wave
 
 
 FAMILIES = {f.kernel: f for f in (
@@ -299,6 +313,20 @@ FAMILIES = {f.kernel: f for f in (
            lambda hi, c, k: (f"M > {DECODE_M} and M <= {hi} and {CLUSTER_CTAS_128x80} <= SMS"
                              + (f" and {CLUSTER_CTAS_128x80} >= {c}" if c > 1 else "") + f" and K <= {k}"),
            lambda hi, c, k: (-hi, c, -k), spares_default=False, fallback="best-fp16"),
+    Family("wgmma_decode64x128", "decode-llm",
+           list(itertools.product((0, 4, 8, 16, 24, 32, 40), (8192, 16384, 32768))),
+           lambda t, lo, k: ((t["M"] > lo) & (t["M"] <= DECODE_M) & (2 * _tiles(t, 64, 128) <= SMS)
+                             & (2 * _tiles(t, 64, 128) >= ONE_WAVE) & (t["K"] <= k)),
+           lambda lo, k: (f"M > {lo} and M <= {DECODE_M} and {CLUSTER_CTAS_64x128} <= SMS and {CLUSTER_CTAS_64x128} >= "
+                          f"{ONE_WAVE} and K <= {k}"),
+           lambda lo, k: (lo, -k), spares_default=False, fallback="best-fp16", before_rule=WITHOUT_RULE),
+    Family("wgmma_decode128x128", "decode-llm-rows",
+           list(itertools.product((80, 96, 112, 128), (8192, 16384, 32768))),
+           lambda t, hi, k: ((t["M"] > DECODE_M) & (t["M"] <= hi) & (2 * _tiles(t, 128, 128) <= SMS)
+                             & (2 * _tiles(t, 128, 128) >= ONE_WAVE) & (t["K"] <= k)),
+           lambda hi, k: (f"M > {DECODE_M} and M <= {hi} and {CLUSTER_CTAS_128x128} <= SMS and {CLUSTER_CTAS_128x128} >= "
+                          f"{ONE_WAVE} and K <= {k}"),
+           lambda hi, k: (-hi, -k), spares_default=False, fallback="best-fp16", before_rule=WITHOUT_RULE),
     Family("tf32x3bits", "default",
            list(itertools.product((16, 32, 48, 64, 96, 128, 192, 256), (64, 128, 256, 512, 1024, 2048))),
            lambda t, tiles, k: (_tiles(t) >= tiles) & (t["K"] >= k),
@@ -313,14 +341,18 @@ FAMILIES = {f.kernel: f for f in (
 
 
 def chooser_without(family: Family) -> Callable[[int, int, int], str]:
-    """(M, N, K) -> the kernel the manifest's `family.fallback` chooses once `family.kernel`'s
-    rules are taken out of it."""
+    """(M, N, K) -> the kernel the manifest's `family.fallback` falls through to past
+    `family.kernel`'s rules: those after its last. The rules before it take their shapes with it or
+    without it, and some are newer than the fitting runs (wgmma_decode64x128's, ahead of
+    wgmma_decode_fullk's, takes shapes those runs timed no kernel of)."""
     from profiler.catalogue.dispatchers import load_dispatchers
     from profiler.catalogue.manifest import load_manifest
 
     d = next(d for d in load_dispatchers() if d.name == family.fallback)
-    d = replace(d, ahead=tuple(r for r in d.ahead if r.kernel != family.kernel),
-                rules=tuple(r for r in d.rules if r.kernel != family.kernel))
+    ordered = d.ordered
+    after = max(i for i, r in enumerate(ordered) if r.kernel == family.kernel) + 1
+    d = replace(d, ahead=tuple(r for r in d.ahead if ordered.index(r) >= after),
+                rules=tuple(r for r in d.rules if ordered.index(r) >= after))
     kernels = {s.name: s for s in load_manifest()}
     return lambda M, N, K: d.choose(M, N, K, kernels, SMS).name
 

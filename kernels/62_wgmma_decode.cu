@@ -35,7 +35,8 @@
 // whole K) for N of about 8192, where the 64-column tiles alone fill the SMs: at 38-64 rows and
 // N = K = 8192, 93-96% of cuBLAS against best-fp16's 82-89% (skinny, wgmma_swap64); best-fp16's
 // rule (chosen on decode-llm and decode-llm-rows, scored on decode-llm-mid-unseen): M 33-64 where
-// the tiles fill 116-132 SMs and K <= 8192.
+// the tiles fill 116-132 SMs and K <= 8192; wgmma_decode64x128's rule, ahead of it, takes those
+// steps since.
 // Built again as wgmma_decode128 (nvcc -DHALVES=2) for M of 65-128: a CTA's tile is 128 rows, two
 // 64-row halves, so each B stage feeds both and B is still read once (wgmma_decode there needs a
 // second row of tiles: 256 CTAs at N = 4096, two waves, each streaming the same B: 52-66% of
@@ -46,8 +47,8 @@
 // is 21-24 us at every M, where cuBLAS's is 17.5-18 us below 96 rows; its consumers wait on the
 // ring's full barriers most of the launch. A ninth stage (222 KB) gained nothing; two 64-row CTAs
 // of a cluster over the whole K, B multicast between them, ran no faster (72-93%). Where it pays
-// (best-fp16's rule, chosen on decode-llm-rows, scored on decode-llm-rows-unseen): M 65-112 where
-// the clusters fill 116-132 SMs and K <= 8192.
+// (best-fp16's rule, chosen on decode-llm-rows and decode-llm-tail, scored on their unseen draws):
+// M 65-128 where the clusters fill 116-132 SMs and K <= 8192 (128x4096x4096: 90% against 75%).
 // Built again as wgmma_decode80 (nvcc -DTN=80) for N of about 5120, where 64-column tiles make 80
 // (160 CTAs with the split: two waves on 132 SMs) and 80-column ones 64 (128 CTAs).
 // Built again as wgmma_decode128x80 (nvcc -DTN=80 -DHALVES=2) for M of 65-128 there.
@@ -61,12 +62,29 @@
 // under ncu, these 21. Where they pay (best-fp16's rules, chosen on decode-llm and
 // decode-llm-rows, scored on the three unseen LLM draws): M 17-64 and 65-128 where the clusters
 // fill 116-132 SMs and K <= 8192.
+// Built again as wgmma_decode64x128 (nvcc -DTN=128) for N of about 8192, where 128-column tiles
+// make 64 (128 CTAs with the split): a stage holds two of B's 64-column boxes and a k tile two
+// MMAs a half.
+// Built again as wgmma_decode128x128 (nvcc -DTN=128 -DHALVES=2) for M of 65-128 there; C is read
+// after the k loop (EARLY_C), for want of registers. Measured against cuBLAS GemmEx at N = 8192 (H200,
+// 2026-11-30-h200, runs.tar.xz: wide/): at M 33-64 95-99% where best-fp16 ran 82-95%
+// (wgmma_decode_fullk, skinny, wgmma_swap64), at M 73-124 79-100% where it ran 73-88%
+// (wgmma_swap64); at K = 28672 and M 90-108 its time rose from 140 to 170 us on one host (79%
+// against wgmma_swap64's 86%), not on another (100x8192x28672 93%, a64/). Where they pay
+// (best-fp16's rules, chosen on the N = 8192 steps of decode-llm, decode-llm-rows and
+// decode-llm-top, scored on those of the unseen draws): M 33-64 and 65-128 where the clusters
+// fill 116-132 SMs. The same at 160 columns and a 4-CTA cluster for N of about 5120 (two 64-column
+// boxes and a 64B-swizzled 32-column one) ran 55-78% at N of 4872-5248 against wgmma_decode80's
+// 73-95% (wide/fit-160/, not kept): an H200 holds 30 clusters of four at once (39 of three, 66
+// of two), so 31-33 tiles made two waves; 128 columns over clusters of three (40 tiles) ran 57-68%
+// (s3/, not kept).
 //
 // Contract: block (128 * 2 * HALVES + 32), grid (cdiv(N, TN), cdiv(M, 64 * HALVES), KSPLIT) (z:
 // the cluster), 197,760 bytes of dynamic shared memory (one CTA an SM); sm_90a. M any; N and K
 // multiples of 8 (TMA's 16-byte rows). beta == 0: C is not read. Kernel parameters: the fixed
 // list, then the tensor maps of A (box 64 k x 32 rows) and B (box 64 n x 64 k), both
-// 128B-swizzled, and at TN = 80 B's again (box 16 n x 64 k, 32B-swizzled).
+// 128B-swizzled, and at TN = 80 B's again (box 16 n x 64 k, 32B-swizzled), and at HALVES = 2 A's
+// again (box 64 k x 64 rows, 128B-swizzled). TN of 64, 80 or 128.
 
 #include <cuda.h>
 #include <cuda_fp16.h>
@@ -80,7 +98,7 @@
 #define HALVES 1                                     // 64-row halves of the tile
 #endif
 #ifndef TN
-#define TN 64                                        // columns of B a CTA: 64, or 80 (N = 5120: 64 tiles)
+#define TN 64                                        // columns of B a CTA: 64, 80 (N = 5120: 64 tiles) or 128
 #endif
 #define PARITIES 2                                   // consumers of one half, taking k tiles by turns
 #define CONSUMERS (HALVES * PARITIES)                // consumer warpgroup c: half c / PARITIES, parity c % PARITIES
@@ -89,12 +107,17 @@
 #define BOX_BYTES (TILE * wgfp16::BK * 2)            // 8,192: a 64 x 64 FP16 box
 #define A_BOX_ROWS 32                                // A's TMA box: a half loads two, or one where M ends in it
 #define A_BOX_BYTES (A_BOX_ROWS * wgfp16::BK * 2)    // 4,096
-#define EXTRA_BYTES ((TN - TILE) * wgfp16::BK * 2)   // at 80 columns B's 16-column box: 2,048
+#define B_BOXES (TN / TILE)                          // B's 64-column boxes a stage
+#define EXTRA_COLS (TN % TILE)                       // B's narrow box: 16 columns at TN = 80
+#define EXTRA_BYTES (EXTRA_COLS * wgfp16::BK * 2)    // 2,048
 #define RING_BYTES 196608                            // the stages: 192 KB, so many as fit
 #define MAX_STAGES 16                                // 12 KB each: one A box and B's 64 columns
 #define SMEM_BYTES (RING_BYTES + 1024 + 128)         // 197,760: the manifest's (the ring 1 KB-aligned, its barriers)
 #define NACC (TN / 2)                                // 64 x TN floats over 128 threads
-static_assert(TN == 64 || TN == 80, "B's boxes are 64 columns, or 64 and 16");
+// C's values held through the k loop where the registers allow: 17 warps at 128 x 128 leave 96 a
+// thread, which its 64 accumulators and 16 of C's would overrun.
+#define EARLY_C (HALVES * TN <= 160)
+static_assert(TN == 64 || TN == 80 || TN == 128, "B's boxes: 64 columns each, and one of 16 at TN = 80");
 static_assert(BOX_BYTES % 1024 == 0 && A_BOX_BYTES % 1024 == 0 && EXTRA_BYTES % 1024 == 0,
               "every 128B-swizzled box 1024-byte aligned");
 static_assert(16 * MAX_STAGES <= 128 + 1024, "the barriers fit after the ring");
@@ -151,8 +174,11 @@ extern "C" __global__ void __cluster_dims__(1, 1, KSPLIT) __launch_bounds__(NTHR
 hgemm_wgmma_decode(int M, int N, int K, float alpha, const __half* __restrict__ A, const __half* __restrict__ B,
                    float beta, float* __restrict__ C, const __grid_constant__ CUtensorMap tmA,
                    const __grid_constant__ CUtensorMap tmB
-#if TN == 80
-                   , const __grid_constant__ CUtensorMap tmB16
+#if EXTRA_COLS
+                   , const __grid_constant__ CUtensorMap tmBx
+#endif
+#if HALVES == 2
+                   , const __grid_constant__ CUtensorMap tmA64
 #endif
                    )
 {
@@ -165,7 +191,7 @@ hgemm_wgmma_decode(int M, int N, int K, float alpha, const __half* __restrict__ 
     // more stages of B: 16 of 12 KB, not 12 of 16 (14 and 10 at 80 columns). The cluster's CTAs
     // share m0, so their rings match.
     const int aBoxes = HALVES == 1 && M - m0 <= A_BOX_ROWS ? 1 : 2;
-    const uint32_t aBytes = aBoxes * A_BOX_BYTES, stageBytes = HALVES * aBytes + BOX_BYTES + EXTRA_BYTES;
+    const uint32_t aBytes = aBoxes * A_BOX_BYTES, stageBytes = HALVES * aBytes + B_BOXES * BOX_BYTES + EXTRA_BYTES;
     const int ring = min(MAX_STAGES, (int)(RING_BYTES / stageBytes));
     const uint32_t bars = tiles + RING_BYTES;
     auto full = [&](int s) { return bars + 8u * s; };
@@ -187,25 +213,34 @@ hgemm_wgmma_decode(int M, int N, int K, float alpha, const __half* __restrict__ 
     float2* const acc = reinterpret_cast<float2*>(smem_raw + (tiles - raw));
     // The sums this thread stores at the end: pair p = rank * PAIRS + parity + j * PARITIES of its
     // half, whose thread tid holds row warp * 16 + lane / 4 (+ 8 when p is odd), columns
-    // 8 (p / 2) + 2 (lane % 4) + {0, 1}. C's values there are read before the k loop: their DRAM
-    // latency passes under it, not after the cluster's last barrier (13% of the samples there).
+    // 8 (p / 2) + 2 (lane % 4) + {0, 1}. C's values there are read before the k loop (EARLY_C):
+    // their DRAM latency passes under it, not after the cluster's last barrier (13% of the samples
+    // there).
     auto row_of = [&](int p) { return m0 + half * TILE + warp * 16 + lane / 4 + 8 * (p & 1); };
     auto col_of = [&](int p) { return n0 + 8 * (p / 2) + 2 * (lane % 4); };
+    auto c_old = [&](int j) {
+        const int p = rank * PAIRS + parity + j * PARITIES, row = row_of(p), col = col_of(p);
+        return beta != 0.0f && row < M && col < N ? *reinterpret_cast<const float2*>(C + (size_t)row * N + col)
+                                                  : make_float2(0.0f, 0.0f);
+    };
     float2 cOld[PAIRS / PARITIES];
-    if (wg < CONSUMERS) {
+    if (EARLY_C && wg < CONSUMERS) {
 #pragma unroll
-        for (int j = 0; j < PAIRS / PARITIES; ++j) {
-            const int p = rank * PAIRS + parity + j * PARITIES, row = row_of(p), col = col_of(p);
-            cOld[j] = beta != 0.0f && row < M && col < N ? *reinterpret_cast<const float2*>(C + (size_t)row * N + col)
-                                                          : make_float2(0.0f, 0.0f);
-        }
+        for (int j = 0; j < PAIRS / PARITIES; ++j) cOld[j] = c_old(j);
     }
     if (wg == CONSUMERS) {                           // the producer warp
         if (tid == 0) {
             asm volatile("prefetch.tensormap [%0];\n" :: "l"(reinterpret_cast<uint64_t>(&tmA)) : "memory");
             asm volatile("prefetch.tensormap [%0];\n" :: "l"(reinterpret_cast<uint64_t>(&tmB)) : "memory");
-#if TN == 80
-            asm volatile("prefetch.tensormap [%0];\n" :: "l"(reinterpret_cast<uint64_t>(&tmB16)) : "memory");
+#if EXTRA_COLS
+            asm volatile("prefetch.tensormap [%0];\n" :: "l"(reinterpret_cast<uint64_t>(&tmBx)) : "memory");
+#endif
+#if HALVES == 2
+            asm volatile("prefetch.tensormap [%0];\n" :: "l"(reinterpret_cast<uint64_t>(&tmA64)) : "memory");
+            // Where the tile's rows run past 96, each half as one 64-row box, not two of 32: 1-2
+            // points faster at M 100-128, 2-10 slower at 80 (H200, 2026-11-30-h200,
+            // runs.tar.xz: a64/); the same bytes land in the stage either way.
+            const bool wholeHalves = M - m0 > TILE + A_BOX_ROWS;
 #endif
             int s = 0, round = 0;
             for (int i = 0; i < nMine; ++i) {
@@ -214,13 +249,22 @@ hgemm_wgmma_decode(int M, int N, int K, float alpha, const __half* __restrict__ 
                 const uint32_t sa = tiles + s * stageBytes, sb = sa + HALVES * aBytes;
                 mbar_arrive_expect_tx(full(s), stageBytes);   // whole boxes, zero-filled or not
 #pragma unroll
-                for (int h = 0; h < HALVES; ++h)
+                for (int h = 0; h < HALVES; ++h) {
+#if HALVES == 2
+                    if (wholeHalves) {
+                        tma_load_2d(sa + h * aBytes, &tmA64, kt * wgfp16::BK, m0 + h * TILE, full(s));
+                        continue;
+                    }
+#endif
                     for (int b = 0; b < aBoxes; ++b)
                         tma_load_2d(sa + h * aBytes + b * A_BOX_BYTES, &tmA, kt * wgfp16::BK,
                                     m0 + h * TILE + b * A_BOX_ROWS, full(s));
-                tma_load_2d(sb, &tmB, n0, kt * wgfp16::BK, full(s));
-#if TN == 80
-                tma_load_2d(sb + BOX_BYTES, &tmB16, n0 + TILE, kt * wgfp16::BK, full(s));
+                }
+#pragma unroll
+                for (int b = 0; b < B_BOXES; ++b)
+                    tma_load_2d(sb + b * BOX_BYTES, &tmB, n0 + b * TILE, kt * wgfp16::BK, full(s));
+#if EXTRA_COLS
+                tma_load_2d(sb + B_BOXES * BOX_BYTES, &tmBx, n0 + B_BOXES * TILE, kt * wgfp16::BK, full(s));
 #endif
                 if (++s == ring) { s = 0; ++round; }
             }
@@ -239,11 +283,13 @@ hgemm_wgmma_decode(int M, int N, int K, float alpha, const __half* __restrict__ 
 #pragma unroll
             for (int k = 0; k < wgfp16::BK / 16; ++k) {
                 const uint64_t descA = smem_desc(sa + 32 * k, 16, 1024);
-                mma_m64n64k16(d, descA, smem_desc(sb + 2048 * k, BOX_BYTES, 1024));
-#if TN == 80
+#pragma unroll
+                for (int b = 0; b < B_BOXES; ++b)
+                    mma_m64n64k16(d + 32 * b, descA, smem_desc(sb + b * BOX_BYTES + 2048 * k, BOX_BYTES, 1024));
+#if EXTRA_COLS
                 // B's 16-column box, 32B-swizzled: one atom across (LBO, a box, is not used), SBO
                 // an 8-row k group of 32-byte rows
-                mma_m64n16k16(d + 32, descA, smem_desc(sb + BOX_BYTES + 512 * k, EXTRA_BYTES, 256, SWIZZLE_32B));
+                mma_m64n16k16(d + 32 * B_BOXES, descA, smem_desc(sb + B_BOXES * BOX_BYTES + 512 * k, EXTRA_BYTES, 256, SWIZZLE_32B));
 #endif
             }
             wgmma_commit();
@@ -281,9 +327,10 @@ hgemm_wgmma_decode(int M, int N, int K, float alpha, const __half* __restrict__ 
                     sum.y += v.y;
                 }
             const int row = row_of(p), col = col_of(p);
+            const float2 old = EARLY_C ? cOld[j] : c_old(j);
             if (row < M && col < N)                  // N is even: the pair lies wholly inside or out
                 *reinterpret_cast<float2*>(C + (size_t)row * N + col) =
-                    make_float2(alpha * sum.x + beta * cOld[j].x, alpha * sum.y + beta * cOld[j].y);
+                    make_float2(alpha * sum.x + beta * old.x, alpha * sum.y + beta * old.y);
         }
     }
     cluster_sync();                                  // no CTA leaves while a peer reads its ring

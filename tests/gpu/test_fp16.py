@@ -80,8 +80,10 @@ def test_best_fp16_runs_what_its_rules_choose():
     needed = list({r.kernel: BY_NAME[r.kernel] for r in best.ordered}.values())
     cubins = {b.spec.name: str(b.cubin) for b in build_all(needed, "sm_90a")}
     # derived rules, then each `ahead` rule: decode (wgmma_decode at M 1-64 where its clusters fill
-    # 116-132 SMs, wgmma_decode128 likewise at M 65-112 and K <= 8192, wgmma_decode_fullk at M
-    # 33-64 where its 64-column tiles fill 116-132 SMs and K <= 8192, wgmma_decode80 and
+    # 116-132 SMs, wgmma_decode128 likewise at M 65-112 and K <= 8192, wgmma_decode64x128 and
+    # wgmma_decode128x128 at M 33-64 and 65-128 where their 128-column clusters do (N of about
+    # 8192), wgmma_decode_fullk at M 33-64 where its 64-column tiles fill 116-132 SMs and K <= 8192
+    # (none left: the 128-column clusters take them first), wgmma_decode80 and
     # wgmma_decode128x80 at M 17-64 and 65-128 where their 80-column clusters do, wgmma_swap64 at
     # M 49-128 with a long B, skinny below and beside them), odd with few tiles and a long K (skinny_any;
     # wgmma_stagedsplit128 from 8 tiles of 128x128 and M >= 129), rows off the sectors with tiles for every SM
@@ -91,7 +93,8 @@ def test_best_fp16_runs_what_its_rules_choose():
     shapes = [(1024, 1024, 1024), (4096, 4096, 4096), (3000, 3000, 3000), (32768, 64, 1024), (1024, 1024, 8192),
               (16, 4096, 4096), (2, 4096, 4096), (25, 236, 61350), (4095, 4095, 4095), (1023, 1023, 1023), (19, 85, 81),
               (212, 4171, 8439), (500, 4096, 14336), (128, 4096, 14336), (64, 4096, 4096), (96, 4096, 4096),
-              (48, 8192, 8192), (32, 5120, 5120), (100, 5120, 5120), (275, 21393, 34)]
+              (48, 8192, 8192), (32, 5120, 5120), (100, 5120, 5120), (275, 21393, 34), (100, 8192, 28672),
+              (128, 4096, 4096)]
     records = []
     bench(BenchWork([], shapes, include_cublas=False, dispatchers=[best], kernels=BY_NAME), cubins, QUICK, records.append)
     assert sorted((r["M"], r["N"], r["dispatched_to"]) for r in records) == sorted(
@@ -188,7 +191,8 @@ def test_cluster_decode_rung_passes_every_row_tile_and_k_range():
 def test_two_half_decode_rung_passes_every_half_and_k_range():
     """wgmma_decode128 (128 x 64 tiles as two 64-row halves, four consumer warpgroups, K split over
     a 2-CTA cluster): M inside the first half (the second half all TMA zeros), M ending inside the
-    second half, M of several row tiles whose last is partial, N ending inside a tile, K of one k
+    second half by either of its 32-row boxes (past 96 rows A comes as one 64-row box a half), M
+    of several row tiles whose last is partial, N ending inside a tile, K of one k
     tile and ending mid-tile, odd counts of k tiles (a half's two consumers unequal), a ring gone
     round many times; each shape twice."""
     spec = BY_NAME["wgmma_decode128"]
@@ -227,6 +231,22 @@ def test_decode_rungs_at_80_columns_pass_every_box_and_half():
         records = run(spec, [s for s in shapes for _ in range(2)])
         bad = [(r["M"], r["N"], r["K"], r["status"], r.get("reason")) for r in records if r["status"] != "PASS"]
         assert not bad and len(records) == 2 * len(shapes), spec.name
+
+
+@pytest.mark.parametrize("name", ["wgmma_decode64x128", "wgmma_decode128x128"])
+def test_decode_rungs_at_128_columns_pass_every_box_and_half(name):
+    """wgmma_decode64x128 and wgmma_decode128x128 (128 columns a CTA: two of B's 64-column boxes a
+    stage; at 128 rows C read after the k loop): N ending inside each box, N a multiple of 128 and
+    of 64 only, M in one half and across both, several row tiles, K of one k tile (the cluster's
+    other CTA has none) and ending mid-tile, a ring gone round many times; each shape twice."""
+    spec, wide = BY_NAME[name], 8192
+    assert spec.launch(64, wide, wide).grid == (64, 1, 2)
+    shapes = [(1, 8, 8), (7, 72, 8), (33, 1000, 1000), (64, wide, wide), (100, wide - 192, wide + 8),
+              (128, wide + 8, 4168), (129, 136, 72), (257, 264, 40), (96, 184, 4104), (37, wide, 28672),
+              (16, 4096, 4096), (50, 4136, 200)]
+    records = run(spec, [s for s in shapes for _ in range(2)])
+    bad = [(r["M"], r["N"], r["K"], r["status"], r.get("reason")) for r in records if r["status"] != "PASS"]
+    assert not bad and len(records) == 2 * len(shapes)
 
 
 def test_staged_split_k_splits_odd_shapes_and_repeats():

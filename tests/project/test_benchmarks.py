@@ -97,14 +97,22 @@ DECODE_VALIDATION = tuple(RUNS_C + "decode80/refit-validation/" + s for s in ("d
     ("wgmma_swap64", (RUNS_C + "decode/sample", RUNS_C + "decode/unseen-validation"), "best-fp16", False, True),
     # fitted on two draws: LLM decode steps of M 1-128 and those of M 33-64 in a draw of 33-128
     ("wgmma_decode", (DECODE_FIT, DECODE_VALIDATION), "best-fp16", True, True),
-    # 8 fitting shapes where it can hold (N of 3649-4224): seeds 0 and 1 held none out (ties), seed 2's half lost
-    ("wgmma_decode128", (RUNS_C + "decode128/fit/decode-llm-rows", RUNS_C + "decode128/validation/decode-llm-rows-unseen"),
-     "best-fp16", False, True),
+    # fitted on decode-llm-rows with decode-llm-tail (M 113-128: the first draw held none there where it can hold)
+    ("wgmma_decode128", ((RUNS_C + "decode128/fit/decode-llm-rows", RUNS_D + "tail/decode-llm-tail"),
+                         (RUNS_C + "decode128/validation/decode-llm-rows-unseen", RUNS_D + "tail/decode-llm-tail-unseen-validation")),
+     "best-fp16", True, True),
     # seeds 0 and 2 held out no shape it takes (ties); the three unseen shapes it takes (33-39x8192x8192)
     # gain 0.3-3 points, under the rounding of the geometric mean over 60
     ("wgmma_decode_fullk", (DECODE_FIT, DECODE_VALIDATION), "best-fp16", False, False),
     # seeds 1 and 2's held-out halves: ties
     ("wgmma_decode80", (DECODE_FIT, DECODE_VALIDATION), "best-fp16", False, True),
+    # fitted on the N = 8192 steps of decode-llm and decode-llm-rows, scored on those of decode-llm-unseen and
+    # decode-llm-mid-unseen; seeds 0 and 2's held-out halves: ties
+    ("wgmma_decode64x128", (RUNS_D + "wide/fit-low", RUNS_D + "wide/low-unseen-validation"), "best-fp16", False, True),
+    # fitted on the N = 8192 steps of decode-llm-rows and on decode-llm-top, scored on those of decode-llm-rows-unseen
+    # and decode-llm-unseen and on decode-llm-top-unseen
+    ("wgmma_decode128x128", ((RUNS_D + "wide/fit-high", RUNS_D + "wide/fit-top"),
+                             (RUNS_D + "wide/high-unseen-validation", RUNS_D + "wide/top-unseen-validation")), "best-fp16", True, True),
     # fitted and scored before A's 32-row boxes, as wgmma_decode128 (both load two a half since)
     ("wgmma_decode128x80", ((RUNS_C + "decode80/fit/decode-llm", RUNS_C + "decode80/fit/decode-llm-rows"),
                             DECODE80_VALIDATION), "best-fp16", False, True),
