@@ -66,18 +66,18 @@
 // make 64 (128 CTAs with the split): a stage holds two of B's 64-column boxes and a k tile two
 // MMAs a half.
 // Built again as wgmma_decode128x128 (nvcc -DTN=128 -DHALVES=2) for M of 65-128 there; C is read
-// after the k loop (EARLY_C), for want of registers. Measured against cuBLAS GemmEx at N = 8192 (H200,
-// 2026-11-30-h200, runs.tar.xz: wide/): at M 33-64 95-99% where best-fp16 ran 82-95%
+// after the k loop (EARLY_C), for want of registers. Measured against cuBLAS GemmEx at N = 8192
+// (H200, 2026-11-30-h200, runs.tar.xz: wide/): at M 33-64 95-99% where best-fp16 ran 82-95%
 // (wgmma_decode_fullk, skinny, wgmma_swap64), at M 73-124 79-100% where it ran 73-88%
 // (wgmma_swap64); at K = 28672 and M 90-108 its time rose from 140 to 170 us on one host (79%
 // against wgmma_swap64's 86%), not on another (100x8192x28672 93%, a64/). Where they pay
 // (best-fp16's rules, chosen on the N = 8192 steps of decode-llm, decode-llm-rows and
 // decode-llm-top, scored on those of the unseen draws): M 33-64 and 65-128 where the clusters
-// fill 116-132 SMs. The same at 160 columns and a 4-CTA cluster for N of about 5120 (two 64-column
-// boxes and a 64B-swizzled 32-column one) ran 55-78% at N of 4872-5248 against wgmma_decode80's
-// 73-95% (wide/fit-160/, not kept): an H200 holds 30 clusters of four at once (39 of three, 66
-// of two), so 31-33 tiles made two waves; 128 columns over clusters of three (40 tiles) ran 57-68%
-// (s3/, not kept).
+// fill 116-132 SMs. The same at 160 columns and a 4-CTA cluster for N of about 5120 (two
+// 64-column boxes and a 64B-swizzled 32-column one) ran 55-78% at N of 4872-5248 against
+// wgmma_decode80's 73-95% (wide/fit-160/, not kept): an H200 holds 30 clusters of four at once
+// (39 of three, 66 of two), so 31-33 tiles made two waves; 128 columns over clusters of three
+// (40 tiles) ran 57-68% (s3/, not kept).
 //
 // Contract: block (128 * 2 * HALVES + 32), grid (cdiv(N, TN), cdiv(M, 64 * HALVES), KSPLIT) (z:
 // the cluster), 197,760 bytes of dynamic shared memory (one CTA an SM); sm_90a. M any; N and K
