@@ -194,6 +194,12 @@ def _launch_metrics() -> tuple[Metric, ...]:
         m("sm_count", "launch__sm_count", "SM", "SMs on the GPU.", dtype="Int64"),
         m("waves_per_sm", "launch__waves_per_multiprocessor", "count",
           "Grid size over the blocks the GPU holds at once: below 1 leaves SMs idle."),
+        m("cluster_size", "launch__cluster_size", "block",
+          "Blocks in a thread-block cluster (0: launched without clusters); a cluster's blocks run at once, "
+          "within one GPC.", dtype="Int64"),
+        m("cluster_max_active", "launch__cluster_max_active", "count",
+          "Clusters the GPU holds at once for this launch (0 without clusters): where clusters must fit "
+          "within a GPC, fewer blocks than the SMs hold.", dtype="Int64"),
         # Device
         m("gpu", "device__attribute_display_name", "text", "GPU name.", dtype="str"),
         m("cc_major", "device__attribute_compute_capability_major", "count", "Compute capability, major.", dtype="Int64"),
@@ -554,11 +560,25 @@ def math_peak(frame: Any) -> np.ndarray:
     return np.array([np.nan if p is None else peaks[p][i] for i, p in enumerate(pipes)], dtype="float64")
 
 
+def launch_waves(frame: Any) -> np.ndarray:
+    """Waves of the launch: ncu's waves per SM, or, where blocks come in clusters, the clusters over
+    those the GPU holds at once when that is more. ncu's count leaves out that a cluster's blocks
+    must fit within one GPC: on an H200 with 197 KB of shared memory a block, 32 clusters of four
+    (128 blocks, 0.97 of ncu's waves) take two waves, since it holds 30 such clusters at once."""
+    waves = _f(frame, "waves_per_sm")
+    size, active = _f(frame, "cluster_size"), _f(frame, "cluster_max_active")
+    blocks = _f(frame, "grid_x") * _f(frame, "grid_y") * _f(frame, "grid_z")
+    with np.errstate(invalid="ignore", divide="ignore"):
+        clustered = blocks / size / active
+    return np.where((size > 1) & (active > 0), np.fmax(waves, clustered), waves)
+
+
 def tail_cost_pct(frame: Any) -> np.ndarray:
     """Share of the SMs' time the partial last wave leaves idle, for blocks of equal length:
-    100 x (ceil(w) - w) / ceil(w) for w waves (124.5 waves: 0.4%; 1.01 waves: 49.6%). NaN below one
-    wave (then the grid is too small, a different problem) and 0 for whole waves."""
-    waves = _f(frame, "waves_per_sm")
+    100 x (ceil(w) - w) / ceil(w) for w waves (124.5 waves: 0.4%; 1.01 waves: 49.6%), w the
+    launch's waves (`launch_waves`: of clusters, where they bind; ncu's in a table without it). NaN
+    below one wave (then the grid is too small, a different problem) and 0 for whole waves."""
+    waves = _f(frame, "launch_waves" if "launch_waves" in frame else "waves_per_sm")
     whole = np.ceil(waves)
     with np.errstate(invalid="ignore", divide="ignore"):
         cost = 100.0 * (whole - waves) / whole
@@ -655,6 +675,9 @@ DERIVED: tuple[Derived, ...] = (
             lambda f: _per(_f(f, "global_store_sectors"), _f(f, "global_store_requests"))),
     Derived("atomic_bytes", "byte", "L2 bytes of atomics and reductions (32 per sector).",
             lambda f: _sum_known(_f(f, "atomic_l2_sectors"), _f(f, "reduction_l2_sectors")) * L2_SECTOR_BYTES),
+    Derived("launch_waves", "count",
+            "Waves of the launch: waves_per_sm, or where blocks come in clusters, the clusters over those the "
+            "GPU holds at once (cluster_max_active) when that is more.", launch_waves),
     Derived("tail_cost_pct", "%", "Share of SM time the partial last wave of blocks leaves idle.", tail_cost_pct),
     Derived("sm_busy_pct", "%",
             "Share of the launch the average SM had work: what split-K, stream-K and smaller tiles raise.",

@@ -44,7 +44,7 @@ def utilisation(kernels: pd.DataFrame) -> pd.DataFrame:
                   / col("peak_tensor_flops").fillna(col("peak_tensor_fp16_flops")),  # older tables: FP16
         "issue": 100.0 * col("inst_executed") / issue_slots,
         "ffma_share": 100.0 * (col("ffma_thread_inst") / 32.0) / col("inst_executed"),
-        "blocks": blocks, "waves": col("waves_per_sm"),
+        "blocks": blocks, "waves": col("launch_waves").fillna(col("waves_per_sm")),  # older tables: ncu's
         "sm_fill": 100.0 * np.minimum(1.0, blocks / col("sm_count")),
     }, index=kernels.index)
     # ncu's own DRAM throughput where it has one (same definition, its rounding).

@@ -32,6 +32,17 @@ def test_a_costly_last_wave_is_the_cause_and_a_cheap_one_is_not():
     assert tail(signals()) is None  # no tail cost measured
 
 
+def test_a_tail_of_clusters_counts_the_clusters_the_gpu_holds():
+    """32 clusters of four where the GPU holds 30 at once: ncu counts 0.97 waves of blocks, the
+    launch takes two of clusters, the second holding two."""
+    v = tail(signals(launch={"tail_cost_pct": 46.7, "cluster_size": 4, "cluster_max_active": 30, "waves_per_sm": 0.97},
+                     util={"waves": 32 / 30, "blocks": 128}))
+    assert v.problem == "tail wave: the last of 2 waves is 6.7% full"
+    assert "waves of clusters" in v.summary and "about 2 clusters run in it" in v.summary
+    assert "the GPU holds 30 at once (120 blocks" in v.evidence[0] and "ncu's waves per SM (0.970)" in v.evidence[0]
+    assert "waves of clusters" in v.cure
+
+
 def capped(**occupancy):
     return signals(occupancy={"limiter": "shared memory", "warps_per_scheduler": 1.0, "theoretical_pct": 12.5,
                               "blocks_per_sm": 1, "shared_mem_per_block": 100 * 1024, **occupancy})

@@ -351,3 +351,21 @@ def test_the_timeline_of_a_full_set_report():
     assert t[full].notna().all().all() and t[warps].isna().all().all()
     t = read_tables(DATA / "timelines-h200" / "ncu" / "probe-tail_896x2432x4096.ncu-rep", ["timeline"])["timeline"]
     assert t[full].notna().all().all() and t[warps].notna().mean().min() > 0.95
+
+
+@pytest.mark.ncu
+def test_cluster_launches_read_how_many_clusters_the_gpu_holds():
+    """cuBLAS's decode kernel and wgmma_decode run clusters of two (H200, 64x4096x4096): the table
+    reads their size and the 66 clusters the GPU holds at once, and counts waves of clusters, here
+    as many as ncu's of blocks (64 clusters, 128 blocks); a launch without clusters reads 0 and
+    ncu's waves."""
+    from helpers.paths import DATA
+
+    decode = DATA / "foreign-h200" / "cublas-decode" / "ncu"
+    for name in ("cublas-fp16_64x4096x4096.ncu-rep", "wgmma_decode_r12_64x4096x4096.ncu-rep"):
+        row = read_tables(decode / name, ["kernels"])["kernels"].iloc[0]
+        assert (row["cluster_size"], row["cluster_max_active"]) == (2, 66), name
+        assert row["launch_waves"] == pytest.approx(row["waves_per_sm"]) == pytest.approx(128 / 132)
+    row = read_tables(DATA / "profile-h200" / "smem_512x256x128.ncu-rep.xz", ["kernels"])["kernels"].iloc[0]
+    assert (row["cluster_size"], row["cluster_max_active"]) == (0, 0)
+    assert row["launch_waves"] == row["waves_per_sm"]
