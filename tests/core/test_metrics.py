@@ -218,7 +218,7 @@ def test_tail_cost_is_the_idle_share_of_the_last_wave(waves, cost):
 @pytest.mark.parametrize("cluster, held, waves", [(0, 0, 0.97), (2, 66, 0.97), (4, 30, 32 / 30), (4, 0, 0.97)])
 def test_waves_count_the_clusters_the_gpu_holds(cluster, held, waves):
     """128 blocks on 132 SMs: 0.97 of ncu's waves; in 32 clusters of four where the GPU holds 30
-    at once (H200, 197 KB a block), two waves, the last 7% full; clusters of two that all fit, or
+    at once (H200, 197 KB a block), two waves, the last 6.7% full; clusters of two that all fit, or
     a count of clusters held that is unknown (0), leave ncu's count."""
     r = derive(synthetic(grid_x=32, grid_y=1, grid_z=4, waves_per_sm=0.97, cluster_size=cluster,
                          cluster_max_active=held))

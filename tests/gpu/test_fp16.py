@@ -80,7 +80,7 @@ def test_best_fp16_runs_what_its_rules_choose():
     needed = list({r.kernel: BY_NAME[r.kernel] for r in best.ordered}.values())
     cubins = {b.spec.name: str(b.cubin) for b in build_all(needed, "sm_90a")}
     # derived rules, then each `ahead` rule: decode (wgmma_decode at M 1-64 where its clusters fill
-    # 116-132 SMs, wgmma_decode128 likewise at M 65-112 and K <= 8192, wgmma_decode64x128 and
+    # 116-132 SMs, wgmma_decode128 likewise at M 65-128 and K <= 8192, wgmma_decode64x128 and
     # wgmma_decode128x128 at M 33-64 and 65-128 where their 128-column clusters do (N of about
     # 8192), wgmma_decode_fullk at M 33-64 where its 64-column tiles fill 116-132 SMs and K <= 8192
     # (none left: the 128-column clusters take them first), wgmma_decode80 and
@@ -192,9 +192,9 @@ def test_two_half_decode_rung_passes_every_half_and_k_range():
     """wgmma_decode128 (128 x 64 tiles as two 64-row halves, four consumer warpgroups, K split over
     a 2-CTA cluster): M inside the first half (the second half all TMA zeros), M ending inside the
     second half by either of its 32-row boxes (past 96 rows A comes as one 64-row box a half), M
-    of several row tiles whose last is partial, N ending inside a tile, K of one k
-    tile and ending mid-tile, odd counts of k tiles (a half's two consumers unequal), a ring gone
-    round many times; each shape twice."""
+    of several row tiles whose last is partial, N ending inside a tile, K of one k tile and ending
+    mid-tile, odd counts of k tiles (a half's two consumers unequal), a ring gone round many
+    times; each shape twice."""
     spec = BY_NAME["wgmma_decode128"]
     assert spec.launch(128, 4096, 4096).grid == (64, 1, 2) and spec.launch(129, 8, 8).grid == (1, 2, 2)
     shapes = [(1, 8, 8), (7, 8, 8), (33, 1000, 1000), (65, 4096, 4096), (100, 512, 8192), (128, 4104, 4168),
