@@ -39,6 +39,13 @@ def small_grid(s: Signals) -> Verdict | None:
                  [f"Only {fmt_pct(u['sm_fill'])} of the SMs run a block.", s.sides()], cure)
 
 
+def waves_of_clusters(s: Signals) -> bool:
+    """Whether the launch's waves are counted in clusters: it runs clusters, and those the GPU holds
+    at once make more waves than ncu's count of blocks (`metrics.launch_waves`)."""
+    size, held = number(s.launch.get("cluster_size")), number(s.launch.get("cluster_max_active"))
+    return size > 1 and held > 0 and number(s.util.get("waves")) > number(s.launch.get("waves_per_sm"))
+
+
 def tail(s: Signals) -> Verdict | None:
     cost = number(s.launch.get("tail_cost_pct"))
     if np.isnan(cost) or cost < TAIL_CAUSE_PCT:
@@ -46,7 +53,7 @@ def tail(s: Signals) -> Verdict | None:
     waves = s.util["waves"]
     size, held = number(s.launch.get("cluster_size")), number(s.launch.get("cluster_max_active"))
     ncu_waves = number(s.launch.get("waves_per_sm"))
-    by_clusters = size > 1 and held > 0 and waves > ncu_waves  # the clusters the GPU holds at once bind
+    by_clusters = waves_of_clusters(s)
     if by_clusters:  # the clusters left over once the full waves have run
         last = number(s.util.get("blocks")) / size - np.floor(waves) * held
     else:

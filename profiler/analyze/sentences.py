@@ -13,7 +13,7 @@ from .cause_text import hopper_sentence
 from .code_causes import (LONE_LOADS_NOTE_PCT, SERIAL_EPILOGUE_NOTE_PCT, WASTED_MATH_NOTE_RATIO, barrier_cure,
                           lone_loads_cure, serial_epilogue_cure)
 from .gemm_shape import executed_per_gemm_flop
-from .idle_causes import TAIL_NOTE_PCT, UNEVEN_NOTE_PCT
+from .idle_causes import TAIL_NOTE_PCT, UNEVEN_NOTE_PCT, waves_of_clusters
 from .bounds import BOUNDS, Verdict
 from .global_memory import input_bytes, launch_min_bytes
 from .shared_memory import shared_unmeasured
@@ -574,7 +574,8 @@ def _fill_notes(cause: str, s: Signals) -> list[str]:
                      f"{fmt_pct(o['theoretical_pct'])}: uneven blocks or a partial last wave.")
     cost = s.launch.get("tail_cost_pct")
     if cause != "tail" and cost is not None and not pd.isna(cost) and cost >= TAIL_NOTE_PCT:
-        notes.append(f"{fmt_num(s.util['waves'], 3)} waves of blocks: the partial last wave leaves about "
+        unit = "clusters" if waves_of_clusters(s) else "blocks"
+        notes.append(f"{fmt_num(s.util['waves'], 3)} waves of {unit}: the partial last wave leaves about "
                      f"{fmt_pct(cost)} of the SMs' time idle (tail effect).")
     busy, fill, waves = number(s.launch.get("sm_busy_pct")), number(s.util.get("sm_fill")), number(s.util.get("waves"))
     if waves <= 1.0 and busy < fill - UNEVEN_NOTE_PCT:

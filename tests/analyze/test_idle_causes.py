@@ -69,3 +69,15 @@ def test_async_pipelines_hide_latency_with_stages():
     s = capped()
     s.techniques = {"wgmma": True}
     assert occupancy_capped(s) is None
+
+
+def test_a_cheaper_tail_of_clusters_is_a_note_in_clusters():
+    """Below the cause's threshold the tail is a note, its waves counted as the cause counts them:
+    in clusters where those the GPU holds bind, in blocks otherwise."""
+    from profiler.analyze.sentences import notes
+
+    clustered = signals(launch={"tail_cost_pct": 10.0, "cluster_size": 4, "cluster_max_active": 30,
+                                "waves_per_sm": 0.97}, util={"waves": 32 / 30, "blocks": 128})
+    plain = signals(launch={"tail_cost_pct": 10.0, "waves_per_sm": 1.1}, util={"waves": 1.1})
+    assert any("1.07 waves of clusters" in n for n in notes("compute", "fp32", clustered))
+    assert any(n.startswith("1.10 waves of blocks") for n in notes("compute", "fp32", plain))
