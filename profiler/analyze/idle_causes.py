@@ -51,30 +51,26 @@ def tail(s: Signals) -> Verdict | None:
     if np.isnan(cost) or cost < TAIL_CAUSE_PCT:
         return None
     waves = s.util["waves"]
-    size, held = number(s.launch.get("cluster_size")), number(s.launch.get("cluster_max_active"))
-    ncu_waves = number(s.launch.get("waves_per_sm"))
-    by_clusters = waves_of_clusters(s)
-    if by_clusters:  # the clusters left over once the full waves have run
-        last = number(s.util.get("blocks")) / size - np.floor(waves) * held
-    else:
-        last = (waves - np.floor(waves)) * s.occupancy.get("blocks_per_sm", np.nan) * number(s.launch.get("sm_count"))
-    unit = "clusters" if by_clusters else "blocks"
     cure = ("Make the block count a multiple of what the GPU holds at once: smaller or larger tiles, split-K for "
             "the last wave, or a persistent (stream-K) schedule that shares the leftover work among all SMs.")
-    evidence = [f"Waves per SM {fmt_num(waves, 3)}: {int(np.floor(waves))} full, one {fmt_pct(100 * (waves % 1))} full."]
-    if by_clusters:
+    if waves_of_clusters(s):
+        size, held = number(s.launch.get("cluster_size")), number(s.launch.get("cluster_max_active"))
+        clusters = number(s.util.get("blocks")) / size
+        unit, last = "clusters", clusters - np.floor(waves) * held  # left over once the full waves have run
+        evidence = (f"Clusters of {fmt_num(size)} blocks: the GPU holds {fmt_num(held)} at once ({fmt_num(held * size)} "
+                    f"blocks, a cluster within one GPC), so {fmt_num(clusters)} clusters take {fmt_num(waves, 3)} "
+                    f"waves; ncu's waves per SM ({fmt_num(number(s.launch.get('waves_per_sm')), 3)}) count blocks alone.")
         cure += (f" In clusters, count waves of clusters: the GPU holds {fmt_num(held)} clusters of {fmt_num(size)} "
                  "at once, so the cluster count is what must fit (or smaller clusters).")
-        evidence = [f"Clusters of {fmt_num(size)} blocks: the GPU holds {fmt_num(held)} at once ({fmt_num(held * size)} "
-                    f"blocks, a cluster within one GPC), so {fmt_num(number(s.util.get('blocks')) / size)} clusters "
-                    f"take {fmt_num(waves, 3)} waves; ncu's waves per SM ({fmt_num(ncu_waves, 3)}) count blocks "
-                    f"alone."]
+    else:
+        unit = "blocks"
+        last = (waves - np.floor(waves)) * s.occupancy.get("blocks_per_sm", np.nan) * number(s.launch.get("sm_count"))
+        evidence = f"Waves per SM {fmt_num(waves, 3)}: {int(np.floor(waves))} full, one {fmt_pct(100 * (waves % 1))} full."
     return cause("launch", "launch size", "tail", f"tail wave: the last of {int(np.ceil(waves))} waves is "
                  f"{fmt_pct(100 * (waves - np.floor(waves)))} full",
                  f"{fmt_num(waves, 3)} waves of {unit}: the partial last wave leaves about {fmt_pct(cost)} of the "
-                 f"SMs' time idle" + (f" (about {fmt_num(last, 2)} {unit} run in it)."
-                                      if not np.isnan(last) else "."),
-                 [*evidence, s.sides()], cure)
+                 f"SMs' time idle" + (f" (about {fmt_num(last, 2)} {unit} run in it)." if not np.isnan(last) else "."),
+                 [evidence, s.sides()], cure)
 
 
 def occupancy_capped(s: Signals) -> Verdict | None:
