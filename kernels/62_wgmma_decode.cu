@@ -242,12 +242,20 @@ hgemm_wgmma_decode(int M, int N, int K, float alpha, const __half* __restrict__ 
             // runs.tar.xz: a64/); the same bytes land in the stage either way.
             const bool wholeHalves = M - m0 > TILE + A_BOX_ROWS;
 #endif
+            // A's boxes wholly past M are not loaded (at 65-96 rows of a 128-row tile, the second
+            // half's second box): wgmma's rows there read what an earlier stage left, rows never
+            // stored. A 64-row tile's boxes all hold rows of M.
+            auto aLoaded = [&](int h, int b) { return HALVES == 1 || m0 + h * TILE + b * A_BOX_ROWS < M; };
+            uint32_t loadBytes = stageBytes;
+            if (HALVES == 2)
+                for (int h = 0; h < HALVES; ++h)
+                    for (int b = 0; b < aBoxes; ++b) loadBytes -= aLoaded(h, b) ? 0 : A_BOX_BYTES;
             int s = 0, round = 0;
             for (int i = 0; i < nMine; ++i) {
                 const int kt = kBegin + i;
                 if (round > 0) mbar_wait(empty(s), (round - 1) & 1);
                 const uint32_t sa = tiles + s * stageBytes, sb = sa + HALVES * aBytes;
-                mbar_arrive_expect_tx(full(s), stageBytes);   // whole boxes, zero-filled or not
+                mbar_arrive_expect_tx(full(s), loadBytes);    // whole boxes, zero-filled or not
 #pragma unroll
                 for (int h = 0; h < HALVES; ++h) {
 #if HALVES == 2
@@ -257,8 +265,9 @@ hgemm_wgmma_decode(int M, int N, int K, float alpha, const __half* __restrict__ 
                     }
 #endif
                     for (int b = 0; b < aBoxes; ++b)
-                        tma_load_2d(sa + h * aBytes + b * A_BOX_BYTES, &tmA, kt * wgfp16::BK,
-                                    m0 + h * TILE + b * A_BOX_ROWS, full(s));
+                        if (aLoaded(h, b))
+                            tma_load_2d(sa + h * aBytes + b * A_BOX_BYTES, &tmA, kt * wgfp16::BK,
+                                        m0 + h * TILE + b * A_BOX_ROWS, full(s));
                 }
 #pragma unroll
                 for (int b = 0; b < B_BOXES; ++b)

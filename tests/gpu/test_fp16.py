@@ -190,7 +190,7 @@ def test_cluster_decode_rung_passes_every_row_tile_and_k_range():
 
 def test_two_half_decode_rung_passes_every_half_and_k_range():
     """wgmma_decode128 (128 x 64 tiles as two 64-row halves, four consumer warpgroups, K split over
-    a 2-CTA cluster): M inside the first half (the second half all TMA zeros), M ending inside the
+    a 2-CTA cluster): M inside the first half (the second half's boxes not loaded), M ending inside the
     second half by either of its 32-row boxes (past 96 rows A comes as one 64-row box a half), M
     of several row tiles whose last is partial, N ending inside a tile, K of one k tile and ending
     mid-tile, odd counts of k tiles (a half's two consumers unequal), a ring gone round many
