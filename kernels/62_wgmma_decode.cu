@@ -244,7 +244,9 @@ hgemm_wgmma_decode(int M, int N, int K, float alpha, const __half* __restrict__ 
 #endif
             // A's boxes wholly past M are not loaded (at 65-96 rows of a 128-row tile, the second
             // half's second box): wgmma's rows there read what an earlier stage left, rows never
-            // stored. A 64-row tile's boxes all hold rows of M.
+            // stored. A 64-row tile's boxes all hold rows of M. At 65-96 rows 3-7 points faster
+            // at N = 5120, 0-3.6 at 8192, -1 to +3.5 at 4096 (H200, 2026-11-30-h200,
+            // runs.tar.xz: skip/).
             auto aLoaded = [&](int h, int b) { return HALVES == 1 || m0 + h * TILE + b * A_BOX_ROWS < M; };
             uint32_t loadBytes = stageBytes;
             if (HALVES == 2)
