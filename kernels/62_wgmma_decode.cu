@@ -31,6 +31,10 @@
 // (best-fp16's rule, chosen on LLM decode steps, scored on others): M of 1-64 where the clusters
 // fill 116-132 SMs (N of 3649-4224): 32x4096x4096 104-107% and 64x4096x4096 93-96% against
 // skinny's 87% and 78%; at other N, skinny's splits of a long K stream B faster.
+// This build (the manifest's wgmma_decode) holds at most 10 stages (nvcc -DMAX_STAGES=10) and
+// loads B at 128-byte L2 promotion, not 16 stages and 256-byte fills: 2-5 points faster at 8-64
+// rows and N of about 4096 (A/B in one run, 2026-11-30-h200, runs.tar.xz: shallow/; each alone
+// 1-3.5 and 1.5-2, stages/ and prom/). At N = 5120 (wgmma_decode80) neither gained.
 // Built again as wgmma_decode_fullk (nvcc -DKSPLIT=1: clusters of one CTA, each tile over the
 // whole K) for N of about 8192, where the 64-column tiles alone fill the SMs: at 38-64 rows and
 // N = K = 8192, 93-96% of cuBLAS against best-fp16's 82-89% (skinny, wgmma_swap64); best-fp16's
@@ -111,7 +115,9 @@
 #define EXTRA_COLS (TN % TILE)                       // B's narrow box: 16 columns at TN = 80
 #define EXTRA_BYTES (EXTRA_COLS * wgfp16::BK * 2)    // 2,048
 #define RING_BYTES 196608                            // the stages: 192 KB, so many as fit
+#ifndef MAX_STAGES
 #define MAX_STAGES 16                                // 12 KB each: one A box and B's 64 columns
+#endif
 #define SMEM_BYTES (RING_BYTES + 1024 + 128)         // 197,760: the manifest's (the ring 1 KB-aligned, its barriers)
 #define NACC (TN / 2)                                // 64 x TN floats over 128 threads
 // C's values held through the k loop where the registers allow: 17 warps at 128 x 128 leave 96 a

@@ -33,19 +33,24 @@ class TensorMapSpec:
     operand: str  # "A", "B" or "C"
     box: tuple[int, int]  # elements copied per TMA: (inner = along the contiguous dimension, outer)
     swizzle: int = 128  # bytes: 0 (none), 32, 64 or 128; with a swizzle, box[0] spans at most that
+    # bytes L2 fetches from DRAM a miss of a TMA load at least: 0 (none), 64, 128 or 256. A box
+    # whose rows are narrower than 256 bytes shares each 256-byte fill with its neighbour's.
+    l2_promotion: int = 256
 
     @classmethod
     def parse(cls, entry: dict, label: str) -> TensorMapSpec:
-        unknown = sorted(set(entry) - {"operand", "box", "swizzle"})
+        unknown = sorted(set(entry) - {"operand", "box", "swizzle", "l2_promotion"})
         if unknown or "operand" not in entry or "box" not in entry:
             raise ValueError(f"{label}: a tensor map needs operand and box" + (f"; unknown keys {unknown}" if unknown else ""))
-        tm = cls(entry["operand"], tuple(entry["box"]), entry.get("swizzle", 128))
+        tm = cls(entry["operand"], tuple(entry["box"]), entry.get("swizzle", 128), entry.get("l2_promotion", 256))
         if tm.operand not in ("A", "B", "C"):
             raise ValueError(f"{label}: tensor map operand must be A, B or C, got {tm.operand!r}")
         if len(tm.box) != 2 or not all(isinstance(b, int) and 1 <= b <= 256 for b in tm.box):
             raise ValueError(f"{label}: tensor map box must be two integers in 1..256, got {list(tm.box)}")
         if tm.swizzle not in (0, 32, 64, 128):
             raise ValueError(f"{label}: tensor map swizzle must be 0, 32, 64 or 128 bytes, got {tm.swizzle}")
+        if tm.l2_promotion not in (0, 64, 128, 256):
+            raise ValueError(f"{label}: tensor map l2_promotion must be 0, 64, 128 or 256 bytes, got {tm.l2_promotion}")
         return tm
 
     def element_type(self, tier: str) -> str:
@@ -129,7 +134,8 @@ class KernelSpec:
     @classmethod
     def from_dict(cls, fields: dict) -> KernelSpec:
         """Back from `dataclasses.asdict` (e.g. through JSON, where tuples became lists)."""
-        maps = tuple(TensorMapSpec(t["operand"], tuple(t["box"]), t.get("swizzle", 128)) for t in fields.get("tensor_maps", ()))
+        maps = tuple(TensorMapSpec(t["operand"], tuple(t["box"]), t.get("swizzle", 128), t.get("l2_promotion", 256))
+                     for t in fields.get("tensor_maps", ()))
         tuples = ("grid", "block", "nvcc_flags", "textures", "staging", "probe_shape")
         return cls(**{**fields, **{k: tuple(fields[k]) for k in tuples if k in fields}, "tensor_maps": maps})
 

@@ -115,7 +115,8 @@ def _launch_fields(rung: KernelSpec) -> dict:
     for key in _LAUNCH_FIELDS:
         value = getattr(rung, key)
         if key == "tensor_maps":
-            value = [{"operand": m.operand, "box": list(m.box), "swizzle": m.swizzle} for m in value]
+            value = [{"operand": m.operand, "box": list(m.box), "swizzle": m.swizzle,
+                      **({} if m.l2_promotion == 256 else {"l2_promotion": m.l2_promotion})} for m in value]
         elif isinstance(value, tuple):
             value = list(value)
         if value in (None, [], {}) or (key == "min_cc" and value == 0):

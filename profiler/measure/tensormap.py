@@ -32,7 +32,7 @@ from ..tiers import ELEMENT_TYPES, TIERS
 DATA_TYPE = {name: e.tma_data_type for name, e in ELEMENT_TYPES.items()}
 SWIZZLE = {0: 0, 32: 1, 64: 2, 128: 3}  # bytes -> CU_TENSOR_MAP_SWIZZLE_NONE / 32B / 64B / 128B
 INTERLEAVE_NONE = 0
-L2_PROMOTION_256B = 3  # CU_TENSOR_MAP_L2_PROMOTION_L2_256B
+L2_PROMOTION = {0: 0, 64: 1, 128: 2, 256: 3}  # bytes -> CU_TENSOR_MAP_L2_PROMOTION_NONE / L2_64B / ...
 OOB_FILL_NONE = 0
 TENSOR_MAP_BYTES = 128  # sizeof(CUtensorMap), alignas(128) in cuda.h
 
@@ -101,7 +101,7 @@ def encoding(tm: TensorMapSpec, tier: str, M: int, N: int, K: int, pitch: int | 
         element_strides=(1, 1),
         interleave=INTERLEAVE_NONE,
         swizzle=SWIZZLE[tm.swizzle],
-        l2_promotion=L2_PROMOTION_256B,
+        l2_promotion=L2_PROMOTION[tm.l2_promotion],
         oob_fill=OOB_FILL_NONE,
     )
 

@@ -11,7 +11,7 @@ from profiler.errors import GemmprofError
 from profiler.catalogue.kernel_spec import KernelSpec, TensorMapSpec
 from profiler.catalogue.manifest import load_manifest
 from profiler.catalogue.manifest_parse import parse_manifest
-from profiler.measure.tensormap import DATA_TYPE, L2_PROMOTION_256B, Encoding, Staged, encoding, staged_operands
+from profiler.measure.tensormap import DATA_TYPE, Encoding, Staged, encoding, staged_operands
 
 WGMMA = next(s for s in load_manifest() if s.name == "wgmma")
 A_MAP, B_MAP = WGMMA.tensor_maps
@@ -56,7 +56,7 @@ def test_A_is_described_as_K_columns_by_M_rows():
     enc = encoding(A_MAP, "fp16", 8192, 4096, 2048)
     assert enc == Encoding(data_type=DATA_TYPE["fp16"], global_dim=(2048, 8192), global_strides=(4096,),
                            box=(64, 128), element_strides=(1, 1), interleave=0, swizzle=3,
-                           l2_promotion=L2_PROMOTION_256B, oob_fill=0)
+                           l2_promotion=3, oob_fill=0)  # CU_TENSOR_MAP_L2_PROMOTION_L2_256B by default
     assert enc.rank == 2 and DATA_TYPE["fp16"] == 6  # CU_TENSOR_MAP_DATA_TYPE_FLOAT16
 
 
@@ -75,6 +75,11 @@ def test_swizzle_bytes_map_to_the_driver_enum(swizzle, code):
     assert encoding(TensorMapSpec("A", (8, 8), swizzle), "fp16", 64, 64, 64).swizzle == code
 
 
+@pytest.mark.parametrize("promotion,code", [(0, 0), (64, 1), (128, 2), (256, 3)])
+def test_l2_promotion_bytes_map_to_the_driver_enum(promotion, code):
+    assert encoding(TensorMapSpec("B", (64, 64), 128, promotion), "fp16", 64, 64, 64).l2_promotion == code
+
+
 def test_rows_that_are_not_a_multiple_of_16_bytes_are_refused():
     with pytest.raises(GemmprofError, match="multiple of 16"):
         encoding(A_MAP, "fp16", 128, 256, 60)  # 120-byte rows
@@ -87,6 +92,7 @@ def test_rows_that_are_not_a_multiple_of_16_bytes_are_refused():
     ('[{ operand = "A", box = [64, 64], swizzle = 16 }]', "swizzle must be"),
     ('[{ operand = "A", box = [128, 64] }]', "exceeds the 128-byte swizzle"),
     ('[{ operand = "A", box = [4, 64], swizzle = 0 }]', "multiple of 16"),
+    ('[{ operand = "A", box = [64, 64], l2_promotion = 32 }]', "l2_promotion must be"),
     ('[{ operand = "A", box = [64, 64], extra = 1 }]', "unknown keys"),
     ('[{ box = [64, 64] }]', "needs operand and box"),
 ])
@@ -98,6 +104,10 @@ def test_bad_tensor_maps_are_manifest_errors(maps, why):
 def test_good_tensor_maps_parse():
     (spec,) = parse_manifest(ENTRY + 'tensor_maps = [{ operand = "B", box = [32, 16], swizzle = 64 }]\n')
     assert spec.tensor_maps == (TensorMapSpec("B", (32, 16), 64),)
+    (spec,) = parse_manifest(ENTRY + 'tensor_maps = [{ operand = "B", box = [64, 64], l2_promotion = 128 }]\n')
+    assert spec.tensor_maps == (TensorMapSpec("B", (64, 64), 128, 128),)
+    back = KernelSpec.from_dict(json.loads(json.dumps(asdict(spec))))
+    assert back.tensor_maps == spec.tensor_maps
 
 
 def test_wgmma_source_agrees_with_its_boxes_contract_and_launch():
