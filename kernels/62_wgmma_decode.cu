@@ -109,7 +109,9 @@
 #define NTHREADS (128 * CONSUMERS + 32)              // the consumer warpgroups, then one producer warp
 #define TILE 64                                      // rows of a half, columns of B's first box
 #define BOX_BYTES (TILE * wgfp16::BK * 2)            // 8,192: a 64 x 64 FP16 box
+#ifndef A_BOX_ROWS
 #define A_BOX_ROWS 32                                // A's TMA box: a half loads two, or one where M ends in it
+#endif
 #define A_BOX_BYTES (A_BOX_ROWS * wgfp16::BK * 2)    // 4,096
 #define B_BOXES (TN / TILE)                          // B's 64-column boxes a stage
 #define EXTRA_COLS (TN % TILE)                       // B's narrow box: 16 columns at TN = 80
