@@ -33,8 +33,8 @@ class TensorMapSpec:
     operand: str  # "A", "B" or "C"
     box: tuple[int, int]  # elements copied per TMA: (inner = along the contiguous dimension, outer)
     swizzle: int = 128  # bytes: 0 (none), 32, 64 or 128; with a swizzle, box[0] spans at most that
-    # bytes L2 fetches from DRAM a miss of a TMA load at least: 0 (none), 64, 128 or 256. A box
-    # whose rows are narrower than 256 bytes shares each 256-byte fill with its neighbour's.
+    # bytes L2 fetches at least on a TMA load's miss: 0 (none), 64, 128 or 256. A box whose rows
+    # are narrower than 256 bytes shares each 256-byte fill with its neighbour's.
     l2_promotion: int = 256
 
     @classmethod
