@@ -23,6 +23,9 @@ TAIL_NOTE_PCT = 5.0
 UNEVEN_NOTE_PCT = 10.0
 # Warps per scheduler at or below this leave latency exposed when occupancy is capped.
 FEW_WARPS_PER_SCHEDULER = 2.0
+# cp.async groups a thread leaves in flight while it computes, from which the pipeline's stages, not
+# its warps, cover memory latency (three stages or more; a double buffer leaves one).
+DEEP_PIPELINE_GROUPS = 2
 
 
 def small_grid(s: Signals) -> Verdict | None:
@@ -78,7 +81,8 @@ def occupancy_capped(s: Signals) -> Verdict | None:
     limiter = o.get("limiter")
     if not limiter or pd.isna(o.get("warps_per_scheduler")) or o["warps_per_scheduler"] > FEW_WARPS_PER_SCHEDULER:
         return None
-    if o.get("theoretical_pct", 100) >= 50 or t.get("tma") or t.get("wgmma"):
+    deep_copies = number(t.get("async_groups_in_flight", 0)) >= DEEP_PIPELINE_GROUPS
+    if o.get("theoretical_pct", 100) >= 50 or t.get("tma") or t.get("wgmma") or deep_copies:
         return None  # async pipelines hide latency with stages, not warps
     first = limiter.split(",")[0].strip()
     if first == "registers":

@@ -71,6 +71,16 @@ def test_async_pipelines_hide_latency_with_stages():
     assert occupancy_capped(s) is None
 
 
+@pytest.mark.parametrize("in_flight,hidden", [(idle_causes.DEEP_PIPELINE_GROUPS, True), (4, True), (1, False), (0, False)])
+def test_a_deep_cp_async_pipeline_hides_latency_and_a_double_buffer_does_not(in_flight, hidden):
+    """cp.async groups left in flight while a thread computes: three stages or more (skinny's five,
+    four in flight, at 8x5120x5120 read DRAM at its peak with 1.8 warps a scheduler) keep bytes in
+    flight without warps; a double buffer (one in flight) still needs them."""
+    s = capped()
+    s.techniques = {"cp_async": True, "cp_async_pipeline": in_flight >= 1, "async_groups_in_flight": in_flight}
+    assert (occupancy_capped(s) is None) == hidden
+
+
 def test_a_cheaper_tail_of_clusters_is_a_note_in_clusters():
     """Below the cause's threshold the tail is a note, its waves counted as the cause counts them:
     in clusters where those the GPU holds bind, in blocks otherwise."""
