@@ -42,10 +42,15 @@ def small_grid(s: Signals) -> Verdict | None:
                  [f"Only {fmt_pct(u['sm_fill'])} of the SMs run a block.", s.sides()], cure)
 
 
+def _clusters(s: Signals) -> tuple[float, float]:
+    """(blocks a cluster, clusters the GPU holds at once) of the launch; 0 or NaN without clusters."""
+    return number(s.launch.get("cluster_size")), number(s.launch.get("cluster_max_active"))
+
+
 def waves_of_clusters(s: Signals) -> bool:
     """Whether the launch's waves are counted in clusters: it runs clusters, and those the GPU holds
     at once make more waves than ncu's count of blocks (`metrics.launch_waves`)."""
-    size, held = number(s.launch.get("cluster_size")), number(s.launch.get("cluster_max_active"))
+    size, held = _clusters(s)
     return size > 1 and held > 0 and number(s.util.get("waves")) > number(s.launch.get("waves_per_sm"))
 
 
@@ -57,7 +62,7 @@ def tail(s: Signals) -> Verdict | None:
     cure = ("Make the block count a multiple of what the GPU holds at once: smaller or larger tiles, split-K for "
             "the last wave, or a persistent (stream-K) schedule that shares the leftover work among all SMs.")
     if waves_of_clusters(s):
-        size, held = number(s.launch.get("cluster_size")), number(s.launch.get("cluster_max_active"))
+        size, held = _clusters(s)
         clusters = number(s.util.get("blocks")) / size
         unit, last = "clusters", clusters - np.floor(waves) * held  # left over once the full waves have run
         evidence = (f"Clusters of {fmt_num(size)} blocks: the GPU holds {fmt_num(held)} at once ({fmt_num(held * size)} "

@@ -38,11 +38,16 @@ class TensorMapSpec:
     l2_promotion: int = 256
 
     @classmethod
+    def of(cls, entry: dict) -> TensorMapSpec:
+        """From a manifest entry or `dataclasses.asdict`'s dict: the keys it leaves out at their defaults."""
+        return cls(entry["operand"], tuple(entry["box"]), **{k: entry[k] for k in ("swizzle", "l2_promotion") if k in entry})
+
+    @classmethod
     def parse(cls, entry: dict, label: str) -> TensorMapSpec:
         unknown = sorted(set(entry) - {"operand", "box", "swizzle", "l2_promotion"})
         if unknown or "operand" not in entry or "box" not in entry:
             raise ValueError(f"{label}: a tensor map needs operand and box" + (f"; unknown keys {unknown}" if unknown else ""))
-        tm = cls(entry["operand"], tuple(entry["box"]), entry.get("swizzle", 128), entry.get("l2_promotion", 256))
+        tm = cls.of(entry)
         if tm.operand not in ("A", "B", "C"):
             raise ValueError(f"{label}: tensor map operand must be A, B or C, got {tm.operand!r}")
         if len(tm.box) != 2 or not all(isinstance(b, int) and 1 <= b <= 256 for b in tm.box):
@@ -134,8 +139,7 @@ class KernelSpec:
     @classmethod
     def from_dict(cls, fields: dict) -> KernelSpec:
         """Back from `dataclasses.asdict` (e.g. through JSON, where tuples became lists)."""
-        maps = tuple(TensorMapSpec(t["operand"], tuple(t["box"]), t.get("swizzle", 128), t.get("l2_promotion", 256))
-                     for t in fields.get("tensor_maps", ()))
+        maps = tuple(TensorMapSpec.of(t) for t in fields.get("tensor_maps", ()))
         tuples = ("grid", "block", "nvcc_flags", "textures", "staging", "probe_shape")
         return cls(**{**fields, **{k: tuple(fields[k]) for k in tuples if k in fields}, "tensor_maps": maps})
 

@@ -18,7 +18,7 @@ import tomlkit
 
 from ..errors import GemmprofError
 from .dispatchers import load_dispatchers
-from .kernel_spec import KernelSpec
+from .kernel_spec import KernelSpec, TensorMapSpec
 from .manifest import REFERENCES, TIERS, load_manifest
 from .manifest_parse import parse_manifest
 from ..names import is_plain
@@ -116,7 +116,8 @@ def _launch_fields(rung: KernelSpec) -> dict:
         value = getattr(rung, key)
         if key == "tensor_maps":
             value = [{"operand": m.operand, "box": list(m.box), "swizzle": m.swizzle,
-                      **({} if m.l2_promotion == 256 else {"l2_promotion": m.l2_promotion})} for m in value]
+                      **({} if m.l2_promotion == TensorMapSpec.l2_promotion else {"l2_promotion": m.l2_promotion})}
+                     for m in value]
         elif isinstance(value, tuple):
             value = list(value)
         if value in (None, [], {}) or (key == "min_cc" and value == 0):
