@@ -248,18 +248,30 @@ __device__ __forceinline__ void body(int M, int N, int K, float alpha, const __h
     if (S > 1) {
         // The splits of tile g meet in the workspace (split_arrival.cuh) by one of two layouts.
         // By fragments: split z writes its whole partial as each thread holds it, and the split
-        // counted last sums its own fragments over the S partials, S round trips to L2. By rows
-        // (byRows): split z writes the part of its partial inside C, row-major at
-        // partials[(g S + z) BM BN + BN r + c], and the split counted last sums it quad by quad
-        // (sum_tile), SUM_SPLITS partials a round trip. A round trip by rows took about twice as
-        // long (clock64 stamps of the last split: 1,000-1,500 cycles against 550; about half of
-        // sum_tile's stall samples waited on instruction fetch, its code cold), so rows are taken
-        // where they need fewer than half the round trips: tiles mostly outside C with S large
-        // (27x17x14214: 4 round trips a quad, where a fragment took 55), never a whole tile of
-        // 32 or 64 rows with S <= 16.
+        // counted last sums its own fragments over the S partials. A 16-row tile's partials (8 KB
+        // a split) come back by cp.async into the stages, FRAGMENT_SPLITS a round trip (13 in
+        // skinny's 108 KB, 6 in skinny_any's 48); taller tiles' (16 and 32 KB) one split a round
+        // trip into registers, about 550 cycles each. Batched, 12-16 rows ran 1-2.4 points
+        // faster at N = K = 5120 and N = 4096, K = 14336, and 24-64 rows 0.5-1.4 points slower
+        // (A/B in one run, H200). By rows (byRows): split z writes the part of its partial
+        // inside C, row-major at partials[(g S + z) BM BN + BN r + c], and the split counted
+        // last sums it quad by quad (sum_tile), SUM_SPLITS partials a round trip. A round trip
+        // by rows took about twice as long (clock64 stamps of the last split: 1,000-1,500 cycles
+        // against 550; about half of sum_tile's stall samples waited on instruction fetch, its
+        // code cold), and a fragment tile mostly outside C writes and reads back all of it (M =
+        // 1: 8 KB a split where rows move 512 bytes; 1x5120x5120 98% by rows, 94% by fragments).
+        // So rows are taken where twice their round trips are fewer than the fragments' plus two
+        // where C holds at most a quarter of the tile: one row of 16 (2 against 3), tiles mostly
+        // outside C with S large (27x17x14214: 16 against 57), not 8 rows of 16 (4 against 1) or
+        // a whole tile of 32 or 64 rows with S = 16 (16 against 16: 4-7 points slower by rows).
+        constexpr int Q = ACC / 4;                   // float4s of a thread's partial
+        constexpr int FRAGMENT_SPLITS = MT == 1 ? SMEM_BYTES / (Q * NTHREADS * 16) : 1;
+        static_assert(FRAGMENT_SPLITS >= 1, "the stages hold one split's partial");
         const int g = blockIdx.y * gridDim.x + blockIdx.x;
         const int quads = (min(BN, N - n0) + 3) / 4, items = min(BM, M - m0) * quads;
-        const bool byRows = 2 * ((items + NTHREADS - 1) / NTHREADS) * ((S + SUM_SPLITS - 1) / SUM_SPLITS) < S;
+        const int rowTrips = (items + NTHREADS - 1) / NTHREADS * ((S + SUM_SPLITS - 1) / SUM_SPLITS);
+        const int fragmentCost = (S + FRAGMENT_SPLITS - 1) / FRAGMENT_SPLITS + (16 * items <= BM * BN ? 2 : 0);
+        const bool byRows = 2 * rowTrips < fragmentCost;
         __shared__ int lastSplit;
         if (byRows) {
             // The fragments go to global memory through shared memory (the stages, free now), so
@@ -289,23 +301,45 @@ __device__ __forceinline__ void body(int M, int N, int K, float alpha, const __h
         }
         // By fragments: float4 q of thread tid at partials[((g S + z) Q + q) NTHREADS + tid], a
         // warp's float4 stores covering 512 contiguous bytes.
-        constexpr int Q = ACC / 4;
         float4* const part = reinterpret_cast<float4*>(g_partials);
 #pragma unroll
         for (int q = 0; q < Q; ++q)
             part[((size_t)(g * S + z) * Q + q) * NTHREADS + tid] = make_float4(d[4 * q], d[4 * q + 1], d[4 * q + 2], d[4 * q + 3]);
         if (!arrived_last(&g_counters[g], S, lastSplit)) return;
-        // A split's Q float4s are loaded together, then added: S round trips to L2, not S * Q.
 #pragma unroll
         for (int i = 0; i < ACC; ++i) d[i] = 0.0f;
+        if constexpr (FRAGMENT_SPLITS > 1) {
+            // cp.async into the stages (free now), FRAGMENT_SPLITS partials a round trip, each
+            // thread reading back only what it copied itself.
 #pragma unroll 1
-        for (int k = 0; k < S; ++k) {
-            float4 v[Q];
+            for (int k0 = 0; k0 < S; k0 += FRAGMENT_SPLITS) {
+                const int n = min(FRAGMENT_SPLITS, S - k0);
+#pragma unroll 1
+                for (int u = 0; u < n; ++u)
 #pragma unroll
-            for (int q = 0; q < Q; ++q) v[q] = __ldcg(&part[((size_t)(g * S + k) * Q + q) * NTHREADS + tid]);
+                    for (int q = 0; q < Q; ++q)
+                        cp_async_16(sA + 16 * ((u * Q + q) * NTHREADS + tid), &part[((size_t)(g * S + k0 + u) * Q + q) * NTHREADS + tid]);
+                cp_async_commit();
+                cp_async_wait<0>();
+#pragma unroll 1
+                for (int u = 0; u < n; ++u)
 #pragma unroll
-            for (int q = 0; q < Q; ++q) {
-                d[4 * q] += v[q].x; d[4 * q + 1] += v[q].y; d[4 * q + 2] += v[q].z; d[4 * q + 3] += v[q].w;
+                    for (int q = 0; q < Q; ++q) {
+                        const float4 v = *reinterpret_cast<const float4*>(smem + 16 * ((u * Q + q) * NTHREADS + tid));
+                        d[4 * q] += v.x; d[4 * q + 1] += v.y; d[4 * q + 2] += v.z; d[4 * q + 3] += v.w;
+                    }
+            }
+        } else {
+            // One split's Q float4s loaded into registers together, then added.
+#pragma unroll 1
+            for (int k = 0; k < S; ++k) {
+                float4 v[Q];
+#pragma unroll
+                for (int q = 0; q < Q; ++q) v[q] = __ldcg(&part[((size_t)(g * S + k) * Q + q) * NTHREADS + tid]);
+#pragma unroll
+                for (int q = 0; q < Q; ++q) {
+                    d[4 * q] += v[q].x; d[4 * q + 1] += v[q].y; d[4 * q + 2] += v[q].z; d[4 * q + 3] += v[q].w;
+                }
             }
         }
         if (tid == 0) g_counters[g] = 0;             // ready for the next launch

@@ -266,10 +266,13 @@ def test_skinny_passes_every_tile_height_split_and_repeats():
     """skinny's three tile heights (M 1-16, 17-32, 33-64, and M above 64: several row tiles),
     N ending mid-tile, K below one k tile, K split many ways and unequally (the last arriver's
     sum, the workspace's counters reset for the next launch), grids too large to split; each shape
-    twice and shapes alternating, so a split launch follows an unsplit one."""
+    twice and shapes alternating, so a split launch follows an unsplit one. Splits wide enough
+    that the last arriver reads the partials back in several batches (16 rows: 33 splits in 13s)
+    or sums 16 of them by rows at 24 and 48 rows."""
     shapes = [(1, 8, 8), (1, 4096, 4096), (7, 136, 4104), (16, 4096, 14336), (17, 264, 1000), (32, 11008, 4096),
               (33, 4104, 2056), (64, 4096, 4096), (65, 1000, 65536), (128, 4096, 14336), (200, 40, 16384),
-              (256, 28672, 520), (1000, 1000, 1000), (3, 5000, 8)]
+              (256, 28672, 520), (1000, 1000, 1000), (3, 5000, 8), (16, 1024, 16384), (24, 2048, 8192),
+              (48, 1024, 8192)]
     records = run(BY_NAME["skinny"], [s for s in shapes for _ in range(2)])
     bad = [(r["M"], r["N"], r["K"], r["status"], r.get("reason")) for r in records if r["status"] != "PASS"]
     assert not bad and len(records) == 2 * len(shapes)
@@ -279,9 +282,11 @@ def test_skinny_any_passes_odd_shapes_at_every_tile_height_and_split():
     """skinny_any on the shapes skinny cannot take: odd N and K (rows that start mid-word), N and K
     below one chunk, M at each tile height, K split many ways (the sample suite's 25x236x61350 and
     27x17x14214), more row tiles than a split grid holds; its aligned shapes too (the same loads,
-    whatever the pitch). Each shape twice and alternating, for the workspace's counters."""
+    whatever the pitch), and partials read back in several batches (9x1001x7001: 27 splits in 6s)
+    or by rows (20x1000x9001: 35 splits). Each shape twice and alternating, for the workspace's counters."""
     shapes = ODD + [(19, 85, 81), (25, 236, 61350), (27, 17, 14214), (33, 3, 4097), (64, 4095, 4095), (65, 129, 9),
-                    (343, 35, 20), (4393, 25, 113), (1, 8, 8), (16, 4096, 4096), (200, 40, 16384)]
+                    (343, 35, 20), (4393, 25, 113), (1, 8, 8), (16, 4096, 4096), (200, 40, 16384), (9, 1001, 7001),
+                    (20, 1000, 9001)]
     records = run(BY_NAME["skinny_any"], [s for s in shapes for _ in range(2)])
     bad = [(r["M"], r["N"], r["K"], r["status"], r.get("reason")) for r in records if r["status"] != "PASS"]
     assert not bad and len(records) == 2 * len(shapes)
