@@ -230,7 +230,7 @@ def _per_launch(chosen: pd.DataFrame, tables: Mapping[str, pd.DataFrame]) -> dic
     }
     out["verdicts"] = classify(chosen, LaunchEvidence(
         mix=out["mix"], conflicts=out["conflicts"], coalescing=out["coalescing"], source=source, util=out["utilisation"],
-        occ=out["occupancy"], sass=sass, banks=out["banks"], regions=out["regions"]))
+        occ=out["occupancy"], sass=sass, banks=out["banks"], regions=out["regions"], timeline=timeline))
     return out
 
 

@@ -16,13 +16,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..numbers import count_of, fmt_bytes, fmt_num, fmt_pct, fmt_times
+from ..numbers import count_of, fixed, fmt_bytes, fmt_num, fmt_pct, fmt_times, si_rate
 from .bounds import Verdict
 from .cause_text import cause
 from .gemm_shape import gemm_flop
 from .global_memory import input_bytes
 from .roofs import intensity, math_kind, math_share
 from .signals import Signals
+from .techniques import uses
 from .thresholds import NOISE_PCT
 from .values import number
 
@@ -44,6 +45,18 @@ SMALL_TILE = 64
 # 64x128 mma.sync tile 0.47, H200), 32x32 tiles there would reach a quarter; squares' small tiles
 # reach a few hundredths.
 SHAPE_REUSE_SHARE = 0.35
+# A memory-bound launch below the DRAM peak whose grid gives blocks to fewer than this share of the
+# SMs reads from too few of them: its evidence says how fast each reads and would have to, its cure
+# gives every SM a stream (wgmma_decode_fullk at 8x5120x5120, H200: 80 of 132 SMs, 47% of the
+# peak; skinny's 240 blocks there, all SMs, read at 91-100% of it between ramp and tail).
+STREAM_FILL_PCT = 90.0
+# A DRAM stream (its timeline's plateau) at this share of the peak or more is at the roof while it
+# runs: what is left is before and after it (skinny at 8x5120x5120, H200: 56% on average, 97% from
+# 4.5 to 15.0 us of 20.4; cuBLAS's stream there ends at 15.0 of 16.6).
+STREAM_PEAK_PCT = 90.0
+# The time after such a stream is worth winning back from this share of the launch on (skinny there:
+# 27%; cuBLAS 10%, 7% at 64x4096x4096).
+ENDS_NOTABLE_PCT = 15.0
 # A main-loop cause costs at least this share of the samples to be named.
 LOOP_CAUSE_MIN_PCT = 20.0
 
@@ -176,13 +189,87 @@ def _by_nature(s: Signals, i: dict, dram: float, kind: str, moved: float, librar
         if dram < 80.0:
             cure = cure.replace("At the DRAM roof: only", f"At {fmt_pct(dram)} of the DRAM peak, near what a library's "
                                                            f"kernel reaches: only")
+    elif s.stream is not None and _ends_lead(s.stream):
+        cure = _ends_cure(s.stream)
+        where = f" at {fmt_pct(dram)} of the DRAM peak on average, {fmt_pct(s.stream.plateau)} while it streams."
     else:
-        cure = (f"Memory-bound but at {fmt_pct(dram)} of the DRAM peak: more bytes in flight get nearer it. 16-byte "
-                f"loads, several independent loads per thread before the first is used (unrolled), and enough warps "
-                f"per SM; past that, only fewer bytes (fusion, smaller types) go faster.")
-        where = f" at only {fmt_pct(dram)} of the DRAM peak."
-    return cause("dram", "DRAM bandwidth", "dram", problem, why + where,
-                 [f"DRAM {fmt_pct(dram)} of its peak; L2 {fmt_pct(number(s.util.get('l2')))}.", s.sides()], cure)
+        cure = _stream_cure(s, dram)
+        where = (f" at only {fmt_pct(dram)} of the DRAM peak" +
+                 (f", {fmt_pct(s.stream.plateau)} while it streams." if s.stream is not None else "."))
+    evidence = [f"DRAM {fmt_pct(dram)} of its peak; L2 {fmt_pct(number(s.util.get('l2')))}.", s.sides()]
+    if dram < 80.0 and not library and s.stream is not None:
+        st = s.stream
+        evidence.insert(1, f"DRAM timeline (PM sampling): {fmt_pct(st.plateau)} of the peak from {fixed(st.start_us, '.1f')} "
+                           f"to {fixed(st.end_us, '.1f')} us of the launch's {fixed(st.duration_us, '.1f')}.")
+    if dram < 80.0 and not library and _few_streams(s):
+        evidence.insert(1, _stream_rates(s, moved))
+    return cause("dram", "DRAM bandwidth", "dram", problem, why + where, evidence, cure)
+
+
+def _ends_lead(st) -> bool:
+    """Whether the time after a launch's DRAM stream costs it more than the stream's shortfall from
+    the peak (its length times the share of the peak it leaves unused), and is worth naming: a
+    notable share of the launch, or the stream at the peak. wgmma_decode_fullk at 8x5120x5120
+    streams 18 us at 64% (6.5 us short) and ends 2 us after; skinny there 10.5 us at 97% (0.3 us)
+    and 5.4 us after."""
+    after = st.duration_us - st.end_us
+    short = (st.end_us - st.start_us) * (1.0 - st.plateau / 100.0)
+    return after >= short and (after >= ENDS_NOTABLE_PCT / 100.0 * st.duration_us or st.plateau >= STREAM_PEAK_PCT)
+
+
+def _ends_cure(st) -> str:
+    """The cure of a launch at the DRAM peak while it streams: what its code can win is the time
+    after the stream, where it is a notable share of the launch; the time before it (the launch,
+    the first loads' latency) a reference launch pays too (cuBLAS at 8x5120x5120, H200: 4.5 us)."""
+    before, after = st.start_us, st.duration_us - st.end_us
+    at = "At the DRAM peak" if st.plateau >= STREAM_PEAK_PCT else f"At {fmt_pct(st.plateau)} of the DRAM peak"
+    cure = f"{at} while it streams ({fixed(st.start_us, '.1f')} to {fixed(st.end_us, '.1f')} us): "
+    if after >= ENDS_NOTABLE_PCT / 100.0 * st.duration_us:
+        cure += (f"the {fixed(after, '.1f')} us after the stream, while the last blocks finish (their last tiles, the "
+                 f"writes of C or of split partials, a split's sum), are what is left to win: have the blocks end "
+                 f"together, with even shares of the work (stream-K) and partials summed in fewer round trips or in a "
+                 f"cluster's shared memory")
+    else:
+        cure += f"its end is short ({fixed(after, '.1f')} us)"
+    return (cure + f"; the {fixed(before, '.1f')} us before it are the launch's start and its first loads' latency. "
+                   f"Past that, only fewer bytes (fusion, smaller types) go faster.")
+
+
+def _few_streams(s: Signals) -> bool:
+    """The grid gives blocks to fewer than STREAM_FILL_PCT of the SMs."""
+    return number(s.util.get("sm_fill")) < STREAM_FILL_PCT
+
+
+def _stream_rates(s: Signals, moved: float) -> str:
+    """How fast each SM with a block reads from DRAM (while it streams, where the timeline says when;
+    else on average), against what the peak needs of it and of all."""
+    sms = number(s.launch.get("sm_count"))
+    busy = min(number(s.util.get("blocks")), sms)
+    peak = number(s.launch.get("peak_dram_bytes_per_s"))
+    if s.stream is not None:
+        rate, when = s.stream.plateau / 100.0 * peak / busy, "while it streams"
+    else:
+        rate, when = moved / (number(s.launch.get("duration_ns")) * 1e-9) / busy, "on average"
+    return (f"{fmt_num(busy)} of {fmt_num(sms)} SMs run a block, each reading {si_rate(rate, 'byte/s')} from DRAM {when}; "
+            f"the peak needs {si_rate(peak / busy, 'byte/s')} from each of them, or {si_rate(peak / sms, 'byte/s')} "
+            f"from each of all {fmt_num(sms)}.")
+
+
+def _stream_cure(s: Signals, dram: float) -> str:
+    """How a memory-bound launch below the DRAM peak gets nearer it: more bytes in flight, in the
+    kernel's own terms (a TMA or cp.async ring deepens; plain loads widen and unroll), and where the
+    grid leaves SMs without a block, more SMs streaming."""
+    if uses(s.techniques, "tma") or uses(s.techniques, "cp_async_pipeline"):
+        deeper = "a deeper ring (more stages, or larger ones) keeps more bytes in flight an SM"
+    else:
+        deeper = ("16-byte loads, several independent loads per thread before the first is used (unrolled), and "
+                  "enough warps per SM keep more bytes in flight")
+    if _few_streams(s):
+        cure = (f"Memory-bound but at {fmt_pct(dram)} of the DRAM peak, read by too few SMs: split K across blocks "
+                f"(or a cluster's CTAs) or take narrower tiles so that every SM streams; {deeper}.")
+    else:
+        cure = f"Memory-bound but at {fmt_pct(dram)} of the DRAM peak: {deeper}."
+    return cure + " Past that, only fewer bytes (fusion, smaller types) go faster."
 
 
 def l2_busy(s: Signals) -> float:

@@ -14,6 +14,7 @@ from ..stall_table import BY_REASON
 from .shared_memory import shared_utilisation_pct
 from ..numbers import fmt_num, fmt_pct
 from .occupancy import SCHEDULERS_PER_SM
+from .timeline import DramStream
 from .values import number, numeric_column
 
 # Warp schedulers per SM (one issue slot each per cycle).
@@ -73,6 +74,7 @@ class Signals:
     attribution: dict | None = None  # this launch's row of `attribution.attribute`: where its samples go
     attainable: dict | None = None  # `roofs.attainable`: what its math can reach on this GPU, and from where
     origin: str = "cuda"  # who compiled it (`roofs.origin`): gemmprof, triton, library or cuda
+    stream: DramStream | None = None  # when it reads DRAM at its plateau (`timeline.dram_stream`)
 
     def stall(self, reason: str) -> tuple[float, float]:
         """(cycles per issued instruction, share of all cycles in %) of one reason, as `own_stalls`."""

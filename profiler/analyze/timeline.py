@@ -41,6 +41,10 @@ RISE_TIMES = 3.0
 MAX_DIPS_NAMED = 3
 # Fewer intervals than this say nothing about shapes inside the launch.
 MIN_INTERVALS = 20
+# A DRAM stream's start and end are read off this many intervals or more (a 20 us launch has 13).
+MIN_STREAM_INTERVALS = 8
+# The stream runs from the first to the last interval at this share of DRAM's plateau or more.
+STREAM_SHARE = 0.8
 
 
 @dataclass(frozen=True)
@@ -143,6 +147,43 @@ def read_timeline(rows: pd.DataFrame, launch: dict) -> Timeline | None:
         tail_sm_active=float(np.nanmean(sm_active[tail])) if last + 1 < n else np.nan,
         gap_pct=100.0 * gaps.sum() / max(len(gaps), 1), dips=dips, dip_stalls=dip_stalls,
     )
+
+
+@dataclass(frozen=True)
+class DramStream:
+    """When a launch reads DRAM at its plateau: the plateau (% of the DRAM peak, the intervals'
+    90th percentile) and the stream's start and end (us from the launch's start), against the
+    launch's duration. A memory-bound launch at the peak while it streams loses the rest of its
+    time before and after: its start (setup, the first loads' latency) and its end (the last blocks
+    finishing)."""
+
+    plateau: float
+    start_us: float
+    end_us: float
+    duration_us: float
+
+
+def dram_stream(rows: pd.DataFrame | None, launch: dict) -> DramStream | None:
+    """The DRAM stream of one launch from its rows of the `timeline` table; None without enough
+    intervals or DRAM traffic."""
+    if rows is None or rows.empty or "dram_pct" not in rows.columns:
+        return None
+    duration = number(launch.get("duration_ns"))
+    if not duration > 0:
+        return None
+    rows = rows.sort_values("t_ns")
+    rows = rows[rows["t_ns"] <= duration]
+    if len(rows) < MIN_STREAM_INTERVALS:
+        return None
+    t = rows["t_ns"].to_numpy(dtype="float64")
+    dram = np.nan_to_num(rows["dram_pct"].to_numpy(dtype="float64"))
+    plateau = float(np.quantile(dram, PLATEAU_QUANTILE))
+    if not plateau > 0:
+        return None
+    at = np.flatnonzero(dram >= STREAM_SHARE * plateau)
+    step = float(np.median(np.diff(t)))
+    return DramStream(plateau=plateau, start_us=float(t[at[0]]) / 1e3, end_us=min(float(t[at[-1]]) + step, duration) / 1e3,
+                      duration_us=duration / 1e3)
 
 
 def _rising(stalled: dict[str, np.ndarray], a: int, b: int) -> tuple[str, float] | None:

@@ -29,6 +29,7 @@ from .register_banks import register_bank_conflicts
 from .signals import Signals, utilisation
 from .stalls import stall_breakdown
 from .techniques import techniques as techniques_of
+from .timeline import dram_stream
 from .values import number
 
 
@@ -38,7 +39,8 @@ class LaunchEvidence:
     `instruction_mix.instruction_mix`, `conflicts` from `shared_memory.bank_conflicts`, `coalescing`
     from `global_memory.coalescing`, `source` (the run's table) where the deciding stalls happen,
     `sass` what the kernel already does (`techniques`), where its time goes (`regions`) and which
-    FFMAs collide in the register banks (`register_banks`); `util`, `occ`, `banks` and `regions`,
+    FFMAs collide in the register banks (`register_banks`), `timeline` (the run's table) when it
+    reads DRAM at its plateau; `util`, `occ`, `banks` and `regions`,
     `utilisation(kernels)`, `occupancy(kernels)`, `register_bank_conflicts(sass)` and
     `time_regions(sass)` when the caller has them already."""
 
@@ -51,6 +53,7 @@ class LaunchEvidence:
     sass: pd.DataFrame | None = None
     banks: pd.DataFrame | None = None
     regions: pd.DataFrame | None = None
+    timeline: pd.DataFrame | None = None
 
 
 def classify(kernels: pd.DataFrame, evidence: LaunchEvidence = LaunchEvidence()) -> pd.DataFrame:
@@ -90,6 +93,7 @@ def classify(kernels: pd.DataFrame, evidence: LaunchEvidence = LaunchEvidence())
             attribution=_first_row(_for(shares, key)),
             attainable=reachable[i],
             origin=origin(record, files),
+            stream=dram_stream(_for(evidence.timeline, key), record),
         )
         v = decide(signals)
         rows.append({"report": key[0], "launch": key[1], "verdict": v, "bound": v.bound, "cause": v.cause,

@@ -9,6 +9,7 @@ import numpy as np
 from helpers.cause_signals import signals
 
 from profiler.analyze import loop_causes as lc
+from profiler.analyze.timeline import DramStream
 from profiler.analyze.verdict import _costliest
 
 BELOW = {"pct": 93.0, "roof": 84.0, "source": "the table", "kind": "FP16"}  # what the math could reach
@@ -61,6 +62,46 @@ def test_a_decode_step_is_memory_bound_by_nature():
     idle = signals(launch=launch, util={**TENSOR, "dram": 50.0})  # DRAM mostly idle: the code holds it back
     assert not lc.leads_memory_roof(idle, lc.memory_roof(idle))
     assert "more bytes in flight" in lc.memory_roof(idle).cure
+
+
+def decode_step(dram_pct: float, blocks: int, stream: DramStream | None, techniques: dict | None = None):
+    """8x5120x5120 in FP16 on an H200 as profiled (52.8 MB the least), DRAM below the peak."""
+    launch, _ = gemm(dram_bytes=55.1e6, dram_pct=dram_pct, l2_bytes=9e7, M=8, N=5120, K=5120, seconds=20.4e-6)
+    return signals(launch=launch, util={**TENSOR, "dram": dram_pct, "blocks": blocks, "sm_fill": 100.0 * min(blocks, 132) / 132},
+                   stream=stream, techniques=techniques or {})
+
+
+def test_a_stream_at_the_peak_with_a_long_end_is_told_to_end_sooner():
+    # skinny: 56% on average, 97% from 4.5 to 15 us of 20.4
+    v = lc.memory_roof(decode_step(56.0, 240, DramStream(97.0, 4.5, 15.0, 20.4), {"cp_async_pipeline": True}))
+    assert v.cause == "dram" and v.cure.startswith("At the DRAM peak while it streams (4.5 to 15.0 us): the 5.4 us after")
+    assert "even shares of the work" in v.cure and "deeper ring" not in v.cure
+    assert "DRAM timeline (PM sampling): 97% of the peak from 4.5 to 15.0 us of the launch's 20.4." in v.evidence
+    # cuBLAS there: the same stream, ending 1.6 us before the launch does
+    v = lc.memory_roof(decode_step(69.0, 80, DramStream(98.0, 4.5, 15.0, 16.6)))
+    assert "its end is short (1.6 us)" in v.cure and "split K" not in v.cure
+
+
+def test_a_slow_stream_from_too_few_sms_is_told_to_stream_from_all():
+    # wgmma_decode_fullk: 80 blocks, 64% from 4.5 to 22.5 us of 24.5: 6.5 us short of the peak, 2 us after
+    s = decode_step(47.0, 80, DramStream(64.0, 4.5, 22.5, 24.5), {"tma": True})
+    v = lc.memory_roof(s)
+    assert "read by too few SMs: split K across blocks" in v.cure and "a deeper ring" in v.cure
+    assert "16-byte loads" not in v.cure  # its copies are TMA's
+    assert any(e.startswith("80 of 132 SMs run a block, each reading 38.4 GB/s from DRAM while it streams; the peak "
+                            "needs 60.0 GB/s from each of them") for e in v.evidence)
+    # every SM with a block, plain loads, no timeline: the loads themselves
+    v = lc.memory_roof(decode_step(47.0, 264, None))
+    assert v.cure.startswith("Memory-bound but at 47% of the DRAM peak: 16-byte loads")
+    assert not any("SMs run a block" in e for e in v.evidence)
+
+
+def test_which_loss_leads_weighs_the_end_against_the_stream_shortfall():
+    assert lc._ends_lead(DramStream(97.0, 4.5, 15.0, 20.4))  # 0.3 us short, 5.4 after
+    assert lc._ends_lead(DramStream(86.0, 3.0, 10.5, 16.0))  # 1.05 us short, 5.5 after
+    assert not lc._ends_lead(DramStream(64.0, 4.5, 22.5, 24.5))  # 6.5 us short, 2 after
+    assert lc._ends_lead(DramStream(98.0, 4.5, 15.0, 16.6))  # at the peak: a short end is named as such
+    assert not lc._ends_lead(DramStream(85.0, 4.5, 15.0, 16.6))  # 1.6 us short, 1.6 after: not notable
 
 
 def test_a_stream_leads_with_its_memory_roof_at_any_dram_share():

@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from profiler.analyze.timeline import read_timeline
+from profiler.analyze.timeline import dram_stream, read_timeline
 
 STEP_NS = 1000.0
 CLOCK = 2e9  # 2,000 cycles an interval
@@ -86,3 +86,27 @@ def test_three_kernels_whose_structure_is_known_read_off_their_timelines():
     assert 45 < tail.tail_pct < 55 and tail.tail_sm_active < 5
     epilogue = tl["probe-epilogue"]
     assert epilogue.gap_pct > 50 and any(f.startswith("The timeline has gaps") for f in epilogue.findings())
+
+
+def dram_rows(dram: list[float], step_ns: float = 1500.0) -> pd.DataFrame:
+    return pd.DataFrame({"launch": 0, "t_ns": np.arange(len(dram)) * step_ns, "dram_pct": dram})
+
+
+# skinny at 8x5120x5120 on an H200 (gemmprof profile, PM sampling every 1.5 us): its DRAM rises at
+# 3 us, reads at the peak to 15 us, and the launch ends at 20.4 us.
+SKINNY_DRAM = [0.0, 0.7, 59.0, 100.0, 100.0, 100.0, 95.0, 95.0, 95.0, 92.0, 17.0, 1.0, 2.0, 0.0]
+
+
+def test_a_dram_stream_starts_and_ends_where_its_plateau_does():
+    st = dram_stream(dram_rows(SKINNY_DRAM), {"duration_ns": 20_400.0})
+    assert st.plateau == pytest.approx(100.0)
+    assert (st.start_us, st.end_us, st.duration_us) == pytest.approx((4.5, 15.0, 20.4))
+
+
+def test_a_dram_stream_needs_enough_intervals_and_traffic():
+    assert dram_stream(dram_rows(SKINNY_DRAM[:7]), {"duration_ns": 10_000.0}) is None  # 7 intervals
+    assert dram_stream(dram_rows([0.0] * 14), {"duration_ns": 20_400.0}) is None
+    assert dram_stream(dram_rows(SKINNY_DRAM), {}) is None  # no duration
+    assert dram_stream(None, {"duration_ns": 20_400.0}) is None
+    # intervals past the launch's end are not part of it
+    assert dram_stream(dram_rows(SKINNY_DRAM + [100.0] * 5), {"duration_ns": 20_400.0}).end_us == pytest.approx(15.0)
