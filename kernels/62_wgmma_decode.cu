@@ -4,8 +4,7 @@
 // Predecessor: wgmma_swap64. At M <= 64 a decode step is a stream of B (4096 x 4096 FP16: 32 MiB)
 // and the kernel's job is to keep every SM reading it. wgmma_swap64 and skinny split K eight and
 // four ways to fill the SMs, and every split writes a partial to a global workspace that the last
-// to arrive reads back: at 64x4096x4096 skinny's SMs were busy 69% of the launch, cuBLAS's (one
-// 64x32 tile per CTA, no split) 77% (H200, benchmarks/results/2026-11-29-h200, decode-64x4096x4096).
+// to arrive reads back (at 64x4096x4096 skinny's SMs were busy 69% of the launch, cuBLAS's 77%).
 // Idea: a CTA's tile is the 64 rows of A (TMA's zeros past M: wgmma's m64 costs nothing extra
 // where the time is B's bytes) by 64 columns of B, wgmma m64n64k16 with B as the MN-major operand
 // (the 128B-swizzled 64 x 64 boxes of wgmma_swap64, not transposed at the end), so N = 4096 is 64
@@ -15,73 +14,33 @@
 // (ld.shared::cluster, in rank order: the result does not depend on timing) and stores it. No
 // global partials, no counters, no CTA waiting for a last arrival.
 //
-// A CTA: two consumer warpgroups taking the k tiles by turns, then one producer warp issuing the
-// TMA loads into a ring of stages in 192 KB, each A's rows by 64 k and B's 64 k by 64 columns:
-// 12 stages of 16 KB, or where the tile's rows of M end within 32, 16 of 12 KB (A's box is 32 rows;
-// wgmma's rows past it read what follows in the stage and are never stored). The deeper ring
-// where M <= 32 (A/B in one run, runs.tar.xz: decode80/refit/ab-*): 1x4096x4096 95 -> 102%,
-// 1x8192x8192 and 16x8192x8192 (wgmma_decode_fullk) 86 -> 103% and 94 -> 105%; at 33-64 rows,
-// two 32-row loads a stage where one 64-row box was, 1-3 points slower in that run.
-// Measured at 64x4096x4096 against cuBLAS GemmEx (H200, benchmarks/results/2026-11-29-h200,
-// runs.tar.xz: variants/, early-c/): one consumer and 6 stages 78%, 8 stages 83%; two consumers
-// and 12 stages 86-88%; C read before the k loop, not after the cluster's barrier, 96% (88% in
-// the same run without). A consumer's MMAs for one k tile, issued and retired, set the pace: two
-// accumulator chains in one warpgroup gained nothing, a second warpgroup did; three or four, 13
-// stages, or k tiles interleaved between the cluster's CTAs gained nothing more. Where it pays
-// (best-fp16's rule, chosen on LLM decode steps, scored on others): M of 1-64 where the clusters
-// fill 116-132 SMs (N of 3649-4224): 32x4096x4096 104-107% and 64x4096x4096 93-96% against
-// skinny's 87% and 78%; at other N, skinny's splits of a long K stream B faster.
-// This build (the manifest's wgmma_decode) holds at most 10 stages (nvcc -DMAX_STAGES=10) and
-// loads B at 128-byte L2 promotion, not 16 stages and 256-byte fills: 2-5 points faster at 8-64
-// rows and N of about 4096 (A/B in one run, 2026-11-30-h200, runs.tar.xz: shallow/; each alone
-// 1-3.5 and 1.5-2, stages/ and prom/). At N = 5120 (wgmma_decode80) neither gained.
-// Built again as wgmma_decode_fullk (nvcc -DKSPLIT=1: clusters of one CTA, each tile over the
-// whole K) for N of about 8192, where the 64-column tiles alone fill the SMs: at 38-64 rows and
-// N = K = 8192, 93-96% of cuBLAS against best-fp16's 82-89% (skinny, wgmma_swap64); best-fp16's
-// rule (chosen on decode-llm and decode-llm-rows, scored on decode-llm-mid-unseen): M 33-64 where
-// the tiles fill 116-132 SMs and K <= 8192; wgmma_decode64x128's rule, ahead of it, takes those
-// steps since.
-// Built again as wgmma_decode128 (nvcc -DHALVES=2) for M of 65-128: a CTA's tile is 128 rows, two
-// 64-row halves, so each B stage feeds both and B is still read once (wgmma_decode there needs a
-// second row of tiles: 256 CTAs at N = 4096, two waves, each streaming the same B: 52-66% of
-// cuBLAS at N = K = 4096). The stage holds A's two boxes and B's (24 KB, 8 stages in the same
-// 192 KB); four consumer warpgroups, one per half and k parity, each issuing per k tile what a
-// consumer does at one half. Measured against cuBLAS GemmEx (H200, 2026-11-29-h200, runs.tar.xz:
-// decode128/): at N = K = 4096 91-96% at M 96-128 and 72-86% at M 65-99 (skinny 69-82%): its time
-// is 21-24 us at every M, where cuBLAS's is 17.5-18 us below 96 rows; its consumers wait on the
-// ring's full barriers most of the launch. A ninth stage (222 KB) gained nothing; two 64-row CTAs
-// of a cluster over the whole K, B multicast between them, ran no faster (72-93%). Where it pays
-// (best-fp16's rule, chosen on decode-llm-rows and decode-llm-tail, scored on their unseen draws):
-// M 65-128 where the clusters fill 116-132 SMs and K <= 8192 (128x4096x4096: 90% against 75%).
-// Built again as wgmma_decode80 (nvcc -DTN=80) for N of about 5120, where 64-column tiles make 80
-// (160 CTAs with the split: two waves on 132 SMs) and 80-column ones 64 (128 CTAs).
-// Built again as wgmma_decode128x80 (nvcc -DTN=80 -DHALVES=2) for M of 65-128 there.
-// A stage's B is the 64-column box and a 16-column box of its own tensor map, 32B-swizzled (80
-// columns are no whole number of 128-byte swizzle atoms): an m64n64k16 and an m64n16k16 a k step.
-// Measured against cuBLAS GemmEx at N = K = 5120 (H200, 2026-11-29-h200, runs.tar.xz:
-// decode80/): 84-86% at M 1-64 and 85-98% at M 80-128, where best-fp16 ran 70-92% (skinny,
-// wgmma_swap64); the same 80 columns as five 16-column boxes of one map ran 78-80% and 83-92% in
-// the same run (boxes of 32-byte rows: four times the TMA requests a byte). cuBLAS still streams
-// B twice as fast an SM: at 32x5120x5120 its 80 CTAs (64x32 tiles, operands swapped) take 17 us
-// under ncu, these 21. Where they pay (best-fp16's rules, chosen on decode-llm and
-// decode-llm-rows, scored on the three unseen LLM draws): M 17-64 and 65-128 where the clusters
-// fill 116-132 SMs and K <= 8192.
-// Built again as wgmma_decode64x128 (nvcc -DTN=128) for N of about 8192, where 128-column tiles
-// make 64 (128 CTAs with the split): a stage holds two of B's 64-column boxes and a k tile two
-// MMAs a half.
-// Built again as wgmma_decode128x128 (nvcc -DTN=128 -DHALVES=2) for M of 65-128 there; C is read
-// after the k loop (EARLY_C), for want of registers. Measured against cuBLAS GemmEx at N = 8192
-// (H200, 2026-11-30-h200, runs.tar.xz: wide/): at M 33-64 95-99% where best-fp16 ran 82-95%
-// (wgmma_decode_fullk, skinny, wgmma_swap64), at M 73-124 79-100% where it ran 73-88%
-// (wgmma_swap64); at K = 28672 and M 90-108 its time rose from 140 to 170 us on one host (79%
-// against wgmma_swap64's 86%), not on another (100x8192x28672 93%, a64/). Where they pay
-// (best-fp16's rules, chosen on the N = 8192 steps of decode-llm, decode-llm-rows and
-// decode-llm-top, scored on those of the unseen draws): M 33-64 and 65-128 where the clusters
-// fill 116-132 SMs. The same at 160 columns and a 4-CTA cluster for N of about 5120 (two
-// 64-column boxes and a 64B-swizzled 32-column one) ran 55-78% at N of 4872-5248 against
-// wgmma_decode80's 73-95% (wide/fit-160/, not kept): an H200 holds 30 clusters of four at once
-// (39 of three, 66 of two), so 31-33 tiles made two waves; 128 columns over clusters of three
-// (40 tiles) ran 57-68% (s3/, not kept).
+// A CTA: two consumer warpgroups taking the k tiles by turns (a consumer's MMAs for one k tile,
+// issued and retired, set the pace: a second warpgroup gained, a second accumulator chain did
+// not), then one producer warp issuing the TMA loads into a ring of stages in 192 KB: each stage
+// A's rows by 64 k, in 32-row boxes (two a half, or one where the tile's rows of M end within it:
+// wgmma's rows past it read what follows in the stage and are never stored, and the smaller
+// stages make the ring deeper), and B's 64 k by 64 columns. C is read before the k loop
+// (EARLY_C), not after the cluster's barrier. At most MAX_STAGES stages (the manifest's
+// wgmma_decode: 10) and B at the manifest's L2 promotion.
+//
+// The builds (nvcc -D flags in the manifest; best-fp16's rules say where each runs, chosen on
+// the LLM decode draws and scored on their unseen ones):
+// - KSPLIT = 1 (wgmma_decode_fullk): clusters of one CTA, each tile over the whole K, where the
+//   64-column tiles alone fill the SMs.
+// - HALVES = 2 (wgmma_decode128): 128 rows, two 64-row halves, for M of 65-128, so that each B
+//   stage feeds both halves and B is still read once; four consumer warpgroups, one per half and
+//   k parity; A's boxes wholly past M are not loaded.
+// - TN = 80 (wgmma_decode80, and wgmma_decode128x80 with HALVES = 2): for N of about 5120, where
+//   64-column tiles make 80 (two waves of clusters) and 80-column ones 64: a stage's B is the
+//   64-column box and a 16-column box of its own map, 32B-swizzled (80 columns are no whole
+//   number of 128-byte swizzle atoms), an m64n64k16 and an m64n16k16 a k step.
+// - TN = 128 (wgmma_decode64x128, and wgmma_decode128x128 with HALVES = 2): for N of about 8192,
+//   two of B's 64-column boxes a stage; the 128-row build reads C after its k loop, for want of
+//   registers.
+// A_BOX_ROWS and MAX_STAGES may be set from the build too (the macros below, #ifndef).
+// Measurements, and the variants not kept (two CTAs an SM, 160 columns over clusters of four,
+// 128 over three, shallower rings, A's boxes as tall as M): benchmarks/results/README.md,
+// 2026-11-29-h200 and 2026-11-30-h200.
 //
 // Contract: block (128 * 2 * HALVES + 32), grid (cdiv(N, TN), cdiv(M, 64 * HALVES), KSPLIT) (z:
 // the cluster), 197,760 bytes of dynamic shared memory (one CTA an SM); sm_90a. M any; N and K
