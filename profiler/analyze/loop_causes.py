@@ -24,6 +24,7 @@ from .global_memory import input_bytes
 from .roofs import intensity, math_kind, math_share
 from .signals import Signals
 from .techniques import uses
+from .timeline import DramStream
 from .thresholds import NOISE_PCT
 from .values import number
 
@@ -206,7 +207,7 @@ def _by_nature(s: Signals, i: dict, dram: float, kind: str, moved: float, librar
     return cause("dram", "DRAM bandwidth", "dram", problem, why + where, evidence, cure)
 
 
-def _ends_lead(st) -> bool:
+def _ends_lead(st: DramStream) -> bool:
     """Whether the time after a launch's DRAM stream costs it more than the stream's shortfall from
     the peak (its length times the share of the peak it leaves unused), and is worth naming: a
     notable share of the launch, or the stream at the peak. wgmma_decode_fullk at 8x5120x5120
@@ -217,7 +218,7 @@ def _ends_lead(st) -> bool:
     return after >= short and (after >= ENDS_NOTABLE_PCT / 100.0 * st.duration_us or st.plateau >= STREAM_PEAK_PCT)
 
 
-def _ends_cure(st) -> str:
+def _ends_cure(st: DramStream) -> str:
     """The cure of a launch at the DRAM peak while it streams: what its code can win is the time
     after the stream, where it is a notable share of the launch; the time before it (the launch,
     the first loads' latency) a reference launch pays too (cuBLAS at 8x5120x5120, H200: 4.5 us)."""
