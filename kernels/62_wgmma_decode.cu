@@ -25,17 +25,19 @@
 //
 // The builds (nvcc -D flags in the manifest; best-fp16's rules say where each runs, chosen on
 // the LLM decode draws and scored on their unseen ones):
-// - KSPLIT = 1 (wgmma_decode_fullk): clusters of one CTA, each tile over the whole K, where the
-//   64-column tiles alone fill the SMs.
-// - HALVES = 2 (wgmma_decode128): 128 rows, two 64-row halves, for M of 65-128, so that each B
-//   stage feeds both halves and B is still read once; four consumer warpgroups, one per half and
-//   k parity; A's boxes wholly past M are not loaded.
-// - TN = 80 (wgmma_decode80, and wgmma_decode128x80 with HALVES = 2): for N of about 5120, where
-//   64-column tiles make 80 (two waves of clusters) and 80-column ones 64: a stage's B is the
+// - Built again as wgmma_decode_fullk (nvcc -DKSPLIT=1): clusters of one CTA, each tile over
+//   the whole K, where the 64-column tiles alone fill the SMs.
+// - Built again as wgmma_decode128 (nvcc -DHALVES=2): 128 rows, two 64-row halves, for M of
+//   65-128, so that each B stage feeds both halves and B is still read once; four consumer
+//   warpgroups, one per half and k parity; A's boxes wholly past M are not loaded.
+// - Built again as wgmma_decode80 (nvcc -DTN=80), and for M of 65-128
+//   Built again as wgmma_decode128x80 (nvcc -DTN=80 -DHALVES=2): for N of about 5120, where
+//   64-column tiles make 80 (two waves of clusters) and 80-column ones 64. A stage's B is the
 //   64-column box and a 16-column box of its own map, 32B-swizzled (80 columns are no whole
-//   number of 128-byte swizzle atoms), an m64n64k16 and an m64n16k16 a k step.
-// - TN = 128 (wgmma_decode64x128, and wgmma_decode128x128 with HALVES = 2): for N of about 8192,
-//   two of B's 64-column boxes a stage; the 128-row build reads C after its k loop, for want of
+//   number of 128-byte swizzle atoms): an m64n64k16 and an m64n16k16 a k step.
+// - Built again as wgmma_decode64x128 (nvcc -DTN=128), and for M of 65-128
+//   Built again as wgmma_decode128x128 (nvcc -DTN=128 -DHALVES=2): for N of about 8192, two of
+//   B's 64-column boxes a stage; the 128-row build reads C after its k loop, for want of
 //   registers.
 // A_BOX_ROWS and MAX_STAGES may be set from the build too (the macros below, #ifndef).
 // Measurements, and the variants not kept (two CTAs an SM, 160 columns over clusters of four,

@@ -98,11 +98,14 @@ def test_cp_async_pipeline_waits_before_each_barrier_that_publishes_a_stage(spec
     assert "cp_async_commit();" in body
     pipelined = 0
     for w in waits:
-        depth = c_int(w[1], defs)
-        if depth == 0:
-            continue
+        if "STAGES" in w[1] and "STAGES" not in defs:  # a template's stage count (skinny's, by tile height)
+            assert re.fullmatch(r"\s*STAGES\s*-\s*2\s*", w[1]), f"wait_group {w[1]}"
+        else:
+            depth = c_int(w[1], defs)
+            if depth == 0:
+                continue
+            assert depth == defs["STAGES"] - 2, f"wait_group {depth} with {defs['STAGES']} stages"
         pipelined += 1
-        assert depth == defs["STAGES"] - 2, f"wait_group {depth} with {defs['STAGES']} stages"
         assert body[w.end():].lstrip().startswith("__syncthreads();"), "the wait must precede a barrier"
     assert pipelined, "no pipelined wait (only drains)"
 
