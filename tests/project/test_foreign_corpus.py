@@ -99,3 +99,16 @@ def test_no_register_advice_for_kernels_the_user_does_not_compile():
         assert d.origin in ("library", "triton")
         view = occupancy_view(d)
         assert view is None or view["registers_next"] is None
+
+
+@pytest.mark.ncu
+def test_a_memory_bound_launch_reads_its_dram_timeline():
+    """Captured beside cuBLAS at 64x4096x4096: wgmma_decode's 12-stage build reads DRAM at 86% of
+    the peak from 3.0 to 10.5 us of its 16.0, then ends; the 5.5 us after the stream cost more than
+    the stream's shortfall from the peak, and the cure names them. cuBLAS reads at the peak and ends
+    0.9 us after its stream."""
+    kernels = {k.name: k for k in diagnosis("cublas-decode").kernels}
+    r12 = kernels["wgmma_decode_r12"].verdict
+    assert r12.cause == "dram" and "DRAM timeline (PM sampling): 86% of the peak from 3.0 to 10.5 us" in " ".join(r12.evidence)
+    assert "the 5.5 us after the stream" in r12.cure and "deeper ring" not in r12.cure
+    assert "its end is short (0.9 us)" in kernels["cublas-fp16"].verdict.cure
