@@ -33,7 +33,7 @@ def small_grid(s: Signals) -> Verdict | None:
     if pd.isna(u["sm_fill"]) or u["sm_fill"] >= LAUNCH_FILL_MIN_PCT:
         return None
     sms = int(k["sm_count"])
-    busy = int(min(u["blocks"], sms))
+    busy = int(s.busy_sms())
     cure = ("Give every SM work: split K across blocks (split-K or stream-K, reducing the partial sums) or use "
             "smaller tiles, so the grid has at least one block per SM.")
     return cause("launch", "launch size", "small_grid", f"grid too small: {busy} of {sms} SMs busy",

@@ -207,6 +207,9 @@ def _by_nature(s: Signals, i: dict, dram: float, kind: str, moved: float, librar
     return cause("dram", "DRAM bandwidth", "dram", problem, why + where, evidence, cure)
 
 
+FEWER_BYTES = "Past that, only fewer bytes (fusion, smaller types) go faster."
+
+
 def _ends_lead(st: DramStream) -> bool:
     """Whether the time after a launch's DRAM stream costs it more than the stream's shortfall from
     the peak (its length times the share of the peak it leaves unused), and is worth naming: a
@@ -232,8 +235,7 @@ def _ends_cure(st: DramStream) -> str:
                  f"cluster's shared memory")
     else:
         cure += f"its end is short ({fixed(after, '.1f')} us)"
-    return (cure + f"; the {fixed(before, '.1f')} us before it are the launch's start and its first loads' latency. "
-                   f"Past that, only fewer bytes (fusion, smaller types) go faster.")
+    return cure + f"; the {fixed(before, '.1f')} us before it are the launch's start and its first loads' latency. " + FEWER_BYTES
 
 
 def _few_streams(s: Signals) -> bool:
@@ -244,8 +246,7 @@ def _few_streams(s: Signals) -> bool:
 def _stream_rates(s: Signals, moved: float) -> str:
     """How fast each SM with a block reads from DRAM (while it streams, where the timeline says when;
     else on average), against what the peak needs of it and of all."""
-    sms = number(s.launch.get("sm_count"))
-    busy = min(number(s.util.get("blocks")), sms)
+    sms, busy = number(s.launch.get("sm_count")), s.busy_sms()
     peak = number(s.launch.get("peak_dram_bytes_per_s"))
     if s.stream is not None:
         rate, when = s.stream.plateau / 100.0 * peak / busy, "while it streams"
@@ -270,7 +271,7 @@ def _stream_cure(s: Signals, dram: float) -> str:
                 f"(or a cluster's CTAs) or take narrower tiles so that every SM streams; {deeper}.")
     else:
         cure = f"Memory-bound but at {fmt_pct(dram)} of the DRAM peak: {deeper}."
-    return cure + " Past that, only fewer bytes (fusion, smaller types) go faster."
+    return cure + " " + FEWER_BYTES
 
 
 def l2_busy(s: Signals) -> float:

@@ -104,6 +104,10 @@ class Signals:
 
 
 
+    def busy_sms(self) -> float:
+        """SMs the grid gives a block (at most all of them)."""
+        return min(number(self.util.get("blocks")), number(self.launch.get("sm_count")))
+
     def at_clock(self) -> str:
         """' at 1.58 GHz': the SM clock every % of peak of this launch is measured at ("" unknown)."""
         clock = number(self.launch.get("sm_clock_hz"))

@@ -105,10 +105,7 @@ def read_timeline(rows: pd.DataFrame, launch: dict) -> Timeline | None:
     (duration, SM clock, whether tensor cores did the math); None without enough intervals."""
     if rows is None or rows.empty:
         return None
-    duration = number(launch.get("duration_ns"))
-    rows = rows.sort_values("t_ns")
-    if duration > 0:
-        rows = rows[rows["t_ns"] <= duration]
+    rows = _in_launch(rows, launch)
     if len(rows) < MIN_INTERVALS:
         return None
     t = rows["t_ns"].to_numpy(dtype="float64")
@@ -171,8 +168,7 @@ def dram_stream(rows: pd.DataFrame | None, launch: dict) -> DramStream | None:
     duration = number(launch.get("duration_ns"))
     if not duration > 0:
         return None
-    rows = rows.sort_values("t_ns")
-    rows = rows[rows["t_ns"] <= duration]
+    rows = _in_launch(rows, launch)
     if len(rows) < MIN_STREAM_INTERVALS:
         return None
     t = rows["t_ns"].to_numpy(dtype="float64")
@@ -184,6 +180,13 @@ def dram_stream(rows: pd.DataFrame | None, launch: dict) -> DramStream | None:
     step = float(np.median(np.diff(t)))
     return DramStream(plateau=plateau, start_us=float(t[at[0]]) / 1e3, end_us=min(float(t[at[-1]]) + step, duration) / 1e3,
                       duration_us=duration / 1e3)
+
+
+def _in_launch(rows: pd.DataFrame, launch: dict) -> pd.DataFrame:
+    """A launch's intervals in time order, those past its duration (where known) left out."""
+    duration = number(launch.get("duration_ns"))
+    rows = rows.sort_values("t_ns")
+    return rows[rows["t_ns"] <= duration] if duration > 0 else rows
 
 
 def _rising(stalled: dict[str, np.ndarray], a: int, b: int) -> tuple[str, float] | None:
