@@ -19,7 +19,7 @@ over 1024-32768, both multiples of 8: the shapes a rule for a decode kernel is c
 
 With --decode --weights, the decode steps of LLM inference only: M log-uniform over 1-128
 against the weights of 7B-70B models (WEIGHTS). --rows LOW HIGH draws M over LOW-HIGH instead:
-more shapes where a rule's bound on M is decided.
+more shapes where a rule's bound on M is decided, or (129-512) batched decode and short prefill.
 
     python benchmarks/sample_shapes.py --decode --weights --name decode-llm --count 30 --seed 64
 
@@ -148,6 +148,7 @@ def main(argv: list[str]) -> int:
     low, high = args.rows
     what = ("M 257-16384 and N, K of FP16 rows that are not whole 32-byte sectors (N a multiple of 8), at least 2^31 "
             "multiply-adds" if args.sectors else
+            f"LLM steps of {low}-{high} rows (batched decode, short prefill) against 7B-70B weights" if args.weights and high > 128 else
             f"LLM decode steps, log-uniform M {low}-{high} against 7B-70B weights" if args.weights else
             f"decode steps, log-uniform M {low}-{high}, N 1024-16384 and K 1024-32768, N and K multiples of 8" if args.decode else
             "log-uniform M, N, K 16-65536, LLM decode M 1-256 and prefill against 7B-70B weights, attention-sized products")

@@ -30,6 +30,8 @@
 // - Built again as wgmma_decode128 (nvcc -DHALVES=2): 128 rows, two 64-row halves, for M of
 //   65-128, so that each B stage feeds both halves and B is still read once; four consumer
 //   warpgroups, one per half and k parity; A's boxes wholly past M are not loaded.
+// - Built again as wgmma_decode128_fullk (nvcc -DKSPLIT=1 -DHALVES=2): 128x64 tiles over the
+//   whole K, for M of 129-256, where two or more row tiles alone fill the SMs.
 // - Built again as wgmma_decode80 (nvcc -DTN=80), and for M of 65-128
 //   Built again as wgmma_decode128x80 (nvcc -DTN=80 -DHALVES=2): for N of about 5120, where
 //   64-column tiles make 80 (two waves of clusters) and 80-column ones 64. A stage's B is the

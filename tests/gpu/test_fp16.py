@@ -2,7 +2,7 @@
 wgmma_persist128, wgmma_splitk128, wgmma_tailsplit, wgmma_tailsplit128, wgmma_pingpong,
 wgmma_tmastore, wgmma_tmastore_deep), the element-loading wgmma_unaligned128, the staging
 wgmma_staged, wgmma_staged128, wgmma_stagedsplit128 and wgmma_stagedstore, the small-M skinny,
-skinny_any, wgmma_swap64, wgmma_decode (also built without its K split) and wgmma_decode128, the fallbacks wmma_ragged, wmma_tiny and wmma_stream and the
+skinny_any, wgmma_swap64, wgmma_decode and wgmma_decode128 (each also built without its K split), the fallbacks wmma_ragged, wmma_tiny and wmma_stream and the
 dispatcher best-fp16 pass on whole-tile and ragged shapes: M of one row and of a partial tile, N and K multiples of 8 that end mid-tile, K below one
 k tile and ringing round the stages many times, more tiles than CTAs (each CTA of a persistent
 grid runs several, the ring continuing from tile to tile), and for the any-shape rungs odd leading
@@ -85,7 +85,8 @@ def test_best_fp16_runs_what_its_rules_choose():
     # 8192), wgmma_decode_fullk at M 33-64 where its 64-column tiles fill 116-132 SMs and K <= 8192
     # (none left: the 128-column clusters take them first), wgmma_decode80 and
     # wgmma_decode128x80 at M 17-64 and 65-128 where their 80-column clusters do, wgmma_swap64 at
-    # M 49-128 with a long B, skinny below and beside them), odd with few tiles and a long K (skinny_any;
+    # M 49-128 with a long B, skinny below and beside them; wgmma_decode128_fullk at M 129-256 where its
+    # 128x64 tiles fill 116-132 SMs and K <= 8192), odd with few tiles and a long K (skinny_any;
     # wgmma_stagedsplit128 from 8 tiles of 128x128 and M >= 129), rows off the sectors with tiles for every SM
     # (wgmma_stagedstore: 3000^3), odd with a short K and a large C (wmma_stream), odd and large
     # (wgmma_staged), odd otherwise (wgmma_staged128),
@@ -94,7 +95,7 @@ def test_best_fp16_runs_what_its_rules_choose():
               (16, 4096, 4096), (2, 4096, 4096), (25, 236, 61350), (4095, 4095, 4095), (1023, 1023, 1023), (19, 85, 81),
               (212, 4171, 8439), (500, 4096, 14336), (128, 4096, 14336), (64, 4096, 4096), (96, 4096, 4096),
               (48, 8192, 8192), (32, 5120, 5120), (100, 5120, 5120), (275, 21393, 34), (100, 8192, 28672),
-              (128, 4096, 4096)]
+              (128, 4096, 4096), (240, 4096, 4096), (250, 4096, 11008)]
     records = []
     bench(BenchWork([], shapes, include_cublas=False, dispatchers=[best], kernels=BY_NAME), cubins, QUICK, records.append)
     assert sorted((r["M"], r["N"], r["dispatched_to"]) for r in records) == sorted(
@@ -213,6 +214,18 @@ def test_decode_rung_built_without_the_split_passes_every_tile_and_k_length():
     assert spec.launch(64, 8192, 8192).grid == (128, 1, 1)
     shapes = [(1, 8, 8), (7, 8, 8), (33, 1000, 1000), (64, 8192, 8192), (100, 512, 8192), (128, 8200, 4168),
               (129, 136, 72), (257, 264, 40), (96, 8, 4104), (40, 8192, 28672)]
+    records = run(spec, [s for s in shapes for _ in range(2)])
+    bad = [(r["M"], r["N"], r["K"], r["status"], r.get("reason")) for r in records if r["status"] != "PASS"]
+    assert not bad and len(records) == 2 * len(shapes)
+
+
+def test_two_half_decode_rung_built_without_the_split_passes_every_row_tile():
+    """wgmma_decode128_fullk (128 x 64 tiles over the whole K, two 64-row halves): M of one row, of
+    a second row tile barely begun and of several, N ending inside a tile, K of one k tile and
+    ending mid-tile, a ring gone round many times; each shape twice."""
+    spec = BY_NAME["wgmma_decode128_fullk"]
+    assert spec.launch(240, 4096, 4096).grid == (64, 2, 1)
+    shapes = [(1, 8, 8), (129, 4096, 4096), (240, 4096, 4096), (256, 4104, 4168), (300, 520, 72), (200, 8, 8200)]
     records = run(spec, [s for s in shapes for _ in range(2)])
     bad = [(r["M"], r["N"], r["K"], r["status"], r.get("reason")) for r in records if r["status"] != "PASS"]
     assert not bad and len(records) == 2 * len(shapes)
