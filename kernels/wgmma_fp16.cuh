@@ -17,7 +17,8 @@
 //   freed stages with tile i+1's first k tiles, so the next main loop starts on loaded data.
 // - C prefetch. With beta != 0 the epilogue waits on the load of C (wgmma's report: 83% of its
 //   long-scoreboard stalls). Eight k tiles before a tile's end each consumer warp asks L2 for the
-//   C rows it will read (prefetch.global.L2), so the epilogue's loads hit L2, not DRAM.
+//   C rows it will read (prefetch.global.L2), so the epilogue's loads hit L2, not DRAM; and it
+//   reads C_BATCH column groups before their stores (store_rows), not one between two stores.
 // - Raster (tile_of): groups of GROUP tile rows, walked column by column inside a group, so the
 //   CTAs running at once share A and B panels in L2. The schedule is modelled in Python
 //   (tests/test_wgmma_fp16_schedule.py): every tile visited once for any grid and shape.
@@ -69,7 +70,7 @@ constexpr int A_BOX = BM * BK * 2;          // 16,384 bytes
 constexpr int B_BOX = 64 * BK * 2;          // 8,192 bytes: 64(n) x 64(k)
 constexpr int ALIGN = 1024;                 // swizzled tiles start on 1024-byte boundaries
 constexpr int PREFETCH_AHEAD = 8;           // k tiles before a tile's end at which C is prefetched
-constexpr int SCALAR_BATCH = 4;             // column groups whose C reads the scalar epilogue issues together
+constexpr int C_BATCH = 4;                  // column groups whose C reads an epilogue issues before their stores
 
 template <int BN> __host__ __device__ constexpr int stage_bytes() { return A_BOX + BN / 64 * B_BOX; }
 // Stages, the alignment slack, then 2 * STAGES mbarriers rounded up to 128 bytes.
@@ -176,17 +177,36 @@ template <> __device__ __forceinline__ void mma_k16<128>(float* d, uint64_t desc
         : "memory");
 }
 
-// C[r, col..col+1] = alpha * (v0, v1) (+ beta * C) for the pair when it lies inside C.
-__device__ __forceinline__ void store_pair(float* p, bool inside, float alpha, float beta, float v0, float v1)
+// A warp's rows r (c0) and r + 8 (c1) of C from its accumulators: d[4j + {0,1}] at columns col +
+// 8j + {0,1} of row r, d[4j + {2,3}] the same of row r + 8, as float2 pairs (N even). With beta
+// != 0 the pairs of C_BATCH column groups are read before any of their stores: a load cannot pass
+// a store before it (the compiler cannot prove C's rows apart), so reads between stores each
+// waited a memory latency in turn (wgmma_splitk128 at 79x11008x4096: 21% of its samples).
+template <int BN>
+__device__ __forceinline__ void store_rows(const float* d, float* c0, float* c1, bool in0, bool in1, int col, int N,
+                                           float alpha, float beta)
 {
-    if (!inside) return;
-    float2 o = make_float2(alpha * v0, alpha * v1);
-    if (beta != 0.0f) {
-        const float2 c = *reinterpret_cast<const float2*>(p);
-        o.x += beta * c.x;
-        o.y += beta * c.y;
+#pragma unroll
+    for (int j0 = 0; j0 < BN / 8; j0 += C_BATCH) {
+        float2 old[C_BATCH][2];
+#pragma unroll
+        for (int jj = 0; jj < C_BATCH; ++jj) {
+            const bool inCol = col + 8 * (j0 + jj) < N, withC = beta != 0.0f;
+            old[jj][0] = withC && in0 && inCol ? *reinterpret_cast<const float2*>(c0 + 8 * (j0 + jj)) : make_float2(0.0f, 0.0f);
+            old[jj][1] = withC && in1 && inCol ? *reinterpret_cast<const float2*>(c1 + 8 * (j0 + jj)) : make_float2(0.0f, 0.0f);
+        }
+#pragma unroll
+        for (int jj = 0; jj < C_BATCH; ++jj) {
+            const int j = j0 + jj;
+            if (col + 8 * j >= N) continue;
+            if (in0)
+                *reinterpret_cast<float2*>(c0 + 8 * j) =
+                    make_float2(alpha * d[4 * j] + beta * old[jj][0].x, alpha * d[4 * j + 1] + beta * old[jj][0].y);
+            if (in1)
+                *reinterpret_cast<float2*>(c1 + 8 * j) =
+                    make_float2(alpha * d[4 * j + 2] + beta * old[jj][1].x, alpha * d[4 * j + 3] + beta * old[jj][1].y);
+        }
     }
-    *reinterpret_cast<float2*>(p) = o;
 }
 
 // ---- TMA store epilogue (TMASTORE) ------------------------------------------------------------
@@ -415,13 +435,7 @@ __device__ __forceinline__ void pingpong_consumer(int M, int N, int tilesM, int 
             const int col = x.n * BN + 2 * (lane % 4);
             float* const c0 = C + (size_t)r * N + col;
             float* const c1 = c0 + (size_t)8 * N;
-            const bool in0 = r < M, in1 = r + 8 < M;
-#pragma unroll
-            for (int j = 0; j < BN / 8; ++j) {
-                const bool inCol = col + 8 * j < N;
-                store_pair(c0 + 8 * j, in0 && inCol, alpha, beta, dh[4 * j], dh[4 * j + 1]);
-                store_pair(c1 + 8 * j, in1 && inCol, alpha, beta, dh[4 * j + 2], dh[4 * j + 3]);
-            }
+            store_rows<BN>(dh, c0, c1, r < M, r + 8 < M, col, N, alpha, beta);
         }
     }
 }
@@ -615,14 +629,14 @@ __device__ __forceinline__ void gemm(int M, int N, int K, float alpha, float bet
         const bool in0 = r < M, in1 = r + 8 < M;
         const bool scalars = ANY || (FEED == STAGED_FEED && (N & 1));   // an odd N misaligns float2
         if (scalars) {
-            // The reads of C (beta != 0) of SCALAR_BATCH column groups are issued before their
+            // The reads of C (beta != 0) of C_BATCH column groups are issued before their
             // stores: a load cannot pass the store before it, so one at a time each waited out its
             // latency (half of wgmma_staged's long-scoreboard samples at 4095^3, fp16-staged-2).
 #pragma unroll
-            for (int j0 = 0; j0 < BN / 8; j0 += SCALAR_BATCH) {
-                float cv[SCALAR_BATCH][4];
+            for (int j0 = 0; j0 < BN / 8; j0 += C_BATCH) {
+                float cv[C_BATCH][4];
 #pragma unroll
-                for (int jj = 0; jj < SCALAR_BATCH; ++jj) {
+                for (int jj = 0; jj < C_BATCH; ++jj) {
                     const int j = j0 + jj;
                     const bool inCol0 = col + 8 * j < N, inCol1 = col + 8 * j + 1 < N;
                     const bool withC = beta != 0.0f;
@@ -632,7 +646,7 @@ __device__ __forceinline__ void gemm(int M, int N, int K, float alpha, float bet
                     cv[jj][3] = withC && in1 && inCol1 ? c1[8 * j + 1] : 0.0f;
                 }
 #pragma unroll
-                for (int jj = 0; jj < SCALAR_BATCH; ++jj) {
+                for (int jj = 0; jj < C_BATCH; ++jj) {
                     const int j = j0 + jj;
                     const bool inCol0 = col + 8 * j < N, inCol1 = col + 8 * j + 1 < N;
                     if (in0 && inCol0) c0[8 * j] = alpha * d[4 * j] + beta * cv[jj][0];
@@ -642,12 +656,7 @@ __device__ __forceinline__ void gemm(int M, int N, int K, float alpha, float bet
                 }
             }
         } else {
-#pragma unroll
-            for (int j = 0; j < BN / 8; ++j) {
-                const bool inCol = col + 8 * j < N;
-                store_pair(c0 + 8 * j, in0 && inCol, alpha, beta, d[4 * j], d[4 * j + 1]);
-                store_pair(c1 + 8 * j, in1 && inCol, alpha, beta, d[4 * j + 2], d[4 * j + 3]);
-            }
+            store_rows<BN>(d, c0, c1, in0, in1, col, N, alpha, beta);
         }
     }
     if constexpr (TMASTORE)
