@@ -77,5 +77,7 @@ class Verdict:
     # Other causes within noise of the lead's cost, largest first (cause keys): named beside it,
     # not chosen between at a threshold's edge.
     ranked: tuple[str, ...] = ()
+    # Causes the cure already names beside its own (cause keys): not said again as notes.
+    covers: tuple[str, ...] = ()
 
 

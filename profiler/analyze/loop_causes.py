@@ -12,13 +12,14 @@ already does (`techniques`). The cures name the knob the kernel's `origin` gives
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from ..numbers import count_of, fixed, fmt_bytes, fmt_num, fmt_pct, fmt_times, si_rate
 from .bounds import Verdict
 from .cause_text import cause
+from .code_causes import SERIAL_EPILOGUE_NOTE_PCT, serial_epilogue_cure
 from .gemm_shape import gemm_flop
 from .global_memory import input_bytes
 from .roofs import intensity, math_kind, math_share
@@ -186,15 +187,15 @@ def _by_nature(s: Signals, i: dict, dram: float, kind: str, moved: float, librar
         cure = ("At the DRAM roof: only fewer bytes go faster. Fuse it with what produces or consumes its operands, "
                 "keep them in a smaller type (BF16 or FP8), or do more work per byte loaded (several tokens per "
                 "weight read, one launch over what is now several).")
-        where = f" at {fmt_pct(dram)} of the DRAM peak."
+        where, covers = f" at {fmt_pct(dram)} of the DRAM peak.", ()
         if dram < 80.0:
             cure = cure.replace("At the DRAM roof: only", f"At {fmt_pct(dram)} of the DRAM peak, near what a library's "
                                                            f"kernel reaches: only")
     elif s.stream is not None and _ends_lead(s.stream):
-        cure = _ends_cure(s.stream)
+        cure, covers = _ends_cure(s.stream, s)
         where = f" at {fmt_pct(dram)} of the DRAM peak on average, {fmt_pct(s.stream.plateau)} while it streams."
     else:
-        cure = _stream_cure(s, dram)
+        cure, covers = _stream_cure(s, dram), ()
         where = (f" at only {fmt_pct(dram)} of the DRAM peak" +
                  (f", {fmt_pct(s.stream.plateau)} while it streams." if s.stream is not None else "."))
     evidence = [f"DRAM {fmt_pct(dram)} of its peak; L2 {fmt_pct(number(s.util.get('l2')))}.", s.sides()]
@@ -204,7 +205,8 @@ def _by_nature(s: Signals, i: dict, dram: float, kind: str, moved: float, librar
                            f"to {fixed(st.end_us, '.1f')} us of the launch's {fixed(st.duration_us, '.1f')}.")
     if dram < 80.0 and not library and _few_streams(s):
         evidence.insert(1, _stream_rates(s, moved))
-    return cause("dram", "DRAM bandwidth", "dram", problem, why + where, evidence, cure)
+    v = cause("dram", "DRAM bandwidth", "dram", problem, why + where, evidence, cure)
+    return replace(v, covers=covers) if covers else v
 
 
 FEWER_BYTES = "Past that, only fewer bytes (fusion, smaller types) go faster."
@@ -221,21 +223,33 @@ def _ends_lead(st: DramStream) -> bool:
     return after >= short and (after >= ENDS_NOTABLE_PCT / 100.0 * st.duration_us or st.plateau >= STREAM_PEAK_PCT)
 
 
-def _ends_cure(st: DramStream) -> str:
-    """The cure of a launch at the DRAM peak while it streams: what its code can win is the time
-    after the stream, where it is a notable share of the launch; the time before it (the launch,
-    the first loads' latency) a reference launch pays too (cuBLAS at 8x5120x5120, H200: 4.5 us)."""
+def _ends_cure(st: DramStream, s: Signals) -> tuple[str, tuple[str, ...]]:
+    """The cure of a launch at the DRAM peak while it streams, and the causes it names beside
+    (cause keys): what its code can win is the time after the stream, where it is a notable share
+    of the launch; the time before it (the launch, the first loads' latency) a reference launch
+    pays too (cuBLAS at 8x5120x5120, H200: 4.5 us). Where the epilogue reads C one load at a time
+    behind its stores, that comes first: it runs once the stream is over (wgmma_splitk128 at
+    79x11008x4096, H200: 12.9 us after the stream, 21% of the samples on those reads; read ahead,
+    82 -> 95% of cuBLAS)."""
     before, after = st.start_us, st.duration_us - st.end_us
     at = "At the DRAM peak" if st.plateau >= STREAM_PEAK_PCT else f"At {fmt_pct(st.plateau)} of the DRAM peak"
     cure = f"{at} while it streams ({fixed(st.start_us, '.1f')} to {fixed(st.end_us, '.1f')} us): "
+    covers: tuple[str, ...] = ()
     if after >= ENDS_NOTABLE_PCT / 100.0 * st.duration_us:
         cure += (f"the {fixed(after, '.1f')} us after the stream, while the last blocks finish (their last tiles, the "
-                 f"writes of C or of split partials, a split's sum), are what is left to win: have the blocks end "
-                 f"together, with even shares of the work (stream-K) and partials summed in fewer round trips or in a "
-                 f"cluster's shared memory")
+                 f"writes of C or of split partials, a split's sum), are what is left to win")
+        serial = number((s.regions or {}).get("epilogue_serial_load_wait_pct"))
+        if serial >= SERIAL_EPILOGUE_NOTE_PCT:
+            cure += (f". First the epilogue: {fmt_pct(serial)} of the warps' samples wait there for loads of C issued "
+                     f"right after a store (C read and written by turns). {serial_epilogue_cure(s)} Then h")
+            covers = ("serial_epilogue",)
+        else:
+            cure += ": h"
+        cure += ("ave the blocks end together, with even shares of the work (stream-K) and partials summed in fewer "
+                 "round trips or in a cluster's shared memory")
     else:
         cure += f"its end is short ({fixed(after, '.1f')} us)"
-    return cure + f"; the {fixed(before, '.1f')} us before it are the launch's start and its first loads' latency. " + FEWER_BYTES
+    return cure + f"; the {fixed(before, '.1f')} us before it are the launch's start and its first loads' latency. " + FEWER_BYTES, covers
 
 
 def _few_streams(s: Signals) -> bool:

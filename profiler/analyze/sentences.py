@@ -532,10 +532,10 @@ def _tile_at_register_limit(s: Signals) -> str:
             f"would need a smaller one.")
 
 
-def notes(key: str, cause: str, s: Signals) -> list[str]:
+def notes(key: str, cause: str, s: Signals, covered: tuple[str, ...] = ()) -> list[str]:
     """Problems worth knowing that are not the bound: in memory accesses, in how the blocks fill
-    the GPU, in the code itself."""
-    return [*_access_notes(key, s), *_fill_notes(cause, s), *_code_notes(key, cause, s)]
+    the GPU, in the code itself; not those the verdict's cure already names (`covered`)."""
+    return [*_access_notes(key, s), *_fill_notes(cause, s), *_code_notes(key, (cause, *covered), s)]
 
 
 def _access_notes(key: str, s: Signals) -> list[str]:
@@ -587,13 +587,13 @@ def _fill_notes(cause: str, s: Signals) -> list[str]:
     return notes
 
 
-def _code_notes(key: str, cause: str, s: Signals) -> list[str]:
+def _code_notes(key: str, causes: tuple[str, ...], s: Signals) -> list[str]:
     """What the code costs beside the bound: math on tile padding, issue slots spent off the
     FFMAs, register-bank conflicts, a serial epilogue, lone loads outside the loop, shared reads
     of wgmma no counter sees."""
     notes = []
     ratio = executed_per_gemm_flop(s.launch)
-    if cause != "wasted_math" and s.launch.get("math_pipe") == "fp32" and ratio >= WASTED_MATH_NOTE_RATIO:
+    if "wasted_math" not in causes and s.launch.get("math_pipe") == "fp32" and ratio >= WASTED_MATH_NOTE_RATIO:
         notes.append(f"It executed {fmt_times(ratio)} the GEMM's 2MNK FLOPs: {fmt_pct(100.0 * (1.0 - 1.0 / ratio))} of "
                      f"its FP32 math multiplies the zeros that fill tiles past M, N or K.")
     share = number(s.util.get("ffma_share"))
@@ -604,14 +604,14 @@ def _code_notes(key: str, cause: str, s: Signals) -> list[str]:
                      f"pipe stays under {fmt_pct(share)} of its peak. Fewer instructions per FFMA raise that ceiling: "
                      f"addresses moved by an add per copy, no predicates in whole tiles, more FFMAs per loaded value.")
     banks = _bank_conflicts(s)
-    if cause != "register_banks" and banks:
+    if "register_banks" not in causes and banks:
         notes.append(f"{_bank_sentence(*banks)} {REGISTER_BANK_CURE}")
     serial = number((s.regions or {}).get("epilogue_serial_load_wait_pct"))
-    if cause != "serial_epilogue" and SERIAL_EPILOGUE_NOTE_PCT <= serial:
+    if "serial_epilogue" not in causes and SERIAL_EPILOGUE_NOTE_PCT <= serial:
         notes.append(f"{fmt_pct(serial)} of the warps' samples wait in the epilogue for loads of C issued right after "
                      f"a store (C read and written by turns). " + serial_epilogue_cure(s))
     lone, at = number((s.regions or {}).get("lone_load_wait_pct")), (s.regions or {}).get("lone_load_at")
-    if cause != "lone_loads" and LONE_LOADS_NOTE_PCT <= lone:
+    if "lone_loads" not in causes and LONE_LOADS_NOTE_PCT <= lone:
         notes.append(f"{fmt_pct(lone)} of the warps' samples wait outside the main loop at the first use of global loads "
                      f"issued one or two at a time, a memory latency each" + (f" (most at {at})" if at else "") + ". "
                      + lone_loads_cure())

@@ -177,7 +177,7 @@ def _finish(v: Verdict, s: Signals) -> Verdict:
     launch has no SASS table (the techniques are then unknown, so a cure may repeat one)."""
     uses = tuple((s.techniques or {}).get("already_uses") or ())
     confidence = v.confidence if s.techniques is not None or v.cause == "unknown" else "low"
-    return replace(v, notes=tuple(sentences.notes(v.bound, v.cause, s)), already_uses=uses, confidence=confidence)
+    return replace(v, notes=tuple(sentences.notes(v.bound, v.cause, s, v.covers)), already_uses=uses, confidence=confidence)
 
 
 def _for(frame: pd.DataFrame | None, key: tuple) -> pd.DataFrame | None:

@@ -82,6 +82,23 @@ def test_a_stream_at_the_peak_with_a_long_end_is_told_to_end_sooner():
     assert "its end is short (1.6 us)" in v.cure and "split K" not in v.cure
 
 
+def test_the_end_of_a_stream_names_c_read_between_stores_first():
+    # wgmma_splitk128 at 79x11008x4096 (H200): 84% from 4.5 to 28.5 us of 41.4, 21% of the samples
+    # on loads of C issued right after a store; read ahead of the stores, it ran 82 -> 95% of cuBLAS
+    launch, _ = gemm(dram_bytes=97.0e6, dram_pct=49.0, l2_bytes=2.4e8, M=79, N=11008, K=4096, seconds=41.4e-6)
+
+    def step(serial: float):
+        return signals(launch=launch, util={**TENSOR, "dram": 49.0, "blocks": 86, "sm_fill": 65.2},
+                       stream=DramStream(84.0, 4.5, 28.5, 41.4), techniques={"tma": True, "wgmma": True},
+                       regions={"epilogue_serial_load_wait_pct": serial})
+    v = lc.memory_roof(step(20.9))
+    assert v.cure.startswith("At 84% of the DRAM peak while it streams (4.5 to 28.5 us): the 12.9 us after the stream")
+    assert "First the epilogue: 21% of the warps' samples wait there for loads of C issued right after a store" in v.cure
+    assert "Then have the blocks end together" in v.cure and v.covers == ("serial_epilogue",)
+    v = lc.memory_roof(step(5.0))  # below the note's share: the end alone
+    assert "First the epilogue" not in v.cure and ": have the blocks end together" in v.cure and v.covers == ()
+
+
 def test_a_slow_stream_from_too_few_sms_is_told_to_stream_from_all():
     # wgmma_decode_fullk: 80 blocks, 64% from 4.5 to 22.5 us of 24.5: 6.5 us short of the peak, 2 us after
     s = decode_step(47.0, 80, DramStream(64.0, 4.5, 22.5, 24.5), {"tma": True})
