@@ -163,6 +163,17 @@ def memory_roof(s: Signals) -> Verdict | None:
                  [f"L2 moved {fmt_bytes(number(k.get('l2_bytes')))}; DRAM {fmt_bytes(moved)}.", s.sides()], cure)
 
 
+def near_ridge(s: Signals, v: Verdict) -> bool:
+    """A memory-bound-by-nature verdict whose GEMM is within noise of the ridge point: the least
+    traffic at the DRAM peak takes no longer than its math at the math peak plus NOISE_PCT, so
+    neither roof is its nature (skinny at 256x4096x4096, H200: 195 FLOPs a byte against 204, DRAM
+    at 24% and the tensor pipe at 23%)."""
+    if v.cause != "dram":
+        return False
+    i = intensity(s.launch, s.util)
+    return not np.isnan(i["least"]) and i["least"] >= i["ridge"] / (1.0 + NOISE_PCT / 100.0)
+
+
 def leads_memory_roof(s: Signals, v: Verdict) -> bool:
     """A memory-bound-by-nature verdict leads when DRAM is busy, or when the launch does next to no
     math (a stream: a tenth of the ridge point's FLOPs per byte or less), whatever else shows."""

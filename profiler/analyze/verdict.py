@@ -137,16 +137,18 @@ def _decide(s: Signals) -> Verdict:
     if memory is not None and loop_causes.leads_memory_roof(s, memory):
         return memory  # DRAM busy at its roof: where the samples sit is where the memory waits land
     # memory-bound by nature with DRAM mostly idle: the code holds it back, the roof is named beside
-    nature = ("dram",) if memory is not None and memory.cause == "dram" else ()
+    # (not within noise of the ridge point, where neither roof is its nature)
+    by_nature = memory is not None and memory.cause == "dram" and not loop_causes.near_ridge(s, memory)
+    nature = ("dram",) if by_nature else ()
     if (code := _first(causes.CODE, s)) is not None:
         return replace(code, ranked=code.ranked + nature)
     if memory is not None and memory.cause == "tile_order":
         return memory
     if (loop := _costliest(s)) is not None:
         return replace(loop, ranked=loop.ranked + nature)
-    if memory is not None:
+    if by_nature:
         return memory
-    return _first(causes.SPEED_OF_LIGHT, s) or _first(causes.LATENCY, s)
+    return _first(causes.SPEED_OF_LIGHT, s) or _first(causes.LATENCY, s) or memory
 
 
 def _first(rows, s: Signals) -> Verdict | None:

@@ -99,6 +99,20 @@ def test_the_end_of_a_stream_names_c_read_between_stores_first():
     assert "First the epilogue" not in v.cure and ": have the blocks end together" in v.cure and v.covers == ()
 
 
+def test_a_gemm_within_noise_of_the_ridge_has_no_roof_by_nature():
+    # skinny at 256x4096x4096 (H200): 195 FLOPs a byte at the least traffic against a ridge of 204,
+    # DRAM at 24% and the tensor pipe at 23%; here the ridge is 166.7 (800 TFLOP/s over 4.8 TB/s)
+    def near(M: int) -> bool:
+        launch, _ = gemm(dram_bytes=4e7, dram_pct=24.0, l2_bytes=1.5e8, M=M, N=4096, K=4096, seconds=37e-6)
+        s = signals(launch=launch, util={**TENSOR, "dram": 24.0})
+        v = lc.memory_roof(s)
+        assert v.cause == "dram" and v.problem.startswith("memory-bound by nature")
+        return lc.near_ridge(s, v)
+    assert near(178)  # 163.8 FLOPs a byte: 1.8% below the ridge
+    assert not near(170)  # 157.0: 6% below
+    assert not near(16)  # a decode step: far below
+
+
 def test_a_slow_stream_from_too_few_sms_is_told_to_stream_from_all():
     # wgmma_decode_fullk: 80 blocks, 64% from 4.5 to 22.5 us of 24.5: 6.5 us short of the peak, 2 us after
     s = decode_step(47.0, 80, DramStream(64.0, 4.5, 22.5, 24.5), {"tma": True})

@@ -84,6 +84,19 @@ def test_tensor_cores_judged_against_their_own_peak():
     assert slow.bound == "latency" and "tensor cores at 30% of their FP16 peak" in slow.summary
 
 
+def test_a_gemm_at_the_ridge_with_dram_idle_is_not_called_memory_bound_by_nature():
+    # FP16 A, B and C (a framework's launch): the least traffic of 280x4096x4096 gives 246 FLOPs a
+    # byte, 1.5% below the ridge (250: 1000 TFLOP/s over 4 TB/s); 250 rows give 223, 11% below. DRAM
+    # 25% busy, the tensor pipe at 30%, nothing else naming a cause: near the ridge neither roof is
+    # its nature, and the latency reading leads (DRAM's roof not named beside it as its nature).
+    def verdict(M: int) -> vd.Verdict:
+        return one(launch(M=M, N=4096, K=4096, fp32_flop=1e6, tensor_flop=300e9, tensor_fp16_flop=300e9,
+                          achieved_flops=300e12, peak_tensor_flops=1000e12, dram_throughput_pct=25.0))
+    near = verdict(280)
+    assert near.bound == "latency" and "dram" not in near.ranked
+    assert verdict(250).cause == "dram" and verdict(16).cause == "dram"  # below the ridge by more than noise
+
+
 def test_dram_bandwidth():
     assert one(launch(memory_throughput_pct=85.0, dram_throughput_pct=80.0)).bound == "dram"
 
