@@ -249,15 +249,15 @@ def _ends_cure(st: DramStream, s: Signals) -> tuple[str, tuple[str, ...]]:
     if after >= ENDS_NOTABLE_PCT / 100.0 * st.duration_us:
         cure += (f"the {fixed(after, '.1f')} us after the stream, while the last blocks finish (their last tiles, the "
                  f"writes of C or of split partials, a split's sum), are what is left to win")
+        together = ("have the blocks end together, with even shares of the work (stream-K) and partials summed in "
+                    "fewer round trips or in a cluster's shared memory")
         serial = number((s.regions or {}).get("epilogue_serial_load_wait_pct"))
         if serial >= SERIAL_EPILOGUE_NOTE_PCT:
             cure += (f". First the epilogue: {fmt_pct(serial)} of the warps' samples wait there for loads of C issued "
-                     f"right after a store (C read and written by turns). {serial_epilogue_cure(s)} Then h")
+                     f"right after a store (C read and written by turns). {serial_epilogue_cure(s)} Then {together}")
             covers = ("serial_epilogue",)
         else:
-            cure += ": h"
-        cure += ("ave the blocks end together, with even shares of the work (stream-K) and partials summed in fewer "
-                 "round trips or in a cluster's shared memory")
+            cure += f": {together}"
     else:
         cure += f"its end is short ({fixed(after, '.1f')} us)"
     return cure + f"; the {fixed(before, '.1f')} us before it are the launch's start and its first loads' latency. " + FEWER_BYTES, covers
