@@ -178,14 +178,42 @@ template <> __device__ __forceinline__ void mma_k16<128>(float* d, uint64_t desc
 }
 
 // A warp's rows r (c0) and r + 8 (c1) of C from its accumulators: d[4j + {0,1}] at columns col +
-// 8j + {0,1} of row r, d[4j + {2,3}] the same of row r + 8, as float2 pairs (N even). With beta
-// != 0 the pairs of C_BATCH column groups are read before any of their stores: a load cannot pass
-// a store before it (the compiler cannot prove C's rows apart), so reads between stores each
-// waited a memory latency in turn (wgmma_splitk128 at 79x11008x4096: 21% of its samples).
+// 8j + {0,1} of row r, d[4j + {2,3}] the same of row r + 8, as float2 pairs (N even) or, with
+// `scalars` (an odd N misaligns float2), one float at a time. With beta != 0 the C of C_BATCH
+// column groups is read before any of their stores: a load cannot pass a store before it (the
+// compiler cannot prove C's rows apart), so reads between stores each waited a memory latency in
+// turn (wgmma_splitk128 at 79x11008x4096: 21% of its samples; half of wgmma_staged's
+// long-scoreboard samples at 4095^3, fp16-staged-2).
 template <int BN>
 __device__ __forceinline__ void store_rows(const float* d, float* c0, float* c1, bool in0, bool in1, int col, int N,
-                                           float alpha, float beta)
+                                           float alpha, float beta, bool scalars = false)
 {
+    if (scalars) {
+#pragma unroll
+        for (int j0 = 0; j0 < BN / 8; j0 += C_BATCH) {
+            float cv[C_BATCH][4];
+#pragma unroll
+            for (int jj = 0; jj < C_BATCH; ++jj) {
+                const int j = j0 + jj;
+                const bool inCol0 = col + 8 * j < N, inCol1 = col + 8 * j + 1 < N;
+                const bool withC = beta != 0.0f;
+                cv[jj][0] = withC && in0 && inCol0 ? c0[8 * j] : 0.0f;
+                cv[jj][1] = withC && in0 && inCol1 ? c0[8 * j + 1] : 0.0f;
+                cv[jj][2] = withC && in1 && inCol0 ? c1[8 * j] : 0.0f;
+                cv[jj][3] = withC && in1 && inCol1 ? c1[8 * j + 1] : 0.0f;
+            }
+#pragma unroll
+            for (int jj = 0; jj < C_BATCH; ++jj) {
+                const int j = j0 + jj;
+                const bool inCol0 = col + 8 * j < N, inCol1 = col + 8 * j + 1 < N;
+                if (in0 && inCol0) c0[8 * j] = alpha * d[4 * j] + beta * cv[jj][0];
+                if (in0 && inCol1) c0[8 * j + 1] = alpha * d[4 * j + 1] + beta * cv[jj][1];
+                if (in1 && inCol0) c1[8 * j] = alpha * d[4 * j + 2] + beta * cv[jj][2];
+                if (in1 && inCol1) c1[8 * j + 1] = alpha * d[4 * j + 3] + beta * cv[jj][3];
+            }
+        }
+        return;
+    }
 #pragma unroll
     for (int j0 = 0; j0 < BN / 8; j0 += C_BATCH) {
         float2 old[C_BATCH][2];
@@ -626,38 +654,8 @@ __device__ __forceinline__ void gemm(int M, int N, int K, float alpha, float bet
         const int col = col0 + 2 * (lane % 4);
         float* const c0 = C + (size_t)r * N + col;
         float* const c1 = c0 + (size_t)8 * N;
-        const bool in0 = r < M, in1 = r + 8 < M;
         const bool scalars = ANY || (FEED == STAGED_FEED && (N & 1));   // an odd N misaligns float2
-        if (scalars) {
-            // The reads of C (beta != 0) of C_BATCH column groups are issued before their
-            // stores: a load cannot pass the store before it, so one at a time each waited out its
-            // latency (half of wgmma_staged's long-scoreboard samples at 4095^3, fp16-staged-2).
-#pragma unroll
-            for (int j0 = 0; j0 < BN / 8; j0 += C_BATCH) {
-                float cv[C_BATCH][4];
-#pragma unroll
-                for (int jj = 0; jj < C_BATCH; ++jj) {
-                    const int j = j0 + jj;
-                    const bool inCol0 = col + 8 * j < N, inCol1 = col + 8 * j + 1 < N;
-                    const bool withC = beta != 0.0f;
-                    cv[jj][0] = withC && in0 && inCol0 ? c0[8 * j] : 0.0f;
-                    cv[jj][1] = withC && in0 && inCol1 ? c0[8 * j + 1] : 0.0f;
-                    cv[jj][2] = withC && in1 && inCol0 ? c1[8 * j] : 0.0f;
-                    cv[jj][3] = withC && in1 && inCol1 ? c1[8 * j + 1] : 0.0f;
-                }
-#pragma unroll
-                for (int jj = 0; jj < C_BATCH; ++jj) {
-                    const int j = j0 + jj;
-                    const bool inCol0 = col + 8 * j < N, inCol1 = col + 8 * j + 1 < N;
-                    if (in0 && inCol0) c0[8 * j] = alpha * d[4 * j] + beta * cv[jj][0];
-                    if (in0 && inCol1) c0[8 * j + 1] = alpha * d[4 * j + 1] + beta * cv[jj][1];
-                    if (in1 && inCol0) c1[8 * j] = alpha * d[4 * j + 2] + beta * cv[jj][2];
-                    if (in1 && inCol1) c1[8 * j + 1] = alpha * d[4 * j + 3] + beta * cv[jj][3];
-                }
-            }
-        } else {
-            store_rows<BN>(d, c0, c1, in0, in1, col, N, alpha, beta);
-        }
+        store_rows<BN>(d, c0, c1, r < M, r + 8 < M, col, N, alpha, beta, scalars);
     }
     if constexpr (TMASTORE)
         if (tid == 0) bulk_wait<0>();       // the last stores have read the staging buffers and written C
