@@ -28,32 +28,49 @@
 // ahead (16x4096x4096: 72 against 92), and at 64x4096x4096 too (61 against 78: 8 k tiles a split,
 // the pipeline's fill and the partials' round trip are most of the time).
 //
-// Contract: block (288), grid as above, 99,456 bytes of dynamic shared memory; sm_90a. M any; N
-// and K multiples of 8 (TMA's 16-byte rows). beta == 0: C is not read. Launches must not overlap
-// in time (one workspace per loaded module). Kernel parameters: the fixed list, then the tensor
-// maps of A (box 64 k x 64 rows) and B (box 64 n x 64 k), both 128B-swizzled.
+// Built again as wgmma_swap160 (nvcc -DTILE_M=160): LLM steps of 129-160 rows (and 257-320 as two
+// row tiles) with a long K, where 128-row tiles pad M to 256 and read B twice. All of M is
+// wgmma's N (m64n160k16: 80 accumulators a thread), so B is read once and the math padded by a
+// few rows; 36 KB stages, 5 of them, one CTA an SM (143 registers: with 9 warps, 3 share a
+// scheduler's 16K registers, so 168 at most), S = max(1, min(K // 256, SMS // (x y))). Split
+// partials and the sum cover only the float4s holding rows of M. 143x4096x14336 runs at 79% of
+// cuBLAS against 58% for wgmma_splitk128 (H200, 2026-11-30-h200, swap160/). Not kept: builds 192
+// and 256 rows tall (slower than this one at every shape, by 10-40 points), and clusters of 2 or
+// 4 CTAs side by side sharing A's stages by TMA multicast (no faster: A's L2 reads are not what
+// holds it).
+//
+// Contract: block (288), grid as above, 99,456 bytes of dynamic shared memory (185,472 at
+// TILE_M = 160); sm_90a. M any; N and K multiples of 8 (TMA's 16-byte rows). beta == 0: C is not
+// read. Launches must not overlap in time (one workspace per loaded module). Kernel parameters:
+// the fixed list, then the tensor maps of A (box 64 k x TILE_M rows) and B (box 64 n x 64 k), both
+// 128B-swizzled.
 
 #include <cuda.h>
 #include <cuda_fp16.h>
 #include <stdint.h>
 #include "wgmma_fp16.cuh"                            // hopper.cuh's primitives, WGFP16_D32, pin
 
+#ifndef TILE_M
+#define TILE_M 64                                    // rows of A a CTA: wgmma's N (64 or 160)
+#endif
 #define NTHREADS 288                                 // two consumer warpgroups, then one producer warp
-#define STAGES 4
-#define TILE_M 64                                    // rows of A a CTA: wgmma's N
 #define TILE_N 128                                   // columns of B a CTA: 64 per consumer warpgroup
-#define A_TILE (TILE_M * wgfp16::BK * 2)             // 8,192 bytes: 64 rows of A by 64 k
-#define STAGE_BYTES (A_TILE + 2 * wgfp16::B_BOX)     // 24,576: and a 64 n x 64 k box of B per consumer warpgroup
-#define SMEM_BYTES (STAGES * STAGE_BYTES + 1024 + 128)  // 99,456: the manifest's
-#define NACC 32                                      // 64 x 64 floats over 128 threads
-#define WS_FLOATS (1LL << 22)                        // partials: 512 of 64 x 128 floats
+#define A_TILE (TILE_M * wgfp16::BK * 2)             // TILE_M rows of A by 64 k: 8,192 or 20,480 bytes
+#define STAGE_BYTES (A_TILE + 2 * wgfp16::B_BOX)     // and a 64 n x 64 k box of B per consumer warpgroup
+#define STAGES (4 + (TILE_M > 64))                  // 4 of 24 KB, or 5 of 36 KB
+#define SMEM_BYTES (STAGES * STAGE_BYTES + 1024 + 128)  // the manifest's: 99,456 or 185,472
+#define NACC (TILE_M / 2)                            // 64 x TILE_M floats over 128 threads
+#define CTAS_PER_SM (1 + (TILE_M == 64))
+#define WS_FLOATS (1LL << 22)                        // partials: 512 of 64 x 128 floats or 204 of 160 x 128, a wave's
 #define MAX_TILES 4096                               // arrival counters
 
 __device__ __align__(16) float g_partials[WS_FLOATS];
 __device__ unsigned g_counters[MAX_TILES];           // zero at module load; the last split resets its own
 
-// D[64 (n) x 64 (m)] += Bt[64 x 16] (MN-major: B's rows) * At[16 x 64] (K-major: A's rows).
-__device__ __forceinline__ void mma_swapped(float* d, uint64_t descBt, uint64_t descAt)
+// D[64 (n) x TILE_M (m)] += Bt[64 x 16] (MN-major: B's rows) * At[16 x TILE_M] (K-major: A's rows).
+template <int N_> __device__ __forceinline__ void mma_swapped(float* d, uint64_t descBt, uint64_t descAt);
+
+template <> __device__ __forceinline__ void mma_swapped<64>(float* d, uint64_t descBt, uint64_t descAt)
 {
     asm volatile(
         "{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"
@@ -67,7 +84,24 @@ __device__ __forceinline__ void mma_swapped(float* d, uint64_t descBt, uint64_t 
         : "memory");
 }
 
-extern "C" __global__ void __launch_bounds__(NTHREADS, 2)
+template <> __device__ __forceinline__ void mma_swapped<160>(float* d, uint64_t descBt, uint64_t descAt)
+{
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %82, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n160k16.f32.f16.f16 {"
+        "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "
+        "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "
+        "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "
+        "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, "
+        "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79"
+        "}, %80, %81, p, 1, 1, 1, 0;\n"
+        "}\n"
+        : WGFP16_D32(0), WGFP16_D32(32), WGFP16_D8(64), WGFP16_D8(72)
+        : "l"(descBt), "l"(descAt), "r"(1)
+        : "memory");
+}
+
+extern "C" __global__ void __launch_bounds__(NTHREADS, CTAS_PER_SM)
 hgemm_wgmma_swap64(int M, int N, int K, float alpha, const __half* __restrict__ A, const __half* __restrict__ B,
                    float beta, float* __restrict__ C, const __grid_constant__ CUtensorMap tmA,
                    const __grid_constant__ CUtensorMap tmB)
@@ -119,7 +153,7 @@ hgemm_wgmma_swap64(int M, int N, int K, float alpha, const __half* __restrict__ 
         wgmma_fence();
 #pragma unroll
         for (int k = 0; k < wgfp16::BK / 16; ++k)
-            mma_swapped(d, smem_desc(sb + 2048 * k, wgfp16::B_BOX, 1024), smem_desc(sa + 32 * k, 16, 1024));
+            mma_swapped<TILE_M>(d, smem_desc(sb + 2048 * k, wgfp16::B_BOX, 1024), smem_desc(sa + 32 * k, 16, 1024));
         wgmma_commit();
         wgfp16::pin<NACC>(d);
         wgmma_wait<1>();                             // the previous k tile's MMAs have retired...
@@ -132,17 +166,21 @@ hgemm_wgmma_swap64(int M, int N, int K, float alpha, const __half* __restrict__ 
     wgfp16::pin<NACC>(d);
     if (held >= 0 && lane == 0) mbar_arrive(empty(held));
 
+    // Float4 q of a thread holds C's rows m0 + 8q .. + 7 (below), so the q past M are zeros that
+    // neither the partials nor the sum need: Qm of them are real (uniform over the CTA).
+    constexpr int Q = NACC / 4;
+    const int Qm = min(Q, (M - m0 + 7) / 8);
     if (S > 1) {
         // Split j's partial: float4 q of consumer thread th at partials[((u * Q + q) * 256 + th) * 4],
         // u = g * S + j, g the tile's counter: each float4 store of a warp covers 512 contiguous bytes.
         const int g = blockIdx.y * gridDim.x + blockIdx.x;
-        constexpr int Q = NACC / 4;
         const int th = c * 128 + tid;
         if ((long long)(g + 1) * S * Q * 256 * 4 > WS_FLOATS || g >= MAX_TILES) __trap();
         float4* const part = reinterpret_cast<float4*>(g_partials);
 #pragma unroll
         for (int q = 0; q < Q; ++q)
-            part[((size_t)(g * S + j) * Q + q) * 256 + th] = make_float4(d[4 * q], d[4 * q + 1], d[4 * q + 2], d[4 * q + 3]);
+            if (q < Qm)
+                part[((size_t)(g * S + j) * Q + q) * 256 + th] = make_float4(d[4 * q], d[4 * q + 1], d[4 * q + 2], d[4 * q + 3]);
         __threadfence();                             // the partial is visible before this split is counted
         __shared__ int lastSplit;
         asm volatile("bar.sync 1, 256;\n" ::: "memory");
@@ -152,13 +190,21 @@ hgemm_wgmma_swap64(int M, int N, int K, float alpha, const __half* __restrict__ 
         __threadfence();                             // the others' partials are read after their counts
 #pragma unroll
         for (int i = 0; i < NACC; ++i) d[i] = 0.0f;
-        for (int k = 0; k < S; ++k) {                // split by split, its Q loads issued together
-            float4 v[Q];
+        constexpr int QB = Q < 8 ? Q : 8;            // float4s a load batch
 #pragma unroll
-            for (int q = 0; q < Q; ++q) v[q] = __ldcg(&part[((size_t)(g * S + k) * Q + q) * 256 + th]);
+        for (int q0 = 0; q0 < Q; q0 += QB) {
+            if (q0 >= Qm) break;
+            for (int k = 0; k < S; ++k) {            // split by split, a batch's loads issued together
+                float4 v[QB];
 #pragma unroll
-            for (int q = 0; q < Q; ++q) {
-                d[4 * q] += v[q].x; d[4 * q + 1] += v[q].y; d[4 * q + 2] += v[q].z; d[4 * q + 3] += v[q].w;
+                for (int q = 0; q < QB; ++q)
+                    v[q] = q0 + q < Q && q0 + q < Qm ? __ldcg(&part[((size_t)(g * S + k) * Q + q0 + q) * 256 + th]) : make_float4(0.f, 0.f, 0.f, 0.f);
+#pragma unroll
+                for (int q = 0; q < QB; ++q)
+                    if (q0 + q < Q) {
+                        float* const e = d + 4 * (q0 + q);
+                        e[0] += v[q].x; e[1] += v[q].y; e[2] += v[q].z; e[3] += v[q].w;
+                    }
             }
         }
         if (th == 0) g_counters[g] = 0;              // ready for the next launch
@@ -173,17 +219,24 @@ hgemm_wgmma_swap64(int M, int N, int K, float alpha, const __half* __restrict__ 
         const int m = m0 + 8 * (q / 4) + 2 * (lane % 4) + (q & 1), nn = n + 8 * ((q >> 1) & 1);
         return m < M && nn < N ? C + (size_t)m * N + nn : nullptr;
     };
-    if (beta != 0.0f) {
-        float cv[NACC];
+    constexpr int CB = NACC < 32 ? NACC : 32;        // elements whose C is read before their stores
 #pragma unroll
-        for (int q = 0; q < NACC; ++q) cv[q] = at(q) ? *at(q) : 0.0f;
+    for (int q0 = 0; q0 < NACC; q0 += CB) {
+        if (q0 / 4 >= Qm) break;
+        if (beta != 0.0f) {
+            float cv[CB];
 #pragma unroll
-        for (int q = 0; q < NACC; ++q) d[q] = alpha * d[q] + beta * cv[q];
-    } else {
+            for (int q = 0; q < CB; ++q) cv[q] = q0 + q < NACC && at(q0 + q) ? *at(q0 + q) : 0.0f;
 #pragma unroll
-        for (int q = 0; q < NACC; ++q) d[q] *= alpha;
+            for (int q = 0; q < CB; ++q)
+                if (q0 + q < NACC) d[q0 + q] = alpha * d[q0 + q] + beta * cv[q];
+        } else {
+#pragma unroll
+            for (int q = 0; q < CB; ++q)
+                if (q0 + q < NACC) d[q0 + q] *= alpha;
+        }
+#pragma unroll
+        for (int q = 0; q < CB; ++q)
+            if (q0 + q < NACC && at(q0 + q)) *at(q0 + q) = d[q0 + q];
     }
-#pragma unroll
-    for (int q = 0; q < NACC; ++q)
-        if (at(q)) *at(q) = d[q];
 }

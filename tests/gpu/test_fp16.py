@@ -2,7 +2,7 @@
 wgmma_persist128, wgmma_splitk128, wgmma_tailsplit, wgmma_tailsplit128, wgmma_pingpong,
 wgmma_tmastore, wgmma_tmastore_deep), the element-loading wgmma_unaligned128, the staging
 wgmma_staged, wgmma_staged128, wgmma_stagedsplit128 and wgmma_stagedstore, the small-M skinny,
-skinny_any, wgmma_swap64, wgmma_decode and wgmma_decode128 (each also built without its K split), the fallbacks wmma_ragged, wmma_tiny and wmma_stream and the
+skinny_any, wgmma_swap64 (and its build 160 rows tall), wgmma_decode and wgmma_decode128 (each also built without its K split), the fallbacks wmma_ragged, wmma_tiny and wmma_stream and the
 dispatcher best-fp16 pass on whole-tile and ragged shapes: M of one row and of a partial tile, N and K multiples of 8 that end mid-tile, K below one
 k tile and ringing round the stages many times, more tiles than CTAs (each CTA of a persistent
 grid runs several, the ring continuing from tile to tile), and for the any-shape rungs odd leading
@@ -169,6 +169,20 @@ def test_swapped_decode_rung_passes_every_split_and_repeats():
     assert spec.launch(64, 4096, 4096).grid == (1, 32, 8) and spec.launch(7, 8, 8).grid == (1, 1, 1)
     shapes = [(1, 4096, 4096), (16, 4096, 4096), (64, 4096, 4096), (33, 1000, 1000), (64, 11008, 4096),
               (100, 512, 8192), (256, 1024, 1024), (7, 8, 8), (1, 8, 4104), (129, 136, 72), (65, 264, 40)]
+    records = run(spec, [s for s in shapes for _ in range(2)])
+    bad = [(r["M"], r["N"], r["K"], r["status"], r.get("reason")) for r in records if r["status"] != "PASS"]
+    assert not bad and len(records) == 2 * len(shapes)
+
+
+def test_tall_swapped_build_passes_every_row_count_and_split():
+    """wgmma_swap160 (wgmma_swap64 built 160 rows tall): M of one row, of rows ending inside an
+    8-row group and at the tile's end (the float4s past M neither stored as partials nor summed),
+    M above the tile (two row tiles), N ending inside a warpgroup's 64 columns, K of one k tile and
+    K ending mid-tile, splits from 1 to 16, each shape twice (every tile's counter back at zero)."""
+    spec, rows = BY_NAME["wgmma_swap160"], 160
+    assert spec.launch(rows, 4096, 4096).grid == (1, 32, 4)
+    shapes = [(1, 4096, 4096), (rows - 3, 4096, 14336), (rows, 4096, 4096), (rows + 5, 1000, 1000), (133, 1024, 65536),
+              (rows - 17, 5120, 5120), (7, 8, 8), (1, 8, 4104), (129, 136, 72), (200, 264, 40)]
     records = run(spec, [s for s in shapes for _ in range(2)])
     bad = [(r["M"], r["N"], r["K"], r["status"], r.get("reason")) for r in records if r["status"] != "PASS"]
     assert not bad and len(records) == 2 * len(shapes)
