@@ -18,30 +18,33 @@
 // loads into a 4-stage ring of 24 KB stages (99 KB and 288 threads: two CTAs an SM, at most 112
 // registers a thread). Grid (the manifest's): x = cdiv(M, 64) row tiles (fastest: the CTAs sharing
 // a B slice run together), y = cdiv(N, 128), z = S = max(1, min(K // 256, 2 SMS // (x y))): at
-// least 4 k tiles a split, at most two CTAs an SM. Split partials meet as in skinny: each split writes its FP32 partial (32
-// KB) to a module workspace and counts itself in; the last to arrive sums the S partials in split
-// order and writes C. No CTA waits for another.
+// least 4 k tiles a split, at most two CTAs an SM. Each split writes its FP32 partial (32 KB at
+// most: the float4s holding rows of M) to a module workspace and counts itself in; once all S have,
+// each sums its slice of the tile over the S partials in split order and writes that slice of C
+// (a reduce-scatter: the sum spread over the S CTAs, the same whoever arrived first).
 //
 // Where it pays (H200, 2026-11-29-h200, decode/): at M 49-128 with a long B, where skinny's 64-row
 // mma.sync tiles are at their heaviest (128x4096x14336: 90% of cuBLAS against skinny's 74%,
 // 64x8192x28672: 94 against 77-85); at M <= 32 wgmma's 64-wide N is mostly zeros and skinny stays
 // ahead (16x4096x4096: 72 against 92), and at 64x4096x4096 too (61 against 78: 8 k tiles a split,
-// the pipeline's fill and the partials' round trip are most of the time).
+// the pipeline's fill and the partials' round trip are most of the time). Since the splits share
+// the sum (2026-11-30-h200, swap160/): 64x4096x4096 78, 16x4096x4096 93, 55x4096x14336 98.
 //
 // Built again as wgmma_swap160 (nvcc -DTILE_M=160): LLM steps of 129-160 rows (and 257-320 as two
 // row tiles) with a long K, where 128-row tiles pad M to 256 and read B twice. All of M is
 // wgmma's N (m64n160k16: 80 accumulators a thread), so B is read once and the math padded by a
-// few rows; 36 KB stages, 5 of them, one CTA an SM (143 registers: with 9 warps, 3 share a
-// scheduler's 16K registers, so 168 at most), S = max(1, min(K // 256, SMS // (x y))). Split
-// partials and the sum cover only the float4s holding rows of M. 143x4096x14336 runs at 79% of
-// cuBLAS against 58% for wgmma_splitk128 (H200, 2026-11-30-h200, swap160/). Not kept: builds 192
+// few rows; 36 KB stages, 5 of them, one CTA an SM (139 registers: with 9 warps, 3 share a
+// scheduler's 16K registers, so 168 at most), S = max(1, min(K // 256, SMS // (x y))).
+// 143x4096x14336 runs at 88% of cuBLAS against 58% for wgmma_splitk128, 152x13824x5120 at 100
+// against 79 for wgmma_tmastore_deep (H200, 2026-11-30-h200, swap160/). Not kept: builds 192
 // and 256 rows tall (slower than this one at every shape, by 10-40 points), and clusters of 2 or
 // 4 CTAs side by side sharing A's stages by TMA multicast (no faster: A's L2 reads are not what
 // holds it).
 //
 // Contract: block (288), grid as above, 99,456 bytes of dynamic shared memory (185,472 at
-// TILE_M = 160); sm_90a. M any; N and K multiples of 8 (TMA's 16-byte rows). beta == 0: C is not
-// read. Launches must not overlap in time (one workspace per loaded module). Kernel parameters:
+// TILE_M = 160); sm_90a; launched cooperatively where S > 1 (the splits of a tile wait for each
+// other). M any; N and K multiples of 8 (TMA's 16-byte rows). beta == 0: C is not read. Launches
+// must not overlap in time (one workspace per loaded module). Kernel parameters:
 // the fixed list, then the tensor maps of A (box 64 k x TILE_M rows) and B (box 64 n x 64 k), both
 // 128B-swizzled.
 
@@ -65,7 +68,8 @@
 #define MAX_TILES 4096                               // arrival counters
 
 __device__ __align__(16) float g_partials[WS_FLOATS];
-__device__ unsigned g_counters[MAX_TILES];           // zero at module load; the last split resets its own
+__device__ unsigned g_counters[MAX_TILES];           // splits arrived at a tile: zero at module load, reset by the last to leave
+__device__ unsigned g_departed[MAX_TILES];           // splits that have written their slice
 
 // D[64 (n) x TILE_M (m)] += Bt[64 x 16] (MN-major: B's rows) * At[16 x TILE_M] (K-major: A's rows).
 template <int N_> __device__ __forceinline__ void mma_swapped(float* d, uint64_t descBt, uint64_t descAt);
@@ -167,12 +171,27 @@ hgemm_wgmma_swap64(int M, int N, int K, float alpha, const __half* __restrict__ 
     if (held >= 0 && lane == 0) mbar_arrive(empty(held));
 
     // Float4 q of a thread holds C's rows m0 + 8q .. + 7 (below), so the q past M are zeros that
-    // neither the partials nor the sum need: Qm of them are real (uniform over the CTA).
+    // neither the partials nor the sums need: Qm of them are real (uniform over the CTA). Element
+    // 4q + e is C's row mb + 8q + (e & 1), column n + 8 (e >> 1): one base pointer and offsets (a
+    // pointer and a branch per element made the register epilogue of wgmma_swap160 so long an
+    // instruction stream that its fetches held the last splits' 26 us tail at 143x4096x14336).
     constexpr int Q = NACC / 4;
     const int Qm = min(Q, (M - m0 + 7) / 8);
+    const int n = n0 + 64 * c + warp * 16 + lane / 4, mb = m0 + 2 * (lane % 4);
+    const bool col0 = n < N, col1 = n + 8 < N;
+    float* const base = C + (size_t)mb * N + n;
+    auto in = [&](int q, int e) { return mb + 8 * q + (e & 1) < M && (e >> 1 ? col1 : col0); };
+    auto at = [&](int q, int e) { return base + (size_t)(8 * q + (e & 1)) * N + 8 * (e >> 1); };
+
     if (S > 1) {
         // Split j's partial: float4 q of consumer thread th at partials[((u * Q + q) * 256 + th) * 4],
-        // u = g * S + j, g the tile's counter: each float4 store of a warp covers 512 contiguous bytes.
+        // u = g * S + j, g the tile: each float4 store of a warp covers 512 contiguous bytes. Then
+        // every split, once all S have put theirs, sums a slice of the float4s [j Qm / S, (j + 1)
+        // Qm / S) over the S partials in split order (the same sum whoever arrived first) and
+        // writes its C: the sum is spread over the S CTAs, not left to the last to arrive (which
+        // summed the whole tile while the others idled: a 26 us tail at 143x4096x14336). The
+        // wait needs every split of a tile resident at once: S splits fill at most one wave, and
+        // the launch is cooperative.
         const int g = blockIdx.y * gridDim.x + blockIdx.x;
         const int th = c * 128 + tid;
         if ((long long)(g + 1) * S * Q * 256 * 4 > WS_FLOATS || g >= MAX_TILES) __trap();
@@ -182,51 +201,54 @@ hgemm_wgmma_swap64(int M, int N, int K, float alpha, const __half* __restrict__ 
             if (q < Qm)
                 part[((size_t)(g * S + j) * Q + q) * 256 + th] = make_float4(d[4 * q], d[4 * q + 1], d[4 * q + 2], d[4 * q + 3]);
         __threadfence();                             // the partial is visible before this split is counted
-        __shared__ int lastSplit;
         asm volatile("bar.sync 1, 256;\n" ::: "memory");
-        if (th == 0) lastSplit = atomicAdd(&g_counters[g], 1u) == (unsigned)(S - 1);
-        asm volatile("bar.sync 1, 256;\n" ::: "memory");
-        if (!lastSplit) return;
-        __threadfence();                             // the others' partials are read after their counts
-#pragma unroll
-        for (int i = 0; i < NACC; ++i) d[i] = 0.0f;
-        constexpr int QB = Q < 8 ? Q : 8;            // float4s a load batch
-#pragma unroll
-        for (int q0 = 0; q0 < Q; q0 += QB) {
-            if (q0 >= Qm) break;
-            for (int k = 0; k < S; ++k) {            // split by split, a batch's loads issued together
-                float4 v[QB];
-#pragma unroll
-                for (int q = 0; q < QB; ++q)
-                    v[q] = q0 + q < Q && q0 + q < Qm ? __ldcg(&part[((size_t)(g * S + k) * Q + q0 + q) * 256 + th]) : make_float4(0.f, 0.f, 0.f, 0.f);
-#pragma unroll
-                for (int q = 0; q < QB; ++q)
-                    if (q0 + q < Q) {
-                        float* const e = d + 4 * (q0 + q);
-                        e[0] += v[q].x; e[1] += v[q].y; e[2] += v[q].z; e[3] += v[q].w;
-                    }
-            }
+        if (th == 0) {
+            atomicAdd(&g_counters[g], 1u);
+            while (*reinterpret_cast<volatile unsigned*>(&g_counters[g]) < (unsigned)S) __nanosleep(64);
         }
-        if (th == 0) g_counters[g] = 0;              // ready for the next launch
+        asm volatile("bar.sync 1, 256;\n" ::: "memory");
+        __threadfence();                             // the others' partials are read after their counts were seen
+        const int lo = (int)((long long)j * Qm / S), hi = (int)((long long)(j + 1) * Qm / S);
+        for (int q = lo; q < hi; ++q) {
+            const float4* const p = part + (size_t)g * S * Q * 256 + (size_t)q * 256 + th;
+            float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
+#pragma unroll 8
+            for (int k = 0; k < S; ++k) {
+                const float4 t = __ldcg(p + (size_t)k * Q * 256);
+                v.x += t.x; v.y += t.y; v.z += t.z; v.w += t.w;
+            }
+            float e[4] = {alpha * v.x, alpha * v.y, alpha * v.z, alpha * v.w};
+            if (beta != 0.0f) {
+                float cv[4];
+#pragma unroll
+                for (int i = 0; i < 4; ++i) cv[i] = in(q, i) ? *at(q, i) : 0.0f;
+#pragma unroll
+                for (int i = 0; i < 4; ++i) e[i] += beta * cv[i];
+            }
+#pragma unroll
+            for (int i = 0; i < 4; ++i)
+                if (in(q, i)) *at(q, i) = e[i];
+        }
+        asm volatile("bar.sync 1, 256;\n" ::: "memory");
+        if (th == 0 && atomicAdd(&g_departed[g], 1u) == (unsigned)(S - 1)) {
+            g_counters[g] = 0;                       // every split is past its wait: ready for the next launch
+            g_departed[g] = 0;
+        }
+        return;
     }
 
-    // d[4i + {0, 1}]: accumulator row r (C's column n), columns 8i + 2 (lane % 4) + {0, 1} (C's rows
-    // m); d[4i + {2, 3}]: row r + 8. With beta != 0 every read of C is issued before any store: a
-    // load cannot pass a store the compiler cannot prove apart, so reads and writes by turns wait
-    // one DRAM latency per element (38% of the samples after the loop at 64x4096x4096, measured).
-    const int n = n0 + 64 * c + warp * 16 + lane / 4;
-    auto at = [&](int q) -> float* {                 // element q of d in C, or null outside it
-        const int m = m0 + 8 * (q / 4) + 2 * (lane % 4) + (q & 1), nn = n + 8 * ((q >> 1) & 1);
-        return m < M && nn < N ? C + (size_t)m * N + nn : nullptr;
-    };
-    constexpr int CB = NACC < 32 ? NACC : 32;        // elements whose C is read before their stores
+    // One split: C from the accumulators. With beta != 0 the C of CB elements is read before their
+    // stores: a load cannot pass a store the compiler cannot prove apart, so reads and writes by
+    // turns waited one DRAM latency per element (38% of the samples after the loop at
+    // 64x4096x4096, measured).
+    constexpr int CB = NACC < 16 ? NACC : 16;
 #pragma unroll
     for (int q0 = 0; q0 < NACC; q0 += CB) {
         if (q0 / 4 >= Qm) break;
         if (beta != 0.0f) {
             float cv[CB];
 #pragma unroll
-            for (int q = 0; q < CB; ++q) cv[q] = q0 + q < NACC && at(q0 + q) ? *at(q0 + q) : 0.0f;
+            for (int q = 0; q < CB; ++q) cv[q] = q0 + q < NACC && in((q0 + q) / 4, q % 4) ? *at((q0 + q) / 4, q % 4) : 0.0f;
 #pragma unroll
             for (int q = 0; q < CB; ++q)
                 if (q0 + q < NACC) d[q0 + q] = alpha * d[q0 + q] + beta * cv[q];
@@ -237,6 +259,6 @@ hgemm_wgmma_swap64(int M, int N, int K, float alpha, const __half* __restrict__ 
         }
 #pragma unroll
         for (int q = 0; q < CB; ++q)
-            if (q0 + q < NACC && at(q0 + q)) *at(q0 + q) = d[q0 + q];
+            if (q0 + q < NACC && in((q0 + q) / 4, q % 4)) *at((q0 + q) / 4, q % 4) = d[q0 + q];
     }
 }

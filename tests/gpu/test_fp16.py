@@ -86,7 +86,8 @@ def test_best_fp16_runs_what_its_rules_choose():
     # (none left: the 128-column clusters take them first), wgmma_decode80 and
     # wgmma_decode128x80 at M 17-64 and 65-128 where their 80-column clusters do, wgmma_swap64 at
     # M 49-128 with a long B, skinny below and beside them; wgmma_decode128_fullk at M 129-256 where its
-    # 128x64 tiles fill 116-132 SMs and K <= 8192), odd with few tiles and a long K (skinny_any;
+    # 128x64 tiles fill 116-132 SMs and K <= 8192; wgmma_swap160 at M 129-160, and 257-320 with
+    # K > 8192, where its tiles fit one wave), odd with few tiles and a long K (skinny_any;
     # wgmma_stagedsplit128 from 8 tiles of 128x128 and M >= 129), rows off the sectors with tiles for every SM
     # (wgmma_stagedstore: 3000^3), odd with a short K and a large C (wmma_stream), odd and large
     # (wgmma_staged), odd otherwise (wgmma_staged128),
@@ -95,7 +96,8 @@ def test_best_fp16_runs_what_its_rules_choose():
               (16, 4096, 4096), (2, 4096, 4096), (25, 236, 61350), (4095, 4095, 4095), (1023, 1023, 1023), (19, 85, 81),
               (212, 4171, 8439), (500, 4096, 14336), (128, 4096, 14336), (64, 4096, 4096), (96, 4096, 4096),
               (48, 8192, 8192), (32, 5120, 5120), (100, 5120, 5120), (275, 21393, 34), (100, 8192, 28672),
-              (128, 4096, 4096), (240, 4096, 4096), (250, 4096, 11008)]
+              (128, 4096, 4096), (240, 4096, 4096), (250, 4096, 11008), (143, 4096, 14336), (152, 13824, 5120),
+              (294, 4096, 14336)]
     records = []
     bench(BenchWork([], shapes, include_cublas=False, dispatchers=[best], kernels=BY_NAME), cubins, QUICK, records.append)
     assert sorted((r["M"], r["N"], r["dispatched_to"]) for r in records) == sorted(
@@ -163,8 +165,9 @@ def test_staged_store_copies_rows_off_sectors_and_repeats():
 def test_swapped_decode_rung_passes_every_split_and_repeats():
     """wgmma_swap64 (B's columns as wgmma's rows, A's rows as its N): M of 1, 7, 16, 33 and 64 rows
     (one row tile, the rest TMA's zeros), M above 64 (several row tiles), N ending inside a
-    warpgroup's 64 columns, K of one k tile and K ending mid-tile, splits from 1 to 8, each shape
-    twice (every tile's arrival counter back at zero)."""
+    warpgroup's 64 columns, K of one k tile and K ending mid-tile, splits from 1 to 8 (slices of
+    the sum empty where S exceeds the float4s holding rows of M), each shape twice (every tile's
+    arrival and departure counters back at zero)."""
     spec = BY_NAME["wgmma_swap64"]
     assert spec.launch(64, 4096, 4096).grid == (1, 32, 8) and spec.launch(7, 8, 8).grid == (1, 1, 1)
     shapes = [(1, 4096, 4096), (16, 4096, 4096), (64, 4096, 4096), (33, 1000, 1000), (64, 11008, 4096),
@@ -178,7 +181,7 @@ def test_tall_swapped_build_passes_every_row_count_and_split():
     """wgmma_swap160 (wgmma_swap64 built 160 rows tall): M of one row, of rows ending inside an
     8-row group and at the tile's end (the float4s past M neither stored as partials nor summed),
     M above the tile (two row tiles), N ending inside a warpgroup's 64 columns, K of one k tile and
-    K ending mid-tile, splits from 1 to 16, each shape twice (every tile's counter back at zero)."""
+    K ending mid-tile, splits from 1 to 16, each shape twice (every tile's counters back at zero)."""
     spec, rows = BY_NAME["wgmma_swap160"], 160
     assert spec.launch(rows, 4096, 4096).grid == (1, 32, 4)
     shapes = [(1, 4096, 4096), (rows - 3, 4096, 14336), (rows, 4096, 4096), (rows + 5, 1000, 1000), (133, 1024, 65536),
