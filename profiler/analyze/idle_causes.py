@@ -54,6 +54,20 @@ def waves_of_clusters(s: Signals) -> bool:
     return size > 1 and held > 0 and number(s.util.get("waves")) > number(s.launch.get("waves_per_sm"))
 
 
+def ends_unevenly(s: Signals) -> bool:
+    """One wave of blocks, yet the SMs are busy well below the share of them given a block: some
+    blocks end long after the others (split-K's last arrivals summing their tiles)."""
+    busy, fill, waves = number(s.launch.get("sm_busy_pct")), number(s.util.get("sm_fill")), number(s.util.get("waves"))
+    return waves <= 1.0 and busy < fill - UNEVEN_NOTE_PCT
+
+
+def split_along_z(s: Signals) -> bool:
+    """K split along the grid's z by blocks that are no cluster: their partials meet in global
+    memory, not in a cluster's shared memory (wgmma_decode's 2-CTA clusters along z sum half a tile
+    each)."""
+    return number(s.launch.get("grid_z")) > 1 and not number(s.launch.get("cluster_size")) > 1
+
+
 def tail(s: Signals) -> Verdict | None:
     cost = number(s.launch.get("tail_cost_pct"))
     if np.isnan(cost) or cost < TAIL_CAUSE_PCT:

@@ -21,6 +21,7 @@ from .bounds import Verdict
 from .cause_text import cause
 from .code_causes import SERIAL_EPILOGUE_NOTE_PCT, serial_epilogue_cure
 from .gemm_shape import gemm_flop
+from .idle_causes import ends_unevenly, split_along_z
 from .global_memory import input_bytes
 from .roofs import intensity, math_kind, math_share
 from .signals import Signals
@@ -241,7 +242,10 @@ def _ends_cure(st: DramStream, s: Signals) -> tuple[str, tuple[str, ...]]:
     pays too (cuBLAS at 8x5120x5120, H200: 4.5 us). Where the epilogue reads C one load at a time
     behind its stores, that comes first: it runs once the stream is over (wgmma_splitk128 at
     79x11008x4096, H200: 12.9 us after the stream, 21% of the samples on those reads; read ahead,
-    82 -> 95% of cuBLAS)."""
+    82 -> 95% of cuBLAS). Where K is split along the grid's z and the blocks end unevenly, the
+    splits of a tile summing a slice each comes next (wgmma_swap160 at 143x4096x14336, H200: SMs
+    busy 65% of a one-wave launch, the last arrival's sum left 26.0 us after the stream; a slice
+    each, 14.1 us and 89% busy; 76.6 -> 87.5% of cuBLAS)."""
     before, after = st.start_us, st.duration_us - st.end_us
     at = "At the DRAM peak" if st.plateau >= STREAM_PEAK_PCT else f"At {fmt_pct(st.plateau)} of the DRAM peak"
     cure = f"{at} while it streams ({fixed(st.start_us, '.1f')} to {fixed(st.end_us, '.1f')} us): "
@@ -249,8 +253,14 @@ def _ends_cure(st: DramStream, s: Signals) -> tuple[str, tuple[str, ...]]:
     if after >= ENDS_NOTABLE_PCT / 100.0 * st.duration_us:
         cure += (f"the {fixed(after, '.1f')} us after the stream, while the last blocks finish (their last tiles, the "
                  f"writes of C or of split partials, a split's sum), are what is left to win")
-        together = ("have the blocks end together, with even shares of the work (stream-K) and partials summed in "
-                    "fewer round trips or in a cluster's shared memory")
+        if split_along_z(s) and ends_unevenly(s):  # the splits that sum a tile end last
+            together = ("have the blocks end together: with K split along the grid's z, let every split of a tile sum "
+                        "a slice of it once all have written their partials (a reduce-scatter) rather than the last to "
+                        "arrive sum all of it; else even shares of the work (stream-K) or partials summed in a "
+                        "cluster's shared memory")
+        else:
+            together = ("have the blocks end together, with even shares of the work (stream-K) and partials summed in "
+                        "fewer round trips or in a cluster's shared memory")
         serial = number((s.regions or {}).get("epilogue_serial_load_wait_pct"))
         if serial >= SERIAL_EPILOGUE_NOTE_PCT:
             cure += (f". First the epilogue: {fmt_pct(serial)} of the warps' samples wait there for loads of C issued "

@@ -13,7 +13,7 @@ from .cause_text import hopper_sentence
 from .code_causes import (LONE_LOADS_NOTE_PCT, SERIAL_EPILOGUE_NOTE_PCT, WASTED_MATH_NOTE_RATIO, barrier_cure,
                           lone_loads_cure, serial_epilogue_cure)
 from .gemm_shape import executed_per_gemm_flop
-from .idle_causes import TAIL_NOTE_PCT, UNEVEN_NOTE_PCT, waves_of_clusters
+from .idle_causes import TAIL_NOTE_PCT, ends_unevenly, split_along_z, waves_of_clusters
 from .bounds import BOUNDS, Verdict
 from .global_memory import input_bytes, launch_min_bytes
 from .shared_memory import shared_unmeasured
@@ -577,13 +577,12 @@ def _fill_notes(cause: str, s: Signals) -> list[str]:
         unit = "clusters" if waves_of_clusters(s) else "blocks"
         notes.append(f"{fmt_num(s.util['waves'], 3)} waves of {unit}: the partial last wave leaves about "
                      f"{fmt_pct(cost)} of the SMs' time idle (tail effect).")
-    busy, fill, waves = number(s.launch.get("sm_busy_pct")), number(s.util.get("sm_fill")), number(s.util.get("waves"))
-    if waves <= 1.0 and busy < fill - UNEVEN_NOTE_PCT:
-        split = number(s.launch.get("grid_z")) > 1
+    if ends_unevenly(s):
+        busy, fill = number(s.launch.get("sm_busy_pct")), number(s.util.get("sm_fill"))
         notes.append(f"The grid gives {fmt_pct(fill)} of the SMs a block, in one wave, yet the SMs are busy "
                      f"{fmt_pct(busy)} of the launch: the blocks end unevenly, and an SM whose blocks are done idles "
                      f"until the last one ends" + (" (K is split along the grid's z: the blocks that sum a tile's "
-                                                   "partials end last)." if split else "."))
+                                                   "partials end last)." if split_along_z(s) else "."))
     return notes
 
 

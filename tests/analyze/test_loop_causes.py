@@ -99,6 +99,22 @@ def test_the_end_of_a_stream_names_c_read_between_stores_first():
     assert "First the epilogue" not in v.cure and ": have the blocks end together" in v.cure and v.covers == ()
 
 
+def test_the_end_of_a_stream_split_along_z_is_told_to_share_the_sum():
+    # wgmma_swap160 at 143x4096x14336 (H200): 93% from 4.5 to 33.0 us of 59.0, 128 CTAs in one wave,
+    # K split 4 ways along z, SMs busy 65%: the last arrival summed each tile. A slice each: 89% busy
+    launch, _ = gemm(dram_bytes=126.5e6, dram_pct=45.0, l2_bytes=3.4e8, M=143, N=4096, K=14336, seconds=59.0e-6)
+
+    def ends(grid_z: int, busy: float, cluster: int = 1):
+        return lc.memory_roof(signals(launch={**launch, "grid_z": grid_z, "sm_busy_pct": busy, "cluster_size": cluster},
+                                      util={**TENSOR, "dram": 45.0, "blocks": 128, "sm_fill": 97.0, "waves": 0.97},
+                                      stream=DramStream(93.0, 4.5, 33.0, 59.0), techniques={"tma": True, "wgmma": True}))
+    v = ends(4, 65.0)
+    assert "the 26.0 us after the stream" in v.cure and "let every split of a tile sum a slice of it" in v.cure
+    assert "reduce-scatter" in v.cure and "stream-K" in v.cure
+    for other in (ends(1, 65.0), ends(4, 89.0), ends(2, 65.0, cluster=2)):  # unsplit; ending together; a cluster's sum
+        assert "reduce-scatter" not in other.cure and "even shares of the work (stream-K)" in other.cure
+
+
 def test_a_gemm_within_noise_of_the_ridge_has_no_roof_by_nature():
     # skinny at 256x4096x4096 (H200): 195 FLOPs a byte at the least traffic against a ridge of 204,
     # DRAM at 24% and the tensor pipe at 23%; here the ridge is 166.7 (800 TFLOP/s over 4.8 TB/s)
