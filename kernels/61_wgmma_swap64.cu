@@ -30,8 +30,8 @@
 // the pipeline's fill and the partials' round trip are most of the time). Since the splits share
 // the sum (2026-11-30-h200, swap160/): 64x4096x4096 78, 16x4096x4096 93, 55x4096x14336 98.
 //
-// Built again as wgmma_swap160 (nvcc -DTILE_M=160): LLM steps of 129-160 rows (and 257-320 as two
-// row tiles) with a long K, where 128-row tiles pad M to 256 and read B twice. All of M is
+// Built again as wgmma_swap160 (nvcc -DTILE_M=160): LLM steps of 129-160 rows (and, with a long K,
+// 257-320 as two row tiles), where 128-row tiles pad M to 256 and read B twice. All of M is
 // wgmma's N (m64n160k16: 80 accumulators a thread), so B is read once and the math padded by a
 // few rows; 36 KB stages, 5 of them, one CTA an SM (139 registers: with 9 warps, 3 share a
 // scheduler's 16K registers, so 168 at most), S = max(1, min(K // 256, SMS // (x y))).
