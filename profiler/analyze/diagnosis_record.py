@@ -109,6 +109,12 @@ class RunDiagnosis:
         return next(d for d in self.kernels if d.name == name)
 
 
+def _finite(value: float, digits: int) -> float | None:
+    """A number for JSON, rounded; None where it is unknown or not finite (a time of zero in a
+    damaged table makes an infinite speed, which JSON cannot hold)."""
+    return round(float(value), digits) if np.isfinite(value) else None
+
+
 def diagnosis_records(run: RunDiagnosis) -> list[dict]:
     """One plain record per diagnosed kernel, what `diagnosis.json` holds and scripts read: kernel,
     shape, status, its predecessor on the ladder (a user's kernel may name a built-in rung), bound,
@@ -127,10 +133,9 @@ def diagnosis_records(run: RunDiagnosis) -> list[dict]:
             "notes": list(v.notes) if v else [], "already_uses": list(v.already_uses) if v else [],
             "confidence": v.confidence if v else None, "ranked": list(v.ranked) if v else [],
             "origin": d.origin, "timeline": d.timeline.findings() if d.timeline is not None else [],
-            "gflops": None if np.isnan(d.gflops) else round(float(d.gflops), 3),
-            "pct_cublas": None if np.isnan(d.pct_cublas) else round(float(d.pct_cublas), 2),
+            "gflops": _finite(d.gflops, 3), "pct_cublas": _finite(d.pct_cublas, 2),
             "gflops_source": d.gflops_source or None,
-            "executed_gflops": None if np.isnan(d.executed_gflops) else round(float(d.executed_gflops), 3),
-            "executed_per_gemm_flop": None if np.isnan(d.executed_per_gemm_flop) else round(float(d.executed_per_gemm_flop), 3),
+            "executed_gflops": _finite(d.executed_gflops, 3),
+            "executed_per_gemm_flop": _finite(d.executed_per_gemm_flop, 3),
         })
     return out

@@ -195,6 +195,20 @@ def test_diagnosis_json_names_each_rungs_predecessor(out):
     assert kernels["cublas"]["predecessor"] is None
 
 
+def test_diagnosis_json_writes_speeds_that_are_not_finite_as_null():
+    """A kernels table whose time is 0 (damaged by hand, found by the fuzz test of `report`) makes
+    an infinite speed: JSON has no such number, so the record says null, not a traceback."""
+    import numpy as np
+
+    from profiler.analyze.diagnosis_record import Diagnosis, RunDiagnosis
+    from profiler.render.report import diagnosis_json
+
+    d = Diagnosis("naive", gflops=np.inf, pct_cublas=-np.inf, executed_gflops=np.nan, executed_per_gemm_flop=1.5)
+    record = json.loads(diagnosis_json(RunDiagnosis([d], pd.DataFrame(), pd.DataFrame(), None, {})))["kernels"][0]
+    assert record["gflops"] is None and record["pct_cublas"] is None and record["executed_gflops"] is None
+    assert record["executed_per_gemm_flop"] == 1.5
+
+
 @pytest.mark.ncu
 def test_tf32_page_reads_the_gemms_rate_the_tf32_peak_and_the_tiers_rung(tmp_path):
     from helpers.ncu_fixtures import TF32_RUN
