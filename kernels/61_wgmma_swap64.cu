@@ -212,10 +212,15 @@ hgemm_wgmma_swap64(int M, int N, int K, float alpha, const __half* __restrict__ 
         for (int q = lo; q < hi; ++q) {
             const float4* const p = part + (size_t)g * S * Q * 256 + (size_t)q * 256 + th;
             float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
-#pragma unroll 8
-            for (int k = 0; k < S; ++k) {
-                const float4 t = __ldcg(p + (size_t)k * Q * 256);
-                v.x += t.x; v.y += t.y; v.z += t.z; v.w += t.w;
+            for (int k0 = 0; k0 < S; k0 += 8) {      // 8 partials' loads in flight, those past S predicated off
+                float4 t[8];
+#pragma unroll
+                for (int u = 0; u < 8; ++u)
+                    t[u] = k0 + u < S ? __ldcg(p + (size_t)(k0 + u) * Q * 256) : make_float4(0.f, 0.f, 0.f, 0.f);
+#pragma unroll
+                for (int u = 0; u < 8; ++u) {
+                    v.x += t[u].x; v.y += t[u].y; v.z += t[u].z; v.w += t[u].w;
+                }
             }
             float e[4] = {alpha * v.x, alpha * v.y, alpha * v.z, alpha * v.w};
             if (beta != 0.0f) {
