@@ -61,11 +61,14 @@ with cuBLAS.
   `N % 8 == 0 and (N % 16 or K % 16) and M >= m and M * N * K >= p and cdiv(M, 128) * cdiv(N,
   256) >= SMS // d`. Copying such operands to whole lines costs a read and a write of each; it
   pays where the product is long enough to repay them and the 128x256 tiles fill the GPU.
-- `wgmma_swap64` (the first `ahead` rule of `best-fp16`, before skinny's), fitted on the sample
-  suite's decode shapes (M <= 256, N and K >= 1024, multiples of 8) and scored on the unseen
-  suite's: `M > lo and M <= hi and cdiv(M, 64) * cdiv(N, 128) <= SMS and N * K >= p`. The swapped
-  operands pay where M fills much of wgmma's 64-wide N, the row tiles are few enough for K to be
-  split over the SMs, and B is long enough to stream at rate; below, skinny's tiles as tall as M.
+- `wgmma_swap64` (an `ahead` rule of `best-fp16`, after the decode rules', before skinny's),
+  fitted on decode-llm-rows (M 33-128) and scored on decode-llm-mid-unseen (M 33-64), runs that
+  time skinny beside it: `M > lo and M <= hi and cdiv(M, 64) * cdiv(N, 128) <= SMS and N * K >=
+  p`, where the decode rules ahead take none of the shape (`ahead_first`). The swapped operands
+  pay where M fills much of wgmma's 64-wide N, the row tiles are few enough for K to be split over
+  the SMs, and B is long enough to stream at rate (33-48x11008x4096: 92-94% against skinny's 80);
+  below, skinny's tiles as tall as M. First fitted on the sample suite's decode shapes, before the
+  decode rules, whose runs timed no skinny: from 49 rows there.
 - `wgmma_decode` (the first `ahead` rule of `best-fp16`, before wgmma_swap64's), fitted on the
   decode-llm suite (LLM decode steps drawn for it: M 1-128 against 7B-70B weights) with the steps
   of M <= 64 of decode-llm-rows (drawn as decode-llm, M 33-128; the fitting runs are joined by a
@@ -102,6 +105,19 @@ with cuBLAS.
   N = 8192 steps of decode-llm and decode-llm-rows (and on decode-llm-top, M 97-128) and scored on
   those of the unseen LLM draws (and on decode-llm-top-unseen): those runs time only the steps
   where the clusters fill one wave, so the least CTAS is not chosen (116, as for the rules above).
+- Three rules for small aligned products past 128 rows (`ahead` rules of `best-fp16`, before
+  skinny's, in this order), each fitted alone on the small-products suite (M, N 129-2048, K
+  129-65536, at most 2^33 multiply-adds) and scored on small-products-unseen (another seed), where
+  `best-fp16`'s large tiles leave most SMs idle:
+  - `wgmma_swap160-long`: `M > 128 and N <= n and K >= k and cdiv(M, 160) * cdiv(N, 128) <= SMS //
+    d`. A small C over a long K: few tiles, each split over many SMs and its partials summed by
+    every split (m64n160 reads B once for 160 rows of A).
+  - `wgmma_decode_fullk-short`: `M > 128 and K <= k and cdiv(M, 64) * cdiv(N, 64) <= SMS and ... >=
+    c`. A short K: 64x64 tiles over the whole K, as many CTAs as the tiles, none split.
+  - `wgmma_decode128_fullk-short`: `M > 128 and K <= k and cdiv(M, 64) * cdiv(N, 64) > SMS and
+    cdiv(M, 128) * cdiv(N, 64) <= SMS // d`, where the 64x64 tiles would make two waves and 128x64
+    tiles make one.
+  Their regions meet only where K is 2048-3072 (the first rule, ahead, takes those).
 - `tf32x3bits` (the first rule of `best-tc`, before `best`), fitted on the default suite:
   `cdiv(M, 128) * cdiv(N, 128) >= t and K >= k`. 3xTF32 does three tensor-core products per FP32
   product: it pays where its 128x128 tiles fill the GPU and K is long enough to hide their start.
@@ -117,7 +133,7 @@ with cuBLAS.
     python benchmarks/threshold_rules.py wgmma_stagedsplit128 SPLIT_SAMPLE_RUN SPLIT_UNSEEN_RUN
     python benchmarks/threshold_rules.py wgmma_splitk128 ALIGNED_DEFAULT_RUN ALIGNED_UNSEEN_RUN
     python benchmarks/threshold_rules.py wgmma_stagedstore SECTORS_RUN SECTORS_UNSEEN_RUN
-    python benchmarks/threshold_rules.py wgmma_swap64 DECODE_SAMPLE_RUN DECODE_UNSEEN_RUN
+    python benchmarks/threshold_rules.py wgmma_swap64 DECODE_LLM_ROWS_RUN MID_UNSEEN_RUN
     python benchmarks/threshold_rules.py wgmma_decode DECODE_LLM_RUN,ROWS_M64_RUN DECODE_LLM_UNSEEN_RUN,MID_UNSEEN_RUN
     python benchmarks/threshold_rules.py wgmma_decode128 DECODE_LLM_ROWS_RUN,TAIL_RUN DECODE_LLM_ROWS_UNSEEN_RUN,TAIL_UNSEEN_RUN
     python benchmarks/threshold_rules.py wgmma_decode_fullk DECODE_LLM_RUN,ROWS_M64_RUN DECODE_LLM_UNSEEN_RUN,MID_UNSEEN_RUN
@@ -125,6 +141,9 @@ with cuBLAS.
     python benchmarks/threshold_rules.py wgmma_decode128x80 DECODE_LLM_RUN,DECODE_LLM_ROWS_RUN DECODE_LLM_UNSEEN_RUN,DECODE_LLM_MID_UNSEEN_RUN,DECODE_LLM_ROWS_UNSEEN_RUN
     python benchmarks/threshold_rules.py wgmma_decode64x128 FIT_8192_RUN UNSEEN_8192_RUN
     python benchmarks/threshold_rules.py wgmma_decode128x128 FIT_8192_RUN,TOP_RUN UNSEEN_8192_RUN,TOP_UNSEEN_RUN
+    python benchmarks/threshold_rules.py wgmma_swap160-long SMALL_PRODUCTS_RUN SMALL_PRODUCTS_UNSEEN_RUN
+    python benchmarks/threshold_rules.py wgmma_decode_fullk-short SMALL_PRODUCTS_RUN SMALL_PRODUCTS_UNSEEN_RUN
+    python benchmarks/threshold_rules.py wgmma_decode128_fullk-short SMALL_PRODUCTS_RUN SMALL_PRODUCTS_UNSEEN_RUN
     python benchmarks/threshold_rules.py tf32x3bits DEFAULT_RUN UNSEEN_RUN
     python benchmarks/threshold_rules.py tf32x3sk DEFAULT_RUN UNSEEN_RUN
 """
@@ -168,6 +187,15 @@ class Family:
     # WITHOUT_RULE: per shape, the kernel the manifest's dispatcher chooses once the family's rule
     # is taken out (the run must time each such kernel)
     before_rule: str | None = None
+    # the fallback's rules ahead of the family's take their shapes first (the family's rule holds
+    # only where none of them does); the families fitted before those rules existed leave it off
+    ahead_first: bool = False
+    name: str = ""  # the family's name where the kernel has a family already (`kernel` otherwise)
+    rule: int = -1  # which of the kernel's rules in the dispatcher's order is the family's
+
+    @property
+    def key(self) -> str:
+        return self.name or self.kernel
 
     @property
     def grid(self) -> list[tuple[int, ...]]:
@@ -204,14 +232,17 @@ TILES_64x128 = "cdiv(M, 64) * cdiv(N, 128)"
 CLUSTER_CTAS = "2 * cdiv(M, 64) * cdiv(N, 64)"  # wgmma_decode's grid
 CLUSTER_CTAS_128 = "2 * cdiv(M, 128) * cdiv(N, 64)"  # wgmma_decode128's
 TILES_64x64 = "cdiv(M, 64) * cdiv(N, 64)"  # wgmma_decode_fullk's grid
+TILES_128x64 = "cdiv(M, 128) * cdiv(N, 64)"  # wgmma_decode128_fullk's
 CLUSTER_CTAS_80 = "2 * cdiv(M, 64) * cdiv(N, 80)"  # wgmma_decode80's
 CLUSTER_CTAS_128x80 = "2 * cdiv(M, 128) * cdiv(N, 80)"  # wgmma_decode128x80's
 CLUSTER_CTAS_64x128 = "2 * cdiv(M, 64) * cdiv(N, 128)"  # wgmma_decode64x128's
 CLUSTER_CTAS_128x128 = "2 * cdiv(M, 128) * cdiv(N, 128)"  # wgmma_decode128x128's
+TILES_160x128 = "cdiv(M, 160) * cdiv(N, 128)"  # wgmma_swap160's tiles (its grid splits K over them)
+SMALL_M = 128  # the small-product rules start above the decode rules' rows; the fitting draw's least M is 136
 ONE_WAVE = 116  # the wide decode rules' least cluster CTAs: the fitting runs hold only steps where they fill one wave
 
 
-FAMILIES = {f.kernel: f for f in (
+FAMILIES = {f.key: f for f in (
     Family("tall32", "sample",
            list(itertools.product((16, 24, 32, 40, 48, 64), (256, 512, 1024, 2048, 4096, 8192), (1, 64, 128, 256, 512, 1024))),
            lambda t, n, m, k: (t["N"] <= n) & (t["M"] >= m) & (t["K"] >= k),
@@ -271,13 +302,13 @@ FAMILIES = {f.kernel: f for f in (
            lambda m, p, d: (f"N % 8 == 0 and (N % 16 or K % 16) and M >= {m} and M * N * K >= {p}"
                             + (f" and {TILES_128x256} >= SMS{f' // {d}' if d > 1 else ''}" if d else "")),
            lambda m, p, d: (m, p, SMS // d if d else 0), spares_default=False, fallback="best-fp16"),
-    Family("wgmma_swap64", "sample",
+    Family("wgmma_swap64", "decode-llm-rows",
            list(itertools.product((16, 32, 48, 64), (64, 128, 256),
                                   sorted({1 << e for e in range(22, 30)} | {3 << e for e in range(21, 28)}))),
            lambda t, lo, hi, p: ((t["M"] > lo) & (t["M"] <= hi) & (_tiles(t, 64, 128) <= SMS)
                                  & (t["N"] * t["K"] >= p)),
            lambda lo, hi, p: f"M > {lo} and M <= {hi} and {TILES_64x128} <= SMS and N * K >= {p}",
-           lambda lo, hi, p: (lo, -hi, p), fallback="best-fp16"),
+           lambda lo, hi, p: (lo, -hi, p), fallback="best-fp16", before_rule=WITHOUT_RULE, ahead_first=True, rule=0),
     Family("wgmma_decode", "decode-llm",
            list(itertools.product((0, 4, 8, 16, 24, 32), (32, 48, 64, 128), (1, 33, 66, 99, 116))),
            lambda t, lo, hi, c: ((t["M"] > lo) & (t["M"] <= hi) & (2 * _tiles(t, 64, 64) <= SMS)
@@ -298,7 +329,7 @@ FAMILIES = {f.kernel: f for f in (
                                 & (_tiles(t, 64, 64) >= c) & (t["K"] <= k)),
            lambda lo, c, k: (f"M > {lo} and M <= {DECODE_M} and {TILES_64x64} <= SMS"
                              + (f" and {TILES_64x64} >= {c}" if c > 1 else "") + f" and K <= {k}"),
-           lambda lo, c, k: (lo, c, -k), spares_default=False, fallback="best-fp16", before_rule=WITHOUT_RULE),
+           lambda lo, c, k: (lo, c, -k), spares_default=False, fallback="best-fp16", before_rule=WITHOUT_RULE, rule=0),
     Family("wgmma_decode80", "decode-llm",
            list(itertools.product((0, 4, 8, 16, 24, 32, 40), (1, 99, 116), (8192, 16384, 32768))),
            lambda t, lo, c, k: ((t["M"] > lo) & (t["M"] <= DECODE_M) & (2 * _tiles(t, 64, 80) <= SMS)
@@ -327,6 +358,24 @@ FAMILIES = {f.kernel: f for f in (
            lambda hi, k: (f"M > {DECODE_M} and M <= {hi} and {CLUSTER_CTAS_128x128} <= SMS and {CLUSTER_CTAS_128x128} >= "
                           f"{ONE_WAVE} and K <= {k}"),
            lambda hi, k: (-hi, -k), spares_default=False, fallback="best-fp16", before_rule=WITHOUT_RULE),
+    Family("wgmma_swap160", "small-products",
+           list(itertools.product((1024, 2048), (1024, 2048, 3072, 4096, 6144, 8192, 12288, 16384), (1, 2, 4, 8))),
+           lambda t, n, k, d: ((t["M"] > SMALL_M) & (t["N"] <= n) & (t["K"] >= k) & (_tiles(t, 160, 128) <= SMS // d)),
+           lambda n, k, d: f"M > {SMALL_M} and N <= {n} and K >= {k} and {TILES_160x128} <= SMS{f' // {d}' if d > 1 else ''}",
+           lambda n, k, d: (-n, k, d), spares_default=False, fallback="best-fp16", name="wgmma_swap160-long"),
+    Family("wgmma_decode_fullk", "small-products",
+           list(itertools.product((256, 384, 512, 768, 1024, 1536, 2048, 3072), (1, 8, 16, 32, 64))),
+           lambda t, k, c: ((t["M"] > SMALL_M) & (t["K"] <= k) & (_tiles(t, 64, 64) <= SMS) & (_tiles(t, 64, 64) >= c)),
+           lambda k, c: (f"M > {SMALL_M} and K <= {k} and {TILES_64x64} <= SMS"
+                         + (f" and {TILES_64x64} >= {c}" if c > 1 else "")),
+           lambda k, c: (-k, c), spares_default=False, fallback="best-fp16", name="wgmma_decode_fullk-short", rule=1),
+    Family("wgmma_decode128_fullk", "small-products",
+           list(itertools.product((256, 384, 512, 768, 1024, 1536, 2048, 3072), (1, 2))),
+           lambda t, k, d: ((t["M"] > SMALL_M) & (t["K"] <= k) & (_tiles(t, 64, 64) > SMS)
+                            & (_tiles(t, 128, 64) <= SMS // d)),
+           lambda k, d: (f"M > {SMALL_M} and K <= {k} and {TILES_64x64} > SMS and {TILES_128x64} <= SMS"
+                         + (f" // {d}" if d > 1 else "")),
+           lambda k, d: (-k, d), spares_default=False, fallback="best-fp16", name="wgmma_decode128_fullk-short", rule=1),
     Family("tf32x3bits", "default",
            list(itertools.product((16, 32, 48, 64, 96, 128, 192, 256), (64, 128, 256, 512, 1024, 2048))),
            lambda t, tiles, k: (_tiles(t) >= tiles) & (t["K"] >= k),
@@ -342,7 +391,7 @@ FAMILIES = {f.kernel: f for f in (
 
 def chooser_without(family: Family) -> Callable[[int, int, int], str]:
     """(M, N, K) -> the kernel the manifest's `family.fallback` falls through to past
-    `family.kernel`'s rules: those after its last. The rules before it take their shapes with it or
+    the family's rule (`rule`: which of `family.kernel`'s): those after it. The rules before it take their shapes with it or
     without it, and some are newer than the fitting runs (wgmma_decode64x128's, ahead of
     wgmma_decode_fullk's, takes shapes those runs timed no kernel of)."""
     from profiler.catalogue.dispatchers import load_dispatchers
@@ -350,11 +399,26 @@ def chooser_without(family: Family) -> Callable[[int, int, int], str]:
 
     d = next(d for d in load_dispatchers() if d.name == family.fallback)
     ordered = d.ordered
-    after = max(i for i, r in enumerate(ordered) if r.kernel == family.kernel) + 1
+    after = [i for i, r in enumerate(ordered) if r.kernel == family.kernel][family.rule] + 1
     d = replace(d, ahead=tuple(r for r in d.ahead if ordered.index(r) >= after),
                 rules=tuple(r for r in d.rules if ordered.index(r) >= after))
     kernels = {s.name: s for s in load_manifest()}
     return lambda M, N, K: d.choose(M, N, K, kernels, SMS).name
+
+
+def taken_ahead(family: Family) -> Callable[[int, int, int], bool]:
+    """(M, N, K) -> whether a rule of `family.fallback` ahead of the family's takes the shape."""
+    from profiler.catalogue.dispatchers import load_dispatchers
+    from profiler.catalogue.manifest import load_manifest
+
+    d = next(d for d in load_dispatchers() if d.name == family.fallback)
+    own = [i for i, r in enumerate(d.ordered) if r.kernel == family.kernel][family.rule]
+    kernels = {s.name: s for s in load_manifest()}
+
+    def taken(M: int, N: int, K: int) -> bool:
+        picked = d.pick(M, N, K, kernels, SMS)
+        return picked is not None and picked[1] < own
+    return taken
 
 
 def per_shape(run_dir: Path, family: Family) -> pd.DataFrame:
@@ -375,12 +439,17 @@ def per_shape(run_dir: Path, family: Family) -> pd.DataFrame:
                 table.loc[i, family.fallback] = table.loc[i, before(*(int(table.loc[i, d]) for d in "MNK"))]
         else:
             table.loc[ruled, family.fallback] = table.loc[ruled, family.before_rule]
+    if family.ahead_first:
+        taken = taken_ahead(family)
+        table["taken ahead"] = [taken(*(int(v) for v in row)) for row in table[["M", "N", "K"]].itertuples(index=False)]
     return table
 
 
 def chosen(family: Family, table: pd.DataFrame, p: tuple[int, ...]) -> pd.Series:
     """Per shape, % of cuBLAS under the rule: the kernel's where it holds and the kernel ran, else the fallback's."""
     takes = family.holds(table, *p) & table[family.kernel].notna()
+    if family.ahead_first:
+        takes &= ~table["taken ahead"]
     return table[family.kernel].where(takes, table[family.fallback])
 
 
@@ -392,8 +461,9 @@ def fit(family: Family, table: pd.DataFrame) -> tuple[int, ...]:
     return max(family.grid, key=lambda p: (round(score(family, table, p), 6), family.preference(*p)))
 
 
-def main(kernel: str, fit_dir: str, validation_dir: str) -> None:
-    family = FAMILIES[kernel]
+def main(name: str, fit_dir: str, validation_dir: str) -> None:
+    family = FAMILIES[name]
+    kernel = family.kernel
     fallback = family.fallback
     fitted = pd.concat([per_shape(Path(run), family) for run in fit_dir.split(",")], ignore_index=True)
     unseen = pd.concat([per_shape(Path(run), family) for run in validation_dir.split(",")], ignore_index=True)

@@ -36,7 +36,8 @@
 // few rows; 36 KB stages, 5 of them, one CTA an SM (139 registers: with 9 warps, 3 share a
 // scheduler's 16K registers, so 168 at most), S = max(1, min(K // 256, SMS // (x y))).
 // 143x4096x14336 runs at 88% of cuBLAS against 58% for wgmma_splitk128, 152x13824x5120 at 100
-// against 79 for wgmma_tmastore_deep (H200, 2026-11-30-h200, swap160/). Not kept: builds 192
+// against 79 for wgmma_tmastore_deep (H200, 2026-11-30-h200, swap160/). A small C over a long K
+// splits over the SMs the same way: 432x344x16112 at 90% against 53% for 128x256 tiles. Not kept: builds 192
 // and 256 rows tall (slower than this one at every shape, by 10-40 points), and clusters of 2 or
 // 4 CTAs side by side sharing A's stages by TMA multicast (no faster: A's L2 reads are not what
 // holds it).

@@ -26,12 +26,14 @@
 // The builds (nvcc -D flags in the manifest; best-fp16's rules say where each runs, chosen on
 // the LLM decode draws and scored on their unseen ones):
 // - Built again as wgmma_decode_fullk (nvcc -DKSPLIT=1): clusters of one CTA, each tile over
-//   the whole K, where the 64-column tiles alone fill the SMs.
+//   the whole K, where the 64-column tiles alone fill the SMs; and for small products with a short
+//   K (512^3: 85% of cuBLAS against 51% for 128x256 tiles, 32 CTAs), wherever its tiles fit one wave.
 // - Built again as wgmma_decode128 (nvcc -DHALVES=2): 128 rows, two 64-row halves, for M of
 //   65-128, so that each B stage feeds both halves and B is still read once; four consumer
 //   warpgroups, one per half and k parity; A's boxes wholly past M are not loaded.
 // - Built again as wgmma_decode128_fullk (nvcc -DKSPLIT=1 -DHALVES=2): 128x64 tiles over the
-//   whole K, for M of 129-256, where two or more row tiles alone fill the SMs.
+//   whole K, for M of 129-256, where two or more row tiles alone fill the SMs, and for small
+//   products with a short K where 64x64 tiles would make two waves (1024^3: 74% against 54%).
 // - Built again as wgmma_decode80 (nvcc -DTN=80), and for M of 65-128
 //   Built again as wgmma_decode128x80 (nvcc -DTN=80 -DHALVES=2): for N of about 5120, where
 //   64-column tiles make 80 (two waves of clusters) and 80-column ones 64. A stage's B is the

@@ -85,9 +85,12 @@ def test_best_fp16_runs_what_its_rules_choose():
     # 8192), wgmma_decode_fullk at M 33-64 where its 64-column tiles fill 116-132 SMs and K <= 8192
     # (none left: the 128-column clusters take them first), wgmma_decode80 and
     # wgmma_decode128x80 at M 17-64 and 65-128 where their 80-column clusters do, wgmma_swap64 at
-    # M 49-128 with a long B, skinny below and beside them; wgmma_decode128_fullk at M 129-256 where its
+    # M 33-128 with a long B, skinny below and beside them; wgmma_decode128_fullk at M 129-256 where its
     # 128x64 tiles fill 116-132 SMs and K <= 8192; wgmma_swap160 at M 129-160, and 257-320 with
-    # K > 8192, where its tiles fit one wave), odd with few tiles and a long K (skinny_any;
+    # K > 8192, where its tiles fit one wave), small products past 128 rows (wgmma_swap160 for N <= 1024
+    # and K >= 2048 with a quarter of the SMs' tiles or fewer, split; wgmma_decode_fullk for K <= 3072
+    # where its 64x64 tiles fit one wave, wgmma_decode128_fullk where its 128x64 tiles do and K <=
+    # 1536: 1024^3), odd with few tiles and a long K (skinny_any;
     # wgmma_stagedsplit128 from 8 tiles of 128x128 and M >= 129), rows off the sectors with tiles for every SM
     # (wgmma_stagedstore: 3000^3), odd with a short K and a large C (wmma_stream), odd and large
     # (wgmma_staged), odd otherwise (wgmma_staged128),
@@ -97,7 +100,8 @@ def test_best_fp16_runs_what_its_rules_choose():
               (212, 4171, 8439), (500, 4096, 14336), (128, 4096, 14336), (64, 4096, 4096), (96, 4096, 4096),
               (48, 8192, 8192), (32, 5120, 5120), (100, 5120, 5120), (275, 21393, 34), (100, 8192, 28672),
               (128, 4096, 4096), (240, 4096, 4096), (250, 4096, 11008), (143, 4096, 14336), (152, 13824, 5120),
-              (294, 4096, 14336)]
+              (294, 4096, 14336), (512, 512, 512), (256, 256, 32768), (432, 344, 16112), (1136, 720, 864),
+              (37, 11008, 4096)]
     records = []
     bench(BenchWork([], shapes, include_cublas=False, dispatchers=[best], kernels=BY_NAME), cubins, QUICK, records.append)
     assert sorted((r["M"], r["N"], r["dispatched_to"]) for r in records) == sorted(
