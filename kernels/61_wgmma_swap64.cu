@@ -37,22 +37,37 @@
 // scheduler's 16K registers, so 168 at most), S = max(1, min(K // 256, SMS // (x y))).
 // 143x4096x14336 runs at 88% of cuBLAS against 58% for wgmma_splitk128, 152x13824x5120 at 100
 // against 79 for wgmma_tmastore_deep (H200, 2026-11-30-h200, swap160/). A small C over a long K
-// splits over the SMs the same way: 432x344x16112 at 90% against 53% for 128x256 tiles. Not kept: builds 192
-// and 256 rows tall (slower than this one at every shape, by 10-40 points), and clusters of 2 or
-// 4 CTAs side by side sharing A's stages by TMA multicast (no faster: A's L2 reads are not what
-// holds it).
+// splits over the SMs the same way: 432x344x16112 at 90% against 53% for 128x256 tiles. Not
+// kept: builds 192 and 256 rows tall (slower than this one at every shape, by 10-40 points), and
+// clusters of 2 or 4 CTAs side by side sharing A's stages by TMA multicast (no faster: A's L2
+// reads are not what holds it).
+//
+// Built again as wgmma_stagedswap160 (nvcc -DTILE_M=160 -DSTAGED): for N or K not a multiple of 8,
+// whose rows TMA cannot address, the grid first copies such an operand to rows on 128-byte lines
+// (staged_operands.cuh, then a grid barrier) and the maps read the copy. It takes such shapes from
+// wgmma_stagedsplit128, whose 128-row tiles pad 129-160 rows to 256 and read B once per row tile.
 //
 // Contract: block (288), grid as above, 99,456 bytes of dynamic shared memory (185,472 at
 // TILE_M = 160); sm_90a; launched cooperatively where S > 1 (the splits of a tile wait for each
-// other). M any; N and K multiples of 8 (TMA's 16-byte rows). beta == 0: C is not read. Launches
-// must not overlap in time (one workspace per loaded module). Kernel parameters:
-// the fixed list, then the tensor maps of A (box 64 k x TILE_M rows) and B (box 64 n x 64 k), both
-// 128B-swizzled.
+// other), and always when STAGED (every CTA waits for the copy: cdiv(M, 160) * cdiv(N, 128) <= the
+// SMs, or the launch fails). M any; N and K multiples of 8 (TMA's 16-byte rows), any when STAGED
+// (A and B 4-byte aligned). beta == 0: C is not read. Launches must not overlap in time (one
+// workspace per loaded module). Kernel parameters: the fixed list, when STAGED the copies of A
+// and B (null: not copied), then the tensor maps of A (box 64 k x TILE_M rows) and B (box 64 n x
+// 64 k), both 128B-swizzled.
 
 #include <cuda.h>
 #include <cuda_fp16.h>
 #include <stdint.h>
 #include "wgmma_fp16.cuh"                            // hopper.cuh's primitives, WGFP16_D32, pin
+#ifndef STAGED
+#define STAGED 0                                     // 1: wgmma_stagedswap160, rows TMA cannot address copied first
+#endif
+#if STAGED
+#include "staged_operands.cuh"
+#define STAGING_PITCH_BYTES 128                      // the manifest's: copies' rows on whole 128-byte lines
+__device__ staged::GridBarrier g_barrier;            // zero at module load
+#endif
 
 #ifndef TILE_M
 #define TILE_M 64                                    // rows of A a CTA: wgmma's N (64 or 160)
@@ -108,10 +123,16 @@ template <> __device__ __forceinline__ void mma_swapped<160>(float* d, uint64_t 
 
 extern "C" __global__ void __launch_bounds__(NTHREADS, CTAS_PER_SM)
 hgemm_wgmma_swap64(int M, int N, int K, float alpha, const __half* __restrict__ A, const __half* __restrict__ B,
-                   float beta, float* __restrict__ C, const __grid_constant__ CUtensorMap tmA,
-                   const __grid_constant__ CUtensorMap tmB)
+                   float beta, float* __restrict__ C,
+#if STAGED
+                   __half* __restrict__ As, __half* __restrict__ Bs,
+#endif
+                   const __grid_constant__ CUtensorMap tmA, const __grid_constant__ CUtensorMap tmB)
 {
     extern __shared__ __align__(1024) unsigned char smem_raw[];
+#if STAGED
+    staged::stage<STAGING_PITCH_BYTES / 2>(M, N, K, A, B, As, Bs, &g_barrier);
+#endif
     const uint32_t raw = static_cast<uint32_t>(__cvta_generic_to_shared(smem_raw));
     const uint32_t tiles = (raw + 1023) & ~1023u;
     const uint32_t bars = tiles + STAGES * STAGE_BYTES;

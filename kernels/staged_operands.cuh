@@ -64,10 +64,13 @@ __device__ __forceinline__ void copy_rows(const __half* __restrict__ src, __half
     const size_t pitch = (size_t)(cols + PITCH - 1) / PITCH * PITCH;  // halves from one destination row to the next
     const unsigned total = (unsigned)rows * chunks;
     const long long bytes = 2LL * rows * cols;
-    const unsigned stride = gridDim.x * blockDim.x;
+    // every CTA of the grid a share, whatever its shape (wgmma_stagedswap160's is 3-D: counted by x
+    // alone, each of its y * z CTAs of an x would copy the same chunks)
+    const unsigned block = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+    const unsigned stride = gridDim.x * gridDim.y * gridDim.z * blockDim.x;
     const uint4* const aligned = reinterpret_cast<const uint4*>(src);
     const unsigned short* const halves = reinterpret_cast<const unsigned short*>(src);
-    for (unsigned i0 = blockIdx.x * blockDim.x + threadIdx.x; i0 < total; i0 += U * stride) {
+    for (unsigned i0 = block * blockDim.x + threadIdx.x; i0 < total; i0 += U * stride) {
         unsigned r[U], c[U];
         long long f[U];
         int o[U];

@@ -90,7 +90,8 @@ def test_best_fp16_runs_what_its_rules_choose():
     # K > 8192, where its tiles fit one wave), small products past 128 rows (wgmma_swap160 for N <= 1024
     # and K >= 2048 with a quarter of the SMs' tiles or fewer, split; wgmma_decode_fullk for K <= 3072
     # where its 64x64 tiles fit one wave, wgmma_decode128_fullk where its 128x64 tiles do and K <=
-    # 1536: 1024^3), odd with few tiles and a long K (skinny_any;
+    # 1536: 1024^3), odd with a long K and 65-2048 rows in at most SMS tiles of 160x128 (wgmma_stagedswap160),
+    # odd with few tiles and a long K (skinny_any;
     # wgmma_stagedsplit128 from 8 tiles of 128x128 and M >= 129), rows off the sectors with tiles for every SM
     # (wgmma_stagedstore: 3000^3), odd with a short K and a large C (wmma_stream), odd and large
     # (wgmma_staged), odd otherwise (wgmma_staged128),
@@ -101,7 +102,7 @@ def test_best_fp16_runs_what_its_rules_choose():
               (48, 8192, 8192), (32, 5120, 5120), (100, 5120, 5120), (275, 21393, 34), (100, 8192, 28672),
               (128, 4096, 4096), (240, 4096, 4096), (250, 4096, 11008), (143, 4096, 14336), (152, 13824, 5120),
               (294, 4096, 14336), (512, 512, 512), (256, 256, 32768), (432, 344, 16112), (1136, 720, 864),
-              (37, 11008, 4096)]
+              (37, 11008, 4096), (134, 1578, 17152), (4000, 100, 10001)]
     records = []
     bench(BenchWork([], shapes, include_cublas=False, dispatchers=[best], kernels=BY_NAME), cubins, QUICK, records.append)
     assert sorted((r["M"], r["N"], r["dispatched_to"]) for r in records) == sorted(
@@ -190,6 +191,20 @@ def test_tall_swapped_build_passes_every_row_count_and_split():
     assert spec.launch(rows, 4096, 4096).grid == (1, 32, 4)
     shapes = [(1, 4096, 4096), (rows - 3, 4096, 14336), (rows, 4096, 4096), (rows + 5, 1000, 1000), (133, 1024, 65536),
               (rows - 17, 5120, 5120), (7, 8, 8), (1, 8, 4104), (129, 136, 72), (200, 264, 40)]
+    records = run(spec, [s for s in shapes for _ in range(2)])
+    bad = [(r["M"], r["N"], r["K"], r["status"], r.get("reason")) for r in records if r["status"] != "PASS"]
+    assert not bad and len(records) == 2 * len(shapes)
+
+
+def test_staged_swapped_build_passes_rows_off_tmas_grid():
+    """wgmma_stagedswap160 (wgmma_swap160 over copies): N odd, N and K of 2 or 4 mod 8 (B, A or both
+    copied), aligned (nothing copied, the barrier skipped), one row and rows past one tile, K of one
+    k tile and splits up to 44, each shape twice (the copy's barrier and every tile's counters
+    back at zero)."""
+    spec = BY_NAME["wgmma_stagedswap160"]
+    assert spec.launch(134, 1578, 17152).grid == (1, 13, 10) and spec.launch(3, 5, 7).cooperative
+    shapes = [(134, 1578, 17152), (151, 1036, 52212), (470, 106, 40866), (193, 38, 1256), (3, 5, 7), (1, 1, 1),
+              (160, 4096, 4104), (161, 999, 3001), (129, 257, 67), (65, 4095, 9)]
     records = run(spec, [s for s in shapes for _ in range(2)])
     bad = [(r["M"], r["N"], r["K"], r["status"], r.get("reason")) for r in records if r["status"] != "PASS"]
     assert not bad and len(records) == 2 * len(shapes)

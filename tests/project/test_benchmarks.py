@@ -51,10 +51,11 @@ def test_odd_shape_rules_are_what_the_ladder_sends_odd_shapes_by():
     assert proc.returncode == 0, proc.stderr[-2000:]
     printed = re.findall(r'\{when = "([^"]+)", kernel = "([^"]+)"\}', proc.stdout)
     best = next(d for d in load_dispatchers() if d.name == "best-fp16")
-    # (the rules for products of a few microseconds, for a short K and a large C and for split K
-    # over the copies are threshold_rules.py's, tested below)
+    # (the rules for products of a few microseconds, for a short K and a large C, for split K over
+    # the copies and for the swapped operands over them are threshold_rules.py's, tested below)
     odd = [(str(r.when), r.kernel) for r in best.ahead
-           if "N % 8 or K % 8" in str(r.when) and r.kernel not in ("wmma_tiny", "wmma_stream", "wgmma_stagedsplit128")]
+           if "N % 8 or K % 8" in str(r.when)
+           and r.kernel not in ("wmma_tiny", "wmma_stream", "wgmma_stagedsplit128", "wgmma_stagedswap160")]
     assert printed and printed == odd
     held_out = re.findall(r"^\s+\d\s+[\d.]+\s+([\d.]+) \(\s*\d+\)\s+([\d.]+)", proc.stdout, re.M)
     assert len(held_out) == 3 and all(float(v) <= float(best_) + 1e-9 for v, best_ in held_out)
@@ -117,6 +118,9 @@ DECODE_VALIDATION = tuple(RUNS_C + "decode80/refit-validation/" + s for s in ("d
     # and decode-llm-unseen and on decode-llm-top-unseen
     ("wgmma_decode128x128", ((RUNS_D + "wide/fit-high", RUNS_D + "wide/fit-top"),
                              (RUNS_D + "wide/high-unseen-validation", RUNS_D + "wide/top-unseen-validation")), "best-fp16", True, True),
+    # fitted on the sample suite's odd shapes with four sectors shapes the first rule took
+    ("wgmma_stagedswap160", ((RUNS_E + "odd/sample-odd", RUNS_E + "odd/sectors-shapes"), RUNS_E + "odd/unseen-odd-validation"),
+     "best-fp16", True, True),
     # the small-product rules, each fitted alone (a kernel's second rule: the family's own name)
     ("wgmma_swap160-long", SMALL_PRODUCTS, "best-fp16", True, True),
     ("wgmma_decode_fullk-short", SMALL_PRODUCTS, "best-fp16", True, True),
