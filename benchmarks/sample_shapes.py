@@ -26,6 +26,7 @@ more shapes where a rule's bound on M is decided, or (129-512) batched decode an
 With --small, only small aligned products: M and N log-uniform over 129-2048, K over 129-65536,
 all multiples of 8, at most 2^33 multiply-adds: products of a few to a few tens of microseconds
 (squares up to 2048, K long against a small C), where a few large tiles leave most SMs idle.
+--rows LOW HIGH draws M over LOW-HIGH instead (any integer: rows need no alignment).
 
     python benchmarks/sample_shapes.py --small --name small-products --count 30 --seed 75
 
@@ -129,16 +130,24 @@ def decode(count: int, seed: int, name: str, weights: bool = False, rows: tuple[
     return out
 
 
-def small(count: int, seed: int, name: str) -> list[tuple[int, int, int]]:
+SMALL_ROWS = (129, 2048)
+
+
+def small(count: int, seed: int, name: str, rows: tuple[int, int] = SMALL_ROWS) -> list[tuple[int, int, int]]:
     rng = random.Random(seed)
     taken = {shape for suite, shapes in parse_suites(SUITES_PATH.read_text()).items() if suite != name for shape in shapes}
 
     def draw(high: int) -> int:
         return max(136, round(math.exp(rng.uniform(math.log(129), math.log(high))) / 8) * 8)
 
+    def draw_m() -> int:  # M over `rows`, any integer; the first draws' M as N and K were drawn
+        if rows == SMALL_ROWS:
+            return draw(2048)
+        return max(rows[0], round(math.exp(rng.uniform(math.log(rows[0]), math.log(rows[1])))))
+
     out: list[tuple[int, int, int]] = []
     while len(out) < count:
-        shape = (draw(2048), draw(2048), draw(65536))
+        shape = (draw_m(), draw(2048), draw(65536))
         if shape[0] * shape[1] * shape[2] <= 1 << 33 and fits(*shape) and shape not in taken:
             taken.add(shape)
             out.append(shape)
@@ -155,32 +164,40 @@ def main(argv: list[str]) -> int:
     drawn.add_argument("--decode", action="store_true", help="only decode steps: M 1-128, N and K multiples of 8")
     drawn.add_argument("--small", action="store_true", help="only small aligned products: M, N 129-2048, K 129-65536")
     parser.add_argument("--weights", action="store_true", help="with --decode: N and K those of LLM weights")
-    parser.add_argument("--rows", type=int, nargs=2, metavar=("LOW", "HIGH"), default=(1, 128),
-                        help="with --decode: M log-uniform over LOW-HIGH (default 1-128)")
+    parser.add_argument("--rows", type=int, nargs=2, metavar=("LOW", "HIGH"),
+                        help="with --decode or --small: M log-uniform over LOW-HIGH (default 1-128, 129-2048)")
     args = parser.parse_args(argv)
-    if (args.weights or tuple(args.rows) != (1, 128)) and not args.decode:
-        parser.error("--weights and --rows go with --decode")
-    if not 1 <= args.rows[0] <= args.rows[1]:
+    if args.weights and not args.decode:
+        parser.error("--weights goes with --decode")
+    if args.rows and not (args.decode or args.small):
+        parser.error("--rows goes with --decode or --small")
+    default_rows = SMALL_ROWS if args.small else (1, 128)
+    rows = tuple(args.rows) if args.rows else default_rows
+    if not 1 <= rows[0] <= rows[1]:
         parser.error("--rows LOW HIGH: 1 <= LOW <= HIGH")
     if args.decode:
-        shapes = decode(args.count, args.seed, args.name, args.weights, tuple(args.rows))
+        shapes = decode(args.count, args.seed, args.name, args.weights, rows)
+    elif args.small:
+        shapes = small(args.count, args.seed, args.name, rows)
     else:
-        shapes = (sectors if args.sectors else small if args.small else sample)(args.count, args.seed, args.name)
+        shapes = (sectors if args.sectors else sample)(args.count, args.seed, args.name)
     items = [f'"{m}x{n}x{k}"' for m, n, k in shapes]
     lines = [", ".join(items[i:i + 6]) + "," for i in range(0, len(items), 6)]
-    low, high = args.rows
+    low, high = rows
     what = ("M 257-16384 and N, K of FP16 rows that are not whole 32-byte sectors (N a multiple of 8), at least 2^31 "
             "multiply-adds" if args.sectors else
             f"LLM steps of {low}-{high} rows (batched decode, short prefill) against 7B-70B weights" if args.weights and high > 128 else
             f"LLM decode steps, log-uniform M {low}-{high} against 7B-70B weights" if args.weights else
             f"decode steps, log-uniform M {low}-{high}, N 1024-16384 and K 1024-32768, N and K multiples of 8" if args.decode else
             "small aligned products, log-uniform M, N 129-2048 and K 129-65536 rounded to multiples of 8 (136 at least), at most 2^33 "
-            "multiply-adds" if args.small else
+            "multiply-adds" if args.small and rows == SMALL_ROWS else
+            f"small products, log-uniform M {low}-{high}, N 129-2048 and K 129-65536 rounded to multiples of 8 (136 at least), "
+            "at most 2^33 multiply-adds" if args.small else
             "log-uniform M, N, K 16-65536, LLM decode M 1-256 and prefill against 7B-70B weights, attention-sized products")
     print(f"[suite.{args.name}]")
     print(f'description = "{len(shapes)} shapes no other suite lists (benchmarks/sample_shapes.py '
           f'{"--sectors " * args.sectors}{"--small " * args.small}{"--decode " * args.decode}{"--weights " * args.weights}'
-          f'{f"--rows {low} {high} " * (tuple(args.rows) != (1, 128))}--name {args.name} --count {args.count} --seed {args.seed}): {what}"')
+          f'{f"--rows {low} {high} " * (rows != default_rows)}--name {args.name} --count {args.count} --seed {args.seed}): {what}"')
     print("shapes = [\n  " + "\n  ".join(lines) + "\n]")
     return 0
 
