@@ -63,13 +63,18 @@ def fits(m: int, n: int, k: int) -> bool:
     return 4 * (m * k + k * n + m * n) <= MAX_BYTES and m * n * k <= MAX_VOLUME
 
 
+def other_suites_shapes(name: str) -> set[tuple[int, int, int]]:
+    """Every shape of kernels/shapes.toml's suites but `name`: a draw leaves them out."""
+    return {shape for suite, shapes in parse_suites(SUITES_PATH.read_text()).items() if suite != name for shape in shapes}
+
+
 def log_uniform(rng: random.Random) -> int:
     return int(round(math.exp(rng.uniform(math.log(LOW), math.log(HIGH)))))
 
 
 def sample(count: int, seed: int, name: str) -> list[tuple[int, int, int]]:
     rng = random.Random(seed)
-    taken = {shape for suite, shapes in parse_suites(SUITES_PATH.read_text()).items() if suite != name for shape in shapes}
+    taken = other_suites_shapes(name)
     out: list[tuple[int, int, int]] = []
 
     def add(shape: tuple[int, int, int]) -> None:
@@ -102,7 +107,7 @@ def off_sectors(rng: random.Random) -> tuple[int, int, int]:
 
 def sectors(count: int, seed: int, name: str) -> list[tuple[int, int, int]]:
     rng = random.Random(seed)
-    taken = {shape for suite, shapes in parse_suites(SUITES_PATH.read_text()).items() if suite != name for shape in shapes}
+    taken = other_suites_shapes(name)
     out: list[tuple[int, int, int]] = []
     while len(out) < count:
         m, n, k = shape = off_sectors(rng)
@@ -115,7 +120,7 @@ def sectors(count: int, seed: int, name: str) -> list[tuple[int, int, int]]:
 def decode(count: int, seed: int, name: str, weights: bool = False, rows: tuple[int, int] = (1, 128)
            ) -> list[tuple[int, int, int]]:
     rng = random.Random(seed)
-    taken = {shape for suite, shapes in parse_suites(SUITES_PATH.read_text()).items() if suite != name for shape in shapes}
+    taken = other_suites_shapes(name)
 
     def draw(low: int, high: int) -> float:
         return math.exp(rng.uniform(math.log(low), math.log(high)))
@@ -135,7 +140,7 @@ SMALL_ROWS = (129, 2048)
 
 def small(count: int, seed: int, name: str, rows: tuple[int, int] = SMALL_ROWS) -> list[tuple[int, int, int]]:
     rng = random.Random(seed)
-    taken = {shape for suite, shapes in parse_suites(SUITES_PATH.read_text()).items() if suite != name for shape in shapes}
+    taken = other_suites_shapes(name)
 
     def draw(high: int) -> int:
         return max(136, round(math.exp(rng.uniform(math.log(129), math.log(high))) / 8) * 8)

@@ -407,31 +407,32 @@ FAMILIES = {f.key: f for f in (
 )}
 
 
-def chooser_without(family: Family) -> Callable[[int, int, int], str]:
-    """(M, N, K) -> the kernel the manifest's `family.fallback` falls through to past
-    the family's rule (`rule`: which of `family.kernel`'s): those after it. The rules before it take their shapes with it or
-    without it, and some are newer than the fitting runs (wgmma_decode64x128's, ahead of
-    wgmma_decode_fullk's, takes shapes those runs timed no kernel of)."""
-    from profiler.catalogue.dispatchers import load_dispatchers
-    from profiler.catalogue.manifest import load_manifest
-
-    d = next(d for d in load_dispatchers() if d.name == family.fallback)
-    ordered = d.ordered
-    after = [i for i, r in enumerate(ordered) if r.kernel == family.kernel][family.rule] + 1
-    d = replace(d, ahead=tuple(r for r in d.ahead if ordered.index(r) >= after),
-                rules=tuple(r for r in d.rules if ordered.index(r) >= after))
-    kernels = {s.name: s for s in load_manifest()}
-    return lambda M, N, K: d.choose(M, N, K, kernels, SMS).name
-
-
-def taken_ahead(family: Family) -> Callable[[int, int, int], bool]:
-    """(M, N, K) -> whether a rule of `family.fallback` ahead of the family's takes the shape."""
+def family_rule(family: Family):
+    """(the manifest's `family.fallback` dispatcher, the index of the family's rule in its order,
+    the manifest's kernels by name)."""
     from profiler.catalogue.dispatchers import load_dispatchers
     from profiler.catalogue.manifest import load_manifest
 
     d = next(d for d in load_dispatchers() if d.name == family.fallback)
     own = [i for i, r in enumerate(d.ordered) if r.kernel == family.kernel][family.rule]
-    kernels = {s.name: s for s in load_manifest()}
+    return d, own, {s.name: s for s in load_manifest()}
+
+
+def chooser_without(family: Family) -> Callable[[int, int, int], str]:
+    """(M, N, K) -> the kernel the manifest's `family.fallback` falls through to past the family's
+    rule (`rule`: which of `family.kernel`'s): those after it. The rules before it take their shapes
+    with it or without it, and some are newer than the fitting runs (wgmma_decode64x128's, ahead of
+    wgmma_decode_fullk's, takes shapes those runs timed no kernel of)."""
+    d, own, kernels = family_rule(family)
+    ordered = d.ordered
+    d = replace(d, ahead=tuple(r for r in d.ahead if ordered.index(r) > own),
+                rules=tuple(r for r in d.rules if ordered.index(r) > own))
+    return lambda M, N, K: d.choose(M, N, K, kernels, SMS).name
+
+
+def taken_ahead(family: Family) -> Callable[[int, int, int], bool]:
+    """(M, N, K) -> whether a rule of `family.fallback` ahead of the family's takes the shape."""
+    d, own, kernels = family_rule(family)
 
     def taken(M: int, N: int, K: int) -> bool:
         picked = d.pick(M, N, K, kernels, SMS)
