@@ -126,6 +126,18 @@ with cuBLAS.
     cdiv(M, 128) * cdiv(N, 64) <= SMS // d`, where the 64x64 tiles would make two waves and 128x64
     tiles make one.
   Their regions meet only where K is 2048-3072 (the first rule, ahead, takes those).
+- Three rules for small aligned products of 16-128 rows (`ahead` rules of `best-fp16`, after the
+  small-product rules, before skinny's, in this order), fitted one after another on the small-rows
+  suite (M 16-128, N 129-2048, K 129-65536) and scored on small-rows-unseen, each with the ones
+  before it in the manifest (`ahead_first`); skinny's tiles as tall as M split a long K over few
+  CTAs of a narrow N, and a short K not at all:
+  - `wgmma_swap160-rows`: `M > m and M <= 128 and N <= 2048 and K >= k`. A long K: m64n160
+    tiles over the swapped operands, K split over the SMs (30x168x24720: 82% against skinny's 33);
+  - `wgmma_swap64-rows`: `M > lo and M <= 128 and N <= 2048 and K >= k`. Shorter K or fewer rows:
+    m64n64 tiles, so more of them (39x248x2616: 100 against 76);
+  - `wgmma_decode_fullk-rows`: `M > lo and M <= 128 and N <= 2048 and K <= k`. A short K: 64x64
+    tiles over the whole K, as many CTAs as the tiles (84x320x576: 75 against 56).
+  No rule claims a wider N than the draws hold.
 - `tf32x3bits` (the first rule of `best-tc`, before `best`), fitted on the default suite:
   `cdiv(M, 128) * cdiv(N, 128) >= t and K >= k`. 3xTF32 does three tensor-core products per FP32
   product: it pays where its 128x128 tiles fill the GPU and K is long enough to hide their start.
@@ -153,6 +165,9 @@ with cuBLAS.
     python benchmarks/threshold_rules.py wgmma_swap160-long SMALL_PRODUCTS_RUN SMALL_PRODUCTS_UNSEEN_RUN
     python benchmarks/threshold_rules.py wgmma_decode_fullk-short SMALL_PRODUCTS_RUN SMALL_PRODUCTS_UNSEEN_RUN
     python benchmarks/threshold_rules.py wgmma_decode128_fullk-short SMALL_PRODUCTS_RUN SMALL_PRODUCTS_UNSEEN_RUN
+    python benchmarks/threshold_rules.py wgmma_swap160-rows SMALL_ROWS_RUN SMALL_ROWS_UNSEEN_RUN
+    python benchmarks/threshold_rules.py wgmma_swap64-rows SMALL_ROWS_RUN SMALL_ROWS_UNSEEN_RUN
+    python benchmarks/threshold_rules.py wgmma_decode_fullk-rows SMALL_ROWS_RUN SMALL_ROWS_UNSEEN_RUN
     python benchmarks/threshold_rules.py tf32x3bits DEFAULT_RUN UNSEEN_RUN
     python benchmarks/threshold_rules.py tf32x3sk DEFAULT_RUN UNSEEN_RUN
 """
@@ -248,6 +263,8 @@ CLUSTER_CTAS_64x128 = "2 * cdiv(M, 64) * cdiv(N, 128)"  # wgmma_decode64x128's
 CLUSTER_CTAS_128x128 = "2 * cdiv(M, 128) * cdiv(N, 128)"  # wgmma_decode128x128's
 TILES_160x128 = "cdiv(M, 160) * cdiv(N, 128)"  # wgmma_swap160's tiles (its grid splits K over them)
 SMALL_M = 128  # the small-product rules start above the decode rules' rows; the fitting draw's least M is 136
+SMALL_ROWS_N = 2048  # the small-rows draws' widest N: their rules claim no wider
+SMALL_ROWS_M = 16  # and their least M: a rule that ties at any lower bound starts there
 ONE_WAVE = 116  # the wide decode rules' least cluster CTAs: the fitting runs hold only steps where they fill one wave
 
 
@@ -394,6 +411,24 @@ FAMILIES = {f.key: f for f in (
            lambda k, d: (f"M > {SMALL_M} and K <= {k} and {TILES_64x64} > SMS and {TILES_128x64} <= SMS"
                          + (f" // {d}" if d > 1 else "")),
            lambda k, d: (-k, d), spares_default=False, fallback="best-fp16", name="wgmma_decode128_fullk-short", rule=1),
+    Family("wgmma_swap160", "small-rows",
+           list(itertools.product((16, 24, 32, 40, 48, 64, 96), (4096, 8192, 12288, 16384, 24576))),
+           lambda t, m, k: (t["M"] > m) & (t["M"] <= SMALL_M) & (t["N"] <= SMALL_ROWS_N) & (t["K"] >= k),
+           lambda m, k: f"M > {m} and M <= {SMALL_M} and N <= {SMALL_ROWS_N} and K >= {k}",
+           lambda m, k: (m, k), spares_default=False, fallback="best-fp16", ahead_first=True,
+           name="wgmma_swap160-rows", rule=1),
+    Family("wgmma_swap64", "small-rows",
+           list(itertools.product((0, SMALL_ROWS_M - 1, 16, 24, 32), (1024, 1536, 2048, 3072, 4096, 6144))),
+           lambda t, lo, k: (t["M"] > lo) & (t["M"] <= SMALL_M) & (t["N"] <= SMALL_ROWS_N) & (t["K"] >= k),
+           lambda lo, k: f"M > {lo} and M <= {SMALL_M} and N <= {SMALL_ROWS_N} and K >= {k}",
+           lambda lo, k: (lo, k), spares_default=False, fallback="best-fp16", ahead_first=True,
+           name="wgmma_swap64-rows", rule=1),
+    Family("wgmma_decode_fullk", "small-rows",
+           list(itertools.product((0, 16, 24, 32, 40, 48), (256, 384, 512, 768, 1024, 1536, 2048))),
+           lambda t, lo, k: (t["M"] > lo) & (t["M"] <= SMALL_M) & (t["N"] <= SMALL_ROWS_N) & (t["K"] <= k),
+           lambda lo, k: f"M > {lo} and M <= {SMALL_M} and N <= {SMALL_ROWS_N} and K <= {k}",
+           lambda lo, k: (lo, -k), spares_default=False, fallback="best-fp16", ahead_first=True,
+           name="wgmma_decode_fullk-rows", rule=2),
     Family("tf32x3bits", "default",
            list(itertools.product((16, 32, 48, 64, 96, 128, 192, 256), (64, 128, 256, 512, 1024, 2048))),
            lambda t, tiles, k: (_tiles(t) >= tiles) & (t["K"] >= k),

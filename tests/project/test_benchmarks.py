@@ -65,7 +65,9 @@ RUNS_B = "2026-11-28-h200/runs-b.tar.xz/"  # runs packed in an archive: unpacked
 RUNS_C = "2026-11-29-h200/runs.tar.xz/"
 RUNS_D = "2026-11-30-h200/runs.tar.xz/"
 RUNS_E = "2026-11-30-h200/runs-b.tar.xz/"
+RUNS_F = "2026-11-30-h200/runs-c.tar.xz/"
 SMALL_PRODUCTS = (RUNS_E + "small/small-products", RUNS_E + "small/small-products-unseen-validation")
+SMALL_ROWS = (RUNS_F + "small-rows/small-rows", RUNS_F + "small-rows/small-rows-unseen-validation")
 DECODE80_VALIDATION = tuple(RUNS_C + "decode80/validation/" + s
                             for s in ("decode-llm-unseen", "decode-llm-mid-unseen", "decode-llm-rows-unseen"))
 # the M <= 64 decode rules, chosen again on A's 32-row boxes (each run times every kernel the rules
@@ -126,6 +128,10 @@ DECODE_VALIDATION = tuple(RUNS_C + "decode80/refit-validation/" + s for s in ("d
     ("wgmma_decode_fullk-short", SMALL_PRODUCTS, "best-fp16", True, True),
     # seed 0 chose K <= 384, which took none of its held-out half (55.5 against 55.5)
     ("wgmma_decode128_fullk-short", SMALL_PRODUCTS, "best-fp16", False, True),
+    # the small-product rules of 16-128 rows, each fitted with those before it in the manifest
+    ("wgmma_swap160-rows", SMALL_ROWS, "best-fp16", True, True),
+    ("wgmma_swap64-rows", SMALL_ROWS, "best-fp16", True, True),
+    ("wgmma_decode_fullk-rows", SMALL_ROWS, "best-fp16", True, True),
     # fitted and scored before A's 32-row boxes, as wgmma_decode128 (both load two a half since)
     ("wgmma_decode128x80", ((RUNS_C + "decode80/fit/decode-llm", RUNS_C + "decode80/fit/decode-llm-rows"),
                             DECODE80_VALIDATION), "best-fp16", False, True),
