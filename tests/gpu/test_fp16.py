@@ -90,7 +90,8 @@ def test_best_fp16_runs_what_its_rules_choose():
     # K > 8192, where its tiles fit one wave), small products past 128 rows (wgmma_swap160 for N <= 1024
     # and K >= 2048 with a quarter of the SMs' tiles or fewer, split; wgmma_decode_fullk for K <= 3072
     # where its 64x64 tiles fit one wave, wgmma_decode128_fullk where its 128x64 tiles do and K <=
-    # 1536: 1024^3), odd with a long K and 65-2048 rows in at most SMS tiles of 160x128 (wgmma_stagedswap160),
+    # 1536: 1024^3), small products of 16-128 rows and N <= 2048 (wgmma_swap160 from 25 rows and K >=
+    # 8192, wgmma_swap64 from K 1024, wgmma_decode_fullk from 33 rows and K <= 768), odd with a long K and 65-2048 rows in at most SMS tiles of 160x128 (wgmma_stagedswap160),
     # odd with few tiles and a long K (skinny_any;
     # wgmma_stagedsplit128 from 8 tiles of 128x128 and M >= 129), rows off the sectors with tiles for every SM
     # (wgmma_stagedstore: 3000^3), odd with a short K and a large C (wmma_stream), odd and large
@@ -102,7 +103,8 @@ def test_best_fp16_runs_what_its_rules_choose():
               (48, 8192, 8192), (32, 5120, 5120), (100, 5120, 5120), (275, 21393, 34), (100, 8192, 28672),
               (128, 4096, 4096), (240, 4096, 4096), (250, 4096, 11008), (143, 4096, 14336), (152, 13824, 5120),
               (294, 4096, 14336), (512, 512, 512), (256, 256, 32768), (432, 344, 16112), (1136, 720, 864),
-              (37, 11008, 4096), (134, 1578, 17152), (4000, 100, 10001)]
+              (37, 11008, 4096), (134, 1578, 17152), (4000, 100, 10001), (30, 168, 24720), (39, 248, 2616),
+              (84, 320, 576)]
     records = []
     bench(BenchWork([], shapes, include_cublas=False, dispatchers=[best], kernels=BY_NAME), cubins, QUICK, records.append)
     assert sorted((r["M"], r["N"], r["dispatched_to"]) for r in records) == sorted(
