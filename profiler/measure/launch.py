@@ -194,10 +194,7 @@ class KernelRunner:
 
     def __call__(self, g: Gemm, alpha: float, beta: float) -> None:
         launch = self.spec.launch(g.M, g.N, g.K, self.sms)
-        function = self.function if self._tma is not None or not launch.cooperative else self._cooperative_function()
-        if needs_opt_in(launch.smem_bytes, function.shared_size_bytes) and launch.smem_bytes > self._dynamic_limit.get(id(function), 0):
-            function.max_dynamic_shared_size_bytes = launch.smem_bytes
-            self._dynamic_limit[id(function)] = launch.smem_bytes
+        function = self._function(launch)
         if self._tma is not None:
             self._tma(self.cp, g, alpha, beta, launch)
             return
@@ -205,6 +202,31 @@ class KernelRunner:
         if self.textures is not None:
             args += self.textures.handles(g)  # cudaTextureObject_t: a 64-bit handle
         function(launch.grid, launch.block, args, shared_mem=launch.smem_bytes)
+
+    def cannot_launch(self, M: int, N: int, K: int) -> str | None:
+        """Why this GPU cannot start the launch at (M, N, K), or None: a cooperative grid must be
+        resident at once (wgmma_stagedswap160's tiles of 160x128 past one a SM, one CTA an SM)."""
+        from .tensormap import driver, function_handle
+
+        launch = self.spec.launch(M, N, K, self.sms)
+        if not launch.cooperative:
+            return None
+        threads = launch.block[0] * launch.block[1] * launch.block[2]
+        per_sm = driver().resident_per_sm(function_handle(self._function(launch)), threads, launch.smem_bytes)
+        ctas = launch.grid[0] * launch.grid[1] * launch.grid[2]
+        if ctas <= per_sm * self.sms:
+            return None
+        return (f"{self.name} waits for its whole grid, and its {ctas} CTAs at {M}x{N}x{K} exceed the "
+                f"{per_sm * self.sms} this GPU holds at once ({per_sm} an SM)")
+
+    def _function(self, launch):
+        """The function for `launch` (loaded for cooperative launches where it is one), its dynamic
+        shared memory limit raised where the launch needs it."""
+        function = self.function if self._tma is not None or not launch.cooperative else self._cooperative_function()
+        if needs_opt_in(launch.smem_bytes, function.shared_size_bytes) and launch.smem_bytes > self._dynamic_limit.get(id(function), 0):
+            function.max_dynamic_shared_size_bytes = launch.smem_bytes
+            self._dynamic_limit[id(function)] = launch.smem_bytes
+        return function
 
     def _cooperative_function(self):
         """CuPy launches a kernel of a module loaded with this flag by cuLaunchCooperativeKernel: a

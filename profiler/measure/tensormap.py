@@ -22,6 +22,7 @@ shape stays, one per operand.
 from __future__ import annotations
 
 import ctypes
+import functools
 from dataclasses import dataclass
 
 from ..errors import GemmprofError
@@ -107,7 +108,7 @@ def encoding(tm: TensorMapSpec, tier: str, M: int, N: int, K: int, pitch: int | 
 
 
 class _Driver:
-    """The two driver entry points, typed (libcuda.so.1: the driver CuPy itself runs on)."""
+    """The driver entry points CuPy does not wrap, typed (libcuda.so.1: the driver CuPy itself runs on)."""
 
     def __init__(self):
         lib = ctypes.CDLL("libcuda.so.1")
@@ -124,6 +125,9 @@ class _Driver:
         lib.cuLaunchCooperativeKernel.restype = ctypes.c_int
         lib.cuGetErrorName.argtypes = [ctypes.c_int, ctypes.POINTER(ctypes.c_char_p)]
         lib.cuGetErrorName.restype = ctypes.c_int
+        lib.cuOccupancyMaxActiveBlocksPerMultiprocessor.argtypes = [ctypes.POINTER(ctypes.c_int), ctypes.c_void_p,
+                                                                    ctypes.c_int, ctypes.c_size_t]
+        lib.cuOccupancyMaxActiveBlocksPerMultiprocessor.restype = ctypes.c_int
         self.lib = lib
 
     def check(self, status: int, what: str) -> None:
@@ -131,6 +135,14 @@ class _Driver:
             name = ctypes.c_char_p()
             self.lib.cuGetErrorName(status, ctypes.byref(name))
             raise GemmprofError(f"{what} failed: {(name.value or b'CUDA error').decode()} ({status})")
+
+    def resident_per_sm(self, handle: int, threads: int, smem_bytes: int) -> int:
+        """How many CTAs of the CUfunction `handle` an SM holds at once at this block size and
+        dynamic shared memory."""
+        blocks = ctypes.c_int()
+        self.check(self.lib.cuOccupancyMaxActiveBlocksPerMultiprocessor(
+            ctypes.byref(blocks), ctypes.c_void_p(handle), threads, smem_bytes), "cuOccupancyMaxActiveBlocksPerMultiprocessor")
+        return blocks.value
 
     def encode(self, enc: Encoding, address: int) -> ctypes.Array:
         """A CUtensorMap (128 bytes, 128-byte aligned) describing `enc` at device `address`."""
@@ -146,6 +158,17 @@ class _Driver:
         return tensor_map
 
 
+@functools.cache
+def driver() -> _Driver:
+    return _Driver()
+
+
+def function_handle(function) -> int:
+    """The CUfunction of a RawModule.get_function's RawKernel (its .kernel is the loaded
+    cupy.cuda.Function of the current device) or of a cupy.cuda.Function."""
+    return getattr(function, "kernel", function).ptr
+
+
 class TensorMapLauncher:
     """Launches a kernel that takes tensor maps: fixed arguments, a pointer per staged operand, then
     one map per `tensor_maps`."""
@@ -155,7 +178,7 @@ class TensorMapLauncher:
     def __init__(self, spec, function):
         self.spec = spec
         self.function = function  # RawModule.get_function's RawKernel (or a cupy.cuda.Function)
-        self.driver = _Driver()
+        self.driver = driver()
         self._maps: dict[tuple, ctypes.Array] = {}
         self._staging: dict[str, tuple[Staged, object]] = {}  # operand -> (shape, its buffer)
 
@@ -190,9 +213,7 @@ class TensorMapLauncher:
                  for tm in self.spec.tensor_maps]
         params = (ctypes.c_void_p * len(args))(*(ctypes.addressof(a) for a in args))
         stream = cp.cuda.get_current_stream().ptr
-        # A RawKernel's .kernel is the loaded cupy.cuda.Function (of the current device); its .ptr
-        # is the CUfunction.
-        handle = getattr(self.function, "kernel", self.function).ptr
+        handle = function_handle(self.function)
         lib = self.driver.lib
         geometry = (ctypes.c_void_p(handle), *launch.grid, *launch.block, launch.smem_bytes, ctypes.c_void_p(stream), params)
         if launch.cooperative:  # the kernel synchronises its grid: every CTA must be resident

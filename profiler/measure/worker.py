@@ -152,10 +152,11 @@ def main() -> int:
     setup = WorkerSetup(cp, runners, name, tier, policy, flush, props, spec, hold)
     for i, (M, N, K) in enumerate(job["shapes"]):
         reason = spec.unsupported_reason(M, N, K) if spec else None
-        if reason:
-            _emit(bench_record(name, tier, (M, N, K), SKIP, reason))
-            continue
         try:
+            reason = reason or (runners[name].cannot_launch(M, N, K) if spec else None)
+            if reason:
+                _emit(bench_record(name, tier, (M, N, K), SKIP, reason))
+                continue
             rec = measure_shape(setup, (M, N, K), seed=job.get("seed", 0) + i)
         except Exception as exc:  # a CUDA fault: report it; the context may be unusable now
             _emit(bench_record(name, tier, (M, N, K), ERROR, f"{type(exc).__name__}: {exc}".strip().splitlines()[0][:300]))

@@ -212,6 +212,15 @@ def test_staged_swapped_build_passes_rows_off_tmas_grid():
     assert not bad and len(records) == 2 * len(shapes)
 
 
+def test_cooperative_grid_past_what_the_gpu_holds_is_a_skip():
+    """wgmma_stagedswap160 waits for its whole grid (the copy), one CTA an SM: past one tile of
+    160x128 an SM it cannot start, a SKIP that says why (not a failed launch), and the shapes after
+    it still run."""
+    records = run(BY_NAME["wgmma_stagedswap160"], [(60682, 24, 44), (2612, 3878, 23), (470, 106, 40866)])
+    assert [r["status"] for r in records] == ["SKIP", "SKIP", "PASS"], records
+    assert "holds at once" in records[0]["reason"]
+
+
 def test_cluster_decode_rung_passes_every_row_tile_and_k_range():
     """wgmma_decode (64 x 64 tiles, K split over a 2-CTA cluster, the halves summed through
     distributed shared memory): M of 1, 7, 33 and 64 rows (TMA's zeros past M), M above 64 (row

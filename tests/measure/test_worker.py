@@ -27,12 +27,21 @@ class FakeCp:
         return types.SimpleNamespace(free_all_blocks=lambda: None)
 
 
+class FakeRunner(tuple):
+    """(name, cubin); a cooperative launch too large for the GPU at M = TOO_LARGE."""
+
+    TOO_LARGE = 4096
+
+    def cannot_launch(self, M: int, N: int, K: int) -> str | None:
+        return "its grid exceeds what this GPU holds at once" if M == self.TOO_LARGE else None
+
+
 def run_worker(monkeypatch, capsys, job: dict, cc=(9, 0), measure=None) -> tuple[int, list[dict]]:
     info = types.SimpleNamespace(compute_capability=cc, sm_count=132, sm_clock_max_mhz=1980, l2_bytes=50 << 20)
     monkeypatch.setattr(worker, "import_cupy", FakeCp)
     monkeypatch.setattr("profiler.measure.device.gpu_info", lambda index=0: info)
     monkeypatch.setattr(worker, "CublasRunner", lambda cp, tier, name=None: ("cublas", name))
-    monkeypatch.setattr(worker, "KernelRunner", lambda cp, spec, cubin: (spec.name, cubin))
+    monkeypatch.setattr(worker, "KernelRunner", lambda cp, spec, cubin: FakeRunner((spec.name, cubin)))
     monkeypatch.setattr(worker, "L2Flusher", lambda cp, size: None)
     monkeypatch.setattr(worker, "QueueHold", lambda cp: "hold")
     if measure:
@@ -53,8 +62,10 @@ def test_a_kernel_for_a_newer_gpu_is_a_skip_per_shape_with_the_reason(monkeypatc
 
 
 def test_shapes_outside_the_contract_are_skipped_the_others_measured_in_order(monkeypatch, capsys):
+    """Outside the contract (255^3) or past what the GPU can launch at once (the runner says why):
+    a SKIP with the reason, nothing measured."""
     spec = SPECS["warptile"]
-    shapes = [[256, 256, 256], [255, 255, 255], [512, 256, 128]]
+    shapes = [[256, 256, 256], [255, 255, 255], [FakeRunner.TOO_LARGE, 256, 256], [512, 256, 128]]
     assert spec.unsupported_reason(255, 255, 255) and not spec.unsupported_reason(256, 256, 256)
     seen = []
 
@@ -65,9 +76,10 @@ def test_shapes_outside_the_contract_are_skipped_the_others_measured_in_order(mo
 
     job = {"kernel": "warptile", "tier": "fp32", "spec": asdict(spec), "cubin": "w.cubin", "shapes": shapes, "seed": 10}
     code, records = run_worker(monkeypatch, capsys, job, measure=measure)
-    assert code == 0 and [r["status"] for r in records] == ["PASS", "SKIP", "PASS"]
+    assert code == 0 and [r["status"] for r in records] == ["PASS", "SKIP", "SKIP", "PASS"]
+    assert "holds at once" in records[2]["reason"]
     assert [s[0] for s in seen] == [(256, 256, 256), (512, 256, 128)]
-    assert [s[1] for s in seen] == [10, 12]  # seed + the shape's index: each shape its own data
+    assert [s[1] for s in seen] == [10, 13]  # seed + the shape's index: each shape its own data
     assert seen[0][2] == ("warptile", "w.cubin") and seen[0][3] == 132
     assert [s[4] for s in seen] == ["hold", "hold"]  # one queue hold for the worker, every shape timed behind it
     assert all(r["cublas_math_mode"] == worker.CUBLAS_MATH_MODE for r in records if r["status"] == "PASS")
