@@ -205,7 +205,7 @@ class KernelRunner:
 
     def cannot_launch(self, M: int, N: int, K: int) -> str | None:
         """Why this GPU cannot start the launch at (M, N, K), or None: a cooperative grid must be
-        resident at once (wgmma_stagedswap160's tiles of 160x128 past one a SM, one CTA an SM)."""
+        resident at once (wgmma_stagedswap160 past one tile of 160x128 an SM)."""
         from .tensormap import driver, function_handle
 
         launch = self.spec.launch(M, N, K, self.sms)
