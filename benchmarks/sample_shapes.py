@@ -30,6 +30,14 @@ all multiples of 8, at most 2^33 multiply-adds: products of a few to a few tens 
 
     python benchmarks/sample_shapes.py --small --name small-products --count 30 --seed 75
 
+With --odd, only small products whose rows TMA cannot address: M log-uniform over 16-2048, N over
+16-2048 and K over 16-65536, any integers, N or K not a multiple of 8, at most 2^31 multiply-adds:
+the products `wmma_tiny`, `skinny_any`, `wmma_stream` and the staging rungs share, where a rule's
+bounds on K and on the product are decided (the `sample` suite holds few). --rows LOW HIGH draws
+M over LOW-HIGH instead.
+
+    python benchmarks/sample_shapes.py --odd --name small-odd --count 40 --seed 79
+
 The same seed gives the same shapes (over the same suites). Shapes of the other suites are left out, and every shape
 fits the budget below (memory and time a row may take on one GPU).
 """
@@ -159,6 +167,27 @@ def small(count: int, seed: int, name: str, rows: tuple[int, int] = SMALL_ROWS) 
     return out
 
 
+ODD_ROWS = (16, 2048)
+ODD_VOLUME = 1 << 31
+
+
+def small_odd(count: int, seed: int, name: str, rows: tuple[int, int] = ODD_ROWS) -> list[tuple[int, int, int]]:
+    rng = random.Random(seed)
+    taken = other_suites_shapes(name)
+
+    def draw(low: int, high: int) -> int:
+        return max(low, round(math.exp(rng.uniform(math.log(low), math.log(high)))))
+
+    out: list[tuple[int, int, int]] = []
+    while len(out) < count:
+        shape = (draw(*rows), draw(16, 2048), draw(16, 65536))
+        odd = shape[1] % 8 or shape[2] % 8
+        if odd and shape[0] * shape[1] * shape[2] <= ODD_VOLUME and fits(*shape) and shape not in taken:
+            taken.add(shape)
+            out.append(shape)
+    return out
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--name", default="unseen")
@@ -168,15 +197,17 @@ def main(argv: list[str]) -> int:
     drawn.add_argument("--sectors", action="store_true", help="only FP16 rows TMA reads in place that are not whole sectors")
     drawn.add_argument("--decode", action="store_true", help="only decode steps: M 1-128, N and K multiples of 8")
     drawn.add_argument("--small", action="store_true", help="only small aligned products: M, N 129-2048, K 129-65536")
+    drawn.add_argument("--odd", action="store_true", help="only small products with N or K not a multiple of 8")
     parser.add_argument("--weights", action="store_true", help="with --decode: N and K those of LLM weights")
     parser.add_argument("--rows", type=int, nargs=2, metavar=("LOW", "HIGH"),
-                        help="with --decode or --small: M log-uniform over LOW-HIGH (default 1-128, 129-2048)")
+                        help="with --decode, --small or --odd: M log-uniform over LOW-HIGH (default 1-128, 129-2048, "
+                             "16-2048)")
     args = parser.parse_args(argv)
     if args.weights and not args.decode:
         parser.error("--weights goes with --decode")
-    if args.rows and not (args.decode or args.small):
-        parser.error("--rows goes with --decode or --small")
-    default_rows = SMALL_ROWS if args.small else (1, 128)
+    if args.rows and not (args.decode or args.small or args.odd):
+        parser.error("--rows goes with --decode, --small or --odd")
+    default_rows = SMALL_ROWS if args.small else ODD_ROWS if args.odd else (1, 128)
     rows = tuple(args.rows) if args.rows else default_rows
     if not 1 <= rows[0] <= rows[1]:
         parser.error("--rows LOW HIGH: 1 <= LOW <= HIGH")
@@ -184,6 +215,8 @@ def main(argv: list[str]) -> int:
         shapes = decode(args.count, args.seed, args.name, args.weights, rows)
     elif args.small:
         shapes = small(args.count, args.seed, args.name, rows)
+    elif args.odd:
+        shapes = small_odd(args.count, args.seed, args.name, rows)
     else:
         shapes = (sectors if args.sectors else sample)(args.count, args.seed, args.name)
     items = [f'"{m}x{n}x{k}"' for m, n, k in shapes]
@@ -198,10 +231,13 @@ def main(argv: list[str]) -> int:
             "multiply-adds" if args.small and rows == SMALL_ROWS else
             f"small products, log-uniform M {low}-{high}, N 129-2048 and K 129-65536 rounded to multiples of 8 (136 at least), "
             "at most 2^33 multiply-adds" if args.small else
+            f"small products whose N or K is not a multiple of 8, log-uniform M {low}-{high}, N 16-2048 and K 16-65536, "
+            "at most 2^31 multiply-adds" if args.odd else
             "log-uniform M, N, K 16-65536, LLM decode M 1-256 and prefill against 7B-70B weights, attention-sized products")
     print(f"[suite.{args.name}]")
     print(f'description = "{len(shapes)} shapes no other suite lists (benchmarks/sample_shapes.py '
-          f'{"--sectors " * args.sectors}{"--small " * args.small}{"--decode " * args.decode}{"--weights " * args.weights}'
+          f'{"--sectors " * args.sectors}{"--small " * args.small}{"--odd " * args.odd}{"--decode " * args.decode}'
+          f'{"--weights " * args.weights}'
           f'{f"--rows {low} {high} " * (rows != default_rows)}--name {args.name} --count {args.count} --seed {args.seed}): {what}"')
     print("shapes = [\n  " + "\n  ".join(lines) + "\n]")
     return 0

@@ -223,3 +223,21 @@ def test_ab_manifest_rung_compiles_against_its_own_headers(tmp_path):
     built = subprocess.run([sys.executable, "-m", "profiler", "build", "--manifest", str(path), "-k", "ragged64x64x8_old",
                             "--arch", "sm_90"], capture_output=True, text=True, env=env, cwd=ROOT)
     assert built.returncode != 0 and "the old header was included" in built.stdout + built.stderr
+
+
+def test_every_drawn_suite_is_its_command_run_again():
+    """A suite whose description names `benchmarks/sample_shapes.py ARGS` is what ARGS draw today
+    (over today's other suites): adding a suite or changing the script must not change the shapes
+    a rule was chosen or scored on."""
+    from profiler.catalogue.suites import SUITES_PATH, parse_suites
+
+    text = SUITES_PATH.read_text()
+    commands = dict(re.findall(r'\[suite\.([\w-]+)\]\ndescription = "[^"]*?\(benchmarks/sample_shapes\.py ([^)]*)\)', text))
+    assert len(commands) >= 23
+    suites = parse_suites(text)
+    for name, args in commands.items():
+        proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "sample_shapes.py"), *args.split()],
+                              capture_output=True, text=True, timeout=120)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        drawn = [tuple(int(d) for d in s.split("x")) for s in re.findall(r'"(\d+x\d+x\d+)"', proc.stdout)]
+        assert drawn == list(suites[name]), name
