@@ -12,8 +12,8 @@
 // (3) A and B by single halves (legal at every row pitch), zero outside M, N, K, the next k tile
 //     in registers while the current one is multiplied (wmma_ragged's register staging); k tiles
 //     128 wide (32 or 64 where K is no longer), so that a K of a few hundred takes few DRAM round
-//     trips: with 32-wide ones each trip held a tile's 16 MMAs, and 62x477x812 (30 CTAs) ran
-//     28 us against cuBLAS's 11;
+//     trips: with 32-wide ones each trip held a tile's 8 MMAs (two a warp), and 62x477x812 (30
+//     CTAs) ran 28 us against cuBLAS's 11;
 // (4) the epilogue through a shared 32x32 FP32 tile, each thread writing the 8 elements whose C
 //     it read: 4 threads a 128-byte row.
 // Long K stays with the split-K rungs: nothing here spreads K over CTAs.
