@@ -48,11 +48,13 @@ import argparse
 import math
 import random
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from profiler.catalogue.suites import SUITES_PATH, parse_suites  # noqa: E402
+from profiler.catalogue.shapes import Shape  # noqa: E402
 
 # Per shape: at most 2 GiB of FP32 operands and result, at most 2^38 multiply-adds (about 10 ms
 # of FP32 at 50 TFLOP/s): a sample of 80 shapes benches in minutes.
@@ -71,21 +73,40 @@ def fits(m: int, n: int, k: int) -> bool:
     return 4 * (m * k + k * n + m * n) <= MAX_BYTES and m * n * k <= MAX_VOLUME
 
 
-def other_suites_shapes(name: str) -> set[tuple[int, int, int]]:
+def other_suites_shapes(name: str) -> set[Shape]:
     """Every shape of kernels/shapes.toml's suites but `name`: a draw leaves them out."""
     return {shape for suite, shapes in parse_suites(SUITES_PATH.read_text()).items() if suite != name for shape in shapes}
 
 
+def log_draw(rng: random.Random, low: float, high: float) -> float:
+    """One draw, log-uniform over low-high."""
+    return math.exp(rng.uniform(math.log(low), math.log(high)))
+
+
 def log_uniform(rng: random.Random) -> int:
-    return int(round(math.exp(rng.uniform(math.log(LOW), math.log(HIGH)))))
+    return int(round(log_draw(rng, LOW, HIGH)))
 
 
-def sample(count: int, seed: int, name: str) -> list[tuple[int, int, int]]:
+def drawn(count: int, name: str, draw: Callable[[], Shape], keep: Callable[[Shape], bool] = lambda shape: True
+          ) -> list[Shape]:
+    """`count` shapes of `draw()`: those `keep` takes that fit the budget and that no other suite
+    than `name` lists nor an earlier draw gave."""
+    taken = other_suites_shapes(name)
+    out: list[Shape] = []
+    while len(out) < count:
+        shape = draw()
+        if keep(shape) and fits(*shape) and shape not in taken:
+            taken.add(shape)
+            out.append(shape)
+    return out
+
+
+def sample(count: int, seed: int, name: str) -> list[Shape]:
     rng = random.Random(seed)
     taken = other_suites_shapes(name)
-    out: list[tuple[int, int, int]] = []
+    out: list[Shape] = []
 
-    def add(shape: tuple[int, int, int]) -> None:
+    def add(shape: Shape) -> None:
         if shape not in taken and fits(*shape):
             taken.add(shape)
             out.append(shape)
@@ -103,89 +124,64 @@ def sample(count: int, seed: int, name: str) -> list[tuple[int, int, int]]:
     return out
 
 
-def off_sectors(rng: random.Random) -> tuple[int, int, int]:
+def off_sectors(rng: random.Random) -> Shape:
     """One draw for --sectors: M, N, K log-uniform over 257-16384, N (and K in three draws of
     four) rounded to a multiple of 8."""
     def draw() -> int:
-        return int(round(math.exp(rng.uniform(math.log(257), math.log(16384)))))
+        return int(round(log_draw(rng, 257, 16384)))
 
     m, n, k = draw(), draw() // 8 * 8, draw()
     return m, n, (k // 8 * 8 if rng.random() < 0.75 else k | 1)
 
 
-def sectors(count: int, seed: int, name: str) -> list[tuple[int, int, int]]:
+def sectors(count: int, seed: int, name: str) -> list[Shape]:
     rng = random.Random(seed)
-    taken = other_suites_shapes(name)
-    out: list[tuple[int, int, int]] = []
-    while len(out) < count:
-        m, n, k = shape = off_sectors(rng)
-        if (n % 16 or k % 16) and m * n * k >= 1 << 31 and fits(*shape) and shape not in taken:
-            taken.add(shape)
-            out.append(shape)
-    return out
+    return drawn(count, name, lambda: off_sectors(rng),
+                 lambda s: bool(s[1] % 16 or s[2] % 16) and s[0] * s[1] * s[2] >= 1 << 31)
 
 
 def decode(count: int, seed: int, name: str, weights: bool = False, rows: tuple[int, int] = (1, 128)
-           ) -> list[tuple[int, int, int]]:
+           ) -> list[Shape]:
     rng = random.Random(seed)
-    taken = other_suites_shapes(name)
 
-    def draw(low: int, high: int) -> float:
-        return math.exp(rng.uniform(math.log(low), math.log(high)))
+    def draw() -> Shape:
+        m = max(1, round(log_draw(rng, *rows)))
+        if weights:
+            return (m, *rng.choice(WEIGHTS))
+        return m, round(log_draw(rng, 1024, 16384) / 8) * 8, round(log_draw(rng, 1024, 32768) / 8) * 8
 
-    out: list[tuple[int, int, int]] = []
-    while len(out) < count:
-        m = max(1, round(draw(*rows)))
-        shape = (m, *rng.choice(WEIGHTS)) if weights else (m, round(draw(1024, 16384) / 8) * 8, round(draw(1024, 32768) / 8) * 8)
-        if fits(*shape) and shape not in taken:
-            taken.add(shape)
-            out.append(shape)
-    return out
+    return drawn(count, name, draw)
 
 
 SMALL_ROWS = (129, 2048)
 
 
-def small(count: int, seed: int, name: str, rows: tuple[int, int] = SMALL_ROWS) -> list[tuple[int, int, int]]:
+def small(count: int, seed: int, name: str, rows: tuple[int, int] = SMALL_ROWS) -> list[Shape]:
     rng = random.Random(seed)
-    taken = other_suites_shapes(name)
 
     def draw(high: int) -> int:
-        return max(136, round(math.exp(rng.uniform(math.log(129), math.log(high))) / 8) * 8)
+        return max(136, round(log_draw(rng, 129, high) / 8) * 8)
 
     def draw_m() -> int:  # M over `rows`, any integer; the first draws' M as N and K were drawn
         if rows == SMALL_ROWS:
             return draw(2048)
-        return max(rows[0], round(math.exp(rng.uniform(math.log(rows[0]), math.log(rows[1])))))
+        return max(rows[0], round(log_draw(rng, *rows)))
 
-    out: list[tuple[int, int, int]] = []
-    while len(out) < count:
-        shape = (draw_m(), draw(2048), draw(65536))
-        if shape[0] * shape[1] * shape[2] <= 1 << 33 and fits(*shape) and shape not in taken:
-            taken.add(shape)
-            out.append(shape)
-    return out
+    return drawn(count, name, lambda: (draw_m(), draw(2048), draw(65536)), lambda s: s[0] * s[1] * s[2] <= 1 << 33)
 
 
 ODD_ROWS = (16, 2048)
 ODD_VOLUME = 1 << 31
 
 
-def small_odd(count: int, seed: int, name: str, rows: tuple[int, int] = ODD_ROWS) -> list[tuple[int, int, int]]:
+def small_odd(count: int, seed: int, name: str, rows: tuple[int, int] = ODD_ROWS) -> list[Shape]:
     rng = random.Random(seed)
-    taken = other_suites_shapes(name)
 
     def draw(low: int, high: int) -> int:
-        return max(low, round(math.exp(rng.uniform(math.log(low), math.log(high)))))
+        return max(low, round(log_draw(rng, low, high)))
 
-    out: list[tuple[int, int, int]] = []
-    while len(out) < count:
-        shape = (draw(*rows), draw(16, 2048), draw(16, 65536))
-        odd = shape[1] % 8 or shape[2] % 8
-        if odd and shape[0] * shape[1] * shape[2] <= ODD_VOLUME and fits(*shape) and shape not in taken:
-            taken.add(shape)
-            out.append(shape)
-    return out
+    return drawn(count, name, lambda: (draw(*rows), draw(16, 2048), draw(16, 65536)),
+                 lambda s: bool(s[1] % 8 or s[2] % 8) and s[0] * s[1] * s[2] <= ODD_VOLUME)
 
 
 def main(argv: list[str]) -> int:
@@ -193,11 +189,11 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--name", default="unseen")
     parser.add_argument("--count", type=int, default=40, help="log-uniform shapes (the LLM shapes come on top)")
     parser.add_argument("--seed", type=int, default=34)
-    drawn = parser.add_mutually_exclusive_group()
-    drawn.add_argument("--sectors", action="store_true", help="only FP16 rows TMA reads in place that are not whole sectors")
-    drawn.add_argument("--decode", action="store_true", help="only decode steps: M 1-128, N and K multiples of 8")
-    drawn.add_argument("--small", action="store_true", help="only small aligned products: M, N 129-2048, K 129-65536")
-    drawn.add_argument("--odd", action="store_true", help="only small products with N or K not a multiple of 8")
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--sectors", action="store_true", help="only FP16 rows TMA reads in place that are not whole sectors")
+    mode.add_argument("--decode", action="store_true", help="only decode steps: M 1-128, N and K multiples of 8")
+    mode.add_argument("--small", action="store_true", help="only small aligned products: M, N 129-2048, K 129-65536")
+    mode.add_argument("--odd", action="store_true", help="only small products with N or K not a multiple of 8")
     parser.add_argument("--weights", action="store_true", help="with --decode: N and K those of LLM weights")
     parser.add_argument("--rows", type=int, nargs=2, metavar=("LOW", "HIGH"),
                         help="with --decode, --small or --odd: M log-uniform over LOW-HIGH (default 1-128, 129-2048, "
