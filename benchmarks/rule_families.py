@@ -72,6 +72,12 @@ def _narrow_n(t: pd.DataFrame, n: int, k: int) -> pd.Series:
     return (t["N"] > TALL_N) & (t["N"] <= n) & (t["M"] > t["N"]) & (t["K"] >= k)
 
 
+def _tiny_splits(t: pd.DataFrame) -> pd.Series:
+    """wmma_tinysplit's splits of K a tile (TINY_SPLITS)."""
+    by_sms = (2 * SMS) // _tiles(t, 32, 32)
+    return ((t["K"] + 127) // 128).clip(upper=by_sms).clip(upper=16).clip(lower=1)
+
+
 def _skinny(t: pd.DataFrame) -> pd.Series:
     """The shapes best-fp16's first rule sends to skinny (M <= 64 or M <= 256 and cdiv(M, 64) *
     cdiv(N, 128) <= SMS): the rules after it never see them."""
@@ -97,6 +103,8 @@ CLUSTER_CTAS_128x80 = "2 * cdiv(M, 128) * cdiv(N, 80)"  # wgmma_decode128x80's
 CLUSTER_CTAS_64x128 = "2 * cdiv(M, 64) * cdiv(N, 128)"  # wgmma_decode64x128's
 CLUSTER_CTAS_128x128 = "2 * cdiv(M, 128) * cdiv(N, 128)"  # wgmma_decode128x128's
 TILES_160x128 = "cdiv(M, 160) * cdiv(N, 128)"  # wgmma_swap160's tiles (its grid splits K over them)
+TILES_32x32 = "cdiv(M, 32) * cdiv(N, 32)"  # wmma_tinysplit's tiles
+TINY_SPLITS = f"max(1, min(cdiv(K, 128), 2 * SMS // ({TILES_32x32}), 16))"  # and its splits of K, its grid's z
 SMALL_M = 128  # the small-product rules start above the decode rules' rows; the fitting draw's least M is 136
 SMALL_ROWS_N = 2048  # the small-rows draws' widest N: their rules claim no wider
 SMALL_ROWS_M = 16  # and their least M: a rule that ties at any lower bound starts there
@@ -162,6 +170,21 @@ FAMILIES = {f.key: f for f in (
            lambda t, k, p: _odd(t) & (t["K"] <= k) & (t["M"] * t["N"] * t["K"] <= p),
            lambda k, p: f"(N % 8 or K % 8) and K <= {k} and M * N * K <= {p}",
            lambda k, p: (-k, -p), fallback="best-fp16"),
+    # `wmma_tinysplit` (an `ahead` rule of `best-fp16`, before wmma_tiny's), fitted on the small-odd
+    # suite (products of M 16-2048 with N or K not a multiple of 8, at most 2^31 multiply-adds) and
+    # scored on small-odd-unseen: `(N % 8 or K % 8) and K >= lo and cdiv(K, S) <= d and cdiv(M, 32)
+    # * cdiv(N, 32) <= t`, S its grid's splits. Where 32x32 tiles are too few for the SMs, K split
+    # over up to 16 CTAs a tile beat skinny_any's and wmma_tiny's unsplit tiles (19x395x1568: 115%
+    # against 71), until each split is thousands deep again (its 16 splits at 88x42x52971, its 2 at
+    # 1910x60x5743: 65 and 68 against wgmma_stagedswap160's 94 and 85); under a K of a few hundred the
+    # partials' round trip costs more than it spreads. A bound on K in place of the splits' depth
+    # scored 96.2 on the fitting seeds' held-out halves against 98.5.
+    Family("wmma_tinysplit", "small-odd",
+           list(itertools.product((256, 384, 512, 768), (128, 192, 256, 384, 512, 768, 1024, 1536), (66, 132, 264))),
+           lambda t, lo, d, n: (_odd(t) & (t["K"] >= lo) & (-(-t["K"] // _tiny_splits(t)) <= d)
+                                & (_tiles(t, 32, 32) <= n)),
+           lambda lo, d, n: f"(N % 8 or K % 8) and K >= {lo} and cdiv(K, {TINY_SPLITS}) <= {d} and {TILES_32x32} <= {n}",
+           lambda lo, d, n: (lo, -d, -n), spares_default=False, fallback="best-fp16", ahead_first=True),
     # `wmma_stream` (an `ahead` rule of `best-fp16`, before wmma_tiny's), fitted on the sample suite's
     # shapes with N or K not a multiple of 8 and K <= 1024 with the sectors suite's (N a multiple of 8,
     # K odd), scored on unseen's with sectors-unseen's: `(N % 8 or K % 8) and K <= k and M * N >= q

@@ -55,7 +55,7 @@ def test_odd_shape_rules_are_what_the_ladder_sends_odd_shapes_by():
     # the copies and for the swapped operands over them are threshold_rules.py's, tested below)
     odd = [(str(r.when), r.kernel) for r in best.ahead
            if "N % 8 or K % 8" in str(r.when)
-           and r.kernel not in ("wmma_tiny", "wmma_stream", "wgmma_stagedsplit128", "wgmma_stagedswap160")]
+           and r.kernel not in ("wmma_tiny", "wmma_tinysplit", "wmma_stream", "wgmma_stagedsplit128", "wgmma_stagedswap160")]
     assert printed and printed == odd
     held_out = re.findall(r"^\s+\d\s+[\d.]+\s+([\d.]+) \(\s*\d+\)\s+([\d.]+)", proc.stdout, re.M)
     assert len(held_out) == 3 and all(float(v) <= float(best_) + 1e-9 for v, best_ in held_out)
@@ -66,6 +66,7 @@ RUNS_C = "2026-11-29-h200/runs.tar.xz/"
 RUNS_D = "2026-11-30-h200/runs.tar.xz/"
 RUNS_E = "2026-11-30-h200/runs-b.tar.xz/"
 RUNS_F = "2026-11-30-h200/runs-c.tar.xz/"
+RUNS_G = "2026-11-30-h200/runs-d.tar.xz/"
 SMALL_PRODUCTS = (RUNS_E + "small/small-products", RUNS_E + "small/small-products-unseen-validation")
 SMALL_ROWS = (RUNS_F + "small-rows/small-rows", RUNS_F + "small-rows/small-rows-unseen-validation")
 DECODE80_VALIDATION = tuple(RUNS_C + "decode80/validation/" + s
@@ -90,6 +91,7 @@ DECODE_VALIDATION = tuple(RUNS_C + "decode80/refit-validation/" + s for s in ("d
     # seeds 1 and 2's held-out halves: 73.8 and 75.6, as best's
     ("streamk64x32x8", (RUNS_B + "narrow/sample", RUNS_B + "narrow/unseen-validation"), "best", False, True),
     ("wmma_tiny", (RUNS_B + "tiny/sample", RUNS_B + "tiny/unseen-validation"), "best-fp16", True, True),
+    ("wmma_tinysplit", (RUNS_G + "odd/small-odd", RUNS_G + "odd/small-odd-unseen-validation"), "best-fp16", True, True),
     # fitted on the sample with the sectors suite's shapes of K odd, scored on unseen with sectors-unseen's
     ("wmma_stream", ((RUNS_D + "stream/sample", RUNS_D + "stream/sectors"),
                      (RUNS_D + "stream/unseen-validation", RUNS_D + "stream/sectors-unseen-validation")), "best-fp16", True, True),

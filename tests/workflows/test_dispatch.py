@@ -39,13 +39,14 @@ def test_the_entry_is_written_into_the_manifest(monkeypatch, tmp_path):
     import profiler.catalogue.dispatchers as dispatchers
     import profiler.catalogue.kernel_paths as kernel_paths
 
+    kernels = load_manifest()  # read before the copy stands in: its sources stay beside the original
     copy = tmp_path / "ladder.toml"
     copy.write_text(kernel_paths.MANIFEST_PATH.read_text())
     monkeypatch.setattr(kernel_paths, "MANIFEST_PATH", copy)
-    monkeypatch.setattr(dispatchers, "load_dispatchers", lambda path=copy: parse_dispatchers(copy.read_text(), load_manifest()))
+    monkeypatch.setattr(dispatchers, "load_dispatchers", lambda path=copy: parse_dispatchers(copy.read_text(), kernels))
     result = dispatch(DispatchOptions(SAMPLE_RUN, name="mine"))
     assert write_entry("mine", "fp32", result.entry) == copy
-    assert [d.rules for d in parse_dispatchers(copy.read_text(), load_manifest()) if d.name == "mine"] == [result.rules]
+    assert [d.rules for d in parse_dispatchers(copy.read_text(), kernels) if d.name == "mine"] == [result.rules]
 
 
 def test_rules_are_scored_on_held_out_shapes_and_on_a_second_sweep():
