@@ -17,14 +17,15 @@
 // (4) the epilogue through a shared 32x32 FP32 tile, each thread writing the 8 elements whose C
 //     it read: 4 threads a 128-byte row.
 //
-// wmma_tinysplit (the second entry): the same tiles with K split over S CTAs a tile where the tiles
-// are too few for the SMs: 193x38x1256 is 14 tiles, each 10 k tiles deep. Split z takes a chunk of
-// K (a multiple of 32 columns) and writes its partial to a module workspace; the split counted
-// last (split_arrival.cuh) sums the S partials in split order and writes C. Kept apart from
-// wmma_tiny, whose grids are never split: the workspace's code cost it 5% on K of 16-330 (H200).
+// Built again as wmma_tinysplit (nvcc -DTINY_SPLIT): the same tiles with K split over S CTAs a
+// tile where the tiles are too few for the SMs: 193x38x1256 is 14 tiles, each 10 k tiles deep.
+// Split z takes a chunk of K (a multiple of 32 columns) and writes its partial to a module
+// workspace; the split counted last (split_arrival.cuh) sums the S partials in split order and
+// writes C. A build of its own: in wmma_tiny, whose grids never split, the workspace's code cost
+// 5% at a K of 16-330 (H200).
 //
-// Contract: block (128), grid (cdiv(N, 32), cdiv(M, 32)) for wmma_tiny, and a third dimension S
-// with cdiv(N, 32) cdiv(M, 32) S <= 1024 for wmma_tinysplit; 23,552 bytes of static shared memory
+// Contract: block (128), grid (cdiv(N, 32), cdiv(M, 32)), and for wmma_tinysplit a third dimension
+// S with cdiv(N, 32) cdiv(M, 32) S <= 1024 where S > 1; 23,552 bytes of static shared memory
 // (23,556 split); sm_70+. Any M, N, K >= 1. beta == 0: C is not read.
 
 #include <cuda_fp16.h>
@@ -42,10 +43,15 @@ using namespace nvcuda;
 #define B_LD (BN + 8)                     // 40 halves per shared row of B
 #define C_LD (BN + 4)                     // 36 floats per shared row of the C tile
 #define PER_THREAD (BM * BN / NTHREADS)   // 8 floats of C per thread
-#define MAX_SPLIT_CTAS 1024               // split grids have <= 2 SMS CTAs (the manifest's grid)
 
+#ifdef TINY_SPLIT
+constexpr bool SPLIT = true;
+#define MAX_SPLIT_CTAS 1024               // split grids have <= 2 SMS CTAs (the manifest's grid)
 __device__ __align__(16) float g_tiny_partials[MAX_SPLIT_CTAS * BM * BN];  // 4 MiB
 __device__ unsigned g_tiny_counters[MAX_SPLIT_CTAS];  // zero at module load; the last split resets its own
+#else
+constexpr bool SPLIT = false;
+#endif
 
 // The k loop over tiles of 32 PARTS columns of k (BK at most): a K of 16-64 loads, stores and
 // multiplies no more than it needs, with the registers the widest tiles take.
@@ -97,9 +103,9 @@ __device__ __forceinline__ void k_loop(int M, int N, int K, int kBegin, int kEnd
     }
 }
 
-template <bool SPLIT>
-__device__ __forceinline__ void tiny(int M, int N, int K, float alpha, const __half* __restrict__ A,
-                                     const __half* __restrict__ B, float beta, float* __restrict__ C)
+extern "C" __global__ void __launch_bounds__(NTHREADS)
+hgemm_wmma_tiny(int M, int N, int K, float alpha, const __half* __restrict__ A,
+                const __half* __restrict__ B, float beta, float* __restrict__ C)
 {
     __shared__ __align__(128) __half As[BM * A_LD];
     __shared__ __align__(128) __half Bs[BK * B_LD];
@@ -120,8 +126,12 @@ __device__ __forceinline__ void tiny(int M, int N, int K, float alpha, const __h
     }
 
     // Split z of S takes K's columns [z chunk, (z + 1) chunk), chunk a multiple of 32.
-    const int S = SPLIT ? gridDim.z : 1, z = SPLIT ? blockIdx.z : 0;
-    if (SPLIT && S > 1 && gridDim.x * gridDim.y * S > MAX_SPLIT_CTAS) __trap();
+#ifdef TINY_SPLIT
+    const int S = gridDim.z, z = blockIdx.z;
+    if (S > 1 && gridDim.x * gridDim.y * S > MAX_SPLIT_CTAS) __trap();
+#else
+    const int S = 1, z = 0;
+#endif
     const int chunk = ((K + S - 1) / S + 31) / 32 * 32;
     const int kBegin = SPLIT ? min(K, z * chunk) : 0, kEnd = SPLIT ? min(K, kBegin + chunk) : K;
     const int len = kEnd - kBegin;
@@ -138,7 +148,8 @@ __device__ __forceinline__ void tiny(int M, int N, int K, float alpha, const __h
     float sum[PER_THREAD];
 #pragma unroll
     for (int e = 0; e < PER_THREAD; ++e) sum[e] = Cs[cRow * C_LD + cCol + e];
-    if (SPLIT && S > 1) {
+#ifdef TINY_SPLIT
+    if (S > 1) {
         // Each split writes its partial (8 floats a thread, two float4s); the split counted last
         // sums the S partials in split order and writes C.
         __shared__ int last;
@@ -158,6 +169,7 @@ __device__ __forceinline__ void tiny(int M, int N, int K, float alpha, const __h
         }
         if (tid == 0) g_tiny_counters[tile] = 0;       // ready for the next launch
     }
+#endif
     if (gRow < M) {
         float* const row = C + (size_t)gRow * N;
 #pragma unroll
@@ -166,18 +178,4 @@ __device__ __forceinline__ void tiny(int M, int N, int K, float alpha, const __h
             if (c < N) row[c] = alpha * sum[e] + beta * old[e];
         }
     }
-}
-
-extern "C" __global__ void __launch_bounds__(NTHREADS)
-hgemm_wmma_tiny(int M, int N, int K, float alpha, const __half* __restrict__ A,
-                const __half* __restrict__ B, float beta, float* __restrict__ C)
-{
-    tiny<false>(M, N, K, alpha, A, B, beta, C);
-}
-
-extern "C" __global__ void __launch_bounds__(NTHREADS)
-hgemm_wmma_tinysplit(int M, int N, int K, float alpha, const __half* __restrict__ A,
-                     const __half* __restrict__ B, float beta, float* __restrict__ C)
-{
-    tiny<true>(M, N, K, alpha, A, B, beta, C);
 }
