@@ -355,6 +355,18 @@ FAMILIES = {f.key: f for f in (
                                 + f" and K >= {k} and {TILES_160x128} <= SMS" + (f" // {d}" if d > 1 else "")),
            lambda m, mh, k, d: (m, -mh, k, d), spares_default=False, fallback="best-fp16", before_rule=WITHOUT_RULE,
            ahead_first=True),
+    # `wgmma_stagedswap160` below its rule's 65 rows, where N is narrow and K long, fitted on
+    # small-odd-low (odd products of M 16-64), scored on small-odd-low-unseen (an `ahead` rule of
+    # `best-fp16` before wgmma_stagedswap160's first, after wmma_tinysplit's, which takes the splits
+    # of at most 768 columns of K). There `skinny_any`'s tiles as tall as M split K over few CTAs
+    # (43x90x31872: 45% against 70); at M <= 24 and N of about 20 its copies cost more than they
+    # save (20x23x63174: 62 against 71).
+    Family("wgmma_stagedswap160", "small-odd-low",
+           list(itertools.product((0, 16, 24, 32), (64, 128, 256, 512, 1024, 2048), (2048, 4096, 8192, 16384))),
+           lambda t, lo, n, k: _odd(t) & (t["M"] > lo) & (t["M"] <= SKINNY_ROWS) & (t["N"] <= n) & (t["K"] >= k),
+           lambda lo, n, k: f"(N % 8 or K % 8) and M > {lo} and M <= {SKINNY_ROWS} and N <= {n} and K >= {k}",
+           lambda lo, n, k: (lo, -n, k), spares_default=False, fallback="best-fp16", ahead_first=True,
+           name="wgmma_stagedswap160-low", rule=0),
     # Three rules for small aligned products past 128 rows (`ahead` rules of `best-fp16`, before
     # skinny's, in this order), each fitted alone on the small-products suite (M, N 129-2048, K
     # 129-65536, at most 2^33 multiply-adds) and scored on small-products-unseen (another seed), where

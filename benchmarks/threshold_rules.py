@@ -64,15 +64,32 @@ def taken_ahead(family: Family) -> Callable[[int, int, int], bool]:
     return taken
 
 
+def chooser_but_own(family: Family) -> Callable[[int, int, int], str]:
+    """(M, N, K) -> the kernel the manifest's `family.fallback` chooses without the family's rule."""
+    d, own, kernels = family_rule(family)
+    rule = d.ordered[own]
+    d = replace(d, ahead=tuple(r for r in d.ahead if r is not rule), rules=tuple(r for r in d.rules if r is not rule))
+    return lambda M, N, K: d.choose(M, N, K, kernels, SMS).name
+
+
 def per_shape(run_dir: Path, family: Family) -> pd.DataFrame:
     """Shapes x {kernel, its fallback}: % of cuBLAS of the rows that PASSed (NaN: not run); the
-    fallback's as it was before the family's rule (`before_rule`)."""
+    fallback's as it was before the family's rule (`before_rule`). Where the bench's time limit
+    cut the fallback's rows, the row of the kernel it chooses without the family's rule stands for
+    it, where the run timed that kernel (a dispatcher's row is its kernel's, paired alike)."""
     bench = RunDir(run_dir).read_table("bench")
     bench = bench[bench["status"] == "PASS"]
+    table = bench.pivot_table(index=["M", "N", "K"], columns="kernel", values="pct_of_cublas").reset_index()
+    if family.fallback in table and table[family.fallback].isna().any():
+        choose = chooser_but_own(family)
+        for i in table.index[table[family.fallback].isna()]:
+            kernel = choose(*(int(table.loc[i, d]) for d in "MNK"))
+            if kernel in table:
+                table.loc[i, family.fallback] = table.loc[i, kernel]
     if family.before_rule != WITHOUT_RULE:
         kernels = [family.kernel, family.fallback] + ([family.before_rule] if family.before_rule else [])
-        bench = bench[bench["kernel"].isin(kernels)]
-    table = bench.pivot_table(index=["M", "N", "K"], columns="kernel", values="pct_of_cublas").reset_index()
+        kept = [k for k in kernels if k in table]
+        table = table[["M", "N", "K"] + kept].dropna(subset=kept, how="all").reset_index(drop=True)
     if family.before_rule and "dispatched_to" in bench:
         took = bench[(bench["kernel"] == family.fallback) & (bench["dispatched_to"] == family.kernel)]
         ruled = table.set_index(["M", "N", "K"]).index.isin(took.set_index(["M", "N", "K"]).index)
