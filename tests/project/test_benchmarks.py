@@ -201,6 +201,29 @@ def test_threshold_rules_print_no_rule_when_no_member_beats_the_fallback(tmp_pat
 
 
 
+def test_threshold_rules_let_the_chosen_kernels_row_stand_where_the_dispatchers_was_cut(tmp_path):
+    """A fitting run cut by the bench's time limit lacks the dispatcher's rows at some shapes: there
+    the row of the kernel it chooses without the family's rule stands for it (30x100x20000:
+    skinny_any's), where the run timed that kernel; a shape that kernel did not run stays NaN."""
+    import pandas as pd
+
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        from rule_families import FAMILIES
+        from threshold_rules import per_shape
+    finally:
+        sys.path.pop(0)
+    rows = [("best-fp16", (30, 100, 24000), 70.0), ("skinny_any", (30, 100, 24000), 71.0),
+            ("skinny_any", (30, 100, 20000), 60.0), ("wgmma_stagedswap160", (30, 100, 20000), 80.0),
+            ("wgmma_stagedswap160", (40, 90, 30000), 75.0)]
+    bench = pd.DataFrame([{"kernel": k, "tier": "fp16", "M": M, "N": N, "K": K, "status": "PASS", "pct_of_cublas": pct,
+                           "median_ms": 1.0, "gflops": 1.0} for k, (M, N, K), pct in rows])
+    bench.to_parquet(tmp_path / "bench.parquet")
+    table = per_shape(tmp_path, FAMILIES["wgmma_stagedswap160-low"]).set_index(["M", "N", "K"])
+    assert table.loc[(30, 100, 24000), "best-fp16"] == 70.0  # its own row where it ran
+    assert table.loc[(30, 100, 20000), "best-fp16"] == 60.0  # skinny_any's, the kernel it chooses there
+    assert pd.isna(table.loc[(40, 90, 30000), "best-fp16"])  # skinny_any did not run it
+
 def _ab_manifest():
     sys.path.insert(0, str(ROOT / "benchmarks"))
     try:
