@@ -1,7 +1,7 @@
-// How the splits of a split-K tile meet without waiting for one another (skinny, skinny32): each
-// split writes its partial to a workspace and is counted in; the split counted last, which then
-// sees every other partial, sums them in split order and runs the epilogue. No CTA waits for
-// another, so any grid runs.
+// How the splits of a split-K tile meet without waiting for one another (skinny, skinny32, tall32,
+// wmma_tinysplit): each split writes its partial to a workspace and is counted in; the split
+// counted last, which then sees every other partial, sums them in split order and runs the
+// epilogue. No CTA waits for another, so any grid runs.
 #pragma once
 
 // True in the CTA of the split counted last of `splits`; called by every thread of the CTA once its
