@@ -200,7 +200,6 @@ def test_threshold_rules_print_no_rule_when_no_member_beats_the_fallback(tmp_pat
     assert "no rule" in proc.stdout and "kernel =" not in proc.stdout
 
 
-
 def test_threshold_rules_let_the_chosen_kernels_row_stand_where_the_dispatchers_was_cut(tmp_path):
     """A fitting run cut by the bench's time limit lacks the dispatcher's rows at some shapes: there
     the row of the kernel it chooses without the family's rule stands for it (30x100x20000:
@@ -223,6 +222,7 @@ def test_threshold_rules_let_the_chosen_kernels_row_stand_where_the_dispatchers_
     assert table.loc[(30, 100, 24000), "best-fp16"] == 70.0  # its own row where it ran
     assert table.loc[(30, 100, 20000), "best-fp16"] == 60.0  # skinny_any's, the kernel it chooses there
     assert pd.isna(table.loc[(40, 90, 30000), "best-fp16"])  # skinny_any did not run it
+
 
 def _ab_manifest():
     sys.path.insert(0, str(ROOT / "benchmarks"))
