@@ -7,7 +7,8 @@ the fallback's row elsewhere. Each seed cuts the fitting run's shapes in two (`s
 cuBLAS) are scored on the other half and on the validation run, which no choice saw. Then they
 are chosen on every shape of the fitting run, scored on the validation run, and printed as the
 manifest's rule. Each run must time the kernel and the fallback in one bench, every row paired
-with cuBLAS.
+with cuBLAS; where the bench's time limit cut the fallback's rows, those of the kernel it chooses
+stand in, where the run timed it.
 
 The families, the regions they bound and why, are in `rule_families.py`; the runs each was
 fitted and scored on, in tests/project/test_benchmarks.py.
