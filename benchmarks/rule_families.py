@@ -173,18 +173,19 @@ FAMILIES = {f.key: f for f in (
     # `wmma_tinysplit` (an `ahead` rule of `best-fp16`, before wmma_tiny's), fitted on the small-odd
     # suite (products of M 16-2048 with N or K not a multiple of 8, at most 2^31 multiply-adds) and
     # scored on small-odd-unseen: `(N % 8 or K % 8) and K >= lo and cdiv(K, S) <= d and cdiv(M, 32)
-    # * cdiv(N, 32) <= t`, S its grid's splits. Where 32x32 tiles are too few for the SMs, K split
+    # * cdiv(N, 32) <= h SMS / 2`, S its grid's splits. Where 32x32 tiles are too few for the SMs, K split
     # over up to 16 CTAs a tile beat skinny_any's and wmma_tiny's unsplit tiles (19x395x1568: 115%
     # against 71), until each split is thousands deep again (its 16 splits at 88x42x52971, its 2 at
     # 1910x60x5743: 65 and 68 against wgmma_stagedswap160's 94 and 85); under a K of a few hundred the
     # partials' round trip costs more than it spreads. A bound on K in place of the splits' depth
     # scored 96.2 on the fitting seeds' held-out halves (their mean) against 98.5.
     Family("wmma_tinysplit", "small-odd",
-           list(itertools.product((256, 384, 512, 768), (128, 192, 256, 384, 512, 768, 1024, 1536), (66, 132, 264))),
-           lambda t, lo, d, n: (_odd(t) & (t["K"] >= lo) & (-(-t["K"] // _tiny_splits(t)) <= d)
-                                & (_tiles(t, 32, 32) <= n)),
-           lambda lo, d, n: f"(N % 8 or K % 8) and K >= {lo} and cdiv(K, {TINY_SPLITS}) <= {d} and {TILES_32x32} <= {n}",
-           lambda lo, d, n: (lo, -d, -n), spares_default=False, fallback="best-fp16", ahead_first=True),
+           list(itertools.product((256, 384, 512, 768), (128, 192, 256, 384, 512, 768, 1024, 1536), (1, 2, 4))),
+           lambda t, lo, d, h: (_odd(t) & (t["K"] >= lo) & (-(-t["K"] // _tiny_splits(t)) <= d)
+                                & (_tiles(t, 32, 32) <= h * SMS // 2)),
+           lambda lo, d, h: (f"(N % 8 or K % 8) and K >= {lo} and cdiv(K, {TINY_SPLITS}) <= {d} and {TILES_32x32} <= "
+                             + {1: "SMS // 2", 2: "SMS", 4: "2 * SMS"}[h]),
+           lambda lo, d, h: (lo, -d, -h), spares_default=False, fallback="best-fp16", ahead_first=True),
     # `wmma_stream` (an `ahead` rule of `best-fp16`, before wmma_tiny's), fitted on the sample suite's
     # shapes with N or K not a multiple of 8 and K <= 1024 with the sectors suite's (N a multiple of 8,
     # K odd), scored on unseen's with sectors-unseen's: `(N % 8 or K % 8) and K <= k and M * N >= q
