@@ -43,16 +43,22 @@ def family_rule(family: Family):
     return d, own, {s.name: s for s in load_manifest()}
 
 
-def chooser_without(family: Family) -> Callable[[int, int, int], str]:
-    """(M, N, K) -> the kernel the manifest's `family.fallback` falls through to past the family's
-    rule (`rule`: which of `family.kernel`'s): those after it. The rules before it take their shapes
-    with it or without it, and some are newer than the fitting runs (wgmma_decode64x128's, ahead of
-    wgmma_decode_fullk's, takes shapes those runs timed no kernel of)."""
+def chooser(family: Family, keeps: Callable[[int, int], bool]) -> Callable[[int, int, int], str]:
+    """(M, N, K) -> the kernel the manifest's `family.fallback` chooses with only the rules whose
+    index in its order `keeps(index, own)` keeps, `own` the index of the family's rule (`rule`:
+    which of `family.kernel`'s)."""
     d, own, kernels = family_rule(family)
     ordered = d.ordered
-    d = replace(d, ahead=tuple(r for r in d.ahead if ordered.index(r) > own),
-                rules=tuple(r for r in d.rules if ordered.index(r) > own))
+    d = replace(d, ahead=tuple(r for r in d.ahead if keeps(ordered.index(r), own)),
+                rules=tuple(r for r in d.rules if keeps(ordered.index(r), own)))
     return lambda M, N, K: d.choose(M, N, K, kernels, SMS).name
+
+
+def chooser_without(family: Family) -> Callable[[int, int, int], str]:
+    """The kernel the fallback falls through to past the family's rule: those after it. The rules
+    before it take their shapes with it or without it, and some are newer than the fitting runs
+    (wgmma_decode64x128's, ahead of wgmma_decode_fullk's, takes shapes those runs timed no kernel of)."""
+    return chooser(family, lambda index, own: index > own)
 
 
 def taken_ahead(family: Family) -> Callable[[int, int, int], bool]:
@@ -66,11 +72,8 @@ def taken_ahead(family: Family) -> Callable[[int, int, int], bool]:
 
 
 def chooser_but_own(family: Family) -> Callable[[int, int, int], str]:
-    """(M, N, K) -> the kernel the manifest's `family.fallback` chooses without the family's rule."""
-    d, own, kernels = family_rule(family)
-    rule = d.ordered[own]
-    d = replace(d, ahead=tuple(r for r in d.ahead if r is not rule), rules=tuple(r for r in d.rules if r is not rule))
-    return lambda M, N, K: d.choose(M, N, K, kernels, SMS).name
+    """The kernel the fallback chooses without the family's rule."""
+    return chooser(family, lambda index, own: index != own)
 
 
 def per_shape(run_dir: Path, family: Family) -> pd.DataFrame:
