@@ -185,7 +185,26 @@ FAMILIES = {f.key: f for f in (
                                 & (_tiles(t, 32, 32) <= h * SMS // 2)),
            lambda lo, d, h: (f"(N % 8 or K % 8) and K >= {lo} and cdiv(K, {TINY_SPLITS}) <= {d} and {TILES_32x32} <= "
                              + {1: "SMS // 2", 2: "SMS", 4: "2 * SMS"}[h]),
-           lambda lo, d, h: (lo, -d, -h), spares_default=False, fallback="best-fp16", ahead_first=True),
+           lambda lo, d, h: (lo, -d, -h), spares_default=False, fallback="best-fp16", ahead_first=True, rule=0),
+    # `wmma_tinysplit` again where one 32-column tile holds all of N (its second `ahead` rule of
+    # `best-fp16`, after its first, before wmma_tiny's), fitted on narrow-odd (tall products of N
+    # 1-64 with N or K not a multiple of 8) with small-odd and small-odd-low, scored on their unseen
+    # draws: `(N % 8 or K % 8) and N <= n and K >= k`, or `K % 8 and ...` (`a_odd`).
+    # There the staging rungs copy all of a tall A for a C one tile wide (23053x7x2924: 74% on
+    # wgmma_staged128 against 104), and skinny_any's and wgmma_stagedswap160's tiles of 64 or 160
+    # columns leave most of theirs empty; where K is a multiple of 8 TMA reads A in place and
+    # wgmma_staged128 copies only B (13450x29x1392: 146 against 102). Without small-odd-low, whose
+    # products of 16-64 rows are where wgmma_stagedswap160's rule below 65 rows stands, the fit took
+    # N <= 24 (and 27x17x14214 from that rule).
+    Family("wmma_tinysplit", "narrow-odd",
+           list(itertools.product((8, 16, 24, 32, 40, 48, 64), (256, 384, 512, 768, 1024, 1536, 2048), (False, True),
+                                  (0, SKINNY_ROWS, 128, 256))),
+           lambda t, n, k, a_odd, m: (((t["K"] % 8 != 0) if a_odd else _odd(t)) & (t["N"] <= n) & (t["K"] >= k)
+                                      & (t["M"] > m)),
+           lambda n, k, a_odd, m: (f"{'K % 8' if a_odd else '(N % 8 or K % 8)'} and N <= {n} and K >= {k}"
+                                   + (f" and M > {m}" if m else "")),
+           lambda n, k, a_odd, m: (-n, k, a_odd, m), fallback="best-fp16", ahead_first=True, name="wmma_tinysplit-narrow",
+           rule=1),
     # `wmma_stream` (an `ahead` rule of `best-fp16`, before wmma_tiny's), fitted on the sample suite's
     # shapes with N or K not a multiple of 8 and K <= 1024 with the sectors suite's (N a multiple of 8,
     # K odd), scored on unseen's with sectors-unseen's: `(N % 8 or K % 8) and K <= k and M * N >= q
@@ -347,6 +366,10 @@ FAMILIES = {f.key: f for f in (
     # and M > m and M <= mh and K >= k and cdiv(M, 160) * cdiv(N, 128) <= SMS // d`. The copies
     # and m64n160 tiles with K split over the SMs pay where M is more than a decode step's and the
     # tiles are few; from 2048 rows, or past half the SMs' tiles, the 128-row copies stream as fast.
+    # Fitted before wmma_tinysplit's rule for tall products of N <= 24, which takes three of its
+    # fitting shapes (4784x20x3069, 12217x16x24971, 20498x19x1661), so the rules ahead of it are left
+    # off: without those three, its thresholds' and those with no bound on M and a quarter of the
+    # SMs' tiles part by 0.04 points (105.69 against 105.73; 112.1 against 110.1 on unseen).
     Family("wgmma_stagedswap160", "sample",
            list(itertools.product((32, 64, 96, 128), (1024, 2048, 4096, 65536), (1024, 2048, 3072, 4096, 6144, 8192),
                                   (1, 2, 4))),
@@ -354,8 +377,7 @@ FAMILIES = {f.key: f for f in (
                                    & (_tiles(t, 160, 128) <= SMS // d)),
            lambda m, mh, k, d: (f"(N % 8 or K % 8) and M > {m}" + (f" and M <= {mh}" if mh < 65536 else "")
                                 + f" and K >= {k} and {TILES_160x128} <= SMS" + (f" // {d}" if d > 1 else "")),
-           lambda m, mh, k, d: (m, -mh, k, d), spares_default=False, fallback="best-fp16", before_rule=WITHOUT_RULE,
-           ahead_first=True),
+           lambda m, mh, k, d: (m, -mh, k, d), spares_default=False, fallback="best-fp16", before_rule=WITHOUT_RULE),
     # `wgmma_stagedswap160` below its rule's 65 rows, where N is narrow and K long, fitted on
     # small-odd-low (odd products of M 16-64), scored on small-odd-low-unseen (an `ahead` rule of
     # `best-fp16` before wgmma_stagedswap160's first, after wmma_tinysplit's, which takes the splits
@@ -368,6 +390,16 @@ FAMILIES = {f.key: f for f in (
            lambda lo, n, k: f"(N % 8 or K % 8) and M > {lo} and M <= {SKINNY_ROWS} and N <= {n} and K >= {k}",
            lambda lo, n, k: (lo, -n, k), spares_default=False, fallback="best-fp16", ahead_first=True,
            name="wgmma_stagedswap160-low", rule=0),
+    # `wgmma_tmastore` for LLM steps of 129-m rows whose 64x64 tiles number more than d SMS (an
+    # `ahead` rule of `best-fp16`, its last), fitted on prefill-llm, scored on prefill-llm-unseen:
+    # `M > 128 and M <= m and cdiv(M, 64) * cdiv(N, 64) > d * SMS`. The derived rules, chosen on the
+    # default suite's squares and projections, send such steps to wgmma_tmastore_deep, whose deeper
+    # ring ran them 1-5 points slower (380x11008x4096: 103.8 against 108.3; why is not measured).
+    Family("wgmma_tmastore", "prefill-llm",
+           list(itertools.product((256, 384, 512, 768), (2, 3, 4))),
+           lambda t, m, d: (t["M"] > SMALL_M) & (t["M"] <= m) & (_tiles(t, 64, 64) > d * SMS),
+           lambda m, d: f"M > {SMALL_M} and M <= {m} and {TILES_64x64} > {d} * SMS",
+           lambda m, d: (-m, d), fallback="best-fp16", ahead_first=True, name="wgmma_tmastore-prefill", rule=0),
     # Three rules for small aligned products past 128 rows (`ahead` rules of `best-fp16`, before
     # skinny's, in this order), each fitted alone on the small-products suite (M, N 129-2048, K
     # 129-65536, at most 2^33 multiply-adds) and scored on small-products-unseen (another seed), where

@@ -38,6 +38,13 @@ M over LOW-HIGH instead.
 
     python benchmarks/sample_shapes.py --odd --name small-odd --count 40 --seed 79
 
+With --narrow, only tall products with a few columns whose rows TMA cannot address: M log-uniform
+over 256-65536, N over 1-64 and K over 16-65536, any integers, N or K not a multiple of 8, at most
+2^33 multiply-adds: where `wmma_tiny`'s 32-column tiles hold all of N and the staging rungs copy
+a tall A for a C a tile or two wide.
+
+    python benchmarks/sample_shapes.py --narrow --name narrow-odd --count 40 --seed 83
+
 The same seed gives the same shapes (over the same suites). Shapes of the other suites are left out, and every shape
 fits the budget below (memory and time a row may take on one GPU).
 """
@@ -184,6 +191,19 @@ def small_odd(count: int, seed: int, name: str, rows: tuple[int, int] = ODD_ROWS
                  lambda s: bool(s[1] % 8 or s[2] % 8) and s[0] * s[1] * s[2] <= ODD_VOLUME)
 
 
+NARROW_VOLUME = 1 << 33
+
+
+def narrow_odd(count: int, seed: int, name: str) -> list[Shape]:
+    rng = random.Random(seed)
+
+    def draw(low: int, high: int) -> int:
+        return max(low, round(log_draw(rng, low, high)))
+
+    return drawn(count, name, lambda: (draw(256, 65536), draw(1, 64), draw(16, 65536)),
+                 lambda s: bool(s[1] % 8 or s[2] % 8) and s[0] * s[1] * s[2] <= NARROW_VOLUME)
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--name", default="unseen")
@@ -194,6 +214,7 @@ def main(argv: list[str]) -> int:
     mode.add_argument("--decode", action="store_true", help="only decode steps: M 1-128, N and K multiples of 8")
     mode.add_argument("--small", action="store_true", help="only small aligned products: M, N 129-2048, K 129-65536")
     mode.add_argument("--odd", action="store_true", help="only small products with N or K not a multiple of 8")
+    mode.add_argument("--narrow", action="store_true", help="only tall products of N 1-64 with N or K not a multiple of 8")
     parser.add_argument("--weights", action="store_true", help="with --decode: N and K those of LLM weights")
     parser.add_argument("--rows", type=int, nargs=2, metavar=("LOW", "HIGH"),
                         help="with --decode, --small or --odd: M log-uniform over LOW-HIGH (default 1-128, 129-2048, "
@@ -213,6 +234,8 @@ def main(argv: list[str]) -> int:
         shapes = small(args.count, args.seed, args.name, rows)
     elif args.odd:
         shapes = small_odd(args.count, args.seed, args.name, rows)
+    elif args.narrow:
+        shapes = narrow_odd(args.count, args.seed, args.name)
     else:
         shapes = (sectors if args.sectors else sample)(args.count, args.seed, args.name)
     items = [f'"{m}x{n}x{k}"' for m, n, k in shapes]
@@ -229,10 +252,12 @@ def main(argv: list[str]) -> int:
             "at most 2^33 multiply-adds" if args.small else
             f"small products whose N or K is not a multiple of 8, log-uniform M {low}-{high}, N 16-2048 and K 16-65536, "
             "at most 2^31 multiply-adds" if args.odd else
+            "tall products whose N or K is not a multiple of 8, log-uniform M 256-65536, N 1-64 and K 16-65536, at most "
+            "2^33 multiply-adds" if args.narrow else
             "log-uniform M, N, K 16-65536, LLM decode M 1-256 and prefill against 7B-70B weights, attention-sized products")
     print(f"[suite.{args.name}]")
     print(f'description = "{len(shapes)} shapes no other suite lists (benchmarks/sample_shapes.py '
-          f'{"--sectors " * args.sectors}{"--small " * args.small}{"--odd " * args.odd}{"--decode " * args.decode}'
+          f'{"--sectors " * args.sectors}{"--small " * args.small}{"--odd " * args.odd}{"--narrow " * args.narrow}{"--decode " * args.decode}'
           f'{"--weights " * args.weights}'
           f'{f"--rows {low} {high} " * (rows != default_rows)}--name {args.name} --count {args.count} --seed {args.seed}): {what}"')
     print("shapes = [\n  " + "\n  ".join(lines) + "\n]")

@@ -105,13 +105,15 @@ def test_best_fp16_runs_what_its_rules_choose():
     # where its 64x64 tiles fit one wave, wgmma_decode128_fullk where its 128x64 tiles do and K <=
     # 1536: 1024^3), small products of 16-128 rows and N <= 2048 (wgmma_swap160 from 25 rows and K >=
     # 8192, wgmma_swap64 from K 1024, wgmma_decode_fullk from 33 rows and K <= 768), odd with a long K and 65-2048 rows in at most SMS tiles of 160x128 (wgmma_stagedswap160),
-    # odd with few 32x32 tiles and a K whose splits are at most 768 deep (wmma_tinysplit), odd with
-    # 25-64 rows, N <= 256 and K >= 8192 (wgmma_stagedswap160),
+    # odd with few 32x32 tiles and a K whose splits are at most 768 deep (wmma_tinysplit), K odd
+    # with N <= 16 (wmma_tinysplit: 23053x7x2924), odd with 25-64 rows, N <= 256 and K >= 8192
+    # (wgmma_stagedswap160),
     # odd with few tiles and a long K (skinny_any;
     # wgmma_stagedsplit128 from 8 tiles of 128x128 and M >= 129), rows off the sectors with tiles for every SM
     # (wgmma_stagedstore: 3000^3), odd with a short K and a large C (wmma_stream), odd and large
     # (wgmma_staged), odd otherwise (wgmma_staged128),
-    # aligned with 128x256 tiles for at most half the SMs and a long K (wgmma_splitk128)
+    # aligned with 128x256 tiles for at most half the SMs and a long K (wgmma_splitk128), LLM steps
+    # of 129-512 rows with more than 4 SMS tiles of 64x64 (wgmma_tmastore: 256x11008x4096)
     shapes = [(1024, 1024, 1024), (4096, 4096, 4096), (3000, 3000, 3000), (32768, 64, 1024), (1024, 1024, 8192),
               (16, 4096, 4096), (2, 4096, 4096), (25, 236, 61350), (4095, 4095, 4095), (1023, 1023, 1023), (19, 85, 81),
               (212, 4171, 8439), (500, 4096, 14336), (128, 4096, 14336), (64, 4096, 4096), (96, 4096, 4096),
@@ -119,7 +121,7 @@ def test_best_fp16_runs_what_its_rules_choose():
               (128, 4096, 4096), (240, 4096, 4096), (250, 4096, 11008), (143, 4096, 14336), (152, 13824, 5120),
               (294, 4096, 14336), (512, 512, 512), (256, 256, 32768), (432, 344, 16112), (1136, 720, 864),
               (37, 11008, 4096), (134, 1578, 17152), (4000, 100, 10001), (30, 168, 24720), (39, 248, 2616),
-              (84, 320, 576), (193, 38, 1256), (61, 1996, 10394)]
+              (84, 320, 576), (193, 38, 1256), (61, 1996, 10394), (23053, 7, 2924), (256, 11008, 4096)]
     records = []
     bench(BenchWork([], shapes, include_cublas=False, dispatchers=[best], kernels=BY_NAME), cubins, QUICK, records.append)
     assert sorted((r["M"], r["N"], r["dispatched_to"]) for r in records) == sorted(

@@ -67,6 +67,7 @@ RUNS_D = "2026-11-30-h200/runs.tar.xz/"
 RUNS_E = "2026-11-30-h200/runs-b.tar.xz/"
 RUNS_F = "2026-11-30-h200/runs-c.tar.xz/"
 RUNS_G = "2026-11-30-h200/runs-d.tar.xz/"
+RUNS_H = "2026-12-01-h200/runs.tar.xz/"
 SMALL_PRODUCTS = (RUNS_E + "small/small-products", RUNS_E + "small/small-products-unseen-validation")
 SMALL_ROWS = (RUNS_F + "small-rows/small-rows", RUNS_F + "small-rows/small-rows-unseen-validation")
 DECODE80_VALIDATION = tuple(RUNS_C + "decode80/validation/" + s
@@ -92,6 +93,11 @@ DECODE_VALIDATION = tuple(RUNS_C + "decode80/refit-validation/" + s for s in ("d
     ("streamk64x32x8", (RUNS_B + "narrow/sample", RUNS_B + "narrow/unseen-validation"), "best", False, True),
     ("wmma_tiny", (RUNS_B + "tiny/sample", RUNS_B + "tiny/unseen-validation"), "best-fp16", True, True),
     ("wmma_tinysplit", (RUNS_G + "odd/small-odd", RUNS_G + "odd/small-odd-unseen-validation"), "best-fp16", True, True),
+    # fitted on narrow-odd (tall products of N 1-64) with small-odd and small-odd-low, scored on their unseen draws
+    ("wmma_tinysplit-narrow", ((RUNS_H + "narrow/narrow-odd", RUNS_G + "odd/small-odd", RUNS_G + "low/small-odd-low"),
+                               (RUNS_H + "narrow/narrow-odd-unseen-validation", RUNS_G + "odd/small-odd-unseen-validation",
+                                RUNS_G + "low/small-odd-low-unseen-validation")),
+     "best-fp16", True, True),
     # fitted on small-odd-low (best-fp16's rows cut by the bench's limit at 35 of 60 shapes: its kernels' rows stand
     # in), scored on small-odd-low-unseen; seeds 0 and 1's held-out halves: 100.5 and 96.0 against 101.0 and 96.2
     ("wgmma_stagedswap160-low", (RUNS_G + "low/small-odd-low", RUNS_G + "low/small-odd-low-unseen-validation"), "best-fp16",
@@ -138,6 +144,8 @@ DECODE_VALIDATION = tuple(RUNS_C + "decode80/refit-validation/" + s for s in ("d
     ("wgmma_swap160-rows", SMALL_ROWS, "best-fp16", True, True),
     ("wgmma_swap64-rows", SMALL_ROWS, "best-fp16", True, True),
     ("wgmma_decode_fullk-rows", SMALL_ROWS, "best-fp16", True, True),
+    ("wgmma_tmastore-prefill", (RUNS_H + "store/prefill-llm", RUNS_H + "store/prefill-llm-unseen-validation"), "best-fp16",
+     True, True),
     # fitted and scored before A's 32-row boxes, as wgmma_decode128 (both load two a half since)
     ("wgmma_decode128x80", ((RUNS_C + "decode80/fit/decode-llm", RUNS_C + "decode80/fit/decode-llm-rows"),
                             DECODE80_VALIDATION), "best-fp16", False, True),
