@@ -205,6 +205,16 @@ FAMILIES = {f.key: f for f in (
                                    + (f" and M > {m}" if m else "")),
            lambda n, k, a_odd, m: (-n, k, a_odd, m), fallback="best-fp16", ahead_first=True, name="wmma_tinysplit-narrow",
            rule=1),
+    # `rowdot` (an `ahead` rule of `best-fp16`, before wmma_tinysplit's), fitted on narrow-odd and
+    # scored on narrow-odd-unseen: `(N % 8 or K % 8) and N <= n and K >= k and M > m`. A C of a few
+    # columns is a GEMV: A's one pass is the cost, and rowdot streams it at any row pitch where the
+    # 32-column tiles of wmma_tinysplit multiply zeros in all but N of them (1865x1x38686: 41% of
+    # cuBLAS on it). The draws hold no such product below 256 rows, hence the bound on M.
+    Family("rowdot", "narrow-odd",
+           list(itertools.product((1, 2, 3, 4, 6, 8), (16, 256, 512, 1024, 2048, 4096, 8192), (0, 256))),
+           lambda t, n, k, m: _odd(t) & (t["N"] <= n) & (t["K"] >= k) & (t["M"] > m),
+           lambda n, k, m: f"(N % 8 or K % 8) and N <= {n}" + (f" and K >= {k}" if k > 16 else "") + (f" and M > {m}" if m else ""),
+           lambda n, k, m: (-n, k, m), fallback="best-fp16", ahead_first=True, rule=0),
     # `wmma_stream` (an `ahead` rule of `best-fp16`, before wmma_tiny's), fitted on the sample suite's
     # shapes with N or K not a multiple of 8 and K <= 1024 with the sectors suite's (N a multiple of 8,
     # K odd), scored on unseen's with sectors-unseen's: `(N % 8 or K % 8) and K <= k and M * N >= q

@@ -68,7 +68,7 @@ def test_split_k_passes_many_splits_and_repeats():
     assert not bad and len(records) == 2 * len(SPLIT)
 
 
-@pytest.mark.parametrize("name", ["wmma_ragged", "wmma_tiny", "wmma_tinysplit", "wmma_stream"])
+@pytest.mark.parametrize("name", ["wmma_ragged", "wmma_tiny", "wmma_tinysplit", "wmma_stream", "rowdot"])
 def test_any_shape_rung_passes_every_kind_of_shape(name):
     records = run(BY_NAME[name], ODD + RAGGED[:4] + ALIGNED[:3] + [(33, 31, 1)])
     bad = [(r["M"], r["N"], r["K"], r.get("reason")) for r in records if r["status"] != "PASS"]
@@ -83,6 +83,21 @@ def test_tiny_split_rung_splits_k_over_few_tiles_and_repeats():
     assert spec.launch(193, 38, 1256).grid == (2, 7, 10) and spec.launch(1023, 1023, 1023).grid[2] == 1
     shapes = [(193, 38, 1256), (29, 132, 682), (62, 477, 812), (817, 70, 972), (1, 1, 5000), (33, 31, 2049),
               (5, 3, 130)]
+    records = run(spec, [s for s in shapes for _ in range(2)])
+    bad = [(r["M"], r["N"], r["K"], r["status"], r.get("reason")) for r in records if r["status"] != "PASS"]
+    assert not bad and len(records) == 2 * len(shapes)
+
+
+def test_rowdot_splits_k_over_few_row_blocks_and_repeats():
+    """rowdot: K split 8 ways over few row blocks (1865x1x38686: 59 blocks), splits past the end of
+    K (200x1x32769: 64 of 544 columns, the last three empty), every column group width (1, 2, 3-4,
+    5-8) and two groups (300x11x2501), rows of any pitch, every block's counter back at zero (each
+    shape twice)."""
+    spec = BY_NAME["rowdot"]
+    assert spec.launch(1865, 1, 38686).grid == (59, 1, 8) and spec.launch(200, 1, 32769).grid == (7, 1, 64)
+    assert spec.launch(23326, 1, 19157).grid[2] == 1
+    shapes = [(1865, 1, 38686), (200, 1, 32769), (33, 3, 513), (257, 2, 4097), (1000, 5, 3001), (4099, 8, 777),
+              (300, 11, 2501), (1, 1, 5000), (70, 7, 1)]
     records = run(spec, [s for s in shapes for _ in range(2)])
     bad = [(r["M"], r["N"], r["K"], r["status"], r.get("reason")) for r in records if r["status"] != "PASS"]
     assert not bad and len(records) == 2 * len(shapes)
@@ -105,6 +120,7 @@ def test_best_fp16_runs_what_its_rules_choose():
     # where its 64x64 tiles fit one wave, wgmma_decode128_fullk where its 128x64 tiles do and K <=
     # 1536: 1024^3), small products of 16-128 rows and N <= 2048 (wgmma_swap160 from 25 rows and K >=
     # 8192, wgmma_swap64 from K 1024, wgmma_decode_fullk from 33 rows and K <= 768), odd with a long K and 65-2048 rows in at most SMS tiles of 160x128 (wgmma_stagedswap160),
+    # odd with at most 4 columns, K >= 256 and M > 256 (rowdot: 1865x1x38686),
     # odd with few 32x32 tiles and a K whose splits are at most 768 deep (wmma_tinysplit), K odd
     # with N <= 16 (wmma_tinysplit: 23053x7x2924), odd with 25-64 rows, N <= 256 and K >= 8192
     # (wgmma_stagedswap160),
@@ -121,7 +137,8 @@ def test_best_fp16_runs_what_its_rules_choose():
               (128, 4096, 4096), (240, 4096, 4096), (250, 4096, 11008), (143, 4096, 14336), (152, 13824, 5120),
               (294, 4096, 14336), (512, 512, 512), (256, 256, 32768), (432, 344, 16112), (1136, 720, 864),
               (37, 11008, 4096), (134, 1578, 17152), (4000, 100, 10001), (30, 168, 24720), (39, 248, 2616),
-              (84, 320, 576), (193, 38, 1256), (61, 1996, 10394), (23053, 7, 2924), (256, 11008, 4096)]
+              (84, 320, 576), (193, 38, 1256), (61, 1996, 10394), (23053, 7, 2924), (256, 11008, 4096),
+              (1865, 1, 38686)]
     records = []
     bench(BenchWork([], shapes, include_cublas=False, dispatchers=[best], kernels=BY_NAME), cubins, QUICK, records.append)
     assert sorted((r["M"], r["N"], r["dispatched_to"]) for r in records) == sorted(
