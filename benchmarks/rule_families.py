@@ -189,13 +189,14 @@ FAMILIES = {f.key: f for f in (
     # `wmma_tinysplit` again where one 32-column tile holds all of N (its second `ahead` rule of
     # `best-fp16`, after its first, before wmma_tiny's), fitted on narrow-odd (tall products of N
     # 1-64 with N or K not a multiple of 8) with small-odd and small-odd-low, scored on their unseen
-    # draws: `(N % 8 or K % 8) and N <= n and K >= k`, or `K % 8 and ...` (`a_odd`).
+    # draws: `(N % 8 or K % 8) and N <= n and K >= k and M > m`, or `K % 8 and ...` (`a_odd`).
     # There the staging rungs copy all of a tall A for a C one tile wide (23053x7x2924: 74% on
     # wgmma_staged128 against 104), and skinny_any's and wgmma_stagedswap160's tiles of 64 or 160
     # columns leave most of theirs empty; where K is a multiple of 8 TMA reads A in place and
-    # wgmma_staged128 copies only B (13450x29x1392: 146 against 102). Without small-odd-low, whose
-    # products of 16-64 rows are where wgmma_stagedswap160's rule below 65 rows stands, the fit took
-    # N <= 24 (and 27x17x14214 from that rule).
+    # wgmma_staged128 copies only B (13450x29x1392: 146 against 102). Fitted without small-odd-low
+    # and without a bound on M, it took N <= 24, and 27x17x14214 from wgmma_stagedswap160's rule
+    # below 65 rows; with small-odd-low (that rule's rows), N <= 16; the bound on M (the narrow
+    # draws' rows start at 256) keeps both; behind rowdot's rule, K >= 512.
     Family("wmma_tinysplit", "narrow-odd",
            list(itertools.product((8, 16, 24, 32, 40, 48, 64), (256, 384, 512, 768, 1024, 1536, 2048), (False, True),
                                   (0, SKINNY_ROWS, 128, 256))),
@@ -213,7 +214,8 @@ FAMILIES = {f.key: f for f in (
     Family("rowdot", "narrow-odd",
            list(itertools.product((1, 2, 3, 4, 6, 8), (16, 256, 512, 1024, 2048, 4096, 8192), (0, 256))),
            lambda t, n, k, m: _odd(t) & (t["N"] <= n) & (t["K"] >= k) & (t["M"] > m),
-           lambda n, k, m: f"(N % 8 or K % 8) and N <= {n}" + (f" and K >= {k}" if k > 16 else "") + (f" and M > {m}" if m else ""),
+           lambda n, k, m: (f"(N % 8 or K % 8) and N <= {n}" + (f" and K >= {k}" if k > 16 else "")
+                            + (f" and M > {m}" if m else "")),
            lambda n, k, m: (-n, k, m), fallback="best-fp16", ahead_first=True, rule=0),
     # `wmma_stream` (an `ahead` rule of `best-fp16`, before wmma_tiny's), fitted on the sample suite's
     # shapes with N or K not a multiple of 8 and K <= 1024 with the sectors suite's (N a multiple of 8,

@@ -122,8 +122,8 @@ def test_best_fp16_runs_what_its_rules_choose():
     # 8192, wgmma_swap64 from K 1024, wgmma_decode_fullk from 33 rows and K <= 768), odd with a long K and 65-2048 rows in at most SMS tiles of 160x128 (wgmma_stagedswap160),
     # odd with at most 4 columns, K >= 256 and M > 256 (rowdot: 1865x1x38686),
     # odd with few 32x32 tiles and a K whose splits are at most 768 deep (wmma_tinysplit), K odd
-    # with N <= 16 (wmma_tinysplit: 23053x7x2924), odd with 25-64 rows, N <= 256 and K >= 8192
-    # (wgmma_stagedswap160),
+    # with N <= 24, K >= 512 and M > 256 (wmma_tinysplit: 23053x7x2924), odd with 25-64 rows, N <=
+    # 256 and K >= 8192 (wgmma_stagedswap160),
     # odd with few tiles and a long K (skinny_any;
     # wgmma_stagedsplit128 from 8 tiles of 128x128 and M >= 129), rows off the sectors with tiles for every SM
     # (wgmma_stagedstore: 3000^3), odd with a short K and a large C (wmma_stream), odd and large
