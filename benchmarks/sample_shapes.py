@@ -90,6 +90,11 @@ def log_draw(rng: random.Random, low: float, high: float) -> float:
     return math.exp(rng.uniform(math.log(low), math.log(high)))
 
 
+def log_int(rng: random.Random, low: int, high: int) -> int:
+    """One integer, log-uniform over low-high."""
+    return max(low, round(log_draw(rng, low, high)))
+
+
 def log_uniform(rng: random.Random) -> int:
     return int(round(log_draw(rng, LOW, HIGH)))
 
@@ -172,7 +177,7 @@ def small(count: int, seed: int, name: str, rows: tuple[int, int] = SMALL_ROWS) 
     def draw_m() -> int:  # M over `rows`, any integer; the first draws' M as N and K were drawn
         if rows == SMALL_ROWS:
             return draw(2048)
-        return max(rows[0], round(log_draw(rng, *rows)))
+        return log_int(rng, *rows)
 
     return drawn(count, name, lambda: (draw_m(), draw(2048), draw(65536)), lambda s: s[0] * s[1] * s[2] <= 1 << 33)
 
@@ -183,11 +188,7 @@ ODD_VOLUME = 1 << 31
 
 def small_odd(count: int, seed: int, name: str, rows: tuple[int, int] = ODD_ROWS) -> list[Shape]:
     rng = random.Random(seed)
-
-    def draw(low: int, high: int) -> int:
-        return max(low, round(log_draw(rng, low, high)))
-
-    return drawn(count, name, lambda: (draw(*rows), draw(16, 2048), draw(16, 65536)),
+    return drawn(count, name, lambda: (log_int(rng, *rows), log_int(rng, 16, 2048), log_int(rng, 16, 65536)),
                  lambda s: bool(s[1] % 8 or s[2] % 8) and s[0] * s[1] * s[2] <= ODD_VOLUME)
 
 
@@ -196,11 +197,7 @@ NARROW_VOLUME = 1 << 33
 
 def narrow_odd(count: int, seed: int, name: str) -> list[Shape]:
     rng = random.Random(seed)
-
-    def draw(low: int, high: int) -> int:
-        return max(low, round(log_draw(rng, low, high)))
-
-    return drawn(count, name, lambda: (draw(256, 65536), draw(1, 64), draw(16, 65536)),
+    return drawn(count, name, lambda: (log_int(rng, 256, 65536), log_int(rng, 1, 64), log_int(rng, 16, 65536)),
                  lambda s: bool(s[1] % 8 or s[2] % 8) and s[0] * s[1] * s[2] <= NARROW_VOLUME)
 
 
@@ -256,9 +253,8 @@ def main(argv: list[str]) -> int:
             "2^33 multiply-adds" if args.narrow else
             "log-uniform M, N, K 16-65536, LLM decode M 1-256 and prefill against 7B-70B weights, attention-sized products")
     print(f"[suite.{args.name}]")
-    print(f'description = "{len(shapes)} shapes no other suite lists (benchmarks/sample_shapes.py '
-          f'{"--sectors " * args.sectors}{"--small " * args.small}{"--odd " * args.odd}{"--narrow " * args.narrow}{"--decode " * args.decode}'
-          f'{"--weights " * args.weights}'
+    flags = "".join(f"--{flag} " for flag in ("sectors", "small", "odd", "narrow", "decode", "weights") if getattr(args, flag))
+    print(f'description = "{len(shapes)} shapes no other suite lists (benchmarks/sample_shapes.py {flags}'
           f'{f"--rows {low} {high} " * (rows != default_rows)}--name {args.name} --count {args.count} --seed {args.seed}): {what}"')
     print("shapes = [\n  " + "\n  ".join(lines) + "\n]")
     return 0
