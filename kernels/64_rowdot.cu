@@ -6,19 +6,22 @@
 // its at most 16 splits a tile leave a long K on few SMs. The staging rungs copy all of A first
 // (for K odd TMA cannot read its rows), skinny_any's 128-column tiles are as empty. What such a
 // product costs is A's one pass: idea, a GEMV's schedule:
-// (1) a CTA of 8 warps takes 32 rows of A and 8 columns of C (a column group; N > 8 takes
-//     cdiv(N, 8) of them); each warp 4 rows, the lanes consecutive k, so each load of a warp is
-//     64 contiguous bytes of one row at any row pitch (single halves: K need not be even);
+// (1) a CTA of 8 warps takes 32 rows of A and 4 columns of C (a column group; N > 4 takes
+//     cdiv(N, 4) of them, the column group fastest in the grid so that a row block's groups run
+//     together and the second reads A from L2); each warp 4 rows, the lanes consecutive k, so each
+//     load of a warp is 64 contiguous bytes of one row at any row pitch (single halves: K need not
+//     be even);
 // (2) B's slice of 512 k by the group's columns is staged in shared memory as floats, [k][column],
-//     read once a k by each lane for its 4 rows (a float, float2 or float4s a lane: no conflicts);
-// (3) 8 k a lane (2 where the group is 5-8 columns wide) loaded before they are multiplied: up to
-//     32 loads of A in flight a lane; launch bounds (256, 4): 64 registers, four CTAs an SM;
+//     read once a k by each lane for its 4 rows (a float, float2 or float4 a lane: no conflicts);
+// (3) 8 k a lane loaded before they are multiplied: up to 32 loads of A in flight a lane; launch
+//     bounds (256, 4): 64 registers, four CTAs an SM. (Groups of 8 columns held 2 k a lane in
+//     those registers: at N of 5-8 they ran 56% of cuBLAS where two groups of 4 run 89%.)
 // (4) K split over S CTAs where the row blocks are too few for 4 CTAs an SM; each split sums its
-//     lanes by shuffles in a fixed order, writes its 32x8 partial to a module workspace, and the
+//     lanes by shuffles in a fixed order, writes its 32x4 partial to a module workspace, and the
 //     split counted last (split_arrival.cuh) sums the S partials in split order and writes C.
 //
-// Contract: block (256), grid (cdiv(M, 32), cdiv(N, 8), S) with cdiv(M, 32) cdiv(N, 8) S <= 4096
-// where S > 1 (the manifest's S keeps it at 4 SMS); 16,400 bytes of static shared memory; sm_70+.
+// Contract: block (256), grid (cdiv(N, 4), cdiv(M, 32), S) with cdiv(N, 4) cdiv(M, 32) S <= 4096
+// where S > 1 (the manifest's S keeps it at 4 SMS); 8,208 bytes of static shared memory; sm_70+.
 // Any M, N, K >= 1; any A, B, C of 2-byte (A, B) and 4-byte (C) alignment. beta == 0: C is not read.
 // Launches must not overlap in time (one workspace per loaded module).
 
@@ -28,11 +31,11 @@
 
 #define ROWS 32                      // rows of C a CTA
 #define ROWS_PER_WARP 4
-#define COLS 8                       // columns of C a CTA (a column group)
+#define COLS 4                       // columns of C a CTA (a column group)
 #define KC 512                       // k of B staged at a time
 #define NTHREADS 256
 #define MAX_SPLIT_CTAS 4096
-__device__ __align__(16) float g_rowdot_partials[MAX_SPLIT_CTAS * ROWS * COLS];  // 4 MiB
+__device__ __align__(16) float g_rowdot_partials[MAX_SPLIT_CTAS * ROWS * COLS];  // 2 MiB
 __device__ unsigned g_rowdot_counters[MAX_SPLIT_CTAS];  // zero at module load; the last split resets its own
 
 // Stage B[kc, kc + len) x [n0, n0 + nc) as floats, zero past them: Bs[k][c] for c < NCP.
@@ -100,8 +103,8 @@ __device__ __forceinline__ void rowdot(int M, int N, int K, float alpha, const _
                                        const __half* __restrict__ B, float beta, float* __restrict__ C, float* Bs)
 {
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    const int n0 = blockIdx.y * COLS, nc = min(COLS, N - n0);
-    const int row0 = blockIdx.x * ROWS + warp * ROWS_PER_WARP;
+    const int n0 = blockIdx.x * COLS, nc = min(COLS, N - n0);
+    const int row0 = blockIdx.y * ROWS + warp * ROWS_PER_WARP;
 
     // Split z of S takes K's columns [z chunk, (z + 1) chunk), chunk a multiple of 32.
     const int S = gridDim.z, z = blockIdx.z;
@@ -153,9 +156,8 @@ hgemm_rowdot(int M, int N, int K, float alpha, const __half* __restrict__ A, con
              float* __restrict__ C)
 {
     __shared__ __align__(16) float Bs[KC * COLS];
-    const int nc = min(COLS, N - (int)blockIdx.y * COLS);   // uniform over the grid but its last column group
+    const int nc = min(COLS, N - (int)blockIdx.x * COLS);   // uniform over the grid but its last column group
     if (nc == 1) rowdot<1, 8>(M, N, K, alpha, A, B, beta, C, Bs);
     else if (nc == 2) rowdot<2, 8>(M, N, K, alpha, A, B, beta, C, Bs);
-    else if (nc <= 4) rowdot<4, 8>(M, N, K, alpha, A, B, beta, C, Bs);
-    else rowdot<8, 2>(M, N, K, alpha, A, B, beta, C, Bs);
+    else rowdot<4, 8>(M, N, K, alpha, A, B, beta, C, Bs);
 }

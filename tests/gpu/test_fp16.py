@@ -90,11 +90,11 @@ def test_tiny_split_rung_splits_k_over_few_tiles_and_repeats():
 
 def test_rowdot_splits_k_over_few_row_blocks_and_repeats():
     """rowdot: K split 8 ways over few row blocks (1865x1x38686: 59 blocks), splits past the end of
-    K (200x1x32769: 64 of 544 columns, the last three empty), every column group width (1, 2, 3-4,
-    5-8) and two groups (300x11x2501), rows of any pitch, every block's counter back at zero (each
-    shape twice)."""
+    K (200x1x32769: 64 of 544 columns, the last three empty), every column group width (1, 2, 3-4),
+    two groups (1000x5x3001, 4099x8x777) and three (300x11x2501), rows of any pitch, every block's
+    counter back at zero (each shape twice)."""
     spec = BY_NAME["rowdot"]
-    assert spec.launch(1865, 1, 38686).grid == (59, 1, 8) and spec.launch(200, 1, 32769).grid == (7, 1, 64)
+    assert spec.launch(1865, 1, 38686).grid == (1, 59, 8) and spec.launch(200, 1, 32769).grid == (1, 7, 64)
     assert spec.launch(23326, 1, 19157).grid[2] == 1
     shapes = [(1865, 1, 38686), (200, 1, 32769), (33, 3, 513), (257, 2, 4097), (1000, 5, 3001), (4099, 8, 777),
               (300, 11, 2501), (1, 1, 5000), (70, 7, 1)]
