@@ -104,6 +104,7 @@ CLUSTER_CTAS_64x128 = "2 * cdiv(M, 64) * cdiv(N, 128)"  # wgmma_decode64x128's
 CLUSTER_CTAS_128x128 = "2 * cdiv(M, 128) * cdiv(N, 128)"  # wgmma_decode128x128's
 TILES_160x128 = "cdiv(M, 160) * cdiv(N, 128)"  # wgmma_swap160's tiles (its grid splits K over them)
 TILES_32x32 = "cdiv(M, 32) * cdiv(N, 32)"  # wmma_tinysplit's tiles
+SMALL_PRODUCT = 1 << 31  # the FP32 small-products sweep timed M * N * K below it
 TINY_SPLITS = f"max(1, min(cdiv(K, 128), 2 * SMS // ({TILES_32x32}), 16))"  # and its splits of K, its grid's z
 SMALL_M = 128  # the small-product rules start above the decode rules' rows; the fitting draw's least M is 136
 SMALL_ROWS_N = 2048  # the small-rows draws' widest N: their rules claim no wider
@@ -148,7 +149,7 @@ FAMILIES = {f.key: f for f in (
            lambda t, m, n, k: ((t["M"] > DECODE_M) & (t["M"] <= m) & (t["M"] % 128 != 0) & (t["N"] >= t["M"])
                                & (t["N"] <= n) & (t["K"] >= k)),
            lambda m, n, k: f"M > {DECODE_M} and M <= {m} and M % 128 != 0 and N >= M and N <= {n} and K >= {k}",
-           lambda m, n, k: (-m, -n, k)),
+           lambda m, n, k: (-m, -n, k), rule=0),
     Family("splitk256x64x8rs", "sample",
            list(itertools.product((64, 96, 128, 200, 256, 300), (256, 400, 512, 1024), (2048, 4096, 8192))),
            lambda t, n, m, k: (_narrow_n(t, n, k) & (t["N"] % 128 != 0) & (t["M"] >= m) & (_tiles(t, 256, 64) <= SMS)
@@ -161,6 +162,19 @@ FAMILIES = {f.key: f for f in (
            lambda t, n, k: _narrow_n(t, n, k) & (_tiles(t, 256, 64) > SMS),
            lambda n, k: NARROW_N.format(n=n, k=k) + f" and {TILES_256x64} > SMS",
            lambda n, k: (-n, k)),
+    # `splitk64x64x8rs` again for few 64x64 tiles and a long K (its second `ahead` rule of `best`,
+    # the last), fitted on the sample suite's products under 2^31 multiply-adds (every strict kernel a
+    # rule names, timed beside best) and scored on the unseen suite's: `K >= k and cdiv(M, 64) *
+    # cdiv(N, 64) <= n and M * N * K < 2^31`. There best's derived rules choose splitk64x64x8t4 or
+    # splitk64x64x8, which split K at most 64 ways: a block still walks K / 64 (18x771x15797: 59% of
+    # cuBLAS on t4) where splitk64x64x8rs splits up to 256 ways over 792 blocks (88%). The runs timed
+    # no larger product, so the rule claims none; the default suite's one shape it takes
+    # (128x128x65536) is splitk64x64x8rs's already.
+    Family("splitk64x64x8rs", "sample",
+           list(itertools.product((2048, 3072, 4096, 6144, 8192, 12288, 16384), (2, 4, 8, 12, 16, 24, 32, 48, 64))),
+           lambda t, k, n: (t["K"] >= k) & (_tiles(t, 64, 64) <= n) & (t["M"] * t["N"] * t["K"] < SMALL_PRODUCT),
+           lambda k, n: f"K >= {k} and {TILES_64x64} <= {n} and M * N * K < {SMALL_PRODUCT}",
+           lambda k, n: (k, -n), spares_default=False, ahead_first=True, name="splitk64x64x8rs-longk", rule=1),
     # `wmma_tiny` (an `ahead` rule of `best-fp16`, before its rules for N or K not a multiple of 8),
     # fitted on the sample suite's such shapes: `(N % 8 or K % 8) and K <= k and M * N * K <= p`.
     # Products of a few microseconds, where 32x32 tiles spread over many SMs beat `best-fp16`'s

@@ -80,11 +80,14 @@ def per_shape(run_dir: Path, family: Family) -> pd.DataFrame:
     """Shapes x {kernel, its fallback}: % of cuBLAS of the rows that PASSed (NaN: not run); the
     fallback's as it was before the family's rule (`before_rule`). Where the bench's time limit
     cut the fallback's rows, the row of the kernel it chooses without the family's rule stands for
-    it, where the run timed that kernel (a dispatcher's row is its kernel's, paired alike)."""
+    it, where the run timed that kernel (a dispatcher's row is its kernel's, paired alike); a shape
+    whose fallback row stays missing is left out."""
     bench = RunDir(run_dir).read_table("bench")
     bench = bench[bench["status"] == "PASS"]
     table = bench.pivot_table(index=["M", "N", "K"], columns="kernel", values="pct_of_cublas").reset_index()
-    if family.fallback in table and table[family.fallback].isna().any():
+    if family.fallback not in table:  # the limit cut the run before any of the fallback's rows
+        table[family.fallback] = float("nan")
+    if table[family.fallback].isna().any():
         choose = chooser_but_own(family)
         for i in table.index[table[family.fallback].isna()]:
             kernel = choose(*(int(table.loc[i, d]) for d in "MNK"))
@@ -107,6 +110,7 @@ def per_shape(run_dir: Path, family: Family) -> pd.DataFrame:
                 table.loc[i, family.fallback] = table.loc[i, before(*(int(table.loc[i, d]) for d in "MNK"))]
         else:
             table.loc[ruled, family.fallback] = table.loc[ruled, family.before_rule]
+    table = table[table[family.fallback].notna()].reset_index(drop=True)
     if family.ahead_first:
         taken = taken_ahead(family)
         table["taken ahead"] = [taken(*(int(v) for v in row)) for row in table[["M", "N", "K"]].itertuples(index=False)]
