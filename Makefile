@@ -199,7 +199,7 @@ gpu-dispatch: gpu-site
 
 # the experiment kernels and the rungs they claim to improve on, against cuBLAS
 EXPERIMENTS ?= kernels/experiments/experiments.toml
-FIRST_EXPERIMENT ?= splitk32x32x8t4
+FIRST_EXPERIMENT ?= splitk64x32x8t4
 VARIANT_SECONDS ?= 1.5
 gpu-variants:
 	$(GP) bench --manifest $(EXPERIMENTS) -k $(FIRST_EXPERIMENT).. --predecessors --sizes $(FAST_SIZES) \

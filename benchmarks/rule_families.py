@@ -175,6 +175,19 @@ FAMILIES = {f.key: f for f in (
            lambda t, k, n: (t["K"] >= k) & (_tiles(t, 64, 64) <= n) & (t["M"] * t["N"] * t["K"] < SMALL_PRODUCT),
            lambda k, n: f"K >= {k} and {TILES_64x64} <= {n} and M * N * K < {SMALL_PRODUCT}",
            lambda k, n: (k, -n), spares_default=False, ahead_first=True, name="splitk64x64x8rs-longk", rule=1),
+    # `splitk32x32x8t4` (the last `ahead` rule of `best`), fitted on the sample suite's products under
+    # 2^31 multiply-adds, scored on the unseen suite's: `M * N * K < q and cdiv(M, 64) * cdiv(N, 64)
+    # <= n`. There best's derived rules choose splitk64x64x8t4, whose 64x64 tiles of eight warps
+    # (four blocks an SM) are few and unevenly spread over the SMs (1362x925x247: 330 blocks, SMs
+    # busy 70% of the launch); 32x32 tiles of two warps, sixteen blocks an SM, give four times the
+    # blocks. Where the 64x64 tiles are many, each element loaded used 32 times instead of 64
+    # costs more than the spread gains.
+    Family("splitk32x32x8t4", "sample",
+           list(itertools.product((1 << 26, 1 << 27, 1 << 28, 452984832, 1 << 29, 1 << 30, SMALL_PRODUCT),
+                                  (8, 16, 32, 48, 64, 96, 128, 192, 256, 384, 512, 1024, 1 << 20))),
+           lambda t, q, n: (t["M"] * t["N"] * t["K"] < q) & (_tiles(t, 64, 64) <= n),
+           lambda q, n: f"M * N * K < {q}" + (f" and {TILES_64x64} <= {n}" if n < 1 << 20 else ""),
+           lambda q, n: (-q, -n), spares_default=False, ahead_first=True),
     # `wmma_tiny` (an `ahead` rule of `best-fp16`, before its rules for N or K not a multiple of 8),
     # fitted on the sample suite's such shapes: `(N % 8 or K % 8) and K <= k and M * N * K <= p`.
     # Products of a few microseconds, where 32x32 tiles spread over many SMs beat `best-fp16`'s

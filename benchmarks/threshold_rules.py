@@ -43,7 +43,7 @@ def family_rule(family: Family):
     return d, own, {s.name: s for s in load_manifest()}
 
 
-def chooser(family: Family, keeps: Callable[[int, int], bool]) -> Callable[[int, int, int], str]:
+def chooser(family: Family, keeps: Callable[[int, int], bool]) -> Callable[[int, int, int], str | None]:
     """(M, N, K) -> the kernel the manifest's `family.fallback` chooses with only the rules whose
     index in its order `keeps(index, own)` keeps, `own` the index of the family's rule (`rule`:
     which of `family.kernel`'s)."""
@@ -51,10 +51,13 @@ def chooser(family: Family, keeps: Callable[[int, int], bool]) -> Callable[[int,
     ordered = d.ordered
     d = replace(d, ahead=tuple(r for r in d.ahead if keeps(ordered.index(r), own)),
                 rules=tuple(r for r in d.rules if keeps(ordered.index(r), own)))
-    return lambda M, N, K: d.choose(M, N, K, kernels, SMS).name
+    def choose(M: int, N: int, K: int) -> str | None:  # None: no rule left takes the shape
+        spec = d.choose(M, N, K, kernels, SMS)
+        return spec.name if spec is not None else None
+    return choose
 
 
-def chooser_without(family: Family) -> Callable[[int, int, int], str]:
+def chooser_without(family: Family) -> Callable[[int, int, int], str | None]:
     """The kernel the fallback falls through to past the family's rule: those after it. The rules
     before it take their shapes with it or without it, and some are newer than the fitting runs
     (wgmma_decode64x128's, ahead of wgmma_decode_fullk's, takes shapes those runs timed no kernel of)."""
@@ -71,9 +74,11 @@ def taken_ahead(family: Family) -> Callable[[int, int, int], bool]:
     return taken
 
 
-def chooser_but_own(family: Family) -> Callable[[int, int, int], str]:
-    """The kernel the fallback chooses without the family's rule."""
-    return chooser(family, lambda index, own: index != own)
+def chooser_but_own(family: Family, timed: set[str]) -> Callable[[int, int, int], str | None]:
+    """The kernel the fallback chooses without the family's rule, and without the rules after it
+    whose kernel the run timed nowhere: rules newer than the run, which it cannot speak for."""
+    ordered = family_rule(family)[0].ordered
+    return chooser(family, lambda index, own: index < own or index > own and ordered[index].kernel in timed)
 
 
 def per_shape(run_dir: Path, family: Family) -> pd.DataFrame:
@@ -88,7 +93,7 @@ def per_shape(run_dir: Path, family: Family) -> pd.DataFrame:
     if family.fallback not in table:  # the limit cut the run before any of the fallback's rows
         table[family.fallback] = float("nan")
     if table[family.fallback].isna().any():
-        choose = chooser_but_own(family)
+        choose = chooser_but_own(family, set(bench["kernel"]))
         for i in table.index[table[family.fallback].isna()]:
             kernel = choose(*(int(table.loc[i, d]) for d in "MNK"))
             if kernel in table:

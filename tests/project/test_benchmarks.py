@@ -70,6 +70,7 @@ RUNS_E = "2026-11-30-h200/runs-b.tar.xz/"
 RUNS_F = "2026-11-30-h200/runs-c.tar.xz/"
 RUNS_G = "2026-11-30-h200/runs-d.tar.xz/"
 RUNS_H = "2026-12-01-h200/runs.tar.xz/"
+RUNS_I = "2026-12-01-h200/runs-b.tar.xz/"
 SMALL_PRODUCTS = (RUNS_E + "small/small-products", RUNS_E + "small/small-products-unseen-validation")
 SMALL_ROWS = (RUNS_F + "small-rows/small-rows", RUNS_F + "small-rows/small-rows-unseen-validation")
 DECODE80_VALIDATION = tuple(RUNS_C + "decode80/validation/" + s
@@ -93,6 +94,10 @@ DECODE_VALIDATION = tuple(RUNS_C + "decode80/refit-validation/" + s for s in ("d
     ("splitk256x64x8rs", (RUNS_B + "narrow/sample", RUNS_B + "narrow/unseen-validation"), "best", True, False),
     # seeds 1 and 2's held-out halves: 73.8 and 75.6, as best's
     ("streamk64x32x8", (RUNS_B + "narrow/sample", RUNS_B + "narrow/unseen-validation"), "best", False, True),
+    # fitted on the sample suite's products under 2^31 multiply-adds, scored on the unseen suite's (runs the limit cut
+    # before best's rows: its kernels' rows stand)
+    ("splitk64x64x8rs-longk", (RUNS_I + "fp32-small/sample-small", RUNS_I + "fp32-small/unseen-small-validation"), "best",
+     True, True),
     ("wmma_tiny", (RUNS_B + "tiny/sample", RUNS_B + "tiny/unseen-validation"), "best-fp16", True, True),
     ("wmma_tinysplit", (RUNS_G + "odd/small-odd", RUNS_G + "odd/small-odd-unseen-validation"), "best-fp16", True, True),
     # fitted on narrow-odd (tall products of N 1-64) with small-odd and small-odd-low, scored on their unseen draws
@@ -215,7 +220,8 @@ def test_threshold_rules_print_no_rule_when_no_member_beats_the_fallback(tmp_pat
 def test_threshold_rules_let_the_chosen_kernels_row_stand_where_the_dispatchers_was_cut(tmp_path):
     """A fitting run cut by the bench's time limit lacks the dispatcher's rows at some shapes: there
     the row of the kernel it chooses without the family's rule stands for it (30x100x20000:
-    skinny_any's), where the run timed that kernel; a shape that kernel did not run stays NaN."""
+    skinny_any's), where the run timed that kernel; a shape that kernel did not run is left out.
+    A run cut before any of the dispatcher's rows stands on its kernels' rows alike."""
     import pandas as pd
 
     sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -229,11 +235,17 @@ def test_threshold_rules_let_the_chosen_kernels_row_stand_where_the_dispatchers_
             ("wgmma_stagedswap160", (40, 90, 30000), 75.0)]
     bench = pd.DataFrame([{"kernel": k, "tier": "fp16", "M": M, "N": N, "K": K, "status": "PASS", "pct_of_cublas": pct,
                            "median_ms": 1.0, "gflops": 1.0} for k, (M, N, K), pct in rows])
-    bench.to_parquet(tmp_path / "bench.parquet")
-    table = per_shape(tmp_path, FAMILIES["wgmma_stagedswap160-low"]).set_index(["M", "N", "K"])
+    family = FAMILIES["wgmma_stagedswap160-low"]
+    (tmp_path / "cut").mkdir()
+    bench.to_parquet(tmp_path / "cut" / "bench.parquet")
+    table = per_shape(tmp_path / "cut", family).set_index(["M", "N", "K"])
     assert table.loc[(30, 100, 24000), "best-fp16"] == 70.0  # its own row where it ran
     assert table.loc[(30, 100, 20000), "best-fp16"] == 60.0  # skinny_any's, the kernel it chooses there
-    assert pd.isna(table.loc[(40, 90, 30000), "best-fp16"])  # skinny_any did not run it
+    assert (40, 90, 30000) not in table.index  # skinny_any did not run it
+    (tmp_path / "none").mkdir()
+    bench[bench["kernel"] != "best-fp16"].to_parquet(tmp_path / "none" / "bench.parquet")
+    table = per_shape(tmp_path / "none", family).set_index(["M", "N", "K"])
+    assert table["best-fp16"].to_dict() == {(30, 100, 24000): 71.0, (30, 100, 20000): 60.0}
 
 
 def _ab_manifest():

@@ -1,10 +1,15 @@
-// splitk32x32x8t4 (experiment): splitk64x64x8t4 on 32x32 tiles of two warps: four times the tiles, for the smallest shapes.
+// splitk32x32x8t4: splitk64x64x8t4 on 32x32 tiles of two warps: four times the tiles, for small products.
 //
-// Predecessor: splitk64x64x8t4. At 256^3 cuBLAS runs 32x32x8 tiles of 64 threads split 4 ways
-// (then a reduce kernel). Idea: kernels/t4_tile.cuh's 4x4 results per thread on a 32x32 tile
-// (64 threads): 64 tiles at 256^3 instead of 16, so fewer splits (shorter fix-ups, partials a
-// quarter the size) fill the GPU; each element of A or B loaded is used 32 times, not 64 (twice
-// the L2 traffic per FFMA: for small shapes, not large ones).
+// Predecessor: splitk64x64x8t4. Its 64x64 tiles of eight warps, four blocks an SM, leave small
+// products few blocks, and those unevenly spread: at 1362x925x247 its 330 blocks give 66 SMs three
+// and 66 two, the SMs are busy 70% of the launch and its last third runs on 30% of them (64% of
+// cuBLAS under ncu; cuBLAS ran 645 blocks of 32x64 there). At 256^3 cuBLAS runs 32x32x8 tiles of
+// 64 threads split 4 ways (then a reduce kernel). Idea: kernels/t4_tile.cuh's 4x4 results per
+// thread on a 32x32 tile (64 threads), sixteen blocks an SM: four times the blocks, so they spread
+// evenly and fewer splits (shorter fix-ups, partials a quarter the size) fill the GPU; each
+// element of A or B loaded is used 32 times, not 64 (twice the L2 traffic per FFMA: for small
+// products, not large ones).
+//
 // Occupancy: launch bounds (64, 16): at most 64 registers, 8,708 bytes of shared memory; sixteen
 // blocks (32 warps) per SM.
 //
@@ -17,7 +22,7 @@
 // Launches must not overlap in time (one workspace per loaded module).
 // Launch: block (64), grid (cdiv(N, 32), cdiv(M, 32), S); 8,708 bytes of static shared memory.
 
-#include "../t4_tile.cuh"
+#include "t4_tile.cuh"
 
 #define BM 32
 #define BN 32
