@@ -98,6 +98,7 @@ DECODE_VALIDATION = tuple(RUNS_C + "decode80/refit-validation/" + s for s in ("d
     # before best's rows: its kernels' rows stand)
     ("splitk64x64x8rs-longk", (RUNS_I + "fp32-small/sample-small", RUNS_I + "fp32-small/unseen-small-validation"), "best",
      True, True),
+    ("splitk32x32x8t4", (RUNS_I + "t4x/sample-small", RUNS_I + "t4x/unseen-small-validation"), "best", True, True),
     ("wmma_tiny", (RUNS_B + "tiny/sample", RUNS_B + "tiny/unseen-validation"), "best-fp16", True, True),
     ("wmma_tinysplit", (RUNS_G + "odd/small-odd", RUNS_G + "odd/small-odd-unseen-validation"), "best-fp16", True, True),
     # fitted on narrow-odd (tall products of N 1-64) with small-odd and small-odd-low, scored on their unseen draws
