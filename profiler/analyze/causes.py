@@ -11,11 +11,13 @@ with `cause_text` and `sentences`, never prescribing a technique the kernel alre
 1. LAUNCH: facts of the launch as a whole; the first that applies is the verdict.
 2. MEMORY_ROOF: DRAM the roof by nature (leads when DRAM is busy, or the launch does next to no
    math; otherwise it is named beside whatever holds DRAM back) or by refetching (after CODE).
-3. CODE: pathologies that no tiling cures; the first that applies.
-4. LOOP: main-loop causes, each with the share of the samples it explains: the costliest leads,
+3. ENDS: one wave whose blocks end unevenly, the SMs idle a large share of the launch (not where
+   the launch is memory-bound by nature: its stream's end is said there).
+4. CODE: pathologies that no tiling cures; the first that applies.
+5. LOOP: main-loop causes, each with the share of the samples it explains: the costliest leads,
    those within noise of it are ranked beside it.
-5. SPEED_OF_LIGHT: the roofs and the busy units; the first that applies.
-6. LATENCY: where nothing is saturated; the last row always applies.
+6. SPEED_OF_LIGHT: the roofs and the busy units; the first that applies.
+7. LATENCY: where nothing is saturated; the last row always applies.
 
 Rows marked `sampled` read where PC samples sit, and are skipped on launches with too few.
 """
@@ -28,7 +30,7 @@ from typing import Callable
 from . import speed_of_light as sol
 from .code_causes import (atomics, bank_conflicts, barrier, divergence, epilogue, fp64, instruction_fetch, local_memory,
                           lone_loads, scattered, serial_epilogue, wasted_math)
-from .idle_causes import occupancy_capped, small_grid, tail
+from .idle_causes import occupancy_capped, small_grid, tail, uneven_end
 from .loop_causes import (memory_roof, narrow_copies, no_math, no_pipelining, occupancy, shared_pipe, small_tiles,
                           sync_wgmma, too_small)
 
@@ -53,6 +55,9 @@ LAUNCH = (
 )
 MEMORY_ROOF = Cause(("dram", "tile_order"), memory_roof,
                     "DRAM the roof: by nature (too few FLOPs a byte even at the least traffic) or by refetching")
+ENDS = (
+    Cause(("uneven_end",), uneven_end, "one wave of blocks that end unevenly: the SMs idle a large share of the launch"),
+)
 CODE = (
     Cause(("wasted_math",), wasted_math, "gemmprof's tiles reaching far past C: math on zeros"),
     Cause(("fp64",), fp64, "the math in double precision"),
@@ -94,7 +99,7 @@ LATENCY = (
                 ("latency_pipeline", "pipeline stages or wgmma results waited for"),
                 ("latency_queue", "a memory instruction queue full (MIO or LG throttle)"))),
 )
-TABLE = (*LAUNCH, MEMORY_ROOF, *CODE, *LOOP, *SPEED_OF_LIGHT, *LATENCY)
+TABLE = (*LAUNCH, MEMORY_ROOF, *ENDS, *CODE, *LOOP, *SPEED_OF_LIGHT, *LATENCY)
 
 
 def cause_keys() -> set[str]:

@@ -1,6 +1,7 @@
 """Cause checks for SMs and schedulers left idle: a grid smaller than the GPU, a partial last wave
-that costs a large share of the time, occupancy capped so low that latency cannot hide. Each
-returns a `Verdict` naming its cause, or None (`causes`, the table, orders them)."""
+that costs a large share of the time, one wave whose blocks end unevenly, occupancy capped so low
+that latency cannot hide. Each returns a `Verdict` naming its cause, or None (`causes`, the table,
+orders them)."""
 
 from __future__ import annotations
 
@@ -19,8 +20,10 @@ LAUNCH_FILL_MIN_PCT = 50.0
 # about half); below, from TAIL_NOTE_PCT, it is a note.
 TAIL_CAUSE_PCT = 25.0
 TAIL_NOTE_PCT = 5.0
-# In one wave, SMs busy this many points below the share given a block: blocks end unevenly (a note).
+# In one wave, SMs busy this many points below the share given a block: blocks end unevenly (a note);
+# from UNEVEN_CAUSE_PCT, the SMs' time left idle as in a costly tail, the cause.
 UNEVEN_NOTE_PCT = 10.0
+UNEVEN_CAUSE_PCT = TAIL_CAUSE_PCT
 # Warps per scheduler at or below this leave latency exposed when occupancy is capped.
 FEW_WARPS_PER_SCHEDULER = 2.0
 # cp.async groups a thread leaves in flight while it computes, from which the pipeline's stages, not
@@ -59,6 +62,42 @@ def ends_unevenly(s: Signals) -> bool:
     blocks end long after the others (split-K's last arrivals summing their tiles)."""
     busy, fill, waves = number(s.launch.get("sm_busy_pct")), number(s.util.get("sm_fill")), number(s.util.get("waves"))
     return waves <= 1.0 and busy < fill - UNEVEN_NOTE_PCT
+
+
+def uneven_end(s: Signals) -> Verdict | None:
+    """One wave of blocks whose SMs idle a large share of the launch: the SMs given more blocks
+    than others, or the blocks that sum split-K's partials, end last (splitk64x64x8t4 at
+    1362x925x247, H200: 330 blocks, 66 SMs running three and 66 two, SMs busy 70% of the launch;
+    on twice the blocks of a quarter the size, 67 -> 77% of cuBLAS)."""
+    if not ends_unevenly(s):
+        return None
+    busy, fill = number(s.launch.get("sm_busy_pct")), number(s.util.get("sm_fill"))
+    if fill - busy < UNEVEN_CAUSE_PCT:
+        return None
+    blocks, sms = number(s.util.get("blocks")), number(s.launch.get("sm_count"))
+    held = number(s.occupancy.get("blocks_per_sm"))
+    evidence = [f"SMs busy {fmt_pct(busy)} of the launch, {fmt_pct(fill)} of them given a block."]
+    if blocks > sms and blocks % sms:
+        most, fewer = int(np.ceil(blocks / sms)), int(np.floor(blocks / sms))
+        fullest = int(blocks - fewer * sms)
+        evidence.insert(0, f"One wave of {fmt_num(blocks)} blocks over {fmt_num(sms)} SMs"
+                        + (f" (up to {fmt_num(held)} an SM)" if held > 0 else "")
+                        + f": {fullest} SMs run {most} blocks, the other {int(sms) - fullest} {fewer}.")
+    if split_along_z(s):
+        why = (f"K is split {fmt_num(number(s.launch.get('grid_z')))} ways along the grid's z: the blocks that sum a "
+               "tile's partials end last")
+        cure = ("Have the splits of a tile end together: let each sum a slice of the tile once all have written their "
+                "partials (a reduce-scatter) rather than the last to arrive sum all of it, or split less; blocks "
+                "spread evenly over the SMs (a multiple of their count, or a persistent stream-K schedule).")
+    else:
+        why = "the SMs given more blocks end last"
+        cure = ("Spread the work evenly over the SMs: smaller blocks, so many that each SM holds nearly the same "
+                "number (or a multiple of the SM count), or a persistent stream-K schedule that shares the work "
+                "out in equal parts.")
+    return cause("launch", "launch size", "uneven_end", f"blocks that end unevenly (the SMs idle {fmt_pct(fill - busy)} "
+                 "of the launch)",
+                 f"One wave of blocks, yet the SMs are busy {fmt_pct(busy)} of the launch: {why}, and an SM whose "
+                 "blocks are done idles until then.", [*evidence, s.sides()], cure)
 
 
 def split_along_z(s: Signals) -> bool:

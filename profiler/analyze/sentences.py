@@ -577,7 +577,7 @@ def _fill_notes(cause: str, s: Signals) -> list[str]:
         unit = "clusters" if waves_of_clusters(s) else "blocks"
         notes.append(f"{fmt_num(s.util['waves'], 3)} waves of {unit}: the partial last wave leaves about "
                      f"{fmt_pct(cost)} of the SMs' time idle (tail effect).")
-    if ends_unevenly(s):
+    if cause != "uneven_end" and ends_unevenly(s):
         busy, fill = number(s.launch.get("sm_busy_pct")), number(s.util.get("sm_fill"))
         notes.append(f"The grid gives {fmt_pct(fill)} of the SMs a block, in one wave, yet the SMs are busy "
                      f"{fmt_pct(busy)} of the launch: the blocks end unevenly, and an SM whose blocks are done idles "

@@ -140,6 +140,8 @@ def _decide(s: Signals) -> Verdict:
     # (not within noise of the ridge point, where neither roof is its nature)
     by_nature = memory is not None and memory.cause == "dram" and not loop_causes.near_ridge(s, memory)
     nature = ("dram",) if by_nature else ()
+    if not by_nature and (ends := _first(causes.ENDS, s)) is not None:
+        return ends
     if (code := _first(causes.CODE, s)) is not None:
         return replace(code, ranked=code.ranked + nature)
     if memory is not None and memory.cause == "tile_order":

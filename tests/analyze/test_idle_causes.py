@@ -9,7 +9,7 @@ import pytest
 from helpers.cause_signals import signals
 
 from profiler.analyze import idle_causes
-from profiler.analyze.idle_causes import occupancy_capped, small_grid, tail
+from profiler.analyze.idle_causes import occupancy_capped, small_grid, tail, uneven_end
 
 
 def test_a_grid_for_a_fifth_of_the_sms_is_the_cause():
@@ -41,6 +41,30 @@ def test_a_tail_of_clusters_counts_the_clusters_the_gpu_holds():
     assert "waves of clusters" in v.summary and "about 2 clusters run in it" in v.summary
     assert "the GPU holds 30 at once (120 blocks" in v.evidence[0] and "ncu's waves per SM (0.970)" in v.evidence[0]
     assert "waves of clusters" in v.cure
+
+
+def uneven(busy, waves=0.625, blocks=330, grid_z=1):
+    """splitk64x64x8t4 at 1362x925x247 (H200): 330 blocks, up to 4 an SM, one wave."""
+    return signals(launch={"sm_busy_pct": busy, "grid_z": grid_z}, util={"sm_fill": 100.0, "waves": waves, "blocks": blocks},
+                   occupancy={"blocks_per_sm": 4})
+
+
+def test_one_wave_whose_sms_idle_a_quarter_of_the_launch_ends_unevenly():
+    v = uneven_end(uneven(70.0))
+    assert v.cause == "uneven_end" and v.bound == "launch"
+    assert v.problem == "blocks that end unevenly (the SMs idle 30% of the launch)"
+    assert v.evidence[0] == "One wave of 330 blocks over 132 SMs (up to 4 an SM): 66 SMs run 3 blocks, the other 66 2."
+    assert "the SMs given more blocks end last" in v.summary and "smaller blocks" in v.cure
+    split = uneven_end(uneven(60.0, waves=0.95, blocks=504, grid_z=14))
+    assert "split 14 ways" in split.summary and "reduce-scatter" in split.cure
+    assert "108 SMs run 4 blocks, the other 24 3" in split.evidence[0]
+
+
+@pytest.mark.parametrize("busy,waves", [(100.0 - idle_causes.UNEVEN_CAUSE_PCT + 0.1, 0.625),  # idle just short of it
+                                        (60.0, 1.6),  # several waves: the tail's case
+                                        (math.nan, 0.625)])
+def test_blocks_that_end_nearly_together_or_in_several_waves_are_not(busy, waves):
+    assert uneven_end(uneven(busy, waves=waves)) is None
 
 
 def capped(**occupancy):
