@@ -68,7 +68,7 @@ def uneven_end(s: Signals) -> Verdict | None:
     """One wave of blocks whose SMs idle a large share of the launch: the SMs given more blocks
     than others, or the blocks that sum split-K's partials, end last (splitk64x64x8t4 at
     1362x925x247, H200: 330 blocks, 66 SMs running three and 66 two, SMs busy 70% of the launch;
-    on twice the blocks of a quarter the size, 67 -> 77% of cuBLAS)."""
+    on four times the blocks, each a quarter the size, 67 -> 77% of cuBLAS)."""
     if not ends_unevenly(s):
         return None
     busy, fill = number(s.launch.get("sm_busy_pct")), number(s.util.get("sm_fill"))
