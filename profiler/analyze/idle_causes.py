@@ -86,9 +86,8 @@ def uneven_end(s: Signals) -> Verdict | None:
     if split_along_z(s):
         why = (f"K is split {fmt_num(number(s.launch.get('grid_z')))} ways along the grid's z: the blocks that sum a "
                "tile's partials end last")
-        cure = ("Have the splits of a tile end together: let each sum a slice of the tile once all have written their "
-                "partials (a reduce-scatter) rather than the last to arrive sum all of it, or split less; blocks "
-                "spread evenly over the SMs (a multiple of their count, or a persistent stream-K schedule).")
+        cure = (f"Have the splits of a tile end together: {SLICE_SUM}, or split less; blocks spread evenly over the "
+                "SMs (a multiple of their count, or a persistent stream-K schedule).")
     else:
         why = "the SMs given more blocks end last"
         cure = ("Spread the work evenly over the SMs: smaller blocks, so many that each SM holds nearly the same "
@@ -98,6 +97,11 @@ def uneven_end(s: Signals) -> Verdict | None:
                  "of the launch)",
                  f"One wave of blocks, yet the SMs are busy {fmt_pct(busy)} of the launch: {why}, and an SM whose "
                  "blocks are done idles until then.", [*evidence, s.sides()], cure)
+
+
+# The cure where the splits of a tile end unevenly: every split sums a slice (kernels/reduce_scatter.cuh).
+SLICE_SUM = ("let every split of a tile sum a slice of it once all have written their partials (a reduce-scatter) "
+             "rather than the last to arrive sum all of it")
 
 
 def split_along_z(s: Signals) -> bool:

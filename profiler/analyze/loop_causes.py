@@ -21,7 +21,7 @@ from .bounds import Verdict
 from .cause_text import cause
 from .code_causes import SERIAL_EPILOGUE_NOTE_PCT, serial_epilogue_cure
 from .gemm_shape import gemm_flop
-from .idle_causes import ends_unevenly, split_along_z
+from .idle_causes import SLICE_SUM, ends_unevenly, split_along_z
 from .global_memory import input_bytes
 from .roofs import intensity, math_kind, math_share
 from .signals import Signals
@@ -254,10 +254,8 @@ def _ends_cure(st: DramStream, s: Signals) -> tuple[str, tuple[str, ...]]:
         cure += (f"the {fixed(after, '.1f')} us after the stream, while the last blocks finish (their last tiles, the "
                  f"writes of C or of split partials, a split's sum), are what is left to win")
         if split_along_z(s) and ends_unevenly(s):  # the splits that sum a tile end last
-            together = ("have the blocks end together: with K split along the grid's z, let every split of a tile sum "
-                        "a slice of it once all have written their partials (a reduce-scatter) rather than the last to "
-                        "arrive sum all of it; else even shares of the work (stream-K) or partials summed in a "
-                        "cluster's shared memory")
+            together = (f"have the blocks end together: with K split along the grid's z, {SLICE_SUM}; else even shares "
+                        "of the work (stream-K) or partials summed in a cluster's shared memory")
         else:
             together = ("have the blocks end together, with even shares of the work (stream-K) and partials summed in "
                         "fewer round trips or in a cluster's shared memory")
