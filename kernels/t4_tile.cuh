@@ -1,6 +1,6 @@
 // t4_tile.cuh: the block tile of the t4 rungs (splitk64x64x8t4 and its experiments): a BM x BN
-// tile of C computed by BM * BN / 16 threads at 4x4 results each, with split-K over gridDim.z
-// summed in a fixed-order tree, for ANY M, N, K.
+// tile of C computed by BM * BN / (4 * TM) threads at TM x 4 results each (TM = 4 unless a rung
+// asks for 8), with split-K over gridDim.z summed in a fixed-order tree, for ANY M, N, K.
 //
 // Why: ragged_tile.cuh gives each thread 8x8 results, so a 64x64 tile has two warps; at small
 // shapes (256^3 .. 1024^3, K-large with small M*N) an SM holds a handful of warps, each walking
@@ -8,10 +8,12 @@
 // results, so the same tile has four times the threads (a 64x64 tile: eight warps), each with a
 // quarter of the FFMAs per k step, and an SM holds up to 32 warps of 64 registers.
 //
-// Lanes: warp w covers rows (w / (BN/32)) * 16 .. +15 and columns (w % (BN/32)) * 32 .. +31 of the
-// tile; lane l takes rows (l / 8) * 4 .. +3 and columns (l % 8) * 4 .. +3 of that. Per k step a
-// warp reads 4 distinct float4 of A (64 contiguous bytes) and 8 of B (128 contiguous bytes): one
-// shared-memory wavefront each, no bank conflicts. Fragments are double-buffered in registers.
+// Lanes: warp w covers rows (w / (BN/32)) * 4TM .. +4TM-1 and columns (w % (BN/32)) * 32 .. +31 of
+// the tile; lane l takes rows (l / 8) * TM .. +TM-1 and columns (l % 8) * 4 .. +3 of that. Per k
+// step a warp reads TM distinct float4 of A (16 TM contiguous bytes, in TM / 4 loads) and 8 of B
+// (128 contiguous bytes): one shared-memory wavefront each, no bank conflicts. Fragments are
+// double-buffered in registers. TM = 8 (cuBLAS's 32 results a thread at small products) loads 3
+// float4 from shared memory per 32 FFMAs where TM = 4 loads 2 per 16, at twice the registers.
 //
 // Loads: ragged_tile.cuh's 4-stage cp.async pipeline of 8-deep k tiles and its edge handling
 // (A as scalars, transposed in shared memory, rows past M and k past K zero-filled by cp.async's
@@ -36,16 +38,16 @@ namespace t4 {
 using ragged::BK;
 using ragged::STAGES;
 
-template <int BM, int BN>
+template <int BM, int BN, int TM = 4>
 struct Tile {
-    static constexpr int WN = BN / 32;             // warps along N, each 16 x 32
-    static constexpr int NT = 32 * (BM / 16) * WN;  // threads per block: BM * BN / 16
+    static constexpr int WN = BN / 32;                   // warps along N, each 4TM x 32
+    static constexpr int NT = 32 * (BM / (4 * TM)) * WN;  // threads per block: BM * BN / (4 * TM)
     static constexpr int AS_LD = BM + 4;            // padded row of the transposed A tile
     static constexpr int A_PER = BM * BK / NT;      // scalars of A each thread copies per k tile
     static constexpr int B_VECS = BK * BN / 4;      // float4s of B per k tile
     static constexpr int B_VEC_PER = (B_VECS + NT - 1) / NT;  // per thread (the last round may be partial)
     static constexpr int B_SCALARS = BK * BN / NT;  // scalars per thread, when rows of B are not float4s
-    static_assert(BM % 16 == 0 && BN % 32 == 0, "tile shape");
+    static_assert((TM == 4 || TM == 8) && BM % (4 * TM) == 0 && BN % 32 == 0, "tile shape");
     static_assert(BM * BK % NT == 0 && A_PER >= 1 && NT % BK == 0, "A copies divide evenly");
     static_assert(NT % BN == 0 && B_SCALARS >= 1, "scalar B copies divide evenly");
 };
@@ -57,11 +59,11 @@ struct Smem {
 };
 
 // This thread's first row and column in the tile (see Lanes above).
-template <int BN>
+template <int BN, int TM = 4>
 __device__ __forceinline__ int row0()
 {
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-    return (warp / (BN / 32)) * 16 + (lane / 8) * 4;
+    return (warp / (BN / 32)) * (4 * TM) + (lane / 8) * TM;
 }
 
 template <int BN>
@@ -71,17 +73,17 @@ __device__ __forceinline__ int col0()
     return (warp % (BN / 32)) * 32 + (lane % 8) * 4;
 }
 
-// acc (4x4 per thread) = A[bm.., k tiles t0..t1) * B[k tiles, bn..]; zero when t0 >= t1.
+// acc (TM x 4 per thread) = A[bm.., k tiles t0..t1) * B[k tiles, bn..]; zero when t0 >= t1.
 // VEC_B: B rows copied as 16-byte cp.async (N % 4 == 0, B 16-byte aligned), else 4-byte copies.
-template <int BM, int BN, bool VEC_B>
-__device__ __forceinline__ void multiply(float (&acc)[4][4], Smem<BM, BN>& sm, int M, int N, int K, const float* __restrict__ A,
+template <int BM, int BN, bool VEC_B, int TM = 4>
+__device__ __forceinline__ void multiply(float (&acc)[TM][4], Smem<BM, BN>& sm, int M, int N, int K, const float* __restrict__ A,
                                          const float* __restrict__ B, int bm, int bn, int t0, int t1)
 {
-    using T = Tile<BM, BN>;
+    using T = Tile<BM, BN, TM>;
     auto& As = sm.As;
     auto& Bs = sm.Bs;
     const int tid = threadIdx.x;
-    const int r0 = row0<BN>(), c0 = col0<BN>();
+    const int r0 = row0<BN, TM>(), c0 = col0<BN>();
 
     // A scalars (aRow + (NT/BK)*l, aK): a warp copies 4 rows x 8 k; in shared memory, bank
     // (aK * AS_LD + row) % 32 = aK * 4 + row % 4 (AS_LD % 32 == 4): conflict-free.
@@ -121,16 +123,24 @@ __device__ __forceinline__ void multiply(float (&acc)[4][4], Smem<BM, BN>& sm, i
         }
     };
 
-    float4 fa[2], fb[2];
+    float4 fa[2][TM / 4], fb[2];
     auto loadFrag = [&](int set, int s, int d) {
-        fa[set] = *reinterpret_cast<const float4*>(&As[s][d][r0]);
+#pragma unroll
+        for (int q = 0; q < TM / 4; ++q) fa[set][q] = *reinterpret_cast<const float4*>(&As[s][d][r0 + 4 * q]);
         fb[set] = *reinterpret_cast<const float4*>(&Bs[s][d][c0]);
     };
     auto fma = [&](int set) {
-        const float a[4] = {fa[set].x, fa[set].y, fa[set].z, fa[set].w};
+        float a[TM];
+#pragma unroll
+        for (int q = 0; q < TM / 4; ++q) {
+            a[4 * q] = fa[set][q].x;
+            a[4 * q + 1] = fa[set][q].y;
+            a[4 * q + 2] = fa[set][q].z;
+            a[4 * q + 3] = fa[set][q].w;
+        }
         const float b[4] = {fb[set].x, fb[set].y, fb[set].z, fb[set].w};
 #pragma unroll
-        for (int i = 0; i < 4; ++i)
+        for (int i = 0; i < TM; ++i)
 #pragma unroll
             for (int j = 0; j < 4; ++j) acc[i][j] += a[i] * b[j];
     };
@@ -177,37 +187,37 @@ __device__ __forceinline__ void multiply(float (&acc)[4][4], Smem<BM, BN>& sm, i
 
 // C[this thread's rows and columns] = alpha * acc + beta * C, rows < M and columns < N only;
 // every read of C before the first write (ragged_tile.cuh's epilogue says why).
-template <int BM, int BN>
-__device__ __forceinline__ void store(const float (&acc)[4][4], int M, int N, float alpha, float beta, float* C, int bm, int bn)
+template <int BM, int BN, int TM = 4>
+__device__ __forceinline__ void store(const float (&acc)[TM][4], int M, int N, float alpha, float beta, float* C, int bm, int bn)
 {
     const int col = bn + col0<BN>();
     const bool vecC = N % 4 == 0 && ragged::aligned16(C);  // uniform: float4 groups wholly in or out
-    float v[4][4];
+    float v[TM][4];
 #pragma unroll
-    for (int i = 0; i < 4; ++i)
+    for (int i = 0; i < TM; ++i)
 #pragma unroll
         for (int j = 0; j < 4; ++j) v[i][j] = alpha * acc[i][j];
     if (beta != 0.0f) {
 #pragma unroll
-        for (int i = 0; i < 4; ++i) {
-            const int row = bm + row0<BN>() + i;
+        for (int i = 0; i < TM; ++i) {
+            const int row = bm + row0<BN, TM>() + i;
             if (row < M) ragged::add_c4(v[i], C + (size_t)row * N + col, vecC, col, N, beta);
         }
     }
 #pragma unroll
-    for (int i = 0; i < 4; ++i) {
-        const int row = bm + row0<BN>() + i;
+    for (int i = 0; i < TM; ++i) {
+        const int row = bm + row0<BN, TM>() + i;
         if (row < M) ragged::put4(C + (size_t)row * N + col, vecC, col, N, v[i]);
     }
 }
 
 // The whole GEMM for one block: its tile of C, its split of K (gridDim.z splits; 1 = no split),
 // the splits of a tile summed in groups of G.
-template <int BM, int BN, int G>
+template <int BM, int BN, int G, int TM = 4>
 __device__ __forceinline__ void gemm(int M, int N, int K, float alpha, const float* __restrict__ A,
                                      const float* __restrict__ B, float beta, float* __restrict__ C, ragged::Workspace ws)
 {
-    using T = Tile<BM, BN>;
+    using T = Tile<BM, BN, TM>;
     const int bm = blockIdx.y * BM, bn = blockIdx.x * BN;
     const int kTiles = (K + BK - 1) / BK;
     const int splits = gridDim.z;
@@ -220,7 +230,7 @@ __device__ __forceinline__ void gemm(int M, int N, int K, float alpha, const flo
     __shared__ Smem<BM, BN> sm;
     __shared__ int last;
     const bool vecB = N % 4 == 0 && ragged::aligned16(B);  // uniform
-    float acc[4][4];
+    float acc[TM][4];
     int t0 = 0, t1 = kTiles;
     if (!fits) {  // one split takes the whole K and stores C; any others have nothing to do
         if (blockIdx.z != 0) return;
@@ -229,17 +239,17 @@ __device__ __forceinline__ void gemm(int M, int N, int K, float alpha, const flo
         t1 = (int)((long long)(blockIdx.z + 1) * kTiles / splits);
     }
     if (vecB)
-        multiply<BM, BN, true>(acc, sm, M, N, K, A, B, bm, bn, t0, t1);
+        multiply<BM, BN, true, TM>(acc, sm, M, N, K, A, B, bm, bn, t0, t1);
     else
-        multiply<BM, BN, false>(acc, sm, M, N, K, A, B, bm, bn, t0, t1);
+        multiply<BM, BN, false, TM>(acc, sm, M, N, K, A, B, bm, bn, t0, t1);
     if (!fits) {
-        store<BM, BN>(acc, M, N, alpha, beta, C, bm, bn);
+        store<BM, BN, TM>(acc, M, N, alpha, beta, C, bm, bn);
         return;
     }
 
     const int tile = blockIdx.y * gridDim.x + blockIdx.x;
     if (!fold::tree<T::NT>(acc, ws, tile, tiles, blockIdx.z, splits, G, last)) return;
-    store<BM, BN>(acc, M, N, alpha, beta, C, bm, bn);
+    store<BM, BN, TM>(acc, M, N, alpha, beta, C, bm, bn);
 }
 
 }  // namespace t4

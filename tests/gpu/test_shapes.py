@@ -156,8 +156,10 @@ def test_tall_tiles_sum_slices_on_each_path_and_repeat_bit_for_bit(name, splits)
 
 
 EXPERIMENTS = {s.name: s for s in load_manifest(KERNELS_DIR / "experiments" / "experiments.toml")}
-# the rung splitk32x32x8t4 and the t4 experiments: other tiles and split policies on kernels/t4_tile.cuh
-T4_TILES = [BY_NAME["splitk32x32x8t4"]] + [EXPERIMENTS[n] for n in ("splitk64x32x8t4", "splitk64x64x8t4deep")]
+# the rung splitk32x32x8t4 and the t4 experiments: other tiles, split policies and results per thread
+# (8x4 in the t8 ones) on kernels/t4_tile.cuh
+T4_TILES = [BY_NAME["splitk32x32x8t4"]] + [
+    EXPERIMENTS[n] for n in ("splitk64x32x8t4", "splitk64x64x8t4deep", "splitk32x64x8t8", "splitk64x64x8t8")]
 
 
 @pytest.mark.parametrize("spec", T4_TILES, ids=lambda s: s.name)
