@@ -191,6 +191,18 @@ FAMILIES = {f.key: f for f in (
            lambda t, q, n: (t["M"] * t["N"] * t["K"] < q) & (_tiles(t, 64, 64) <= n),
            lambda q, n: f"M * N * K < {q} and {TILES_64x64} <= {n}",
            lambda q, n: (-q, -n), spares_default=False, ahead_first=True),
+    # `splitk32x64x8t8` (an `ahead` rule of `best`, after skinny32's), fitted on the decode and
+    # decode-llm suites' steps with the sample suite's products under 2^31 multiply-adds, scored on
+    # their unseen draws: `M > 16 and M <= m and N >= n and K >= k`. There best's decode rule runs
+    # splitk64x64x8, whose 64-row tiles leave half their rows or more empty at 17-32 rows (61-80% of
+    # cuBLAS), where the 32x64 tiles of 8x4 results a thread fill them (95-114%); past 32 rows two of
+    # its tiles stack and the 64-row ones win again.
+    Family("splitk32x64x8t8", "decode",
+           list(itertools.product((24, 32, 40, 48), (1, 512, 1024, 2048, 4096), (1, 512, 1024, 2048, 4096))),
+           lambda t, m, n, k: (t["M"] > SKINNY_M) & (t["M"] <= m) & (t["N"] >= n) & (t["K"] >= k),
+           lambda m, n, k: " and ".join([f"M > {SKINNY_M} and M <= {m}"]
+                                        + [f"{d} >= {v}" for d, v in (("N", n), ("K", k)) if v > 1]),
+           lambda m, n, k: (-m, n, k)),
     # `wmma_tiny` (an `ahead` rule of `best-fp16`, before its rules for N or K not a multiple of 8),
     # fitted on the sample suite's such shapes: `(N % 8 or K % 8) and K <= k and M * N * K <= p`.
     # Products of a few microseconds, where 32x32 tiles spread over many SMs beat `best-fp16`'s

@@ -81,9 +81,10 @@ def test_dispatcher_runs_the_kernel_its_rules_choose():
     cubins = {b.spec.name: str(b.cubin) for b in build_all(needed, "sm_90")}
     records = []
     # derived rules (1362x925x247: splitk64x64x8t4), then `ahead` rules: few 64x64 tiles and a long K
-    # (splitk64x64x8rs, split up to 256 ways), small products of few tiles (splitk32x32x8t4), a few
-    # rows (skinny32)
-    shapes = [(2048, 2048, 2048), (777, 1000, 1023), (1362, 925, 247), (42, 168, 30289), (256, 256, 256), (8, 4096, 4096)]
+    # (splitk64x64x8rs, split up to 256 ways), small products of few tiles (splitk32x32x8t4), decode
+    # steps of 17-32 rows (splitk32x64x8t8), a few rows (skinny32)
+    shapes = [(2048, 2048, 2048), (777, 1000, 1023), (1362, 925, 247), (42, 168, 30289), (256, 256, 256), (24, 4096, 4096),
+              (8, 4096, 4096)]
     bench(BenchWork([], shapes, include_cublas=False, dispatchers=[best], kernels=kernels), cubins, QUICK, records.append)
     assert sorted((r["M"], r["dispatched_to"]) for r in records) == sorted(
         (M, best.choose(M, N, K, kernels).name) for M, N, K in shapes)

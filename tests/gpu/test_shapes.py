@@ -156,16 +156,17 @@ def test_tall_tiles_sum_slices_on_each_path_and_repeat_bit_for_bit(name, splits)
 
 
 EXPERIMENTS = {s.name: s for s in load_manifest(KERNELS_DIR / "experiments" / "experiments.toml")}
-# the rung splitk32x32x8t4 and the t4 experiments: other tiles, split policies and results per thread
-# (8x4 in the t8 ones) on kernels/t4_tile.cuh
-T4_TILES = [BY_NAME["splitk32x32x8t4"]] + [
-    EXPERIMENTS[n] for n in ("splitk64x32x8t4", "splitk64x64x8t4deep", "splitk32x64x8t8", "splitk64x64x8t8")]
+# the rungs splitk32x32x8t4 and splitk32x64x8t8 (8x4 results per thread) and the t4 experiments:
+# other tiles, split policies and results per thread on kernels/t4_tile.cuh
+T4_TILES = [BY_NAME["splitk32x32x8t4"], BY_NAME["splitk32x64x8t8"]] + [
+    EXPERIMENTS[n] for n in ("splitk64x32x8t4", "splitk64x64x8t4deep", "splitk64x64x8t8")]
 
 
 @pytest.mark.parametrize("spec", T4_TILES, ids=lambda s: s.name)
 def test_t4_tiles_pass_ragged_and_split_shapes(spec):
-    """splitk32x32x8t4 and the t4 experiments (other tiles and split policies on
-    kernels/t4_tile.cuh) are held to splitk64x64x8t4's shapes, each split shape twice."""
+    """splitk32x32x8t4, splitk32x64x8t8 and the t4 experiments (other tiles, split policies and
+    results per thread on kernels/t4_tile.cuh) are held to splitk64x64x8t4's shapes, each split
+    shape twice."""
     assert not spec.contract
     shapes = RAGGED + [s for s in SPLIT for _ in range(2)]
     records = run(spec, shapes)

@@ -71,6 +71,7 @@ RUNS_F = "2026-11-30-h200/runs-c.tar.xz/"
 RUNS_G = "2026-11-30-h200/runs-d.tar.xz/"
 RUNS_H = "2026-12-01-h200/runs.tar.xz/"
 RUNS_I = "2026-12-01-h200/runs-b.tar.xz/"
+RUNS_J = "2026-12-01-h200/runs-c.tar.xz/"
 SMALL_PRODUCTS = (RUNS_E + "small/small-products", RUNS_E + "small/small-products-unseen-validation")
 SMALL_ROWS = (RUNS_F + "small-rows/small-rows", RUNS_F + "small-rows/small-rows-unseen-validation")
 DECODE80_VALIDATION = tuple(RUNS_C + "decode80/validation/" + s
@@ -99,6 +100,11 @@ DECODE_VALIDATION = tuple(RUNS_C + "decode80/refit-validation/" + s for s in ("d
     ("splitk64x64x8rs-longk", (RUNS_I + "fp32-small/sample-small", RUNS_I + "fp32-small/unseen-small-validation"), "best",
      True, True),
     ("splitk32x32x8t4", (RUNS_I + "t4x/sample-small", RUNS_I + "t4x/unseen-small-validation"), "best", True, True),
+    # fitted on the decode and decode-llm steps with the sample suite's small products, scored on their unseen draws
+    ("splitk32x64x8t8", (tuple(RUNS_J + r for r in ("t8-decode/decode-llm", "t8-decode/decode", "t8/sample-small")),
+                         tuple(RUNS_J + r for r in ("t8-decode/decode-llm-unseen-validation",
+                                                    "t8-decode/decode-unseen-validation", "t8/unseen-small-validation"))),
+     "best", True, True),
     ("wmma_tiny", (RUNS_B + "tiny/sample", RUNS_B + "tiny/unseen-validation"), "best-fp16", True, True),
     ("wmma_tinysplit", (RUNS_G + "odd/small-odd", RUNS_G + "odd/small-odd-unseen-validation"), "best-fp16", True, True),
     # fitted on narrow-odd (tall products of N 1-64) with small-odd and small-odd-low, scored on their unseen draws

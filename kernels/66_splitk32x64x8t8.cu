@@ -1,11 +1,15 @@
-// splitk32x64x8t8 (experiment): splitk32x32x8t4's small tiles with cuBLAS's 8x4 results per thread: 32x64 tiles of two warps.
+// splitk32x64x8t8: splitk32x32x8t4 with 8x4 results per thread on 32x64 tiles of two warps: decode steps of 17-32 rows.
 //
-// Predecessor: splitk32x32x8t4. At small products (under 2^28 multiply-adds) cuBLAS runs 32x64
-// tiles of 64 threads, 32 results each, split a few ways: 0.098 shared loads per FFMA against the
-// t4 rungs' 0.148, and 40% of its FFMAs meet a register-bank conflict against t4's 72%. Idea:
-// kernels/t4_tile.cuh at TM = 8: each thread computes 8x4 results from two float4 of A and one of
-// B per k step (3 loads per 32 FFMAs, not 2 per 16), on a 32x64 tile (64 threads); each element of
-// A loaded is used 64 times and of B 32 times.
+// Predecessor: splitk32x32x8t4. At FP32 decode steps of 17-32 rows (32x4096x4096, 20x4096x14336)
+// `best` ran splitk64x64x8, whose 64-row tiles leave half their rows or more empty: 61-80% of
+// cuBLAS. Idea: kernels/t4_tile.cuh at TM = 8, as cuBLAS's small-product kernels: each thread
+// computes 8x4 results from two float4 of A and one of B per k step (3 shared loads per 32 FFMAs,
+// where TM = 4 loads 2 per 16), on a 32x64 tile of 64 threads: a step of 17-32 rows fills one
+// tile's rows, each element of B loaded is used 32 times and of A 64 times, and K is split so that
+// about 1056 blocks fill the SMs. At 32 rows and N = K = 4096 it ran 114% of cuBLAS (splitk64x64x8:
+// 81%). Where the t4 rungs' 64 registers let sixteen or more warps an SM hide latency at small
+// products of many rows, its 126 registers (sixteen warps an SM) lose to them.
+//
 // Occupancy: launch bounds (64, 8): at most 128 registers, 12,804 bytes of shared memory; eight
 // blocks (16 warps) per SM.
 //
@@ -18,7 +22,7 @@
 // Launches must not overlap in time (one workspace per loaded module).
 // Launch: block (64), grid (cdiv(N, 64), cdiv(M, 32), S); 12,804 bytes of static shared memory.
 
-#include "../t4_tile.cuh"
+#include "t4_tile.cuh"
 
 #define BM 32
 #define BN 64
