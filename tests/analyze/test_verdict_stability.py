@@ -16,7 +16,7 @@ from profiler.run import open_run
 
 NOISE = 0.03
 TRIALS = 3
-RUNS = [SAMPLE_RUN, *(DATA / "foreign-h200" / group for group in ("cuda", "triton", "torch", "holdout", "decode", "wgmma"))]
+RUNS = [SAMPLE_RUN, *(DATA / "foreign-h200" / group for group in ("cuda", "triton", "torch", "holdout", "decode", "wgmma", "uneven"))]
 
 
 def _causes(path) -> dict[str, str | None]:

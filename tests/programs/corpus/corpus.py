@@ -266,6 +266,12 @@ def v_tt_tail():
     return _triton("v_tt_tail", tc.v_tt_tail, (896, 2432, 32768), (128, 128, 64), stages=4, warps=4)
 
 
+def v_tt_uneven():
+    # 14 x 10 = 140 tiles of 128x128 with three 32 KB stages and four warps (two blocks an SM): one
+    # wave, in which 8 SMs run two blocks and the other 124 one.
+    return _triton("v_tt_uneven", tc.v_tt_uneven, (1792, 1280, 16384), (128, 128, 64), stages=3, warps=4)
+
+
 def v_torch_bf16():
     return _torch_mm("v_torch_bf16", (4096, 4096, 4096), torch.bfloat16)
 
@@ -352,7 +358,7 @@ CASES = {f.__name__: f for f in (
     tt_tail_wave,
     torch_fp16, torch_fp32, torch_tf32, torch_fp16_small, torch_bmm_bf16, torch_decode_fp16,
     naive, smem, divergent, stream_scale, decode_unrolled,
-    v_tt_bf16, v_tt_one_stage, v_tt_sync, v_tt_tiny, v_tt_row_order, v_tt_tail,
+    v_tt_bf16, v_tt_one_stage, v_tt_sync, v_tt_tiny, v_tt_row_order, v_tt_tail, v_tt_uneven,
     v_torch_bf16, v_torch_gemv, v_torch_small, v_torch_bmm_fp16,
     v_transposed, v_conflicts, v_fp64, v_atomic_splitk, v_local, v_stream4, v_wg_sync,
 )}

@@ -152,6 +152,12 @@ def v_tt_tail(a, b, c, M, N, K, floor, BLOCK_M: tl.constexpr, BLOCK_N: tl.conste
     _tile_matmul(a, b, c, M, N, K, floor, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, SYNC, TF32, B_KMAJOR)
 
 
+@triton.jit
+def v_tt_uneven(a, b, c, M, N, K, floor, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                GROUP_M: tl.constexpr, SYNC: tl.constexpr, TF32: tl.constexpr, B_KMAJOR: tl.constexpr):
+    _tile_matmul(a, b, c, M, N, K, floor, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, SYNC, TF32, B_KMAJOR)
+
+
 def launch(kernel, a, b, c, tile, group_m=8, stages=3, warps=8, sync=False, tf32=False, b_kmajor=False):
     """One launch of `kernel` over C (a grid of whole tiles); with `b_kmajor`, `b` is B's transpose."""
     M, K = a.shape
