@@ -4,8 +4,9 @@ its thresholds bound (`holds`, and `when`, the manifest's words for it), the can
 what it was fitted and scored on and why its kernel pays there. Each is a rule of
 kernels/ladder.toml, which a test holds to the script's choice over the committed runs.
 
-- `tall32`, `splitk64x64x8`, the three for one narrow side and the two for small products are
-  `ahead` rules of `best` (FP32);
+- `tall32`, `splitk64x64x8`, the three for one narrow side, the two for small products, the one
+  for decode steps of 17-32 rows and the two for products of 129-512 rows are `ahead` rules of
+  `best` (FP32);
 - the rest but the last two are `ahead` rules of `best-fp16`, in the manifest's order of their
   kernels' families where one kernel has several (`rule`);
 - `tf32x3bits` and `tf32x3sk` are rules of `best-tc`.
@@ -108,6 +109,7 @@ TILES_32x32 = "cdiv(M, 32) * cdiv(N, 32)"  # wmma_tinysplit's tiles
 SMALL_PRODUCT = 1 << 31  # the FP32 small-products sweep timed M * N * K below it
 TINY_SPLITS = f"max(1, min(cdiv(K, 128), 2 * SMS // ({TILES_32x32}), 16))"  # and its splits of K, its grid's z
 SMALL_M = 128  # the small-product rules start above the decode rules' rows; the fitting draw's least M is 136
+PREFILL_FROM, PREFILL_M = 128, 512  # the prefill rules' rows (the prefill-llm draws'): the runs timed no others
 SMALL_ROWS_N = 2048  # the small-rows draws' widest N: their rules claim no wider
 SMALL_ROWS_M = 16  # and their least M: a rule that ties at any lower bound starts there
 ONE_WAVE = 116  # the wide decode rules' least cluster CTAs: the fitting runs hold only steps where they fill one wave
@@ -203,6 +205,29 @@ FAMILIES = {f.key: f for f in (
            lambda m, n, k: " and ".join([f"M > {SKINNY_M} and M <= {m}"]
                                         + [f"{d} >= {v}" for d, v in (("N", n), ("K", k)) if v > 1]),
            lambda m, n, k: (-m, n, k)),
+    # Two rules for products of 129-512 rows against a wide N and a long K (LLM prefill steps and
+    # projections), the last `ahead` rules of `best`, fitted on prefill-llm's steps with the sample
+    # suite's such products and scored on prefill-llm-unseen's with the unseen suite's. There the
+    # derived rule `min(M, N) > 128 and M * N * K >= 2^32` sends them to splitk128x256x8rs, whose
+    # 128x256 tiles are too few to fill the SMs and too tall for the rows (464x5120x5120: 67% of
+    # cuBLAS). Up to about 200 rows splitk64x64x8's 64x64 tiles waste fewer rows (183x4096x4096:
+    # 100 against 75); above, streamk128x256x8 shares the leftover tiles over every SM (104-114).
+    # - `splitk64x64x8`: `M > 128 and M <= m and N >= n and K >= k`;
+    # - `streamk128x256x8`: `M > 128 and M <= 512 and N >= n and K >= k` (the runs timed no more
+    #   rows), after splitk64x64x8's. It may take the default suite's 512x4096x4096 (109.6% on
+    #   splitk128x256x8rs): every candidate that spares it leaves most of the steps of 5120 columns.
+    Family("splitk64x64x8", "prefill-llm",
+           list(itertools.product((144, 160, 176, 192, 208, 224, 256), (1, 1024, 2048, 4096), (1, 2048, 4096, 8192))),
+           lambda t, m, n, k: (t["M"] > PREFILL_FROM) & (t["M"] <= m) & (t["N"] >= n) & (t["K"] >= k),
+           lambda m, n, k: " and ".join([f"M > {PREFILL_FROM} and M <= {m}"]
+                                        + [f"{d} >= {v}" for d, v in (("N", n), ("K", k)) if v > 1]),
+           lambda m, n, k: (-m, n, k), ahead_first=True, name="splitk64x64x8-prefill", rule=1),
+    Family("streamk128x256x8", "prefill-llm",
+           list(itertools.product((1, 1024, 2048, 4096, 8192), (1, 1024, 2048, 4096))),
+           lambda t, n, k: (t["M"] > PREFILL_FROM) & (t["M"] <= PREFILL_M) & (t["N"] >= n) & (t["K"] >= k),
+           lambda n, k: " and ".join([f"M > {PREFILL_FROM} and M <= {PREFILL_M}"]
+                                     + [f"{d} >= {v}" for d, v in (("N", n), ("K", k)) if v > 1]),
+           lambda n, k: (n, k), spares_default=False, ahead_first=True, name="streamk128x256x8-prefill", rule=0),
     # `wmma_tiny` (an `ahead` rule of `best-fp16`, before its rules for N or K not a multiple of 8),
     # fitted on the sample suite's such shapes: `(N % 8 or K % 8) and K <= k and M * N * K <= p`.
     # Products of a few microseconds, where 32x32 tiles spread over many SMs beat `best-fp16`'s
