@@ -1,6 +1,7 @@
-// t4_tile.cuh: the block tile of the t4 rungs (splitk64x64x8t4 and its experiments): a BM x BN
-// tile of C computed by BM * BN / (4 * TM) threads at TM x 4 results each (TM = 4 unless a rung
-// asks for 8), with split-K over gridDim.z summed in a fixed-order tree, for ANY M, N, K.
+// t4_tile.cuh: the block tile of the t4 rungs (splitk64x64x8t4, splitk32x32x8t4, splitk32x64x8t8
+// and their experiments): a BM x BN tile of C computed by BM * BN / (4 * TM) threads at TM x 4
+// results each (TM = 4 unless a rung asks for 8), with split-K over gridDim.z summed in a
+// fixed-order tree, for ANY M, N, K.
 //
 // Why: ragged_tile.cuh gives each thread 8x8 results, so a 64x64 tile has two warps; at small
 // shapes (256^3 .. 1024^3, K-large with small M*N) an SM holds a handful of warps, each walking
