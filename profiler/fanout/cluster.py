@@ -21,10 +21,16 @@ def local_spec(pins: list[str]) -> dict:
     """Worker specs named gpu-<pin>, one per GPU, each with one GPU resource, running in this
     process. A worker does no GPU work itself: each job runs in child processes pinned to the
     worker's GPU (ncu and its target, the bench worker; `subprocess_env.pin_env`), so a worker
-    process per GPU would add only its start-up (two seconds on a busy host) to the run."""
+    process per GPU would add only its start-up (two seconds on a busy host) to the run.
+
+    No memory limit: an in-process worker measures the whole process, and Dask's default limit
+    (the machine's memory times the worker's share of the cores: 8 GB of 128 on 16 cores) pauses
+    a worker past 80% of it, so a gemmprof process that holds large tables would stop handing out
+    jobs and wait for them forever (the test suite's process did, at 9.9 GB of 23 on 2 cores)."""
     from distributed import Worker
 
-    return {f"gpu-{pin}": {"cls": Worker, "options": {"nthreads": 1, "resources": {"GPU": 1}, "name": f"gpu-{pin}"}}
+    return {f"gpu-{pin}": {"cls": Worker, "options": {"nthreads": 1, "resources": {"GPU": 1}, "name": f"gpu-{pin}",
+                                                       "memory_limit": 0}}
             for pin in pins}
 
 
