@@ -196,9 +196,9 @@ FAMILIES = {f.key: f for f in (
     # `splitk32x64x8t8` (an `ahead` rule of `best`, after skinny32's), fitted on the decode and
     # decode-llm suites' steps with the sample suite's products under 2^31 multiply-adds, scored on
     # their unseen draws: `M > 16 and M <= m and N >= n and K >= k`. There best's decode rule runs
-    # splitk64x64x8, whose 64-row tiles leave half their rows or more empty at 17-32 rows (61-80% of
-    # cuBLAS), where the 32x64 tiles of 8x4 results a thread fill them (95-114%); past 32 rows two of
-    # its tiles stack and the 64-row ones win again.
+    # splitk64x64x8, whose 64-row tiles leave half their rows or more empty at 17-32 rows, where the
+    # 32x64 tiles of 8x4 results a thread fill them (32x11008x4096: 139% of cuBLAS against 89); past
+    # 32 rows two of its tiles stack and the 64-row ones win again (33x13824x5120: 70 against 87).
     Family("splitk32x64x8t8", "decode",
            list(itertools.product((24, 32, 40, 48), (1, 512, 1024, 2048, 4096), (1, 512, 1024, 2048, 4096))),
            lambda t, m, n, k: (t["M"] > SKINNY_M) & (t["M"] <= m) & (t["N"] >= n) & (t["K"] >= k),
@@ -215,7 +215,7 @@ FAMILIES = {f.key: f for f in (
     # - `splitk64x64x8`: `M > 128 and M <= m and N >= n and K >= k`;
     # - `streamk128x256x8`: `M > 128 and M <= 512 and N >= n and K >= k` (the runs timed no more
     #   rows), after splitk64x64x8's. It may take the default suite's 512x4096x4096 (109.6% on
-    #   splitk128x256x8rs): every candidate that spares it leaves most of the steps of 5120 columns.
+    #   splitk128x256x8rs): every candidate that spares it leaves out the steps of 4096-5120 columns.
     Family("splitk64x64x8", "prefill-llm",
            list(itertools.product((144, 160, 176, 192, 208, 224, 256), (1, 1024, 2048, 4096), (1, 2048, 4096, 8192))),
            lambda t, m, n, k: (t["M"] > PREFILL_FROM) & (t["M"] <= m) & (t["N"] >= n) & (t["K"] >= k),
