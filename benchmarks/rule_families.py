@@ -70,6 +70,16 @@ def _tiles(table: pd.DataFrame, rows: int = 128, columns: int = 128) -> pd.Serie
     return ((table["M"] + rows - 1) // rows) * ((table["N"] + columns - 1) // columns)
 
 
+def _rows(t: pd.DataFrame, lo: int, hi: int, n: int, k: int) -> pd.Series:
+    """Products of lo < M <= hi rows against N >= n and K >= k (1: no bound)."""
+    return (t["M"] > lo) & (t["M"] <= hi) & (t["N"] >= n) & (t["K"] >= k)
+
+
+def _rows_when(lo: int, hi: int, n: int, k: int) -> str:
+    """`_rows` in the manifest's words, leaving out the bounds of 1."""
+    return " and ".join([f"M > {lo} and M <= {hi}"] + [f"{d} >= {v}" for d, v in (("N", n), ("K", k)) if v > 1])
+
+
 def _narrow_n(t: pd.DataFrame, n: int, k: int) -> pd.Series:
     return (t["N"] > TALL_N) & (t["N"] <= n) & (t["M"] > t["N"]) & (t["K"] >= k)
 
@@ -130,9 +140,8 @@ FAMILIES = {f.key: f for f in (
     # (mostly empty rows at M <= 64); again no member may take a default-suite shape.
     Family("splitk64x64x8", "sample",
            list(itertools.product((24, 32, 48, 64, 96, 128), (1, 2048, 4096), (1, 2048, 4096))),
-           lambda t, m, n, k: (t["M"] > SKINNY_M) & (t["M"] <= m) & (t["N"] >= n) & (t["K"] >= k),
-           lambda m, n, k: " and ".join([f"M > {SKINNY_M} and M <= {m}"]
-                                        + [f"{d} >= {v}" for d, v in (("N", n), ("K", k)) if v > 1]),
+           lambda t, m, n, k: _rows(t, SKINNY_M, m, n, k),
+           lambda m, n, k: _rows_when(SKINNY_M, m, n, k),
            lambda m, n, k: (-m, n, k)),
     # Three rules for one narrow side (41-512) and a long K, fitted on the sample suite's such shapes
     # (`bench --sizes` of them, the kernels beside `best`) and scored on the unseen suite's. They
@@ -201,9 +210,8 @@ FAMILIES = {f.key: f for f in (
     # 32 rows two of its tiles stack and the 64-row ones win again (33x13824x5120: 70 against 87).
     Family("splitk32x64x8t8", "decode",
            list(itertools.product((24, 32, 40, 48), (1, 512, 1024, 2048, 4096), (1, 512, 1024, 2048, 4096))),
-           lambda t, m, n, k: (t["M"] > SKINNY_M) & (t["M"] <= m) & (t["N"] >= n) & (t["K"] >= k),
-           lambda m, n, k: " and ".join([f"M > {SKINNY_M} and M <= {m}"]
-                                        + [f"{d} >= {v}" for d, v in (("N", n), ("K", k)) if v > 1]),
+           lambda t, m, n, k: _rows(t, SKINNY_M, m, n, k),
+           lambda m, n, k: _rows_when(SKINNY_M, m, n, k),
            lambda m, n, k: (-m, n, k)),
     # Two rules for products of 129-512 rows against a wide N and a long K (LLM prefill steps and
     # projections), the last `ahead` rules of `best`, fitted on prefill-llm's steps with the sample
@@ -218,15 +226,13 @@ FAMILIES = {f.key: f for f in (
     #   splitk128x256x8rs): every candidate that spares it leaves out the steps of 4096-5120 columns.
     Family("splitk64x64x8", "prefill-llm",
            list(itertools.product((144, 160, 176, 192, 208, 224, 256), (1, 1024, 2048, 4096), (1, 2048, 4096, 8192))),
-           lambda t, m, n, k: (t["M"] > PREFILL_FROM) & (t["M"] <= m) & (t["N"] >= n) & (t["K"] >= k),
-           lambda m, n, k: " and ".join([f"M > {PREFILL_FROM} and M <= {m}"]
-                                        + [f"{d} >= {v}" for d, v in (("N", n), ("K", k)) if v > 1]),
+           lambda t, m, n, k: _rows(t, PREFILL_FROM, m, n, k),
+           lambda m, n, k: _rows_when(PREFILL_FROM, m, n, k),
            lambda m, n, k: (-m, n, k), ahead_first=True, name="splitk64x64x8-prefill", rule=1),
     Family("streamk128x256x8", "prefill-llm",
            list(itertools.product((1, 1024, 2048, 4096, 8192), (1, 1024, 2048, 4096))),
-           lambda t, n, k: (t["M"] > PREFILL_FROM) & (t["M"] <= PREFILL_M) & (t["N"] >= n) & (t["K"] >= k),
-           lambda n, k: " and ".join([f"M > {PREFILL_FROM} and M <= {PREFILL_M}"]
-                                     + [f"{d} >= {v}" for d, v in (("N", n), ("K", k)) if v > 1]),
+           lambda t, n, k: _rows(t, PREFILL_FROM, PREFILL_M, n, k),
+           lambda n, k: _rows_when(PREFILL_FROM, PREFILL_M, n, k),
            lambda n, k: (n, k), spares_default=False, ahead_first=True, name="streamk128x256x8-prefill", rule=0),
     # `wmma_tiny` (an `ahead` rule of `best-fp16`, before its rules for N or K not a multiple of 8),
     # fitted on the sample suite's such shapes: `(N % 8 or K % 8) and K <= k and M * N * K <= p`.
